@@ -1,0 +1,239 @@
+//! One function per command: build the typed config, run, print.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Result, anyhow};
+use nodebench_core::bench::{Benchmark, Cancel, Context};
+use nodebench_core::inventory::{self, Inventory};
+use nodebench_core::{ResultStatus, Run, RunStatus};
+use nodebench_cpu::kernels::Kernel;
+use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
+use nodebench_report::{export, table};
+use nodebench_store::{Recorder, SqliteStore, Store};
+
+use crate::args::{Cli, Command, CpuCommand, OpsArgs, RunsCommand, ScalingArg};
+use crate::progress::Bar;
+
+/// Exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT).
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// Runs the parsed command.
+pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    match &cli.command {
+        Command::Run => run_benchmarks(&cli, crate::suite::quick(), true),
+        Command::Inventory => inventory_cmd(&cli),
+        Command::Cpu(CpuCommand::Ops(a)) => run_benchmarks(&cli, vec![Box::new(cpu_ops(a))], false),
+        Command::Runs(cmd) => runs_cmd(&cli, cmd),
+        Command::Schema => {
+            let schema = schemars::schema_for!(Run);
+            println!("{}", serde_json::to_string_pretty(&schema)?);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn cpu_ops(a: &OpsArgs) -> CpuOps {
+    let defaults = OpsConfig::default();
+    CpuOps {
+        config: OpsConfig {
+            threads: a.threads.clone().map(|t| t.0).unwrap_or(defaults.threads),
+            duration: a.duration,
+            repeats: a.repeats as usize,
+            warmup: a.warmup as usize,
+            kernels: if a.kernels.is_empty() {
+                Kernel::ALL.to_vec()
+            } else {
+                a.kernels.clone()
+            },
+            scaling: match a.scaling {
+                ScalingArg::Strong => vec![Scaling::Strong],
+                ScalingArg::Weak => vec![Scaling::Weak],
+                ScalingArg::Both => vec![Scaling::Strong, Scaling::Weak],
+            },
+            pin: !a.no_pin,
+        },
+    }
+}
+
+fn open_store(cli: &Cli) -> Result<SqliteStore> {
+    let path = nodebench_store::resolve_path(cli.store.as_deref());
+    Ok(SqliteStore::open(&path)?)
+}
+
+/// Ctrl-C and SIGTERM set the returned flag (benchmarks stop at the next
+/// measurement and the run is saved as incomplete); a second one exits at once.
+fn install_signal_handlers() -> Result<Cancel> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(
+            sig,
+            EXIT_INTERRUPTED as i32,
+            flag.clone(),
+        )
+        .map_err(|e| anyhow!("cannot install signal handler: {e}"))?;
+        signal_hook::flag::register(sig, flag.clone())
+            .map_err(|e| anyhow!("cannot install signal handler: {e}"))?;
+    }
+    Ok(Cancel::from_flag(flag))
+}
+
+fn run_benchmarks(
+    cli: &Cli,
+    benches: Vec<Box<dyn Benchmark>>,
+    show_inventory: bool,
+) -> Result<ExitCode> {
+    let cancel = install_signal_handlers()?;
+    let store: Option<Box<dyn Store>> = if cli.no_save {
+        None
+    } else {
+        Some(Box::new(open_store(cli)?))
+    };
+    let inventory = inventory::collect();
+    let tags: BTreeMap<String, String> = cli.tags.iter().cloned().collect();
+    let mut run = Run::start(std::env::args().collect(), tags);
+    run.inventory = Some(inventory.clone());
+    let mut recorder = Recorder::begin(store, run)?;
+    let bar = Bar::new(cli.quiet);
+
+    let mut error = None;
+    for bench in &benches {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let mut ctx = Context {
+            cancel: cancel.clone(),
+            progress: &bar,
+            inventory: &inventory,
+            sink: &mut recorder,
+        };
+        if let Err(e) = bench.run(&mut ctx) {
+            error = Some(format!("{}: {e}", bench.id()));
+            break;
+        }
+    }
+    let interrupted = cancel.is_cancelled();
+    let status = if interrupted {
+        RunStatus::Incomplete
+    } else if error.is_some() {
+        RunStatus::Failed
+    } else {
+        RunStatus::Complete
+    };
+    let run = recorder.finish(status)?;
+
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&run)?);
+    } else {
+        if show_inventory {
+            print_inventory(&inventory);
+            println!();
+        }
+        print!("{}", table::run_report(&run));
+    }
+    if let Some(e) = error {
+        eprintln!("error: {e}");
+        return Ok(ExitCode::FAILURE);
+    }
+    if interrupted {
+        eprintln!(
+            "interrupted: kept {} finished result(s){}",
+            run.results.len(),
+            run.id
+                .map(|i| format!(" in run {i} (incomplete)"))
+                .unwrap_or_default()
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    if run.results.iter().any(|r| r.status == ResultStatus::Failed) {
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_inventory(inv: &Inventory) {
+    let rows = inv.summary_rows();
+    let width = rows.iter().map(|(_, k, _)| k.len()).max().unwrap_or(0);
+    let mut section = "";
+    for (s, k, v) in &rows {
+        if s != section {
+            println!("[{s}]");
+            section = s;
+        }
+        println!("  {k:<width$}  {v}");
+    }
+}
+
+fn inventory_cmd(cli: &Cli) -> Result<ExitCode> {
+    let inv = inventory::collect();
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&inv)?);
+    } else {
+        print_inventory(&inv);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn runs_cmd(cli: &Cli, cmd: &RunsCommand) -> Result<ExitCode> {
+    let mut store = open_store(cli)?;
+    match cmd {
+        RunsCommand::List => {
+            let runs = store.list_runs()?;
+            if cli.json {
+                let ids: Vec<serde_json::Value> = runs
+                    .iter()
+                    .map(|r| {
+                        serde_json::json!({
+                            "id": r.id, "started_at": r.started_at, "ended_at": r.ended_at,
+                            "status": r.status.as_str(), "benchmarks": r.benchmarks,
+                            "results": r.result_count, "metrics": r.metric_count, "tags": r.tags,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&ids)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            println!(
+                "{:>5}  {:<19}  {:<10}  {:>7}  {:>7}  {:<24}  tags",
+                "id", "started (UTC)", "status", "results", "metrics", "benchmarks"
+            );
+            for r in runs {
+                let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                println!(
+                    "{:>5}  {:<19}  {:<10}  {:>7}  {:>7}  {:<24}  {}",
+                    r.id,
+                    r.started_at.format("%Y-%m-%d %H:%M:%S"),
+                    r.status.as_str(),
+                    r.result_count,
+                    r.metric_count,
+                    r.benchmarks.join(","),
+                    tags.join(",")
+                );
+            }
+        }
+        RunsCommand::Show { id } => {
+            let run = store.load_run(*id)?;
+            if cli.json {
+                println!("{}", serde_json::to_string_pretty(&run)?);
+            } else {
+                print!("{}", table::run_report(&run));
+            }
+        }
+        RunsCommand::Export { id, format, output } => {
+            let run = store.load_run(*id)?;
+            let text = export::export(&run, *format).map_err(anyhow::Error::msg)?;
+            match output {
+                Some(path) => std::fs::write(path, text)
+                    .map_err(|e| anyhow!("--output {}: cannot write: {e}", path.display()))?,
+                None => print!("{text}"),
+            }
+        }
+        RunsCommand::Delete { id } => {
+            store.delete_run(*id)?;
+            println!("deleted run {id}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

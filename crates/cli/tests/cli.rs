@@ -1,0 +1,374 @@
+//! End-to-end tests of the `nodebench` binary: real runs against a temporary
+//! store, checked through the commands a user has.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_nodebench"));
+    c.env_remove("NODEBENCH_STORE").stdin(Stdio::null());
+    c
+}
+
+struct Tmp {
+    dir: tempfile::TempDir,
+}
+
+impl Tmp {
+    fn new() -> Tmp {
+        Tmp {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn store(&self) -> PathBuf {
+        self.dir.path().join("results.db")
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        bin()
+            .arg("--store")
+            .arg(self.store())
+            .args(args)
+            .output()
+            .unwrap()
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A cpu ops run short enough for tests.
+const QUICK_OPS: &[&str] = &[
+    "cpu",
+    "ops",
+    "--threads",
+    "1,2",
+    "--duration",
+    "20ms",
+    "--repeats",
+    "2",
+    "--warmup",
+    "0",
+    "--kernels",
+    "f64.vector,int.scalar",
+    "--quiet",
+];
+
+fn schema_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schema/run.schema.json")
+}
+
+#[test]
+fn cpu_ops_json_validates_against_the_checked_in_schema() {
+    let t = Tmp::new();
+    let mut args = QUICK_OPS.to_vec();
+    args.push("--json");
+    let out = t.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run: Value = serde_json::from_str(&stdout(&out)).expect("stdout is JSON");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator.iter_errors(&run).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+
+    assert_eq!(run["schema_version"], 1);
+    assert_eq!(run["status"], "complete");
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "one result per kernel");
+    let f64_rates: Vec<&Value> = results[0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["name"] == "rate")
+        .collect();
+    // 2 thread counts x 2 scaling modes.
+    assert_eq!(f64_rates.len(), 4);
+    for m in f64_rates {
+        assert_eq!(m["unit"], "flop/s");
+        assert!(m["value"].as_f64().unwrap() > 1e6);
+        assert_eq!(m["stats"]["n"], 2);
+    }
+    assert!(run["inventory"]["cpu"]["logical_cpus"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn checked_in_schema_matches_the_model() {
+    let out = bin().arg("schema").output().unwrap();
+    assert!(out.status.success());
+    let generated: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let checked_in: Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
+    assert_eq!(
+        generated, checked_in,
+        "schema/run.schema.json is stale: regenerate it with `nodebench schema > schema/run.schema.json` and bump SCHEMA_VERSION if a field changed meaning"
+    );
+}
+
+#[test]
+fn runs_list_shows_the_run_and_csv_export_has_every_metric() {
+    let t = Tmp::new();
+    let mut args = QUICK_OPS.to_vec();
+    args.extend(["--tag", "config=test", "--json"]);
+    let out = t.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let id = run["id"].as_i64().expect("saved run has an id");
+
+    let list = t.run(&["runs", "list"]);
+    assert!(list.status.success());
+    let text = stdout(&list);
+    let row = text
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(&id.to_string()))
+        .unwrap_or_else(|| panic!("run {id} not listed:\n{text}"));
+    assert!(
+        row.contains("complete") && row.contains("cpu.ops") && row.contains("config=test"),
+        "{row}"
+    );
+
+    let csv = t.run(&["runs", "export", &id.to_string(), "--format", "csv"]);
+    assert!(csv.status.success(), "{}", stderr(&csv));
+    let csv = stdout(&csv);
+    let metrics: Vec<&Value> = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["metrics"].as_array().unwrap())
+        .collect();
+    assert!(!metrics.is_empty());
+    assert_eq!(
+        csv.lines().count(),
+        metrics.len() + 1,
+        "header + one row per metric"
+    );
+    for m in metrics {
+        let labels: Vec<String> = m["labels"]
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| format!("{k}={}", v.as_str().unwrap()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let needle = format!(",{},{},", m["name"].as_str().unwrap(), labels.join(";"));
+        assert!(csv.contains(&needle), "metric {needle} missing from CSV");
+    }
+
+    let md = t.run(&["runs", "export", &id.to_string(), "--format", "md"]);
+    assert!(stdout(&md).contains("## cpu.ops (passed)"));
+    let shown = t.run(&["runs", "show", &id.to_string()]);
+    assert!(stdout(&shown).contains("1 thr"), "{}", stdout(&shown));
+}
+
+#[test]
+fn runs_delete_removes_the_run() {
+    let t = Tmp::new();
+    let mut args = QUICK_OPS.to_vec();
+    args.push("--json");
+    let run: Value = serde_json::from_str(&stdout(&t.run(&args))).unwrap();
+    let id = run["id"].as_i64().unwrap().to_string();
+    let del = t.run(&["runs", "delete", &id]);
+    assert!(del.status.success(), "{}", stderr(&del));
+    let show = t.run(&["runs", "show", &id]);
+    assert!(!show.status.success());
+    assert!(
+        stderr(&show).contains(&format!("no run with id {id}")),
+        "{}",
+        stderr(&show)
+    );
+    let again = t.run(&["runs", "delete", &id]);
+    assert!(!again.status.success());
+}
+
+#[test]
+fn no_save_leaves_the_store_empty() {
+    let t = Tmp::new();
+    let mut args = QUICK_OPS.to_vec();
+    args.extend(["--no-save", "--json"]);
+    let out = t.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(run.get("id").is_none());
+    let list = stdout(&t.run(&["runs", "list"]));
+    assert_eq!(list.lines().count(), 1, "only the header:\n{list}");
+}
+
+fn assert_one_line_error(out: &Output, must_contain: &[&str]) {
+    let err = stderr(out);
+    assert!(
+        !out.status.success(),
+        "expected failure, got success: {err}"
+    );
+    assert_ne!(out.status.code(), Some(101), "panicked: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected:\n{err}"
+    );
+    for s in must_contain {
+        assert!(err.contains(s), "{s:?} not in: {err}");
+    }
+}
+
+#[test]
+fn bad_input_gives_one_clear_line_and_a_non_zero_exit() {
+    let t = Tmp::new();
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["cpu", "ops", "--threads", "0"], &["--threads", "1,2,4,8"]),
+        (
+            &["cpu", "ops", "--threads", "abc"],
+            &["--threads", "1,2,4,8"],
+        ),
+        (&["cpu", "ops", "--threads", ""], &["--threads"]),
+        (&["cpu", "ops", "--duration", "-1s"], &["--duration", "10s"]),
+        (
+            &["cpu", "ops", "--duration", "soon"],
+            &["--duration", "500ms"],
+        ),
+        (&["cpu", "ops", "--repeats", "0"], &["--repeats"]),
+        (
+            &["cpu", "ops", "--kernels", "f128.vector"],
+            &["--kernels", "f64.vector"],
+        ),
+        (
+            &["runs", "export", "1", "--format", "xml"],
+            &["--format", "csv"],
+        ),
+        (&["--tag", "novalue", "run"], &["--tag", "KEY=VALUE"]),
+    ];
+    for (args, needles) in cases {
+        let out = t.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_one_line_error(&out, needles);
+    }
+}
+
+#[test]
+fn unwritable_store_is_one_clear_line() {
+    let out = bin()
+        .args(["--store", "/proc/nodebench-no-such-dir/results.db"])
+        .args(QUICK_OPS)
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, &["/proc/nodebench-no-such-dir/results.db"]);
+    let out = bin()
+        .env("NODEBENCH_STORE", "/proc/nodebench-no-such-dir/env.db")
+        .args(["runs", "list"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, &["/proc/nodebench-no-such-dir/env.db"]);
+}
+
+/// Polls `runs list --json` until the newest run has at least one result.
+fn wait_for_first_result(t: &Tmp, child: &mut std::process::Child) -> i64 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "no result was committed in 60 s");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "benchmark ended before it was killed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        if !t.store().exists() {
+            continue;
+        }
+        let out = t.run(&["runs", "list", "--json"]);
+        if !out.status.success() {
+            continue;
+        }
+        let list: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        if let Some(r) = list.as_array().and_then(|a| a.first())
+            && r["results"].as_u64().unwrap_or(0) >= 1
+        {
+            return r["id"].as_i64().unwrap();
+        }
+    }
+}
+
+/// A long cpu ops run: six kernels, each a second or more.
+fn long_run(t: &Tmp) -> std::process::Child {
+    bin()
+        .arg("--store")
+        .arg(t.store())
+        .args([
+            "cpu",
+            "ops",
+            "--threads",
+            "1",
+            "--duration",
+            "300ms",
+            "--repeats",
+            "3",
+            "--quiet",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_run_killed_with_sigkill_is_listed_incomplete_with_its_finished_results() {
+    let t = Tmp::new();
+    let mut child = long_run(&t);
+    let id = wait_for_first_result(&t, &mut child);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let list = stdout(&t.run(&["runs", "list"]));
+    let row = list
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(&id.to_string()))
+        .unwrap();
+    assert!(row.contains("incomplete"), "{row}");
+    let shown = t.run(&["runs", "show", &id.to_string(), "--json"]);
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    let run: Value = serde_json::from_str(&stdout(&shown)).unwrap();
+    assert_eq!(run["status"], "incomplete");
+    let results = run["results"].as_array().unwrap();
+    assert!(
+        !results.is_empty() && results.len() < 6,
+        "{} results",
+        results.len()
+    );
+    assert!(
+        results
+            .iter()
+            .all(|r| r["status"] == "passed" && !r["metrics"].as_array().unwrap().is_empty())
+    );
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_saves_what_finished() {
+    let t = Tmp::new();
+    let mut child = long_run(&t);
+    let id = wait_for_first_result(&t, &mut child);
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe { libc_kill(child.id() as i32, 2) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
+    let run: Value = serde_json::from_str(&stdout(&t.run(&[
+        "runs",
+        "show",
+        &id.to_string(),
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(run["status"], "incomplete");
+    assert!(!run["results"].as_array().unwrap().is_empty());
+}
+
+unsafe extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}

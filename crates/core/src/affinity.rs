@@ -1,0 +1,67 @@
+//! Thread pinning: which logical CPUs this process may run on, and pinning
+//! the calling thread to one of them. Benchmarks pin worker `i` to
+//! `allowed_cpus()[i % len]` so repeats land on the same cores.
+
+/// The logical CPUs this process may run on (its affinity mask, which
+/// respects cgroup cpusets and `taskset`), in ascending order. Falls back to
+/// `0..available_parallelism` where the mask cannot be read.
+pub fn allowed_cpus() -> Vec<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it for pid 0 (us).
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+                let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&c| libc::CPU_ISSET(c, &set))
+                    .collect();
+                if !cpus.is_empty() {
+                    return cpus;
+                }
+            }
+        }
+    }
+    let n = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    (0..n).collect()
+}
+
+/// Pins the calling thread to logical CPU `cpu`. Returns false where pinning
+/// is not possible (not Linux, CPU not allowed); the benchmark then runs unpinned.
+pub fn pin_current_thread(cpu: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        if cpu >= libc::CPU_SETSIZE as usize {
+            return false;
+        }
+        // SAFETY: as above; pid 0 is the calling thread for sched_setaffinity.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpu;
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowed_cpus_are_non_empty_and_pinnable() {
+        let cpus = allowed_cpus();
+        assert!(!cpus.is_empty());
+        let first = cpus[0];
+        let pinned = std::thread::spawn(move || pin_current_thread(first))
+            .join()
+            .unwrap();
+        assert!(pinned || !cfg!(target_os = "linux"));
+        assert!(!pin_current_thread(usize::MAX));
+    }
+}

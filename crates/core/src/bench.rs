@@ -1,0 +1,109 @@
+//! The contract every benchmark follows: it reads a typed config, runs under a
+//! [`Context`] (cancellation, progress, the machine's inventory) and hands each
+//! [`BenchResult`] to the context's sink as soon as it finishes, so the store
+//! commits it before the next one starts.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::inventory::Inventory;
+use crate::model::BenchResult;
+
+/// Why a benchmark could not run or could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The configuration is unusable; the message names the flag and the accepted form.
+    #[error("{0}")]
+    Invalid(String),
+    /// The machine refused something the benchmark needs.
+    #[error("{0}")]
+    System(String),
+    /// The sink (the results store) could not take a result.
+    #[error("cannot save result: {0}")]
+    Sink(String),
+}
+
+/// A shared flag set by Ctrl-C / SIGTERM; benchmarks poll it between
+/// measurements and stop early, keeping what finished.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    /// A flag that is not set.
+    pub fn new() -> Self {
+        Cancel::default()
+    }
+
+    /// Wraps an existing flag (e.g. one registered with a signal handler).
+    pub fn from_flag(flag: Arc<AtomicBool>) -> Self {
+        Cancel(flag)
+    }
+
+    /// The underlying flag, for registering with a signal handler.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        self.0.clone()
+    }
+
+    /// Asks every benchmark polling this flag to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// True once cancellation was asked for.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Progress reporting for long runs; the CLI draws it on stderr.
+pub trait Progress: Send + Sync {
+    /// A new phase of `total` steps named `what` begins.
+    fn start(&self, what: &str, total: u64);
+    /// `n` more steps are done.
+    fn advance(&self, n: u64);
+    /// The current phase ended.
+    fn finish(&self);
+}
+
+/// Progress that shows nothing (`--quiet`, tests, stderr not a terminal).
+#[derive(Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _what: &str, _total: u64) {}
+    fn advance(&self, _n: u64) {}
+    fn finish(&self) {}
+}
+
+/// Where finished results go: the store and the printed report.
+pub trait ResultSink {
+    /// Takes one finished result; an error stops the run.
+    fn record(&mut self, result: BenchResult) -> Result<(), BenchError>;
+}
+
+impl ResultSink for Vec<BenchResult> {
+    fn record(&mut self, result: BenchResult) -> Result<(), BenchError> {
+        self.push(result);
+        Ok(())
+    }
+}
+
+/// What a benchmark gets to run with.
+pub struct Context<'a> {
+    /// Stop early when set.
+    pub cancel: Cancel,
+    /// Progress display.
+    pub progress: &'a dyn Progress,
+    /// The machine (cache sizes, core count, ISA) the benchmark sizes itself by.
+    pub inventory: &'a Inventory,
+    /// Receives each result as it finishes.
+    pub sink: &'a mut dyn ResultSink,
+}
+
+/// One benchmark, configured and ready to run; suites are lists of these.
+pub trait Benchmark {
+    /// The benchmark id, `area.name` (`cpu.ops`).
+    fn id(&self) -> &'static str;
+    /// Runs it, recording each finished result into `ctx.sink`.
+    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError>;
+}

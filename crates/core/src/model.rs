@@ -1,0 +1,448 @@
+//! The result model every benchmark produces: a [`Run`] holds [`BenchResult`]s,
+//! each holding [`Metric`]s, [`Histogram`]s and [`TimeSeries`].
+//!
+//! Storage, comparison, export and printing work on these types only, never on
+//! a benchmark's private types. `--json` prints a [`Run`]; its JSON schema is
+//! checked in at `schema/run.schema.json` and carries [`SCHEMA_VERSION`].
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::inventory::Inventory;
+use crate::stats::Stats;
+
+/// Version of the JSON result model. Bump it when a field changes meaning or
+/// is removed; adding an optional field keeps the version.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Whether a whole run finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Every benchmark of the run finished (passed or failed on its own).
+    Complete,
+    /// The run was interrupted (Ctrl-C, SIGTERM, SIGKILL, a crash): only the
+    /// results that finished are in it.
+    Incomplete,
+    /// The run could not go on because of an error outside one benchmark.
+    Failed,
+}
+
+impl RunStatus {
+    /// The lower-case name used in the store and in tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Complete => "complete",
+            RunStatus::Incomplete => "incomplete",
+            RunStatus::Failed => "failed",
+        }
+    }
+
+    /// Parses the name written by [`RunStatus::as_str`].
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "complete" => Some(RunStatus::Complete),
+            "incomplete" => Some(RunStatus::Incomplete),
+            "failed" => Some(RunStatus::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// Outcome of one benchmark invocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ResultStatus {
+    /// Measured and its own validation (if any) passed.
+    Passed,
+    /// Measured but validation failed (wrong checksum, residual too large...),
+    /// or the benchmark hit an error; `error` says which.
+    Failed,
+    /// Stopped part-way by the user; the metrics that finished are kept.
+    Cancelled,
+}
+
+impl ResultStatus {
+    /// The lower-case name used in the store and in tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultStatus::Passed => "passed",
+            ResultStatus::Failed => "failed",
+            ResultStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses the name written by [`ResultStatus::as_str`].
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "passed" => Some(ResultStatus::Passed),
+            "failed" => Some(ResultStatus::Failed),
+            "cancelled" => Some(ResultStatus::Cancelled),
+            _ => None,
+        }
+    }
+}
+
+/// Canonical units a metric is stored in. Display may convert (GFLOPS, MB/s)
+/// but always says which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Unit {
+    /// Bytes.
+    #[serde(rename = "B")]
+    Bytes,
+    /// Seconds.
+    #[serde(rename = "s")]
+    Seconds,
+    /// Bytes per second.
+    #[serde(rename = "B/s")]
+    BytesPerSecond,
+    /// Operations (integer ops, I/O ops, requests...) per second.
+    #[serde(rename = "op/s")]
+    OpsPerSecond,
+    /// Floating-point operations per second.
+    #[serde(rename = "flop/s")]
+    FlopsPerSecond,
+    /// Cycles per second.
+    #[serde(rename = "Hz")]
+    Hertz,
+    /// Cycles (e.g. per load).
+    #[serde(rename = "cycles")]
+    Cycles,
+    /// Percent (0-100).
+    #[serde(rename = "%")]
+    Percent,
+    /// A plain count or ratio without unit.
+    #[serde(rename = "1")]
+    Count,
+}
+
+impl Unit {
+    /// The symbol stored and exported for this unit.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::Bytes => "B",
+            Unit::Seconds => "s",
+            Unit::BytesPerSecond => "B/s",
+            Unit::OpsPerSecond => "op/s",
+            Unit::FlopsPerSecond => "flop/s",
+            Unit::Hertz => "Hz",
+            Unit::Cycles => "cycles",
+            Unit::Percent => "%",
+            Unit::Count => "1",
+        }
+    }
+
+    /// Parses a symbol written by [`Unit::symbol`].
+    pub fn from_symbol(s: &str) -> Option<Self> {
+        [
+            Unit::Bytes,
+            Unit::Seconds,
+            Unit::BytesPerSecond,
+            Unit::OpsPerSecond,
+            Unit::FlopsPerSecond,
+            Unit::Hertz,
+            Unit::Cycles,
+            Unit::Percent,
+            Unit::Count,
+        ]
+        .into_iter()
+        .find(|u| u.symbol() == s)
+    }
+}
+
+/// Which direction of a metric is good.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    /// Throughput-like: more is better.
+    Higher,
+    /// Latency-like: less is better.
+    Lower,
+}
+
+impl Better {
+    /// The lower-case name used in the store and exports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Better::Higher => "higher",
+            Better::Lower => "lower",
+        }
+    }
+
+    /// Parses the name written by [`Better::as_str`].
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "higher" => Some(Better::Higher),
+            "lower" => Some(Better::Lower),
+            _ => None,
+        }
+    }
+}
+
+/// A physical limit a metric is set against (theoretical peak FLOP/s, DRAM
+/// bandwidth, line rate), in the metric's own unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Reference {
+    /// What the limit is, e.g. `theoretical peak (2 cores x 2.45 GHz x 16 DP flop/cycle)`.
+    pub name: String,
+    /// The limit, in the metric's unit.
+    pub value: f64,
+}
+
+/// One measured figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Metric {
+    /// Name within its benchmark, e.g. `rate`, `triad`, `latency_p99`.
+    pub name: String,
+    /// The reported value (for repeated measurements: the summary the
+    /// benchmark's field reports, stated in the benchmark's help).
+    pub value: f64,
+    /// Canonical unit of `value`.
+    pub unit: Unit,
+    /// Whether higher or lower is better.
+    pub better: Better,
+    /// Labels that tell this figure apart from its siblings: `threads=4`,
+    /// `kernel=f64.vector`, `record=8KiB`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// Statistics of the repeats behind `value`, when there were repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<Stats>,
+    /// The physical limit this figure is set against, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Reference>,
+    /// `value` as a percentage of `reference.value`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percent_of_reference: Option<f64>,
+}
+
+impl Metric {
+    /// A metric with no labels, stats or reference.
+    pub fn new(name: impl Into<String>, value: f64, unit: Unit, better: Better) -> Self {
+        Metric {
+            name: name.into(),
+            value,
+            unit,
+            better,
+            labels: BTreeMap::new(),
+            stats: None,
+            reference: None,
+            percent_of_reference: None,
+        }
+    }
+
+    /// Adds a label.
+    pub fn label(mut self, key: impl Into<String>, value: impl ToString) -> Self {
+        self.labels.insert(key.into(), value.to_string());
+        self
+    }
+
+    /// Attaches repeat statistics.
+    pub fn with_stats(mut self, stats: Stats) -> Self {
+        self.stats = Some(stats);
+        self
+    }
+
+    /// Attaches a reference limit and computes the percentage of it.
+    pub fn with_reference(mut self, reference: Option<Reference>) -> Self {
+        if let Some(r) = reference {
+            if r.value > 0.0 && r.value.is_finite() {
+                self.percent_of_reference = Some(100.0 * self.value / r.value);
+            }
+            self.reference = Some(r);
+        }
+        self
+    }
+
+    /// `name{k=v,...}`: a one-line identity used in tables and exports.
+    pub fn key(&self) -> String {
+        if self.labels.is_empty() {
+            return self.name.clone();
+        }
+        let labels: Vec<String> = self
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!("{}{{{}}}", self.name, labels.join(","))
+    }
+}
+
+/// A latency or size distribution, kept as a serialised HdrHistogram so that
+/// histograms from threads, repeats and nodes can be merged later.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Histogram {
+    /// Name within the benchmark, e.g. `latency`.
+    pub name: String,
+    /// Unit of the recorded values (after dividing by `scale`).
+    pub unit: Unit,
+    /// Recorded integers are `value * scale` (e.g. 1e9 for nanoseconds when
+    /// `unit` is seconds).
+    pub scale: f64,
+    /// Labels as on [`Metric::labels`].
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// Number of recorded values.
+    pub count: u64,
+    /// HdrHistogram V2 (deflate) serialisation, base64.
+    pub hdr_base64: String,
+}
+
+/// A value sampled over time (per-second rates, temperatures).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TimeSeries {
+    /// Name within the benchmark, e.g. `requests_per_second`.
+    pub name: String,
+    /// Unit of the values.
+    pub unit: Unit,
+    /// Labels as on [`Metric::labels`].
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// `(seconds since the result started, value)` pairs.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One benchmark invocation inside a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BenchResult {
+    /// Benchmark id, `area.name`: `cpu.ops`, `memory.stream`.
+    pub benchmark: String,
+    /// The parameters it ran with, as given or defaulted.
+    #[serde(default)]
+    pub parameters: BTreeMap<String, serde_json::Value>,
+    /// Outcome.
+    pub status: ResultStatus,
+    /// Why it failed or was cancelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Warnings the user should see with the figures (noisy machine, coarse timer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// When it started.
+    pub started_at: DateTime<Utc>,
+    /// When it ended.
+    pub ended_at: DateTime<Utc>,
+    /// The figures.
+    #[serde(default)]
+    pub metrics: Vec<Metric>,
+    /// Distributions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub histograms: Vec<Histogram>,
+    /// Time series.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<TimeSeries>,
+}
+
+impl BenchResult {
+    /// An empty, passed result for `benchmark` starting now.
+    pub fn new(benchmark: impl Into<String>) -> Self {
+        let now = Utc::now();
+        BenchResult {
+            benchmark: benchmark.into(),
+            parameters: BTreeMap::new(),
+            status: ResultStatus::Passed,
+            error: None,
+            warnings: Vec::new(),
+            started_at: now,
+            ended_at: now,
+            metrics: Vec::new(),
+            histograms: Vec::new(),
+            series: Vec::new(),
+        }
+    }
+
+    /// Records a parameter.
+    pub fn param(&mut self, key: &str, value: impl Serialize) {
+        let v = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+        self.parameters.insert(key.to_string(), v);
+    }
+}
+
+/// One invocation of nodebench: what ran, where, and what came out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Run {
+    /// Version of this model ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// Store id; absent when the run was not saved (`--no-save`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
+    /// When it started.
+    pub started_at: DateTime<Utc>,
+    /// When it ended; absent while running or when killed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<DateTime<Utc>>,
+    /// Whether it finished.
+    pub status: RunStatus,
+    /// Version of the nodebench binary.
+    pub nodebench_version: String,
+    /// The command line, argument by argument.
+    pub command_line: Vec<String>,
+    /// User tags (`--tag config=2cpu-4gb`).
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
+    /// The machine it ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inventory: Option<Inventory>,
+    /// The benchmark results, in the order they finished.
+    #[serde(default)]
+    pub results: Vec<BenchResult>,
+}
+
+impl Run {
+    /// A new, incomplete run starting now.
+    pub fn start(command_line: Vec<String>, tags: BTreeMap<String, String>) -> Self {
+        Run {
+            schema_version: SCHEMA_VERSION,
+            id: None,
+            started_at: Utc::now(),
+            ended_at: None,
+            status: RunStatus::Incomplete,
+            nodebench_version: env!("CARGO_PKG_VERSION").to_string(),
+            command_line,
+            tags,
+            inventory: None,
+            results: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_of_reference_is_computed() {
+        let m = Metric::new("rate", 50.0, Unit::FlopsPerSecond, Better::Higher).with_reference(
+            Some(Reference {
+                name: "peak".into(),
+                value: 200.0,
+            }),
+        );
+        assert_eq!(m.percent_of_reference, Some(25.0));
+    }
+
+    #[test]
+    fn metric_key_lists_labels_in_order() {
+        let m = Metric::new("rate", 1.0, Unit::OpsPerSecond, Better::Higher)
+            .label("threads", 4)
+            .label("kernel", "f64.vector");
+        assert_eq!(m.key(), "rate{kernel=f64.vector,threads=4}");
+    }
+
+    #[test]
+    fn unit_symbols_round_trip() {
+        for u in [
+            Unit::Bytes,
+            Unit::FlopsPerSecond,
+            Unit::Percent,
+            Unit::Count,
+        ] {
+            assert_eq!(Unit::from_symbol(u.symbol()), Some(u));
+            let json = serde_json::to_string(&u).unwrap();
+            assert_eq!(json, format!("\"{}\"", u.symbol()));
+        }
+    }
+}

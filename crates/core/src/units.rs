@@ -1,0 +1,280 @@
+//! Parsing of the command line's sizes, durations, counts and thread lists,
+//! and human formatting of canonical values.
+//!
+//! Sizes: a plain number is bytes; then
+//!
+//! * `KiB`, `MiB`, `GiB`, `TiB` and the bare letters `k`, `m`, `g`, `t`
+//!   (`K`, `M`, `G`, `T`) as powers of **1024** (as dd, fio and IOzone do:
+//!   `bs=4k` is 4096 bytes);
+//! * `kB`/`KB`, `MB`, `GB`, `TB` (letter followed by a plain `B`) as powers
+//!   of **1000** (SI, as disk vendors and STREAM's MB do).
+//!
+//! Durations: a number with `ns`, `us`, `ms`, `s`, `m`, `h` or `d`
+//! (`500ms`, `10s`, `5m`, `72h`); a plain number is seconds.
+//! Counts: a number with optional `k` (10^3), `m` (10^6) or `g` (10^9):
+//! `10k` is 10 000.
+//! Thread lists: `1,2,4,8`, a range `1..8` (every count from 1 to 8),
+//! a doubling range `1..8:x2`, `all` (the logical CPU count), or a mix
+//! separated by commas.
+
+use std::fmt;
+use std::time::Duration;
+
+/// A value on the command line that does not parse; the message names the
+/// accepted forms so the CLI can print `error: --flag: MESSAGE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError(pub String);
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// The accepted forms of a size, for error messages and help.
+pub const SIZE_FORMS: &str = "a byte count like 4096, 4k, 8KiB, 2g (k/m/g/t and KiB/MiB/GiB/TiB = 1024^n) or 10GB (kB/MB/GB/TB = 1000^n)";
+/// The accepted forms of a duration.
+pub const DURATION_FORMS: &str =
+    "a positive duration like 500ms, 10s, 5m, 72h (units ns, us, ms, s, m, h, d)";
+/// The accepted forms of a count.
+pub const COUNT_FORMS: &str = "a positive whole number like 100, 10k (x1000), 2m (x10^6)";
+/// The accepted forms of a thread list.
+pub const THREADS_FORMS: &str = "a list of positive thread counts like 1,2,4,8, a range 1..8, a doubling range 1..16:x2, or 'all'";
+
+fn split_number(s: &str) -> (&str, &str) {
+    let end = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    (&s[..end], &s[end..])
+}
+
+/// Parses a size in bytes (see the module docs for which suffixes are 1000 or 1024).
+pub fn parse_size(s: &str) -> Result<u64, ParseError> {
+    let err = || ParseError(format!("invalid size '{s}': expected {SIZE_FORMS}"));
+    let t = s.trim();
+    let (num, suffix) = split_number(t);
+    if num.is_empty() {
+        return Err(err());
+    }
+    let value: f64 = num.parse().map_err(|_| err())?;
+    let mult: f64 = match suffix.trim() {
+        "" | "b" | "B" => 1.0,
+        "k" | "K" | "KiB" | "kiB" | "Ki" => 1024.0,
+        "m" | "M" | "MiB" | "Mi" => 1024f64.powi(2),
+        "g" | "G" | "GiB" | "Gi" => 1024f64.powi(3),
+        "t" | "T" | "TiB" | "Ti" => 1024f64.powi(4),
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        _ => return Err(err()),
+    };
+    let bytes = value * mult;
+    if !bytes.is_finite() || bytes > u64::MAX as f64 || bytes.fract() != 0.0 {
+        return Err(err());
+    }
+    Ok(bytes as u64)
+}
+
+/// Parses a duration (see the module docs); zero and negative durations are refused.
+pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
+    let err = || ParseError(format!("invalid duration '{s}': expected {DURATION_FORMS}"));
+    let t = s.trim();
+    let (num, suffix) = split_number(t);
+    if num.is_empty() {
+        return Err(err());
+    }
+    let value: f64 = num.parse().map_err(|_| err())?;
+    let secs = match suffix {
+        "ns" => value * 1e-9,
+        "us" | "µs" => value * 1e-6,
+        "ms" => value * 1e-3,
+        "" | "s" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        "d" => value * 86400.0,
+        _ => return Err(err()),
+    };
+    if secs.is_nan() || secs <= 0.0 || !secs.is_finite() || secs > 1e9 {
+        return Err(err());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Parses a positive count with an optional k/m/g (powers of 1000) suffix.
+pub fn parse_count(s: &str) -> Result<u64, ParseError> {
+    let err = || ParseError(format!("invalid count '{s}': expected {COUNT_FORMS}"));
+    let t = s.trim();
+    let (num, suffix) = split_number(t);
+    if num.is_empty() {
+        return Err(err());
+    }
+    let value: f64 = num.parse().map_err(|_| err())?;
+    let mult = match suffix {
+        "" => 1.0,
+        "k" | "K" => 1e3,
+        "m" | "M" => 1e6,
+        "g" | "G" => 1e9,
+        _ => return Err(err()),
+    };
+    let n = value * mult;
+    if n.is_nan() || n < 1.0 || n.fract() != 0.0 || n > u64::MAX as f64 {
+        return Err(err());
+    }
+    Ok(n as u64)
+}
+
+/// Parses a thread list; `all` expands to `logical_cpus`. The result keeps
+/// the given order with duplicates removed, and is never empty.
+pub fn parse_thread_list(s: &str, logical_cpus: usize) -> Result<Vec<usize>, ParseError> {
+    let err = |what: &str| {
+        ParseError(format!(
+            "invalid thread list '{s}'{what}: expected {THREADS_FORMS}"
+        ))
+    };
+    let mut out: Vec<usize> = Vec::new();
+    let parse_one = |p: &str| -> Result<usize, ParseError> {
+        match p.trim().parse::<usize>() {
+            Ok(0) => Err(err(" (0 threads)")),
+            Ok(n) if n > 4096 => Err(err(" (more than 4096 threads)")),
+            Ok(n) => Ok(n),
+            Err(_) => Err(err("")),
+        }
+    };
+    if s.trim().is_empty() {
+        return Err(err(" (empty)"));
+    }
+    for part in s.split(',') {
+        let part = part.trim();
+        if part.eq_ignore_ascii_case("all") {
+            out.push(logical_cpus.max(1));
+        } else if let Some((a, b)) = part.split_once("..") {
+            let (b, doubling) = match b.split_once(':') {
+                Some((b, "x2")) => (b, true),
+                Some(_) => return Err(err("")),
+                None => (b, false),
+            };
+            let (a, b) = (parse_one(a)?, parse_one(b)?);
+            if a > b {
+                return Err(err(" (range start after its end)"));
+            }
+            let mut n = a;
+            while n <= b {
+                out.push(n);
+                n = if doubling { n * 2 } else { n + 1 };
+            }
+        } else {
+            out.push(parse_one(part)?);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|n| seen.insert(*n));
+    Ok(out)
+}
+
+/// Formats a byte count with binary units: `32 MiB`, `1.5 GiB`, `512 B`.
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 || v.fract() == 0.0 {
+        format!("{v:.0} {}", UNITS[i])
+    } else {
+        format!("{v:.1} {}", UNITS[i])
+    }
+}
+
+/// Formats a value with an SI prefix (k, M, G, T) and the given unit: `78.2 GFLOPS`-style.
+pub fn format_si(value: f64, unit: &str) -> String {
+    let abs = value.abs();
+    let (div, prefix) = if abs >= 1e12 {
+        (1e12, "T")
+    } else if abs >= 1e9 {
+        (1e9, "G")
+    } else if abs >= 1e6 {
+        (1e6, "M")
+    } else if abs >= 1e3 {
+        (1e3, "k")
+    } else {
+        (1.0, "")
+    };
+    format!("{:.2} {prefix}{unit}", value / div)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_binary_and_decimal() {
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("8KiB").unwrap(), 8192);
+        assert_eq!(parse_size("2g").unwrap(), 2 << 30);
+        assert_eq!(parse_size("10GB").unwrap(), 10_000_000_000);
+        assert_eq!(parse_size("1.5MiB").unwrap(), 1_572_864);
+        assert_eq!(parse_size("80MB").unwrap(), 80_000_000);
+        for bad in ["", "abc", "-1k", "4x", "0.5", "k"] {
+            let e = parse_size(bad).unwrap_err();
+            assert!(e.0.contains("KiB"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(
+            parse_duration("72h").unwrap(),
+            Duration::from_secs(72 * 3600)
+        );
+        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        for bad in ["-1s", "0s", "abc", "10x", ""] {
+            let e = parse_duration(bad).unwrap_err();
+            assert!(e.0.contains("10s"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("10k").unwrap(), 10_000);
+        assert_eq!(parse_count("2m").unwrap(), 2_000_000);
+        assert_eq!(parse_count("7").unwrap(), 7);
+        for bad in ["0", "-3", "1.5", "x"] {
+            assert!(parse_count(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn thread_lists() {
+        assert_eq!(parse_thread_list("1,2,4,8", 2).unwrap(), vec![1, 2, 4, 8]);
+        assert_eq!(parse_thread_list("1..4", 2).unwrap(), vec![1, 2, 3, 4]);
+        assert_eq!(
+            parse_thread_list("1..16:x2", 2).unwrap(),
+            vec![1, 2, 4, 8, 16]
+        );
+        assert_eq!(parse_thread_list("all", 6).unwrap(), vec![6]);
+        assert_eq!(parse_thread_list("1,2,all", 2).unwrap(), vec![1, 2]);
+        for bad in ["0", "abc", "", "4..2", "1,,2", "1..4:x3"] {
+            let e = parse_thread_list(bad, 2).unwrap_err();
+            assert!(e.0.contains("1,2,4,8"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(format_bytes(32 << 20), "32 MiB");
+        assert_eq!(format_bytes(1536), "1.5 KiB");
+        assert_eq!(format_bytes(100), "100 B");
+        assert_eq!(format_si(78.2e9, "FLOPS"), "78.20 GFLOPS");
+    }
+}

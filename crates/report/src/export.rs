@@ -1,0 +1,173 @@
+//! Exports of a whole run: JSON (the result model as is), CSV (one row per
+//! metric, every metric of the run) and Markdown (one table per result).
+
+use std::fmt::Write as _;
+
+use nodebench_core::{Metric, Run};
+
+/// Export formats of `runs export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// The result model, pretty-printed.
+    Json,
+    /// One row per metric.
+    Csv,
+    /// One Markdown table per result.
+    Markdown,
+}
+
+impl Format {
+    /// Parses `json`, `csv` or `md`/`markdown`.
+    pub fn parse(s: &str) -> Option<Format> {
+        match s {
+            "json" => Some(Format::Json),
+            "csv" => Some(Format::Csv),
+            "md" | "markdown" => Some(Format::Markdown),
+            _ => None,
+        }
+    }
+}
+
+/// Renders `run` in `format`.
+pub fn export(run: &Run, format: Format) -> Result<String, String> {
+    match format {
+        Format::Json => serde_json::to_string_pretty(run).map_err(|e| e.to_string()),
+        Format::Csv => to_csv(run),
+        Format::Markdown => Ok(to_markdown(run)),
+    }
+}
+
+/// The CSV header, in column order.
+pub const CSV_COLUMNS: [&str; 20] = [
+    "run_id",
+    "result",
+    "benchmark",
+    "result_status",
+    "metric",
+    "labels",
+    "value",
+    "unit",
+    "better",
+    "n",
+    "min",
+    "median",
+    "mean",
+    "max",
+    "stddev",
+    "cv",
+    "reference",
+    "reference_value",
+    "percent_of_reference",
+    "started_at",
+];
+
+fn labels(m: &Metric) -> String {
+    m.labels
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// Every metric of the run, one row each, values in canonical units.
+pub fn to_csv(run: &Run) -> Result<String, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_COLUMNS).map_err(|e| e.to_string())?;
+    let run_id = run.id.map(|i| i.to_string()).unwrap_or_default();
+    for (i, r) in run.results.iter().enumerate() {
+        for m in &r.metrics {
+            let s = m.stats.as_ref();
+            w.write_record([
+                run_id.clone(),
+                i.to_string(),
+                r.benchmark.clone(),
+                r.status.as_str().to_string(),
+                m.name.clone(),
+                labels(m),
+                m.value.to_string(),
+                m.unit.symbol().to_string(),
+                m.better.as_str().to_string(),
+                s.map(|s| s.n.to_string()).unwrap_or_default(),
+                opt(s.map(|s| s.min)),
+                opt(s.map(|s| s.median)),
+                opt(s.map(|s| s.mean)),
+                opt(s.map(|s| s.max)),
+                opt(s.map(|s| s.stddev)),
+                opt(s.map(|s| s.cv)),
+                m.reference
+                    .as_ref()
+                    .map(|r| r.name.clone())
+                    .unwrap_or_default(),
+                opt(m.reference.as_ref().map(|r| r.value)),
+                opt(m.percent_of_reference),
+                r.started_at.to_rfc3339(),
+            ])
+            .map_err(|e| e.to_string())?;
+        }
+    }
+    let bytes = w.into_inner().map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
+}
+
+/// One Markdown table per result, values in canonical units.
+pub fn to_markdown(run: &Run) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# nodebench run {}\n\n- status: {}\n- started: {}\n- command: `{}`\n",
+        run.id.map(|i| i.to_string()).unwrap_or_else(|| "-".into()),
+        run.status.as_str(),
+        run.started_at.to_rfc3339(),
+        run.command_line.join(" ")
+    );
+    for r in &run.results {
+        let _ = writeln!(out, "## {} ({})\n", r.benchmark, r.status.as_str());
+        let _ = writeln!(out, "| metric | labels | value | unit | % of limit |");
+        let _ = writeln!(out, "|---|---|---:|---|---:|");
+        for m in &r.metrics {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                m.name,
+                labels(m),
+                m.value,
+                m.unit.symbol(),
+                m.percent_of_reference
+                    .map(|p| format!("{p:.1}"))
+                    .unwrap_or_default()
+            );
+        }
+        let _ = writeln!(out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodebench_core::{BenchResult, Better, Unit};
+
+    #[test]
+    fn csv_has_a_row_per_metric() {
+        let mut run = Run::start(vec!["nodebench".into()], Default::default());
+        run.id = Some(7);
+        let mut r = BenchResult::new("cpu.ops");
+        r.metrics.push(
+            Metric::new("rate", 1.5e9, Unit::OpsPerSecond, Better::Higher).label("threads", 2),
+        );
+        r.metrics
+            .push(Metric::new("speedup", 1.9, Unit::Count, Better::Higher).label("threads", 2));
+        run.results.push(r);
+        let csv = to_csv(&run).unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[1].starts_with("7,0,cpu.ops,passed,rate,threads=2,1500000000,op/s,higher"));
+        assert!(to_markdown(&run).contains("| speedup | threads=2 | 1.9 |"));
+        assert_eq!(Format::parse("md"), Some(Format::Markdown));
+        assert_eq!(Format::parse("xml"), None);
+    }
+}

@@ -1,0 +1,88 @@
+//! Display of canonical values in the units users of the classic tools read:
+//! GFLOPS, GOPS, MB/s (10^6 B/s, as STREAM), MiB for sizes, ms/us for times.
+
+use nodebench_core::Unit;
+
+/// An SI prefix and its divisor, chosen so `value / divisor` is at least 1.
+pub fn si_prefix(value: f64) -> (&'static str, f64) {
+    let a = value.abs();
+    if a >= 1e12 {
+        ("T", 1e12)
+    } else if a >= 1e9 {
+        ("G", 1e9)
+    } else if a >= 1e6 {
+        ("M", 1e6)
+    } else if a >= 1e3 {
+        ("k", 1e3)
+    } else {
+        ("", 1.0)
+    }
+}
+
+/// The display unit for `unit` with the prefix `prefix` (`GFLOPS`, `MB/s`).
+pub fn display_unit(unit: Unit, prefix: &str) -> String {
+    match unit {
+        Unit::FlopsPerSecond => format!("{prefix}FLOPS"),
+        Unit::OpsPerSecond => format!("{prefix}OPS"),
+        Unit::BytesPerSecond => format!("{prefix}B/s"),
+        Unit::Hertz => format!("{prefix}Hz"),
+        Unit::Bytes => format!("{prefix}B"),
+        Unit::Seconds => "s".into(),
+        Unit::Cycles => "cycles".into(),
+        Unit::Percent => "%".into(),
+        Unit::Count => String::new(),
+    }
+}
+
+/// Formats one value with its own prefix: `50.23 GFLOPS`, `1.20 ms`, `97.1 %`.
+pub fn value(v: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Seconds => seconds(v),
+        Unit::Percent => format!("{v:.1} %"),
+        Unit::Count => format!("{v:.2}"),
+        Unit::Cycles => format!("{v:.1} cycles"),
+        _ => {
+            let (p, d) = si_prefix(v);
+            format!("{:.2} {}", v / d, display_unit(unit, p))
+        }
+    }
+}
+
+/// Formats a value with a fixed prefix divisor (so a row of a table shares one).
+pub fn scaled(v: f64, unit: Unit, divisor: f64) -> String {
+    match unit {
+        Unit::Seconds => seconds(v),
+        Unit::Percent => format!("{v:.1}"),
+        Unit::Count => format!("{v:.2}"),
+        Unit::Cycles => format!("{v:.1}"),
+        _ => format!("{:.2}", v / divisor),
+    }
+}
+
+/// Formats seconds with a readable unit: `2.50 s`, `12.3 ms`, `850 us`, `95 ns`.
+pub fn seconds(s: f64) -> String {
+    let a = s.abs();
+    if a >= 1.0 {
+        format!("{s:.2} s")
+    } else if a >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else if a >= 1e-6 {
+        format!("{:.2} us", s * 1e6)
+    } else {
+        format!("{:.1} ns", s * 1e9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_carry_prefix_and_unit() {
+        assert_eq!(value(50.23e9, Unit::FlopsPerSecond), "50.23 GFLOPS");
+        assert_eq!(value(12.5e6, Unit::BytesPerSecond), "12.50 MB/s");
+        assert_eq!(value(0.0123, Unit::Seconds), "12.30 ms");
+        assert_eq!(value(97.14, Unit::Percent), "97.1 %");
+        assert_eq!(scaled(50.23e9, Unit::FlopsPerSecond, 1e9), "50.23");
+    }
+}

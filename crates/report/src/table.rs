@@ -1,0 +1,205 @@
+//! Human tables for the terminal. Metrics of a result that differ only in the
+//! `threads` label are pivoted into one row with a column per thread count,
+//! the way scaling results are read; everything else gets a row of its own.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use comfy_table::{CellAlignment, Table, presets};
+use nodebench_core::{BenchResult, Metric, Run};
+
+use crate::format;
+
+/// Labels shared by every metric of a result: shown once in its heading.
+fn common_labels(result: &BenchResult) -> BTreeMap<String, String> {
+    let mut common: Option<BTreeMap<String, String>> = None;
+    for m in &result.metrics {
+        common = Some(match common {
+            None => m.labels.clone(),
+            Some(c) => c
+                .into_iter()
+                .filter(|(k, v)| m.labels.get(k) == Some(v))
+                .collect(),
+        });
+    }
+    let mut c = common.unwrap_or_default();
+    c.remove("threads");
+    c
+}
+
+fn row_key(m: &Metric, common: &BTreeMap<String, String>) -> String {
+    let rest: Vec<String> = m
+        .labels
+        .iter()
+        .filter(|(k, _)| k.as_str() != "threads" && !common.contains_key(*k))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    if rest.is_empty() {
+        m.name.clone()
+    } else {
+        format!("{} {}", m.name, rest.join(" "))
+    }
+}
+
+fn cell(m: &Metric, divisor: f64) -> String {
+    let mut s = format::scaled(m.value, m.unit, divisor);
+    if let Some(p) = m.percent_of_reference {
+        let _ = write!(s, " ({p:.1}%)");
+    }
+    s
+}
+
+/// The table of one result, pivoted on `threads` where present.
+pub fn result_table(result: &BenchResult) -> String {
+    let common = common_labels(result);
+    let mut out = String::new();
+    let mut heading = format!("{} [{}]", result.benchmark, result.status.as_str());
+    for (k, v) in &common {
+        let _ = write!(heading, "  {k}={v}");
+    }
+    if let Some(serde_json::Value::String(isa)) = result.parameters.get("isa") {
+        let _ = write!(heading, "  isa={isa}");
+    }
+    let _ = writeln!(out, "{heading}");
+
+    let mut threads: Vec<u64> = result
+        .metrics
+        .iter()
+        .filter_map(|m| m.labels.get("threads").and_then(|t| t.parse().ok()))
+        .collect();
+    threads.sort_unstable();
+    threads.dedup();
+
+    let mut table = Table::new();
+    table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+    if threads.is_empty() {
+        table.set_header(vec!["metric", "value", "% of limit", "cv"]);
+        for m in &result.metrics {
+            table.add_row(vec![
+                row_key(m, &common),
+                format::value(m.value, m.unit),
+                m.percent_of_reference
+                    .map(|p| format!("{p:.1}"))
+                    .unwrap_or_default(),
+                m.stats
+                    .as_ref()
+                    .map(|s| format!("{:.1}%", s.cv * 100.0))
+                    .unwrap_or_default(),
+            ]);
+        }
+    } else {
+        let mut header = vec!["metric".to_string(), "unit".to_string()];
+        header.extend(threads.iter().map(|t| format!("{t} thr")));
+        table.set_header(header);
+        // Row key -> threads -> metric, in first-seen order.
+        let mut order: Vec<String> = Vec::new();
+        let mut rows: BTreeMap<String, BTreeMap<u64, &Metric>> = BTreeMap::new();
+        for m in &result.metrics {
+            let key = row_key(m, &common);
+            let t = m
+                .labels
+                .get("threads")
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(0);
+            if !rows.contains_key(&key) {
+                order.push(key.clone());
+            }
+            rows.entry(key).or_default().insert(t, m);
+        }
+        for key in order {
+            let cells = &rows[&key];
+            let max = cells.values().map(|m| m.value.abs()).fold(0.0, f64::max);
+            let (prefix, divisor) = format::si_prefix(max);
+            let unit = cells
+                .values()
+                .next()
+                .map(|m| m.unit)
+                .unwrap_or(nodebench_core::Unit::Count);
+            let mut row = vec![key.clone(), format::display_unit(unit, prefix)];
+            for t in &threads {
+                row.push(cells.get(t).map(|m| cell(m, divisor)).unwrap_or_default());
+            }
+            table.add_row(row);
+        }
+        for col in 2..threads.len() + 2 {
+            if let Some(c) = table.column_mut(col) {
+                c.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+    }
+    let _ = writeln!(out, "{table}");
+    if let Some(e) = &result.error {
+        let _ = writeln!(out, "error: {e}");
+    }
+    for w in &result.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    if let Some(serde_json::Value::String(p)) = result.parameters.get("peak") {
+        let _ = writeln!(out, "(%) = percent of the {p}");
+    }
+    out
+}
+
+/// A short heading for a run followed by the table of each result.
+pub fn run_report(run: &Run) -> String {
+    let mut out = String::new();
+    let id = run
+        .id
+        .map(|i| format!("run {i}"))
+        .unwrap_or_else(|| "run (not saved)".into());
+    let _ = writeln!(
+        out,
+        "{id}: {} started {}{}",
+        run.status.as_str(),
+        run.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
+        if run.tags.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "  tags: {}",
+                run.tags
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        }
+    );
+    for r in &run.results {
+        let _ = writeln!(out);
+        out.push_str(&result_table(r));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodebench_core::{Better, Reference, Unit};
+
+    fn scaling_result() -> BenchResult {
+        let mut r = BenchResult::new("cpu.ops");
+        for (t, v) in [(1, 50e9), (2, 100e9)] {
+            r.metrics.push(
+                Metric::new("rate", v, Unit::FlopsPerSecond, Better::Higher)
+                    .label("kernel", "f64.vector")
+                    .label("threads", t)
+                    .with_reference(Some(Reference {
+                        name: "peak".into(),
+                        value: 100e9,
+                    })),
+            );
+        }
+        r
+    }
+
+    #[test]
+    fn thread_labels_become_columns() {
+        let text = result_table(&scaling_result());
+        assert!(text.contains("kernel=f64.vector"), "{text}");
+        assert!(text.contains("1 thr") && text.contains("2 thr"), "{text}");
+        assert!(text.contains("50.00 (50.0%)"), "{text}");
+        assert!(text.contains("100.00 (100.0%)"), "{text}");
+        assert!(text.contains("GFLOPS"), "{text}");
+    }
+}

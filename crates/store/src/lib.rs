@@ -1,0 +1,89 @@
+//! nodebench results store: every run, with its results, metrics, histograms
+//! and time series, is saved here as it happens, so that `nodebench runs`,
+//! comparisons and exports can read it back later.
+//!
+//! [`Store`] is what every backend offers; [`SqliteStore`] is the SQLite
+//! backend. [`resolve_path`] says where the store lives.
+
+#![warn(missing_docs)]
+
+mod error;
+mod path;
+mod recorder;
+mod sqlite;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use nodebench_core::{BenchResult, Run, RunStatus};
+use serde::Serialize;
+
+pub use error::StoreError;
+pub use path::{STORE_ENV, default_path, resolve_path};
+pub use recorder::Recorder;
+pub use sqlite::SqliteStore;
+
+/// Summary row for `nodebench runs list`: a run without its figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    /// Store id of the run.
+    pub id: i64,
+    /// When it started.
+    pub started_at: DateTime<Utc>,
+    /// When it ended; absent while running or when killed.
+    pub ended_at: Option<DateTime<Utc>>,
+    /// Whether it finished.
+    pub status: RunStatus,
+    /// The command line, argument by argument.
+    pub command_line: Vec<String>,
+    /// User tags.
+    pub tags: BTreeMap<String, String>,
+    /// Distinct benchmark ids, in the order their first result was saved.
+    pub benchmarks: Vec<String>,
+    /// Number of results saved for the run.
+    pub result_count: usize,
+    /// Number of metrics saved for the run, over all its results.
+    pub metric_count: usize,
+    /// Host name, from the `hostname` key of the run's inventory if present.
+    pub hostname: Option<String>,
+}
+
+/// What every results store backend offers (SQLite now, PostgreSQL later).
+///
+/// A run is saved piece by piece while it happens: [`Store::begin_run`] when
+/// it starts, [`Store::add_result`] after each benchmark, and
+/// [`Store::finish_run`] at the end. Each call is committed before it
+/// returns, so a run killed part-way keeps what finished and lists as
+/// [`RunStatus::Incomplete`].
+pub trait Store {
+    /// Inserts `run` (status as given, normally incomplete, with its
+    /// inventory, tags, command line, `ended_at` and any results it already
+    /// holds) and commits; returns its new id. `run.id` is ignored.
+    fn begin_run(&mut self, run: &Run) -> Result<i64, StoreError>;
+
+    /// Appends one result, with all its metrics, histograms and series, to
+    /// run `run_id` in one transaction committed before returning.
+    /// [`StoreError::NotFound`] if there is no such run.
+    fn add_result(&mut self, run_id: i64, result: &BenchResult) -> Result<(), StoreError>;
+
+    /// Records how run `run_id` ended. [`StoreError::NotFound`] if there is
+    /// no such run.
+    fn finish_run(
+        &mut self,
+        run_id: i64,
+        status: RunStatus,
+        ended_at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    /// Summaries of all runs, newest first.
+    fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError>;
+
+    /// The full run `id` with its id set, results in the order they were
+    /// added and metrics, histograms and series in their original order.
+    /// [`StoreError::NotFound`] if there is no such run.
+    fn load_run(&self, id: i64) -> Result<Run, StoreError>;
+
+    /// Removes run `id` and everything under it. [`StoreError::NotFound`] if
+    /// there is no such run.
+    fn delete_run(&mut self, id: i64) -> Result<(), StoreError>;
+}

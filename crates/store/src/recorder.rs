@@ -1,0 +1,53 @@
+//! [`Recorder`]: the life of one run in the store. It saves the run when it
+//! starts, commits each result as the benchmark hands it over, and records
+//! how the run ended; with no store (`--no-save`) it only collects.
+
+use chrono::Utc;
+use nodebench_core::bench::{BenchError, ResultSink};
+use nodebench_core::{BenchResult, Run, RunStatus};
+
+use crate::{Store, StoreError};
+
+/// Collects the results of one run and saves each one as it arrives.
+pub struct Recorder {
+    store: Option<Box<dyn Store>>,
+    run: Run,
+}
+
+impl Recorder {
+    /// Saves `run` (as incomplete) to `store`, if any, and starts recording.
+    pub fn begin(mut store: Option<Box<dyn Store>>, mut run: Run) -> Result<Recorder, StoreError> {
+        run.status = RunStatus::Incomplete;
+        if let Some(s) = store.as_mut() {
+            run.id = Some(s.begin_run(&run)?);
+        }
+        Ok(Recorder { store, run })
+    }
+
+    /// The run so far.
+    pub fn run(&self) -> &Run {
+        &self.run
+    }
+
+    /// Records how the run ended and returns it whole.
+    pub fn finish(mut self, status: RunStatus) -> Result<Run, StoreError> {
+        let ended = Utc::now();
+        if let (Some(s), Some(id)) = (self.store.as_mut(), self.run.id) {
+            s.finish_run(id, status, ended)?;
+        }
+        self.run.status = status;
+        self.run.ended_at = Some(ended);
+        Ok(self.run)
+    }
+}
+
+impl ResultSink for Recorder {
+    fn record(&mut self, result: BenchResult) -> Result<(), BenchError> {
+        if let (Some(s), Some(id)) = (self.store.as_mut(), self.run.id) {
+            s.add_result(id, &result)
+                .map_err(|e| BenchError::Sink(e.to_string()))?;
+        }
+        self.run.results.push(result);
+        Ok(())
+    }
+}

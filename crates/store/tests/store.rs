@@ -1,0 +1,481 @@
+//! Tests of the SQLite results store against real database files.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use nodebench_core::inventory::Inventory;
+use nodebench_core::stats::Stats;
+use nodebench_core::{
+    BenchResult, Better, Histogram, Metric, Reference, ResultStatus, Run, RunStatus, TimeSeries,
+    Unit,
+};
+use nodebench_store::{SqliteStore, Store, StoreError};
+use tempfile::TempDir;
+
+/// A timestamp with a nanosecond part, `secs` seconds after a fixed start.
+fn at(secs: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2025, 3, 14, 15, 9, 26).unwrap()
+        + Duration::seconds(secs)
+        + Duration::nanoseconds(535_897_932)
+}
+
+fn new_run(secs: i64, tags: &[(&str, &str)]) -> Run {
+    let mut run = Run::start(
+        vec!["nodebench".into(), "run".into(), "cpu".into()],
+        tags.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
+    run.started_at = at(secs);
+    run.inventory = Some(Inventory::default());
+    run
+}
+
+fn cpu_result(secs: i64) -> BenchResult {
+    let mut r = BenchResult::new("cpu.ops");
+    r.started_at = at(secs);
+    r.ended_at = at(secs) + Duration::nanoseconds(1_000_000_007);
+    r.param("threads", 4);
+    r.param("kernel", "f64.vector");
+    r.param("fraction", 0.1);
+    r.param(
+        "nested",
+        serde_json::json!({"a": [1, 2.5, null], "b": true}),
+    );
+    r.warnings
+        .push("rate: coefficient of variation 7.0 % is over 5 %".into());
+    let stats = Stats::from_samples(&[0.1, 0.2, 0.3, 1e-17, 123_456_789.123_456_79]).unwrap();
+    r.metrics.push(
+        Metric::new(
+            "rate",
+            1.234_567_890_123e10,
+            Unit::FlopsPerSecond,
+            Better::Higher,
+        )
+        .label("threads", 4)
+        .label("kernel", "f64.vector")
+        .with_stats(stats)
+        .with_reference(Some(Reference {
+            name: "theoretical peak (2 cores x 2.45 GHz x 16 DP flop/cycle)".into(),
+            value: 7.84e10,
+        })),
+    );
+    r.metrics
+        .push(Metric::new("latency_p99", 3.3e-7, Unit::Seconds, Better::Lower).label("threads", 1));
+    r.metrics
+        .push(Metric::new("accesses", 42.0, Unit::Count, Better::Higher));
+    r.histograms.push(Histogram {
+        name: "latency".into(),
+        unit: Unit::Seconds,
+        scale: 1e9,
+        labels: BTreeMap::from([("threads".to_string(), "4".to_string())]),
+        count: 1234,
+        hdr_base64: "HISTFAAAABx4nJNpmSzMwMDAxAABzFAaAQBHFQLn".into(),
+    });
+    r.series.push(TimeSeries {
+        name: "requests_per_second".into(),
+        unit: Unit::OpsPerSecond,
+        labels: BTreeMap::new(),
+        points: vec![(0.0, 1.0), (1.000_000_001, 0.1 + 0.2), (2.5, 1e300)],
+    });
+    r
+}
+
+fn failed_result(secs: i64) -> BenchResult {
+    let mut r = BenchResult::new("memory.stream");
+    r.started_at = at(secs);
+    r.ended_at = at(secs + 3);
+    r.status = ResultStatus::Failed;
+    r.error = Some("validation failed: checksum mismatch".into());
+    r.metrics.push(
+        Metric::new("triad", 1.5e10, Unit::BytesPerSecond, Better::Higher).label("size", "1GiB"),
+    );
+    r
+}
+
+fn db(dir: &TempDir) -> std::path::PathBuf {
+    dir.path().join("nested/dir/results.db")
+}
+
+fn schema_version(path: &Path) -> i64 {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.query_row("SELECT version FROM schema_version", [], |r| r.get(0))
+        .unwrap()
+}
+
+fn count(path: &Path, table: &str) -> i64 {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn run_round_trips_exactly() {
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let mut store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.path(), path);
+
+    let mut run = new_run(0, &[("config", "2cpu-4gb"), ("site", "lab")]);
+    let id = store.begin_run(&run).unwrap();
+    let results = vec![cpu_result(1), failed_result(5)];
+    for r in &results {
+        store.add_result(id, r).unwrap();
+    }
+    let end = at(10);
+    store.finish_run(id, RunStatus::Complete, end).unwrap();
+
+    run.id = Some(id);
+    run.status = RunStatus::Complete;
+    run.ended_at = Some(end);
+    run.results = results;
+    let loaded = store.load_run(id).unwrap();
+    assert_eq!(loaded, run);
+    // Exact float and time round trips, not just PartialEq on a lucky value.
+    assert_eq!(
+        loaded.results[0].series[0].points[1].1.to_bits(),
+        (0.1f64 + 0.2).to_bits()
+    );
+    assert_eq!(loaded.started_at.timestamp_subsec_nanos(), 535_897_932);
+    assert_eq!(
+        loaded.results[0]
+            .metrics
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect::<Vec<_>>(),
+        ["rate", "latency_p99", "accesses"]
+    );
+}
+
+#[test]
+fn run_with_results_given_to_begin_run_keeps_them() {
+    let dir = TempDir::new().unwrap();
+    let mut store = SqliteStore::open(&db(&dir)).unwrap();
+    let mut run = new_run(0, &[]);
+    run.results = vec![cpu_result(1), failed_result(2)];
+    run.status = RunStatus::Failed;
+    run.ended_at = Some(at(3));
+    let id = store.begin_run(&run).unwrap();
+    store.add_result(id, &cpu_result(4)).unwrap();
+    run.id = Some(id);
+    run.results.push(cpu_result(4));
+    assert_eq!(store.load_run(id).unwrap(), run);
+}
+
+#[test]
+fn nan_values_read_back_as_nan() {
+    let dir = TempDir::new().unwrap();
+    let mut store = SqliteStore::open(&db(&dir)).unwrap();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    let mut r = BenchResult::new("cpu.ops");
+    r.metrics.push(Metric::new(
+        "rate",
+        f64::NAN,
+        Unit::OpsPerSecond,
+        Better::Higher,
+    ));
+    r.metrics.push(Metric::new(
+        "huge",
+        f64::INFINITY,
+        Unit::OpsPerSecond,
+        Better::Higher,
+    ));
+    store.add_result(id, &r).unwrap();
+    let loaded = store.load_run(id).unwrap();
+    assert!(loaded.results[0].metrics[0].value.is_nan());
+    assert_eq!(loaded.results[0].metrics[1].value, f64::INFINITY);
+}
+
+#[test]
+fn list_runs_is_newest_first_with_counts() {
+    let dir = TempDir::new().unwrap();
+    let mut store = SqliteStore::open(&db(&dir)).unwrap();
+    assert!(store.list_runs().unwrap().is_empty());
+
+    let old = store.begin_run(&new_run(0, &[("n", "old")])).unwrap();
+    store.add_result(old, &cpu_result(1)).unwrap();
+    store.add_result(old, &failed_result(2)).unwrap();
+    store.add_result(old, &cpu_result(3)).unwrap();
+    store.finish_run(old, RunStatus::Complete, at(4)).unwrap();
+    // Inserted later but started earlier: order is by start time.
+    let oldest = store.begin_run(&new_run(-100, &[])).unwrap();
+    let new = store.begin_run(&new_run(100, &[("n", "new")])).unwrap();
+    store.finish_run(new, RunStatus::Failed, at(101)).unwrap();
+
+    let list = store.list_runs().unwrap();
+    assert_eq!(
+        list.iter().map(|s| s.id).collect::<Vec<_>>(),
+        [new, old, oldest]
+    );
+
+    let s = &list[1];
+    assert_eq!(s.started_at, at(0));
+    assert_eq!(s.ended_at, Some(at(4)));
+    assert_eq!(s.status, RunStatus::Complete);
+    assert_eq!(s.command_line, ["nodebench", "run", "cpu"]);
+    assert_eq!(s.tags.get("n").map(String::as_str), Some("old"));
+    assert_eq!(s.benchmarks, ["cpu.ops", "memory.stream"]);
+    assert_eq!(s.result_count, 3);
+    assert_eq!(s.metric_count, 3 + 1 + 3);
+    assert_eq!(s.hostname, None);
+
+    assert_eq!(
+        (list[0].status, list[0].result_count, list[0].metric_count),
+        (RunStatus::Failed, 0, 0)
+    );
+    assert!(list[0].benchmarks.is_empty());
+    assert_eq!(
+        (list[2].status, list[2].ended_at),
+        (RunStatus::Incomplete, None)
+    );
+}
+
+#[test]
+fn list_runs_reads_hostname_from_inventory() {
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let mut store = SqliteStore::open(&path).unwrap();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "UPDATE runs SET inventory = ?1 WHERE id = ?2",
+        rusqlite::params![r#"{"hostname":"node-17","cpu":{"cores":2}}"#, id],
+    )
+    .unwrap();
+    assert_eq!(
+        store.list_runs().unwrap()[0].hostname.as_deref(),
+        Some("node-17")
+    );
+}
+
+#[test]
+fn delete_run_removes_everything_under_it() {
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let mut store = SqliteStore::open(&path).unwrap();
+    let keep = store.begin_run(&new_run(0, &[])).unwrap();
+    store.add_result(keep, &failed_result(1)).unwrap();
+    let gone = store.begin_run(&new_run(10, &[])).unwrap();
+    store.add_result(gone, &cpu_result(11)).unwrap();
+    store.add_result(gone, &cpu_result(12)).unwrap();
+
+    store.delete_run(gone).unwrap();
+    assert!(matches!(store.load_run(gone), Err(StoreError::NotFound(id)) if id == gone));
+    let err = store.delete_run(gone).unwrap_err();
+    assert!(matches!(err, StoreError::NotFound(id) if id == gone));
+    assert_eq!(err.to_string(), format!("no run with id {gone}"));
+
+    assert_eq!(
+        store
+            .list_runs()
+            .unwrap()
+            .iter()
+            .map(|s| s.id)
+            .collect::<Vec<_>>(),
+        [keep]
+    );
+    assert_eq!(store.load_run(keep).unwrap().results.len(), 1);
+    assert_eq!(count(&path, "results"), 1);
+    assert_eq!(count(&path, "metrics"), 1);
+    assert_eq!(count(&path, "histograms"), 0);
+    assert_eq!(count(&path, "series"), 0);
+}
+
+#[test]
+fn missing_run_is_not_found_everywhere() {
+    let dir = TempDir::new().unwrap();
+    let mut store = SqliteStore::open(&db(&dir)).unwrap();
+    assert!(matches!(store.load_run(7), Err(StoreError::NotFound(7))));
+    assert!(matches!(
+        store.add_result(7, &cpu_result(0)),
+        Err(StoreError::NotFound(7))
+    ));
+    assert!(matches!(
+        store.finish_run(7, RunStatus::Complete, at(0)),
+        Err(StoreError::NotFound(7))
+    ));
+    assert!(matches!(store.delete_run(7), Err(StoreError::NotFound(7))));
+}
+
+#[test]
+fn unfinished_run_lists_as_incomplete_after_reopen() {
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let mut store = SqliteStore::open(&path).unwrap();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    store.add_result(id, &cpu_result(1)).unwrap();
+    drop(store);
+
+    // A second process-like writer that never closes its connection, as
+    // when killed with SIGKILL: what it committed must still be readable.
+    let mut killed = SqliteStore::open(&path).unwrap();
+    let id2 = killed.begin_run(&new_run(5, &[])).unwrap();
+    killed.add_result(id2, &failed_result(6)).unwrap();
+    std::mem::forget(killed);
+
+    let store = SqliteStore::open(&path).unwrap();
+    let list = store.list_runs().unwrap();
+    assert_eq!(list.len(), 2);
+    for (s, want_id, bench) in [(&list[0], id2, "memory.stream"), (&list[1], id, "cpu.ops")] {
+        assert_eq!(s.id, want_id);
+        assert_eq!(s.status, RunStatus::Incomplete);
+        assert_eq!(s.ended_at, None);
+        assert_eq!(
+            (s.result_count, s.benchmarks.as_slice()),
+            (1, [bench.to_string()].as_slice())
+        );
+    }
+    let run = store.load_run(id).unwrap();
+    assert_eq!((run.status, run.ended_at), (RunStatus::Incomplete, None));
+    assert_eq!(run.results, vec![cpu_result(1)]);
+}
+
+#[test]
+fn reopening_does_not_rerun_migrations() {
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let mut store = SqliteStore::open(&path).unwrap();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    drop(store);
+    assert_eq!(schema_version(&path), 1);
+
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(schema_version(&path), 1);
+    assert_eq!(count(&path, "schema_version"), 1);
+    assert_eq!(store.list_runs().unwrap()[0].id, id);
+    drop(store);
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.list_runs().unwrap().len(), 1);
+    assert_eq!(schema_version(&path), 1);
+}
+
+#[test]
+fn store_is_in_wal_mode() {
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let _store = SqliteStore::open(&path).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+}
+
+#[test]
+fn uncreatable_parent_is_an_open_error_naming_the_path() {
+    let path = Path::new("/proc/nodebench-test/results.db");
+    let err = SqliteStore::open(path).unwrap_err();
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("cannot open results store at /proc/nodebench-test/results.db: "),
+        "{msg}"
+    );
+}
+
+#[test]
+fn file_that_is_not_a_database_is_an_open_error() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("results.db");
+    std::fs::write(&path, vec![b'x'; 4096]).unwrap();
+    let err = SqliteStore::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains(&path.display().to_string()),
+        "{err}"
+    );
+}
+
+#[test]
+fn newer_schema_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    drop(SqliteStore::open(&path).unwrap());
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute("UPDATE schema_version SET version = 99", [])
+        .unwrap();
+    drop(conn);
+
+    let err = SqliteStore::open(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::Newer {
+                found: 99,
+                supported: 1
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "store schema version 99 is newer than this nodebench supports (1)"
+    );
+    assert_eq!(schema_version(&path), 99);
+}
+
+#[test]
+fn unreadable_stored_values_are_errors_not_panics() {
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let mut store = SqliteStore::open(&path).unwrap();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    store.add_result(id, &cpu_result(1)).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+
+    conn.execute(
+        "UPDATE metrics SET unit = 'furlong/fortnight' WHERE name = 'rate'",
+        [],
+    )
+    .unwrap();
+    let err = store.load_run(id).unwrap_err();
+    assert!(matches!(err, StoreError::Invalid { .. }), "{err:?}");
+    assert!(err.to_string().contains("furlong/fortnight"), "{err}");
+
+    conn.execute("UPDATE runs SET status = 'exploded'", [])
+        .unwrap();
+    assert!(matches!(store.list_runs(), Err(StoreError::Invalid { .. })));
+    assert!(matches!(
+        store.load_run(id),
+        Err(StoreError::Invalid { .. })
+    ));
+
+    conn.execute(
+        "UPDATE runs SET status = 'complete', started_at = 'yesterday'",
+        [],
+    )
+    .unwrap();
+    assert!(matches!(store.list_runs(), Err(StoreError::Invalid { .. })));
+}
+
+#[test]
+fn recorder_commits_each_result_and_the_ending() {
+    use nodebench_core::bench::ResultSink;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    let store = nodebench_store::SqliteStore::open(&path).unwrap();
+    let run = nodebench_core::Run::start(vec!["nodebench".into()], Default::default());
+    let mut rec = nodebench_store::Recorder::begin(Some(Box::new(store)), run).unwrap();
+    let id = rec.run().id.unwrap();
+    rec.record(nodebench_core::BenchResult::new("cpu.ops"))
+        .unwrap();
+    // Committed already: a second connection sees it before the run ends.
+    let other = nodebench_store::SqliteStore::open(&path).unwrap();
+    let seen = other.load_run(id).unwrap();
+    assert_eq!(seen.results.len(), 1);
+    assert_eq!(seen.status, nodebench_core::RunStatus::Incomplete);
+    let done = rec.finish(nodebench_core::RunStatus::Complete).unwrap();
+    assert_eq!(done.results.len(), 1);
+    assert_eq!(
+        other.load_run(id).unwrap().status,
+        nodebench_core::RunStatus::Complete
+    );
+
+    let unsaved = nodebench_store::Recorder::begin(
+        None,
+        nodebench_core::Run::start(vec![], Default::default()),
+    )
+    .unwrap();
+    assert!(unsaved.run().id.is_none());
+}
