@@ -119,7 +119,13 @@ impl CpuOps {
 /// the last worker's end. The workers take the timestamps themselves: with
 /// more threads than cores a coordinating thread would wait for a time slice
 /// and start its clock late.
-fn timed_parallel(imp: &KernelImpl, threads: usize, iters: u64, cpus: &[usize], pin: bool) -> Duration {
+fn timed_parallel(
+    imp: &KernelImpl,
+    threads: usize,
+    iters: u64,
+    cpus: &[usize],
+    pin: bool,
+) -> Duration {
     let barrier = Barrier::new(threads);
     let spans: Vec<(Instant, Instant)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
