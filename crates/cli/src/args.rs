@@ -42,6 +42,9 @@ pub enum Command {
     /// CPU benchmarks.
     #[command(subcommand)]
     Cpu(CpuCommand),
+    /// Memory benchmarks.
+    #[command(subcommand)]
+    Memory(MemoryCommand),
     /// Stored runs: list, show, export, delete.
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -80,6 +83,44 @@ pub struct OpsArgs {
     /// Strong (fixed total work), weak (fixed work per thread) or both.
     #[arg(long, value_enum, default_value = "both")]
     pub scaling: ScalingArg,
+    /// Do not pin threads to CPUs.
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+/// `nodebench memory ...`
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// STREAM Copy/Scale/Add/Triad under STREAM's run rules: arrays of at
+    /// least 4x the last-level caches, first iteration dropped, best rate,
+    /// validated. MB/s = 10^6 B/s; bytes counted as STREAM does (16, 16, 24,
+    /// 24 per element). Ordinary stores make the CPU read each destination
+    /// line before writing it (write-allocate), so the real traffic exceeds
+    /// STREAM's count; the stores=nontemporal figures use streaming stores,
+    /// which skip that read.
+    Stream(StreamArgs),
+}
+
+/// Options of `memory stream`.
+#[derive(Debug, Args)]
+pub struct StreamArgs {
+    /// Thread counts, one result each (1,2,4 or 1..8 or all). Default: all CPUs.
+    #[arg(long, value_name = "LIST", value_parser = parse_threads)]
+    pub threads: Option<ThreadList>,
+    /// Elements (doubles) per array, like STREAM_ARRAY_SIZE: 20m = 20 million.
+    /// Default: 4x the total last-level cache, at least 10 million.
+    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    pub array_size: Option<u64>,
+    /// Iterations; the first is dropped.
+    #[arg(long, value_name = "N", default_value = "10", value_parser = parse_ntimes)]
+    pub ntimes: u64,
+    /// Skip the non-temporal-store pass.
+    #[arg(long)]
+    pub no_nontemporal: bool,
+    /// Do not ask for transparent huge pages (plain 4 KiB pages, as a
+    /// STREAM binary gets when THP is in `madvise` mode).
+    #[arg(long)]
+    pub no_hugepages: bool,
     /// Do not pin threads to CPUs.
     #[arg(long)]
     pub no_pin: bool,
@@ -140,6 +181,15 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 
 fn parse_positive(s: &str) -> Result<u64, String> {
     units::parse_count(s).map_err(|e| e.to_string())
+}
+
+fn parse_ntimes(s: &str) -> Result<u64, String> {
+    match units::parse_count(s) {
+        Ok(n) if n >= 2 => Ok(n),
+        _ => Err(format!(
+            "invalid iteration count '{s}': expected a whole number of at least 2 (the first is dropped)"
+        )),
+    }
 }
 
 fn parse_kernel(s: &str) -> Result<nodebench_cpu::kernels::Kernel, String> {

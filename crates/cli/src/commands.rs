@@ -11,10 +11,13 @@ use nodebench_core::inventory::{self, Inventory};
 use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_cpu::kernels::Kernel;
 use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
+use nodebench_memory::stream::{Stream, StreamConfig};
 use nodebench_report::{export, table};
 use nodebench_store::{Recorder, SqliteStore, Store};
 
-use crate::args::{Cli, Command, CpuCommand, OpsArgs, RunsCommand, ScalingArg};
+use crate::args::{
+    Cli, Command, CpuCommand, MemoryCommand, OpsArgs, RunsCommand, ScalingArg, StreamArgs,
+};
 use crate::progress::Bar;
 
 /// Exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT).
@@ -26,6 +29,9 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run => run_benchmarks(&cli, crate::suite::quick(), true),
         Command::Inventory => inventory_cmd(&cli),
         Command::Cpu(CpuCommand::Ops(a)) => run_benchmarks(&cli, vec![Box::new(cpu_ops(a))], false),
+        Command::Memory(MemoryCommand::Stream(a)) => {
+            run_benchmarks(&cli, vec![Box::new(stream(a))], false)
+        }
         Command::Runs(cmd) => runs_cmd(&cli, cmd),
         Command::Schema => {
             let schema = schemars::schema_for!(Run);
@@ -54,6 +60,21 @@ fn cpu_ops(a: &OpsArgs) -> CpuOps {
                 ScalingArg::Both => vec![Scaling::Strong, Scaling::Weak],
             },
             pin: !a.no_pin,
+        },
+    }
+}
+
+fn stream(a: &StreamArgs) -> Stream {
+    let defaults = StreamConfig::default();
+    Stream {
+        config: StreamConfig {
+            threads: a.threads.clone().map(|t| t.0).unwrap_or(defaults.threads),
+            array_size: a.array_size.map(|n| n as usize),
+            ntimes: a.ntimes as usize,
+            nontemporal: !a.no_nontemporal,
+            pin: !a.no_pin,
+            hugepages: !a.no_hugepages,
+            corrupt: None,
         },
     }
 }

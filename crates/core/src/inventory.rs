@@ -10,6 +10,7 @@
 //! is unit-tested with sample text from real machines; [`collect`] only reads
 //! the files and wires the pieces together.
 
+use crate::units::format_bytes;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{CStr, CString};
 use std::fs;
@@ -432,31 +433,6 @@ fn describe_block_device(d: &BlockDevice) -> String {
         opt_num(d.physical_block_size)
     ));
     parts.join(", ")
-}
-
-/// Formats a byte count with binary units and about three significant
-/// digits: "512 B", "32 KiB", "1.50 GiB", "11.8 GiB".
-fn format_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        return format!("{bytes} B");
-    }
-    let name = UNITS[unit];
-    if value.fract() == 0.0 {
-        format!("{value:.0} {name}")
-    } else if value < 10.0 {
-        format!("{value:.2} {name}")
-    } else if value < 100.0 {
-        format!("{value:.1} {name}")
-    } else {
-        format!("{value:.0} {name}")
-    }
 }
 
 /// Formats a frequency: "2.45 GHz", "800 MHz".
@@ -1338,6 +1314,12 @@ fn parse_meminfo(text: &str) -> MeminfoSummary {
         }
     }
     out
+}
+
+/// Memory available to a new allocation now (`MemAvailable`), read fresh;
+/// benchmarks check it before allocating large buffers.
+pub fn available_memory_bytes() -> Option<u64> {
+    read_text("/proc/meminfo").and_then(|t| parse_meminfo(&t).available)
 }
 
 fn collect_memory() -> MemoryInfo {

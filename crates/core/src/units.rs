@@ -176,37 +176,29 @@ pub fn parse_thread_list(s: &str, logical_cpus: usize) -> Result<Vec<usize>, Par
     Ok(out)
 }
 
-/// Formats a byte count with binary units: `32 MiB`, `1.5 GiB`, `512 B`.
+/// Formats a byte count with binary units and about three significant
+/// digits: "512 B", "32 KiB", "1.50 GiB", "11.8 GiB".
 pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = bytes as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < UNITS.len() {
-        v /= 1024.0;
-        i += 1;
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
     }
-    if i == 0 || v.fract() == 0.0 {
-        format!("{v:.0} {}", UNITS[i])
-    } else {
-        format!("{v:.1} {}", UNITS[i])
+    if unit == 0 {
+        return format!("{bytes} B");
     }
-}
-
-/// Formats a value with an SI prefix (k, M, G, T) and the given unit: `78.2 GFLOPS`-style.
-pub fn format_si(value: f64, unit: &str) -> String {
-    let abs = value.abs();
-    let (div, prefix) = if abs >= 1e12 {
-        (1e12, "T")
-    } else if abs >= 1e9 {
-        (1e9, "G")
-    } else if abs >= 1e6 {
-        (1e6, "M")
-    } else if abs >= 1e3 {
-        (1e3, "k")
+    let name = UNITS[unit];
+    if value.fract() == 0.0 {
+        format!("{value:.0} {name}")
+    } else if value < 10.0 {
+        format!("{value:.2} {name}")
+    } else if value < 100.0 {
+        format!("{value:.1} {name}")
     } else {
-        (1.0, "")
-    };
-    format!("{:.2} {prefix}{unit}", value / div)
+        format!("{value:.0} {name}")
+    }
 }
 
 #[cfg(test)]
@@ -273,8 +265,7 @@ mod tests {
     #[test]
     fn formatting() {
         assert_eq!(format_bytes(32 << 20), "32 MiB");
-        assert_eq!(format_bytes(1536), "1.5 KiB");
+        assert_eq!(format_bytes(1536), "1.50 KiB");
         assert_eq!(format_bytes(100), "100 B");
-        assert_eq!(format_si(78.2e9, "FLOPS"), "78.20 GFLOPS");
     }
 }

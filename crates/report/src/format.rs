@@ -19,6 +19,28 @@ pub fn si_prefix(value: f64) -> (&'static str, f64) {
     }
 }
 
+/// The prefix and divisor to show values up to `max` of `unit` with:
+/// bandwidth always in MB/s (10^6 B/s, as STREAM and IOzone users read it),
+/// times in the one unit that suits `max`, others by SI prefix.
+pub fn prefix_for(unit: Unit, max: f64) -> (&'static str, f64) {
+    match unit {
+        Unit::BytesPerSecond => ("M", 1e6),
+        Unit::Seconds => {
+            if max >= 1.0 {
+                ("", 1.0)
+            } else if max >= 1e-3 {
+                ("m", 1e-3)
+            } else if max >= 1e-6 {
+                ("u", 1e-6)
+            } else {
+                ("n", 1e-9)
+            }
+        }
+        Unit::Percent | Unit::Count | Unit::Cycles => ("", 1.0),
+        _ => si_prefix(max),
+    }
+}
+
 /// The display unit for `unit` with the prefix `prefix` (`GFLOPS`, `MB/s`).
 pub fn display_unit(unit: Unit, prefix: &str) -> String {
     match unit {
@@ -27,7 +49,7 @@ pub fn display_unit(unit: Unit, prefix: &str) -> String {
         Unit::BytesPerSecond => format!("{prefix}B/s"),
         Unit::Hertz => format!("{prefix}Hz"),
         Unit::Bytes => format!("{prefix}B"),
-        Unit::Seconds => "s".into(),
+        Unit::Seconds => format!("{prefix}s"),
         Unit::Cycles => "cycles".into(),
         Unit::Percent => "%".into(),
         Unit::Count => String::new(),
@@ -51,7 +73,8 @@ pub fn value(v: f64, unit: Unit) -> String {
 /// Formats a value with a fixed prefix divisor (so a row of a table shares one).
 pub fn scaled(v: f64, unit: Unit, divisor: f64) -> String {
     match unit {
-        Unit::Seconds => seconds(v),
+        Unit::Seconds => format!("{:.3}", v / divisor),
+        Unit::BytesPerSecond => format!("{:.1}", v / divisor),
         Unit::Percent => format!("{v:.1}"),
         Unit::Count => format!("{v:.2}"),
         Unit::Cycles => format!("{v:.1}"),

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use comfy_table::{CellAlignment, Table, presets};
-use nodebench_core::{BenchResult, Metric, Run};
+use nodebench_core::{BenchResult, Metric, Run, Unit};
 
 use crate::format;
 
@@ -53,15 +53,6 @@ fn cell(m: &Metric, divisor: f64) -> String {
 pub fn result_table(result: &BenchResult) -> String {
     let common = common_labels(result);
     let mut out = String::new();
-    let mut heading = format!("{} [{}]", result.benchmark, result.status.as_str());
-    for (k, v) in &common {
-        let _ = write!(heading, "  {k}={v}");
-    }
-    if let Some(serde_json::Value::String(isa)) = result.parameters.get("isa") {
-        let _ = write!(heading, "  isa={isa}");
-    }
-    let _ = writeln!(out, "{heading}");
-
     let mut threads: Vec<u64> = result
         .metrics
         .iter()
@@ -70,62 +61,24 @@ pub fn result_table(result: &BenchResult) -> String {
     threads.sort_unstable();
     threads.dedup();
 
+    let mut heading = format!("{} [{}]", result.benchmark, result.status.as_str());
+    for (k, v) in &common {
+        let _ = write!(heading, "  {k}={v}");
+    }
+    if let [t] = threads[..] {
+        let _ = write!(heading, "  threads={t}");
+    }
+    if let Some(serde_json::Value::String(isa)) = result.parameters.get("isa") {
+        let _ = write!(heading, "  isa={isa}");
+    }
+    let _ = writeln!(out, "{heading}");
+
     let mut table = Table::new();
     table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
-    if threads.is_empty() {
-        table.set_header(vec!["metric", "value", "% of limit", "cv"]);
-        for m in &result.metrics {
-            table.add_row(vec![
-                row_key(m, &common),
-                format::value(m.value, m.unit),
-                m.percent_of_reference
-                    .map(|p| format!("{p:.1}"))
-                    .unwrap_or_default(),
-                m.stats
-                    .as_ref()
-                    .map(|s| format!("{:.1}%", s.cv * 100.0))
-                    .unwrap_or_default(),
-            ]);
-        }
+    if threads.len() > 1 {
+        thread_pivot(&mut table, result, &common, &threads);
     } else {
-        let mut header = vec!["metric".to_string(), "unit".to_string()];
-        header.extend(threads.iter().map(|t| format!("{t} thr")));
-        table.set_header(header);
-        // Row key -> threads -> metric, in first-seen order.
-        let mut order: Vec<String> = Vec::new();
-        let mut rows: BTreeMap<String, BTreeMap<u64, &Metric>> = BTreeMap::new();
-        for m in &result.metrics {
-            let key = row_key(m, &common);
-            let t = m
-                .labels
-                .get("threads")
-                .and_then(|t| t.parse().ok())
-                .unwrap_or(0);
-            if !rows.contains_key(&key) {
-                order.push(key.clone());
-            }
-            rows.entry(key).or_default().insert(t, m);
-        }
-        for key in order {
-            let cells = &rows[&key];
-            let max = cells.values().map(|m| m.value.abs()).fold(0.0, f64::max);
-            let (prefix, divisor) = format::si_prefix(max);
-            let unit = cells
-                .values()
-                .next()
-                .map(|m| m.unit)
-                .unwrap_or(nodebench_core::Unit::Count);
-            let mut row = vec![key.clone(), format::display_unit(unit, prefix)];
-            for t in &threads {
-                row.push(cells.get(t).map(|m| cell(m, divisor)).unwrap_or_default());
-            }
-            table.add_row(row);
-        }
-        for col in 2..threads.len() + 2 {
-            if let Some(c) = table.column_mut(col) {
-                c.set_cell_alignment(CellAlignment::Right);
-            }
-        }
+        name_pivot(&mut table, result, &common);
     }
     let _ = writeln!(out, "{table}");
     if let Some(e) = &result.error {
@@ -138,6 +91,110 @@ pub fn result_table(result: &BenchResult) -> String {
         let _ = writeln!(out, "(%) = percent of the {p}");
     }
     out
+}
+
+/// Rows are metrics (name + distinguishing labels), columns thread counts.
+fn thread_pivot(
+    table: &mut Table,
+    result: &BenchResult,
+    common: &BTreeMap<String, String>,
+    threads: &[u64],
+) {
+    let mut header = vec!["metric".to_string(), "unit".to_string()];
+    header.extend(threads.iter().map(|t| format!("{t} thr")));
+    table.set_header(header);
+    // Row key -> threads -> metric, in first-seen order.
+    let mut order: Vec<String> = Vec::new();
+    let mut rows: BTreeMap<String, BTreeMap<u64, &Metric>> = BTreeMap::new();
+    for m in &result.metrics {
+        let key = row_key(m, common);
+        let t = m
+            .labels
+            .get("threads")
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0);
+        if !rows.contains_key(&key) {
+            order.push(key.clone());
+        }
+        rows.entry(key).or_default().insert(t, m);
+    }
+    for key in order {
+        let cells = &rows[&key];
+        let max = cells.values().map(|m| m.value.abs()).fold(0.0, f64::max);
+        let unit = cells.values().next().map(|m| m.unit).unwrap_or(Unit::Count);
+        let (prefix, divisor) = format::prefix_for(unit, max);
+        let mut row = vec![key.clone(), format::display_unit(unit, prefix)];
+        for t in threads {
+            row.push(cells.get(t).map(|m| cell(m, divisor)).unwrap_or_default());
+        }
+        table.add_row(row);
+    }
+    for col in 2..threads.len() + 2 {
+        if let Some(c) = table.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+/// Rows are label sets (kernel=triad stores=normal), columns metric names,
+/// as STREAM prints its table.
+fn name_pivot(table: &mut Table, result: &BenchResult, common: &BTreeMap<String, String>) {
+    let mut names: Vec<&str> = Vec::new();
+    let mut rows: Vec<(String, BTreeMap<&str, &Metric>)> = Vec::new();
+    for m in &result.metrics {
+        if !names.contains(&m.name.as_str()) {
+            names.push(&m.name);
+        }
+        let labels: Vec<String> = m
+            .labels
+            .iter()
+            .filter(|(k, _)| k.as_str() != "threads" && !common.contains_key(*k))
+            .map(|(_, v)| v.clone())
+            .collect();
+        let key = labels.join(" ");
+        match rows.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, cells)) => {
+                cells.insert(&m.name, m);
+            }
+            None => rows.push((key, BTreeMap::from([(m.name.as_str(), m)]))),
+        }
+    }
+    let mut header = vec![String::new()];
+    let mut scales = Vec::new();
+    for name in &names {
+        let col: Vec<&Metric> = rows
+            .iter()
+            .filter_map(|(_, c)| c.get(name).copied())
+            .collect();
+        let max = col.iter().map(|m| m.value.abs()).fold(0.0, f64::max);
+        let unit = col.first().map(|m| m.unit).unwrap_or(Unit::Count);
+        let (prefix, divisor) = format::prefix_for(unit, max);
+        let shown = format::display_unit(unit, prefix);
+        header.push(if shown.is_empty() {
+            name.to_string()
+        } else {
+            format!("{name} ({shown})")
+        });
+        scales.push(divisor);
+    }
+    table.set_header(header);
+    for (key, cells) in &rows {
+        let mut row = vec![key.clone()];
+        for (name, divisor) in names.iter().zip(&scales) {
+            row.push(
+                cells
+                    .get(name)
+                    .map(|m| cell(m, *divisor))
+                    .unwrap_or_default(),
+            );
+        }
+        table.add_row(row);
+    }
+    for col in 1..names.len() + 1 {
+        if let Some(c) = table.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
 }
 
 /// A short heading for a run followed by the table of each result.

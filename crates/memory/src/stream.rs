@@ -1,0 +1,662 @@
+//! `nodebench memory stream`: McCalpin's STREAM (Copy, Scale, Add, Triad)
+//! under its run rules.
+//!
+//! * Three arrays of `array_size` doubles; by default each is at least 4x the
+//!   sum of the last-level caches (and at least STREAM's 10 million elements).
+//! * The team's threads are pinned and initialise the parts they later use
+//!   (first touch); thread 0 times each kernel between two barriers.
+//! * `ntimes` iterations; the first is dropped; best rate = bytes / min time,
+//!   with avg/min/max time per kernel. Bytes as STREAM counts them: 16, 16,
+//!   24, 24 per element (reads + writes, no write-allocate traffic); MB/s in
+//!   tables means 10^6 B/s.
+//! * Validation replays the recurrence on scalars and fails the result when
+//!   the average relative error of any array exceeds 1e-13.
+//! * A second pass uses non-temporal (streaming) stores, labelled
+//!   `stores=nontemporal`: ordinary stores first read each destination line
+//!   into the cache (write-allocate), so real traffic for Copy is 24 B per
+//!   element, not the 16 STREAM counts; streaming stores skip that read.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use chrono::Utc;
+use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::stats::Stats;
+use nodebench_core::{BenchResult, Better, Metric, Reference, ResultStatus, Unit};
+
+use crate::buffer::{Buffer, check_fits, split};
+use crate::dmi;
+use crate::team::{self, SpinBarrier};
+
+/// STREAM's scalar.
+const SCALAR: f64 = 3.0;
+/// STREAM's validation threshold for doubles.
+pub const EPSILON: f64 = 1e-13;
+/// STREAM's default (and our minimum default) array size, in elements.
+pub const MIN_DEFAULT_ELEMENTS: usize = 10_000_000;
+
+/// One of the four STREAM kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamKernel {
+    /// c = a
+    Copy,
+    /// b = scalar * c
+    Scale,
+    /// c = a + b
+    Add,
+    /// a = b + scalar * c
+    Triad,
+}
+
+impl StreamKernel {
+    /// The four kernels in STREAM's order.
+    pub const ALL: [StreamKernel; 4] = [
+        StreamKernel::Copy,
+        StreamKernel::Scale,
+        StreamKernel::Add,
+        StreamKernel::Triad,
+    ];
+
+    /// Lower-case label value.
+    pub fn name(self) -> &'static str {
+        match self {
+            StreamKernel::Copy => "copy",
+            StreamKernel::Scale => "scale",
+            StreamKernel::Add => "add",
+            StreamKernel::Triad => "triad",
+        }
+    }
+
+    /// Bytes moved per element, as STREAM counts them.
+    pub fn bytes_per_element(self) -> usize {
+        match self {
+            StreamKernel::Copy | StreamKernel::Scale => 16,
+            StreamKernel::Add | StreamKernel::Triad => 24,
+        }
+    }
+}
+
+/// A deliberate corruption, to prove that validation catches wrong results:
+/// element `index` of the array kernel `after` just wrote (and the next
+/// kernel reads) is doubled in iteration `iteration`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Corruption {
+    /// Iteration (0-based) in which to corrupt.
+    pub iteration: usize,
+    /// Kernel after which to corrupt.
+    pub after: StreamKernel,
+    /// Element to double.
+    pub index: usize,
+}
+
+/// Everything `memory stream` runs with.
+#[derive(Debug, Clone)]
+pub struct StreamConfig {
+    /// Thread counts; one result per count.
+    pub threads: Vec<usize>,
+    /// Elements per array; `None` for the run-rule default.
+    pub array_size: Option<usize>,
+    /// Iterations (the first is dropped); at least 2.
+    pub ntimes: usize,
+    /// Also run the non-temporal-store pass.
+    pub nontemporal: bool,
+    /// Pin threads.
+    pub pin: bool,
+    /// Ask for transparent huge pages for the arrays (fewer TLB misses,
+    /// which matter most under virtualisation's nested paging).
+    pub hugepages: bool,
+    /// Test hook: corrupt an element between kernels.
+    pub corrupt: Option<Corruption>,
+}
+
+impl Default for StreamConfig {
+    fn default() -> Self {
+        StreamConfig {
+            threads: vec![nodebench_core::affinity::allowed_cpus().len()],
+            array_size: None,
+            ntimes: 10,
+            nontemporal: true,
+            pin: true,
+            hugepages: true,
+            corrupt: None,
+        }
+    }
+}
+
+/// The run-rule default array size: 4x the total last-level cache in
+/// doubles, at least [`MIN_DEFAULT_ELEMENTS`].
+pub fn default_array_size(llc_bytes: Option<u64>) -> usize {
+    let four_llc = llc_bytes.map(|b| (4 * b).div_ceil(8) as usize).unwrap_or(0);
+    four_llc.max(MIN_DEFAULT_ELEMENTS)
+}
+
+/// The `memory.stream` benchmark.
+#[derive(Debug, Clone)]
+pub struct Stream {
+    /// Its configuration.
+    pub config: StreamConfig,
+}
+
+/// Per-kernel times of one pass, iteration by iteration.
+struct PassTimes {
+    /// `times[kernel][iteration]` in seconds.
+    times: [Vec<f64>; 4],
+    /// Iterations completed (fewer than `ntimes` when cancelled).
+    done: usize,
+}
+
+struct Arrays {
+    a: Buffer<f64>,
+    b: Buffer<f64>,
+    c: Buffer<f64>,
+}
+
+impl Arrays {
+    /// The array kernel `k` writes.
+    fn written_by(&self, k: StreamKernel) -> &Buffer<f64> {
+        match k {
+            StreamKernel::Copy | StreamKernel::Add => &self.c,
+            StreamKernel::Scale => &self.b,
+            StreamKernel::Triad => &self.a,
+        }
+    }
+}
+
+/// Runs one kernel over `range` with ordinary stores.
+///
+/// # Safety
+/// The caller's thread must own `range` of every array (no other slice of it live).
+unsafe fn kernel_normal(k: StreamKernel, arr: &Arrays, range: std::ops::Range<usize>) {
+    // SAFETY: the caller owns `range` in all three arrays.
+    let (a, b, c) = unsafe {
+        (
+            arr.a.part(range.clone()),
+            arr.b.part(range.clone()),
+            arr.c.part(range),
+        )
+    };
+    match k {
+        StreamKernel::Copy => {
+            for (c, a) in c.iter_mut().zip(a.iter()) {
+                *c = *a;
+            }
+        }
+        StreamKernel::Scale => {
+            for (b, c) in b.iter_mut().zip(c.iter()) {
+                *b = SCALAR * *c;
+            }
+        }
+        StreamKernel::Add => {
+            for ((c, a), b) in c.iter_mut().zip(a.iter()).zip(b.iter()) {
+                *c = *a + *b;
+            }
+        }
+        StreamKernel::Triad => {
+            for ((a, b), c) in a.iter_mut().zip(b.iter()).zip(c.iter()) {
+                *a = *b + SCALAR * *c;
+            }
+        }
+    }
+}
+
+/// Runs one kernel over `range` with non-temporal stores (x86-64; elsewhere
+/// ordinary stores, and the pass is not run).
+///
+/// # Safety
+/// As [`kernel_normal`]; `range.start` must be a multiple of 2 elements on a
+/// 16-byte-aligned array.
+#[cfg(target_arch = "x86_64")]
+unsafe fn kernel_nontemporal(k: StreamKernel, arr: &Arrays, range: std::ops::Range<usize>) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller owns `range`; SSE2 is baseline on x86-64; stores are
+    // to 16-byte-aligned addresses (aligned array, even start, step 2).
+    unsafe {
+        let (a, b, c) = (
+            arr.a.part(range.clone()),
+            arr.b.part(range.clone()),
+            arr.c.part(range),
+        );
+        let n = a.len();
+        let even = n & !1;
+        let s = _mm_set1_pd(SCALAR);
+        let (pa, pb, pc) = (a.as_mut_ptr(), b.as_mut_ptr(), c.as_mut_ptr());
+        let mut i = 0;
+        match k {
+            StreamKernel::Copy => {
+                while i < even {
+                    _mm_stream_pd(pc.add(i), _mm_loadu_pd(pa.add(i)));
+                    i += 2;
+                }
+                if even < n {
+                    *pc.add(even) = *pa.add(even);
+                }
+            }
+            StreamKernel::Scale => {
+                while i < even {
+                    _mm_stream_pd(pb.add(i), _mm_mul_pd(s, _mm_loadu_pd(pc.add(i))));
+                    i += 2;
+                }
+                if even < n {
+                    *pb.add(even) = SCALAR * *pc.add(even);
+                }
+            }
+            StreamKernel::Add => {
+                while i < even {
+                    _mm_stream_pd(
+                        pc.add(i),
+                        _mm_add_pd(_mm_loadu_pd(pa.add(i)), _mm_loadu_pd(pb.add(i))),
+                    );
+                    i += 2;
+                }
+                if even < n {
+                    *pc.add(even) = *pa.add(even) + *pb.add(even);
+                }
+            }
+            StreamKernel::Triad => {
+                while i < even {
+                    let v = _mm_add_pd(
+                        _mm_loadu_pd(pb.add(i)),
+                        _mm_mul_pd(s, _mm_loadu_pd(pc.add(i))),
+                    );
+                    _mm_stream_pd(pa.add(i), v);
+                    i += 2;
+                }
+                if even < n {
+                    *pa.add(even) = *pb.add(even) + SCALAR * *pc.add(even);
+                }
+            }
+        }
+        _mm_sfence();
+    }
+}
+
+/// Initialises (first touch), then runs `ntimes` iterations of the four
+/// kernels on `threads` pinned threads.
+fn run_pass(
+    arr: &Arrays,
+    threads: usize,
+    cfg: &StreamConfig,
+    nontemporal: bool,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> PassTimes {
+    let n = arr.a.len();
+    let barrier = SpinBarrier::new(threads);
+    let stop = AtomicBool::new(false);
+    let clock = Instant::now();
+    let (start_ns, end_ns) = (AtomicU64::new(0), AtomicU64::new(0));
+    let mut results = team::run(threads, cfg.pin, |t| {
+        // 8 doubles = one cache line per granule keeps parts line-aligned.
+        let range = split(n, threads, t, 8);
+        {
+            // SAFETY: each thread owns its `range` exclusively.
+            let (a, b, c) = unsafe {
+                (
+                    arr.a.part(range.clone()),
+                    arr.b.part(range.clone()),
+                    arr.c.part(range.clone()),
+                )
+            };
+            a.fill(1.0);
+            b.fill(2.0);
+            c.fill(0.0);
+            for x in a.iter_mut() {
+                *x *= 2.0;
+            }
+        }
+        let mut times: [Vec<f64>; 4] = Default::default();
+        let mut done = 0;
+        for k in 0..cfg.ntimes {
+            if t == 0 {
+                stop.store(cancelled(), Ordering::SeqCst);
+            }
+            barrier.wait();
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            for (ki, kernel) in StreamKernel::ALL.into_iter().enumerate() {
+                // The last thread to arrive stamps the start just before it
+                // releases the team, and the last to finish stamps the end:
+                // no thread's scheduling delay shortens the measured time.
+                barrier.wait_then(|| {
+                    start_ns.store(clock.elapsed().as_nanos() as u64, Ordering::SeqCst)
+                });
+                #[cfg(target_arch = "x86_64")]
+                if nontemporal {
+                    // SAFETY: own range; starts are multiples of 8 elements of 2 MiB-aligned arrays.
+                    unsafe { kernel_nontemporal(kernel, arr, range.clone()) }
+                } else {
+                    // SAFETY: own range.
+                    unsafe { kernel_normal(kernel, arr, range.clone()) }
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                {
+                    let _ = nontemporal;
+                    // SAFETY: own range.
+                    unsafe { kernel_normal(kernel, arr, range.clone()) }
+                }
+                barrier.wait_then(|| {
+                    end_ns.store(clock.elapsed().as_nanos() as u64, Ordering::SeqCst)
+                });
+                if t == 0 {
+                    let ns = end_ns
+                        .load(Ordering::SeqCst)
+                        .saturating_sub(start_ns.load(Ordering::SeqCst));
+                    times[ki].push(ns as f64 * 1e-9);
+                    if let Some(f) = cfg.corrupt
+                        && f.iteration == k
+                        && f.after == kernel
+                        && f.index < n
+                    {
+                        // SAFETY: every other thread is waiting at the next
+                        // barrier and holds no slice; index is in bounds.
+                        unsafe { *arr.written_by(kernel).as_ptr().add(f.index) *= 2.0 };
+                    }
+                }
+            }
+            done += 1;
+        }
+        (times, done)
+    });
+    let (times, done) = results.swap_remove(0);
+    PassTimes { times, done }
+}
+
+/// STREAM's check: the average absolute error of each array relative to the
+/// value the recurrence gives after `iterations`; `Err` names the array.
+pub fn validate(a: &[f64], b: &[f64], c: &[f64], iterations: usize) -> Result<(), String> {
+    let (mut aj, mut bj, mut cj) = (1.0f64, 2.0f64, 0.0f64);
+    aj *= 2.0;
+    for _ in 0..iterations {
+        cj = aj;
+        bj = SCALAR * cj;
+        cj = aj + bj;
+        aj = bj + SCALAR * cj;
+    }
+    for (name, arr, expected) in [("a", a, aj), ("b", b, bj), ("c", c, cj)] {
+        let sum: f64 = arr.iter().map(|x| (x - expected).abs()).sum();
+        let avg = sum / arr.len().max(1) as f64;
+        let rel = (avg / expected).abs();
+        if rel.is_nan() || rel > EPSILON {
+            return Err(format!(
+                "validation failed: array {name}: average relative error {rel:e} exceeds {EPSILON:e} (expected {expected:e})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Stream {
+    fn validate_config(&self) -> Result<(), BenchError> {
+        let c = &self.config;
+        if c.threads.is_empty() || c.threads.contains(&0) {
+            return Err(BenchError::Invalid(
+                "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
+            ));
+        }
+        if c.ntimes < 2 {
+            return Err(BenchError::Invalid(
+                "--ntimes: expected at least 2 (the first iteration is dropped)".into(),
+            ));
+        }
+        if c.array_size == Some(0) {
+            return Err(BenchError::Invalid(
+                "--array-size: expected a positive number of elements".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn record_pass(
+    result: &mut BenchResult,
+    times: &PassTimes,
+    n: usize,
+    threads: usize,
+    stores: &str,
+    reference: &Option<Reference>,
+) {
+    for (ki, kernel) in StreamKernel::ALL.into_iter().enumerate() {
+        // The first iteration is dropped, as STREAM does.
+        let t: Vec<f64> = times.times[ki].iter().skip(1).copied().collect();
+        let Some(ts) = Stats::from_samples(&t) else {
+            continue;
+        };
+        let bytes = (kernel.bytes_per_element() * n) as f64;
+        let rates: Vec<f64> = t.iter().map(|s| bytes / s).collect();
+        let Some(rs) = Stats::from_samples(&rates) else {
+            continue;
+        };
+        let labels = |m: Metric| {
+            m.label("kernel", kernel.name())
+                .label("stores", stores)
+                .label("threads", threads)
+        };
+        result.metrics.push(
+            labels(Metric::new(
+                "bandwidth",
+                bytes / ts.min,
+                Unit::BytesPerSecond,
+                Better::Higher,
+            ))
+            .with_stats(rs)
+            .with_reference(reference.clone()),
+        );
+        result.metrics.push(labels(Metric::new(
+            "time_avg",
+            ts.mean,
+            Unit::Seconds,
+            Better::Lower,
+        )));
+        result.metrics.push(labels(Metric::new(
+            "time_min",
+            ts.min,
+            Unit::Seconds,
+            Better::Lower,
+        )));
+        result.metrics.push(labels(Metric::new(
+            "time_max",
+            ts.max,
+            Unit::Seconds,
+            Better::Lower,
+        )));
+    }
+}
+
+impl Benchmark for Stream {
+    fn id(&self) -> &'static str {
+        "memory.stream"
+    }
+
+    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        self.validate_config()?;
+        let c = &self.config;
+        let n = c
+            .array_size
+            .unwrap_or_else(|| default_array_size(ctx.inventory.last_level_cache_bytes()));
+        check_fits(3 * 8 * n as u64, "--array-size").map_err(BenchError::Invalid)?;
+        let peak = dmi::peak_dram_bandwidth();
+        let reference = peak.as_ref().ok().map(|p| Reference {
+            name: p.describe(),
+            value: p.bytes_per_second,
+        });
+        let passes: Vec<bool> = if c.nontemporal && cfg!(target_arch = "x86_64") {
+            vec![false, true]
+        } else {
+            vec![false]
+        };
+        ctx.progress
+            .start("memory stream", (c.threads.len() * passes.len()) as u64);
+        for &threads in &c.threads {
+            if ctx.cancel.is_cancelled() {
+                break;
+            }
+            let mut result = BenchResult::new(self.id());
+            result.param("threads", threads);
+            result.param("array_size", n);
+            result.param("array_bytes", 8 * n);
+            result.param("ntimes", c.ntimes);
+            result.param("hugepages", if c.hugepages { "madvise" } else { "off" });
+            result.param(
+                "bytes_per_element",
+                "copy 16, scale 16, add 24, triad 24 (STREAM counting)",
+            );
+            result.param("mb", "1 MB = 10^6 bytes");
+            result.param(
+                "dram_peak",
+                match &peak {
+                    Ok(p) => p.describe(),
+                    Err(why) => format!("unknown: {why}"),
+                },
+            );
+            let arrays = Arrays {
+                a: Buffer::new(n, c.hugepages, "--array-size").map_err(BenchError::System)?,
+                b: Buffer::new(n, c.hugepages, "--array-size").map_err(BenchError::System)?,
+                c: Buffer::new(n, c.hugepages, "--array-size").map_err(BenchError::System)?,
+            };
+            let cancel = ctx.cancel.clone();
+            let cancelled = move || cancel.is_cancelled();
+            for &nt in &passes {
+                let stores = if nt { "nontemporal" } else { "normal" };
+                let times = run_pass(&arrays, threads, c, nt, &cancelled);
+                if times.done < c.ntimes {
+                    result.status = ResultStatus::Cancelled;
+                    result.error = Some("interrupted".into());
+                }
+                record_pass(&mut result, &times, n, threads, stores, &reference);
+                if times.done > 0 {
+                    // SAFETY: the team has finished; this is the only access.
+                    let (a, b, cc) = unsafe {
+                        (
+                            arrays.a.part(0..n),
+                            arrays.b.part(0..n),
+                            arrays.c.part(0..n),
+                        )
+                    };
+                    if let Err(e) = validate(a, b, cc, times.done) {
+                        result.status = ResultStatus::Failed;
+                        result.error = Some(format!("{stores} stores: {e}"));
+                    }
+                }
+                ctx.progress.advance(1);
+                if result.status != ResultStatus::Passed {
+                    break;
+                }
+            }
+            result.ended_at = Utc::now();
+            ctx.sink.record(result)?;
+        }
+        ctx.progress.finish();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodebench_core::bench::{Cancel, NoProgress};
+    use nodebench_core::inventory::Inventory;
+
+    fn run(cfg: StreamConfig) -> Vec<BenchResult> {
+        let inv = Inventory::default();
+        let mut out: Vec<BenchResult> = Vec::new();
+        let mut ctx = Context {
+            cancel: Cancel::new(),
+            progress: &NoProgress,
+            inventory: &inv,
+            sink: &mut out,
+        };
+        Stream { config: cfg }.run(&mut ctx).unwrap();
+        out
+    }
+
+    fn small(threads: Vec<usize>) -> StreamConfig {
+        StreamConfig {
+            threads,
+            array_size: Some(1_000_003),
+            ntimes: 4,
+            ..StreamConfig::default()
+        }
+    }
+
+    #[test]
+    fn a_clean_run_validates_and_reports_every_kernel() {
+        let out = run(small(vec![1, 2]));
+        assert_eq!(out.len(), 2);
+        for r in &out {
+            assert_eq!(r.status, ResultStatus::Passed, "{:?}", r.error);
+            let bw: Vec<&Metric> = r.metrics.iter().filter(|m| m.name == "bandwidth").collect();
+            assert_eq!(bw.len(), if cfg!(target_arch = "x86_64") { 8 } else { 4 });
+            // Three repeats after dropping the first iteration.
+            assert!(
+                bw.iter()
+                    .all(|m| m.value > 0.0 && m.stats.as_ref().unwrap().n == 3)
+            );
+        }
+    }
+
+    #[test]
+    fn a_corrupted_element_fails_validation() {
+        for after in StreamKernel::ALL {
+            let mut cfg = small(vec![2]);
+            cfg.corrupt = Some(Corruption {
+                iteration: 1,
+                after,
+                index: 777_777,
+            });
+            let out = run(cfg);
+            assert_eq!(
+                out[0].status,
+                ResultStatus::Failed,
+                "corruption after {after:?} went unnoticed"
+            );
+            assert!(out[0].error.as_ref().unwrap().contains("validation failed"));
+        }
+    }
+
+    #[test]
+    fn validation_matches_the_recurrence() {
+        let n = 1000;
+        // After 0 iterations: a = 2, b = 2, c = 0.
+        assert!(
+            validate(&vec![2.0; n], &vec![2.0; n], &vec![0.0; n], 0).is_err(),
+            "c = 0 divides by zero: NaN must fail"
+        );
+        // After 1 iteration: c=a=2, b=6, c=8, a=6+24=30.
+        assert!(validate(&vec![30.0; n], &vec![6.0; n], &vec![8.0; n], 1).is_ok());
+        let mut a = vec![30.0; n];
+        a[5] = 31.0;
+        assert!(
+            validate(&a, &vec![6.0; n], &vec![8.0; n], 1)
+                .unwrap_err()
+                .contains("array a")
+        );
+    }
+
+    #[test]
+    fn default_size_is_four_times_the_llc() {
+        assert_eq!(default_array_size(Some(32 << 20)), 16_777_216);
+        assert_eq!(default_array_size(Some(1 << 20)), MIN_DEFAULT_ELEMENTS);
+        assert_eq!(default_array_size(None), MIN_DEFAULT_ELEMENTS);
+    }
+
+    #[test]
+    fn oversized_arrays_are_refused_before_allocating() {
+        let inv = Inventory::default();
+        let mut out: Vec<BenchResult> = Vec::new();
+        let mut ctx = Context {
+            cancel: Cancel::new(),
+            progress: &NoProgress,
+            inventory: &inv,
+            sink: &mut out,
+        };
+        let cfg = StreamConfig {
+            array_size: Some(1 << 50),
+            ..StreamConfig::default()
+        };
+        let e = Stream { config: cfg }
+            .run(&mut ctx)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--array-size: needs"), "{e}");
+    }
+}
