@@ -99,6 +99,55 @@ pub enum MemoryCommand {
     /// STREAM's count; the stores=nontemporal figures use streaming stores,
     /// which skip that read.
     Stream(StreamArgs),
+    /// The block-size x thread matrix (seeds/002): sequential write (memset),
+    /// random write and read+write (memcpy) per block size and thread count,
+    /// over a fixed total split across the threads; throughput and mean
+    /// latency of one block operation.
+    Blocks(BlocksArgs),
+    /// Load-to-use latency by working-set size: dependent loads over a random
+    /// cyclic permutation of cache lines, in ns and cycles, each point
+    /// labelled L1/L2/L3/DRAM from the cache sizes.
+    Latency(LatencyArgs),
+}
+
+/// Options of `memory blocks`.
+#[derive(Debug, Args)]
+pub struct BlocksArgs {
+    /// Block sizes, comma-separated (8,8KiB,8MiB,80MiB).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_block_size)]
+    pub block_sizes: Vec<u64>,
+    /// Thread counts (1,2,4,8 or 1..8 or all). Default: 1,2,4,8.
+    #[arg(long, value_name = "LIST", value_parser = parse_threads)]
+    pub threads: Option<ThreadList>,
+    /// Bytes moved per cell, split across the threads (1.28GB = 1.28 x 10^9).
+    #[arg(long, value_name = "SIZE", default_value = "1.28GB", value_parser = parse_block_size)]
+    pub total: u64,
+    /// Operations: seq_write,rand_write,read_write (default all).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_block_op)]
+    pub ops: Vec<nodebench_memory::blocks::BlockOp>,
+    /// Do not pin threads to CPUs.
+    #[arg(long)]
+    pub no_pin: bool,
+    /// Do not ask for transparent huge pages.
+    #[arg(long)]
+    pub no_hugepages: bool,
+}
+
+/// Options of `memory latency`.
+#[derive(Debug, Args)]
+pub struct LatencyArgs {
+    /// Smallest working set.
+    #[arg(long, value_name = "SIZE", default_value = "4KiB", value_parser = parse_block_size)]
+    pub min_size: u64,
+    /// Largest working set. Default: 4x the last-level cache, at least 64 MiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_block_size)]
+    pub max_size: Option<u64>,
+    /// Time spent chasing per working set.
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub duration: Duration,
+    /// Do not ask for transparent huge pages (the DRAM points then include TLB misses).
+    #[arg(long)]
+    pub no_hugepages: bool,
 }
 
 /// Options of `memory stream`.
@@ -181,6 +230,22 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 
 fn parse_positive(s: &str) -> Result<u64, String> {
     units::parse_count(s).map_err(|e| e.to_string())
+}
+
+fn parse_block_size(s: &str) -> Result<u64, String> {
+    match units::parse_size(s) {
+        Ok(0) => Err(format!(
+            "invalid size '{s}': expected a positive size like 8, 8KiB, 8MiB, 1.28GB"
+        )),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn parse_block_op(s: &str) -> Result<nodebench_memory::blocks::BlockOp, String> {
+    nodebench_memory::blocks::BlockOp::parse(s).ok_or_else(|| {
+        format!("unknown operation '{s}': expected seq_write, rand_write or read_write")
+    })
 }
 
 fn parse_ntimes(s: &str) -> Result<u64, String> {

@@ -11,12 +11,15 @@ use nodebench_core::inventory::{self, Inventory};
 use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_cpu::kernels::Kernel;
 use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
+use nodebench_memory::blocks::{Blocks, BlocksConfig};
+use nodebench_memory::latency::{Latency, LatencyConfig};
 use nodebench_memory::stream::{Stream, StreamConfig};
 use nodebench_report::{export, table};
 use nodebench_store::{Recorder, SqliteStore, Store};
 
 use crate::args::{
-    Cli, Command, CpuCommand, MemoryCommand, OpsArgs, RunsCommand, ScalingArg, StreamArgs,
+    BlocksArgs, Cli, Command, CpuCommand, LatencyArgs, MemoryCommand, OpsArgs, RunsCommand,
+    ScalingArg, StreamArgs,
 };
 use crate::progress::Bar;
 
@@ -31,6 +34,12 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Cpu(CpuCommand::Ops(a)) => run_benchmarks(&cli, vec![Box::new(cpu_ops(a))], false),
         Command::Memory(MemoryCommand::Stream(a)) => {
             run_benchmarks(&cli, vec![Box::new(stream(a))], false)
+        }
+        Command::Memory(MemoryCommand::Blocks(a)) => {
+            run_benchmarks(&cli, vec![Box::new(blocks(a))], false)
+        }
+        Command::Memory(MemoryCommand::Latency(a)) => {
+            run_benchmarks(&cli, vec![Box::new(latency(a))], false)
         }
         Command::Runs(cmd) => runs_cmd(&cli, cmd),
         Command::Schema => {
@@ -75,6 +84,40 @@ fn stream(a: &StreamArgs) -> Stream {
             pin: !a.no_pin,
             hugepages: !a.no_hugepages,
             corrupt: None,
+        },
+    }
+}
+
+fn blocks(a: &BlocksArgs) -> Blocks {
+    let d = BlocksConfig::default();
+    Blocks {
+        config: BlocksConfig {
+            block_sizes: if a.block_sizes.is_empty() {
+                d.block_sizes
+            } else {
+                a.block_sizes.clone()
+            },
+            threads: a.threads.clone().map(|t| t.0).unwrap_or(d.threads),
+            total: a.total,
+            ops: if a.ops.is_empty() {
+                d.ops
+            } else {
+                a.ops.clone()
+            },
+            pin: !a.no_pin,
+            hugepages: !a.no_hugepages,
+        },
+    }
+}
+
+fn latency(a: &LatencyArgs) -> Latency {
+    Latency {
+        config: LatencyConfig {
+            min_size: a.min_size,
+            max_size: a.max_size,
+            sizes: None,
+            duration: a.duration,
+            hugepages: !a.no_hugepages,
         },
     }
 }

@@ -1,11 +1,14 @@
 //! The quick suite run by `nodebench run`: short, representative runs of each
-//! benchmark area. Later areas add their entries here.
+//! benchmark area (CPU op rates, STREAM, memory latency), well under a
+//! minute on a 2-core machine. Later areas add their entries here.
 
 use std::time::Duration;
 
 use nodebench_core::bench::Benchmark;
 use nodebench_cpu::kernels::Kernel;
 use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
+use nodebench_memory::latency::{Latency, LatencyConfig};
+use nodebench_memory::stream::{Stream, StreamConfig};
 
 /// The benchmarks of the quick suite, in run order.
 pub fn quick() -> Vec<Box<dyn Benchmark>> {
@@ -19,5 +22,17 @@ pub fn quick() -> Vec<Box<dyn Benchmark>> {
             ..OpsConfig::default()
         },
     };
-    vec![Box::new(ops)]
+    let stream = Stream {
+        config: StreamConfig {
+            ntimes: 5,
+            ..StreamConfig::default()
+        },
+    };
+    let latency = Latency {
+        config: LatencyConfig {
+            duration: Duration::from_millis(20),
+            ..LatencyConfig::default()
+        },
+    };
+    vec![Box::new(ops), Box::new(stream), Box::new(latency)]
 }

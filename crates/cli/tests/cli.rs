@@ -244,12 +244,114 @@ fn bad_input_gives_one_clear_line_and_a_non_zero_exit() {
             &["--format", "csv"],
         ),
         (&["--tag", "novalue", "run"], &["--tag", "KEY=VALUE"]),
+        (
+            &["memory", "blocks", "--block-sizes", "0"],
+            &["--block-sizes", "8KiB"],
+        ),
+        (
+            &["memory", "blocks", "--block-sizes", "8,0,8MiB"],
+            &["--block-sizes", "8KiB"],
+        ),
+        (
+            &["memory", "blocks", "--threads", ""],
+            &["--threads", "1,2,4,8"],
+        ),
+        (
+            &["memory", "stream", "--threads", ""],
+            &["--threads", "1,2,4,8"],
+        ),
+        (
+            &["memory", "stream", "--ntimes", "1"],
+            &["--ntimes", "at least 2"],
+        ),
+        (
+            &["memory", "latency", "--min-size", "0"],
+            &["--min-size", "8KiB"],
+        ),
     ];
     for (args, needles) in cases {
         let out = t.run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert_one_line_error(&out, needles);
     }
+}
+
+#[test]
+fn a_stream_array_larger_than_memory_is_refused_before_allocating() {
+    let t = Tmp::new();
+    let start = Instant::now();
+    let out = t.run(&["memory", "stream", "--array-size", "100g", "--quiet"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_one_line_error(&out, &["--array-size", "needs", "available"]);
+    // Refused up front: allocating and touching 2.4 TB would take far longer.
+    assert!(start.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn memory_commands_report_their_metrics() {
+    let t = Tmp::new();
+    let out = t.run(&[
+        "memory",
+        "stream",
+        "--threads",
+        "1,2",
+        "--array-size",
+        "2m",
+        "--ntimes",
+        "3",
+        "--json",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "one result per thread count");
+    for r in results {
+        assert_eq!(r["status"], "passed");
+        let triad = r["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == "bandwidth" && m["labels"]["kernel"] == "triad")
+            .expect("triad bandwidth");
+        assert_eq!(triad["unit"], "B/s");
+        assert_eq!(triad["stats"]["n"], 2, "first of 3 iterations dropped");
+    }
+    let out = t.run(&[
+        "memory",
+        "blocks",
+        "--block-sizes",
+        "8,64KiB",
+        "--threads",
+        "1,2",
+        "--total",
+        "8MiB",
+        "--json",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let metrics: usize = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["metrics"].as_array().unwrap().len())
+        .sum();
+    // 3 ops x 2 block sizes x 2 thread counts x (bandwidth, latency).
+    assert_eq!(metrics, 24);
+    let out = t.run(&[
+        "memory",
+        "latency",
+        "--min-size",
+        "4KiB",
+        "--max-size",
+        "64KiB",
+        "--duration",
+        "5ms",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("latency (ns)"), "{}", stdout(&out));
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Memory benchmarks: STREAM, the block-size x thread matrix, and the
 //! latency sweep by working-set size.
 
+pub mod blocks;
 pub mod buffer;
 pub mod dmi;
+pub mod latency;
 pub mod stream;
 pub mod team;

@@ -1,0 +1,396 @@
+//! `nodebench memory blocks`: the block-size x thread matrix of seeds/002.
+//! For each operation, block size and thread count, a fixed total of bytes
+//! (split across the threads: strong scaling) is moved in blocks:
+//!
+//! * `seq_write`: memset of consecutive blocks;
+//! * `rand_write`: memset of blocks at random block-aligned offsets;
+//! * `read_write`: memcpy of consecutive blocks from a source to a
+//!   destination buffer (bytes counted once per block copied).
+//!
+//! Buffers are touched by their threads before timing (no page faults in
+//! the figures). Throughput is total bytes over the team's wall time;
+//! latency is the mean time of one block operation in a thread.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use chrono::Utc;
+use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::{BenchResult, Better, Metric, ResultStatus, Unit};
+
+use crate::buffer::{Buffer, check_fits, split};
+use crate::team::{self, SpinBarrier};
+
+/// One operation of the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockOp {
+    /// memset of consecutive blocks.
+    SeqWrite,
+    /// memset of blocks at random offsets.
+    RandWrite,
+    /// memcpy of consecutive blocks.
+    ReadWrite,
+}
+
+impl BlockOp {
+    /// All operations in display order.
+    pub const ALL: [BlockOp; 3] = [BlockOp::SeqWrite, BlockOp::RandWrite, BlockOp::ReadWrite];
+
+    /// The label and command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockOp::SeqWrite => "seq_write",
+            BlockOp::RandWrite => "rand_write",
+            BlockOp::ReadWrite => "read_write",
+        }
+    }
+
+    /// Parses [`BlockOp::name`].
+    pub fn parse(s: &str) -> Option<BlockOp> {
+        BlockOp::ALL.into_iter().find(|o| o.name() == s)
+    }
+}
+
+/// Everything `memory blocks` runs with.
+#[derive(Debug, Clone)]
+pub struct BlocksConfig {
+    /// Block sizes in bytes.
+    pub block_sizes: Vec<u64>,
+    /// Thread counts; one result per count.
+    pub threads: Vec<usize>,
+    /// Bytes moved per cell, split across the threads.
+    pub total: u64,
+    /// Operations to run.
+    pub ops: Vec<BlockOp>,
+    /// Pin threads.
+    pub pin: bool,
+    /// Ask for transparent huge pages.
+    pub hugepages: bool,
+}
+
+impl Default for BlocksConfig {
+    fn default() -> Self {
+        BlocksConfig {
+            block_sizes: vec![8, 8 << 10, 8 << 20, 80 << 20],
+            threads: vec![1, 2, 4, 8],
+            total: 1_280_000_000,
+            ops: BlockOp::ALL.to_vec(),
+            pin: true,
+            hugepages: true,
+        }
+    }
+}
+
+/// The `memory.blocks` benchmark.
+#[derive(Debug, Clone)]
+pub struct Blocks {
+    /// Its configuration.
+    pub config: BlocksConfig,
+}
+
+/// What one thread did in one cell.
+struct ThreadCell {
+    ops: u64,
+    seconds: f64,
+}
+
+fn xorshift(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
+
+/// Runs `ops` block operations of `block` bytes on this thread's region.
+///
+/// # Safety
+/// `dst` (and `src` for read+write) must be valid for `region` bytes and
+/// owned by this thread.
+unsafe fn run_ops(
+    op: BlockOp,
+    dst: *mut u8,
+    src: *const u8,
+    region: usize,
+    block: usize,
+    ops: u64,
+    seed: u64,
+) {
+    let nblocks = (region / block).max(1) as u64;
+    let mut rng = seed | 1;
+    let mut idx: u64 = 0;
+    for i in 0..ops {
+        let offset = match op {
+            BlockOp::RandWrite => (xorshift(&mut rng) % nblocks) as usize * block,
+            _ => {
+                let o = idx as usize * block;
+                idx += 1;
+                if idx == nblocks {
+                    idx = 0;
+                }
+                o
+            }
+        };
+        // SAFETY: offset + block <= nblocks * block <= region.
+        unsafe {
+            match op {
+                BlockOp::SeqWrite | BlockOp::RandWrite => {
+                    std::ptr::write_bytes(dst.add(offset), i as u8, block)
+                }
+                BlockOp::ReadWrite => {
+                    std::ptr::copy_nonoverlapping(src.add(offset), dst.add(offset), block)
+                }
+            }
+        }
+    }
+    black_box(dst);
+}
+
+impl Blocks {
+    fn validate(&self) -> Result<(), BenchError> {
+        let c = &self.config;
+        if c.block_sizes.is_empty() || c.block_sizes.contains(&0) {
+            return Err(BenchError::Invalid(
+                "--block-sizes: expected a list of positive sizes like 8,8KiB,8MiB,80MiB".into(),
+            ));
+        }
+        if c.threads.is_empty() || c.threads.contains(&0) {
+            return Err(BenchError::Invalid(
+                "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
+            ));
+        }
+        if c.ops.is_empty() {
+            return Err(BenchError::Invalid(
+                "--ops: expected seq_write, rand_write and/or read_write".into(),
+            ));
+        }
+        if c.total == 0 {
+            return Err(BenchError::Invalid(
+                "--total: expected a positive size like 1.28GB".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Benchmark for Blocks {
+    fn id(&self) -> &'static str {
+        "memory.blocks"
+    }
+
+    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        self.validate()?;
+        let c = &self.config;
+        let max_block = c.block_sizes.iter().copied().max().unwrap_or(1);
+        let max_threads = c.threads.iter().copied().max().unwrap_or(1) as u64;
+        // Each thread's region holds at least one block of the largest size.
+        let region_total = c.total.max(max_block * max_threads);
+        let copies = if c.ops.contains(&BlockOp::ReadWrite) {
+            2
+        } else {
+            1
+        };
+        check_fits(copies * region_total, "--total").map_err(BenchError::Invalid)?;
+        let cells = c.threads.len() * c.ops.len() * c.block_sizes.len();
+        ctx.progress.start("memory blocks", cells as u64);
+
+        for &threads in &c.threads {
+            if ctx.cancel.is_cancelled() {
+                break;
+            }
+            let mut result = BenchResult::new(self.id());
+            result.param("threads", threads);
+            result.param("total_bytes", c.total);
+            result.param("block_sizes", &c.block_sizes);
+            result.param("ops", c.ops.iter().map(|o| o.name()).collect::<Vec<_>>());
+            result.param("hugepages", if c.hugepages { "madvise" } else { "off" });
+            result.param("scaling", "strong: the total is split across the threads");
+            let region = (region_total / threads as u64) as usize;
+            let len = region * threads;
+            let dst: Buffer<u8> =
+                Buffer::new(len, c.hugepages, "--total").map_err(BenchError::System)?;
+            let src: Option<Buffer<u8>> = if copies == 2 {
+                Some(Buffer::new(len, c.hugepages, "--total").map_err(BenchError::System)?)
+            } else {
+                None
+            };
+            let barrier = SpinBarrier::new(threads);
+            let clock = Instant::now();
+            let (start_ns, end_ns) = (AtomicU64::new(0), AtomicU64::new(0));
+            let stop = AtomicBool::new(false);
+            let cancel = ctx.cancel.clone();
+            let mut cells_per_thread = team::run(threads, c.pin, |t| {
+                let range = split(len, threads, t, 1);
+                let (lo, n) = (range.start, range.len());
+                // SAFETY: each thread touches only its own range.
+                unsafe {
+                    dst.part(range.clone()).fill(1);
+                    if let Some(s) = &src {
+                        s.part(range.clone()).fill(2);
+                    }
+                }
+                let mut out: Vec<(BlockOp, u64, ThreadCell, f64)> = Vec::new();
+                for &op in &c.ops {
+                    for &block in &c.block_sizes {
+                        if t == 0 {
+                            stop.store(cancel.is_cancelled(), Ordering::SeqCst);
+                        }
+                        barrier.wait();
+                        if stop.load(Ordering::SeqCst) {
+                            return out;
+                        }
+                        let per_thread_bytes = c.total / threads as u64;
+                        let ops = (per_thread_bytes / block).max(1);
+                        let block = (block as usize).min(n);
+                        barrier.wait_then(|| {
+                            start_ns.store(clock.elapsed().as_nanos() as u64, Ordering::SeqCst)
+                        });
+                        let t0 = Instant::now();
+                        // SAFETY: own range of both buffers, `n` bytes each.
+                        unsafe {
+                            let d = dst.as_ptr().add(lo);
+                            let s = src
+                                .as_ref()
+                                .map(|s| s.as_ptr().add(lo) as *const u8)
+                                .unwrap_or(d);
+                            run_ops(
+                                op,
+                                d,
+                                s,
+                                n,
+                                block,
+                                ops,
+                                0x5EED ^ (t as u64) << 32 ^ block as u64,
+                            );
+                        }
+                        let mine = t0.elapsed().as_secs_f64();
+                        barrier.wait_then(|| {
+                            end_ns.store(clock.elapsed().as_nanos() as u64, Ordering::SeqCst)
+                        });
+                        let wall = end_ns
+                            .load(Ordering::SeqCst)
+                            .saturating_sub(start_ns.load(Ordering::SeqCst))
+                            as f64
+                            * 1e-9;
+                        out.push((op, block as u64, ThreadCell { ops, seconds: mine }, wall));
+                        // Keep the readers of start/end apart from the next writer.
+                        barrier.wait();
+                    }
+                }
+                out
+            });
+            let thread0 = cells_per_thread.remove(0);
+            for (i, (op, block, cell0, wall)) in thread0.iter().enumerate() {
+                let mut op_seconds = cell0.seconds / cell0.ops as f64;
+                let mut bytes = cell0.ops * block;
+                for other in &cells_per_thread {
+                    if let Some((_, _, cell, _)) = other.get(i) {
+                        op_seconds += cell.seconds / cell.ops as f64;
+                        bytes += cell.ops * block;
+                    }
+                }
+                let labels = |m: Metric| {
+                    m.label("op", op.name())
+                        .label("block", block)
+                        .label("threads", threads)
+                };
+                result.metrics.push(labels(Metric::new(
+                    "bandwidth",
+                    bytes as f64 / wall,
+                    Unit::BytesPerSecond,
+                    Better::Higher,
+                )));
+                result.metrics.push(labels(Metric::new(
+                    "latency",
+                    op_seconds / threads as f64,
+                    Unit::Seconds,
+                    Better::Lower,
+                )));
+                ctx.progress.advance(1);
+            }
+            if thread0.len() < c.ops.len() * c.block_sizes.len() {
+                result.status = ResultStatus::Cancelled;
+                result.error = Some("interrupted".into());
+            }
+            result.ended_at = Utc::now();
+            ctx.sink.record(result)?;
+        }
+        ctx.progress.finish();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodebench_core::bench::{Cancel, NoProgress};
+    use nodebench_core::inventory::Inventory;
+
+    fn run(cfg: BlocksConfig) -> Result<Vec<BenchResult>, BenchError> {
+        let inv = Inventory::default();
+        let mut out: Vec<BenchResult> = Vec::new();
+        let mut ctx = Context {
+            cancel: Cancel::new(),
+            progress: &NoProgress,
+            inventory: &inv,
+            sink: &mut out,
+        };
+        Blocks { config: cfg }.run(&mut ctx)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn every_cell_has_bandwidth_and_latency() {
+        let out = run(BlocksConfig {
+            block_sizes: vec![8, 4096, 1 << 20],
+            threads: vec![1, 2],
+            total: 16 << 20,
+            ..BlocksConfig::default()
+        })
+        .unwrap();
+        assert_eq!(out.len(), 2);
+        for r in &out {
+            assert_eq!(r.status, ResultStatus::Passed);
+            assert_eq!(r.metrics.len(), 3 * 3 * 2);
+            assert!(
+                r.metrics
+                    .iter()
+                    .all(|m| m.value > 0.0 && m.value.is_finite()),
+                "{:?}",
+                r.metrics
+            );
+        }
+        // A 1 MiB memset moves more bytes per second than an 8-byte one.
+        let bw = |block: &str| {
+            out[0]
+                .metrics
+                .iter()
+                .find(|m| {
+                    m.name == "bandwidth"
+                        && m.labels["op"] == "seq_write"
+                        && m.labels["block"] == block
+                })
+                .unwrap()
+                .value
+        };
+        assert!(bw("1048576") > bw("8"));
+    }
+
+    #[test]
+    fn zero_block_size_and_empty_lists_are_refused() {
+        let e = run(BlocksConfig {
+            block_sizes: vec![0],
+            ..BlocksConfig::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("--block-sizes"), "{e}");
+        let e = run(BlocksConfig {
+            threads: vec![],
+            ..BlocksConfig::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("--threads"), "{e}");
+    }
+}

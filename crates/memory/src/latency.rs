@@ -1,0 +1,329 @@
+//! `nodebench memory latency`: dependent loads chasing pointers through a
+//! random cyclic permutation of cache lines, for working sets from 4 KiB to
+//! beyond the last-level cache. Each load's address depends on the previous
+//! load, so the time per load is the load-to-use latency of whichever level
+//! holds the working set; the random order defeats the prefetchers. Each
+//! point is labelled L1/L2/L3/DRAM from the inventory's cache sizes.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::inventory::Inventory;
+use nodebench_core::{BenchResult, Better, Metric, ResultStatus, Unit, affinity};
+
+use crate::buffer::{Buffer, check_fits};
+
+/// Bytes per cache line assumed when the inventory does not say.
+const DEFAULT_LINE: usize = 64;
+
+/// Everything `memory latency` runs with.
+#[derive(Debug, Clone)]
+pub struct LatencyConfig {
+    /// Smallest working set.
+    pub min_size: u64,
+    /// Largest working set; `None` for 4x the last-level cache (at least 64 MiB).
+    pub max_size: Option<u64>,
+    /// Explicit working sets (overrides min/max).
+    pub sizes: Option<Vec<u64>>,
+    /// Target time per point.
+    pub duration: Duration,
+    /// Ask for transparent huge pages (fewer TLB misses in the DRAM points).
+    pub hugepages: bool,
+}
+
+impl Default for LatencyConfig {
+    fn default() -> Self {
+        LatencyConfig {
+            min_size: 4096,
+            max_size: None,
+            sizes: None,
+            duration: Duration::from_millis(100),
+            hugepages: true,
+        }
+    }
+}
+
+/// The `memory.latency` benchmark: one result holding a point per working set.
+#[derive(Debug, Clone)]
+pub struct Latency {
+    /// Its configuration.
+    pub config: LatencyConfig,
+}
+
+/// The cache level a working set of `bytes` fits in, from the per-core sizes
+/// of the inventory; `unknown` when the sizes are not known.
+pub fn level_for(bytes: u64, inv: &Inventory) -> &'static str {
+    let levels = [(1, "L1"), (2, "L2"), (3, "L3")];
+    let mut any = false;
+    for (level, name) in levels {
+        if let Some(size) = inv.cache_bytes(level) {
+            any = true;
+            if bytes <= size {
+                return name;
+            }
+        }
+    }
+    if any { "DRAM" } else { "unknown" }
+}
+
+/// Working sets from `min` doubling up to and including `max`, with a point
+/// at 1.5x between each pair.
+pub fn sweep(min: u64, max: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut s = min.max(1024);
+    while s <= max {
+        out.push(s);
+        let mid = s + s / 2;
+        if mid < max && mid < 2 * s {
+            out.push(mid);
+        }
+        s *= 2;
+    }
+    if out.last() != Some(&max) && max > min {
+        out.push(max);
+    }
+    out
+}
+
+/// Links the `lines` cache lines of `buf` into one random cycle (Sattolo's
+/// algorithm), each line's first word holding the address of the next.
+fn build_chain(buf: &Buffer<usize>, line_words: usize, lines: usize, seed: u64) {
+    let mut order: Vec<usize> = (0..lines).collect();
+    let mut x = seed | 1;
+    for i in (1..lines).rev() {
+        // xorshift64*
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        let r = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        let j = (r % i as u64) as usize;
+        order.swap(i, j);
+    }
+    let base = buf.as_ptr();
+    for w in 0..lines {
+        let from = order[w];
+        let to = order[(w + 1) % lines];
+        // SAFETY: both indexes are lines inside the buffer.
+        unsafe { *base.add(from * line_words) = base.add(to * line_words) as usize };
+    }
+}
+
+/// Follows the chain `loads` times (rounded up to 16) from `start`.
+fn chase(start: *const usize, loads: u64) -> *const usize {
+    let mut p = start;
+    for _ in 0..loads.div_ceil(16) {
+        for _ in 0..16 {
+            // SAFETY: every link points at the first word of a line of the buffer.
+            p = unsafe { *p } as *const usize;
+        }
+    }
+    black_box(p)
+}
+
+impl Benchmark for Latency {
+    fn id(&self) -> &'static str {
+        "memory.latency"
+    }
+
+    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        let c = &self.config;
+        let line = ctx
+            .inventory
+            .cpu
+            .caches
+            .first()
+            .and_then(|c| c.line_size_bytes)
+            .map(|l| l as usize)
+            .unwrap_or(DEFAULT_LINE);
+        let max = c.max_size.unwrap_or_else(|| {
+            ctx.inventory
+                .last_level_cache_bytes()
+                .map(|l| (4 * l).max(64 << 20))
+                .unwrap_or(256 << 20)
+        });
+        let sizes = match &c.sizes {
+            Some(s) => s.clone(),
+            None => sweep(c.min_size, max),
+        };
+        if sizes.is_empty() || sizes.iter().any(|&s| s < line as u64 * 2) {
+            return Err(BenchError::Invalid(format!(
+                "--min-size/--max-size: working sets must be at least two cache lines ({} B) and min <= max",
+                2 * line
+            )));
+        }
+        let largest = sizes.iter().copied().max().unwrap_or(0);
+        check_fits(largest, "--max-size").map_err(BenchError::Invalid)?;
+
+        let mut result = BenchResult::new(self.id());
+        result.param("line_bytes", line);
+        result.param("sizes", &sizes);
+        result.param("duration_s", c.duration.as_secs_f64());
+        result.param("hugepages", if c.hugepages { "madvise" } else { "off" });
+        result.param(
+            "method",
+            "dependent loads over a random cyclic permutation of cache lines (Sattolo)",
+        );
+
+        // One pinned thread does all the work, so every point sees the same core.
+        let cpu = affinity::allowed_cpus()[0];
+        let cancel = ctx.cancel.clone();
+        let progress = ctx.progress;
+        progress.start("memory latency", sizes.len() as u64);
+        let inventory = ctx.inventory;
+        let outcome = std::thread::scope(|s| {
+            s.spawn(|| -> Result<(Vec<Metric>, bool, Option<f64>), BenchError> {
+                affinity::pin_current_thread(cpu);
+                let clock = nodebench_cpu::kernels::measure_clock_hz(Duration::from_millis(50));
+                let mut metrics = Vec::new();
+                for (i, &size) in sizes.iter().enumerate() {
+                    if cancel.is_cancelled() {
+                        return Ok((metrics, true, clock));
+                    }
+                    let words = line / std::mem::size_of::<usize>();
+                    let lines = (size as usize / line).max(2);
+                    let buf: Buffer<usize> = Buffer::new(lines * words, c.hugepages, "--max-size")
+                        .map_err(BenchError::System)?;
+                    build_chain(&buf, words, lines, 0x9E37_79B9 + i as u64);
+                    let start = buf.as_ptr() as *const usize;
+                    // Warm up: one full lap brings the set into its level.
+                    chase(start, lines as u64);
+                    let mut loads: u64 = 1 << 16;
+                    let per_load = loop {
+                        let t = Instant::now();
+                        chase(start, loads);
+                        let el = t.elapsed();
+                        if el >= c.duration || loads >= 1 << 36 {
+                            break el.as_secs_f64() / loads.div_ceil(16).saturating_mul(16) as f64;
+                        }
+                        let scale = c.duration.as_secs_f64() / el.as_secs_f64().max(1e-6);
+                        loads = ((loads as f64 * scale.clamp(2.0, 100.0)) as u64).max(loads * 2);
+                    };
+                    let level = level_for(size, inventory);
+                    let labelled = |m: Metric| m.label("working_set", size).label("level", level);
+                    metrics.push(labelled(Metric::new(
+                        "latency",
+                        per_load,
+                        Unit::Seconds,
+                        Better::Lower,
+                    )));
+                    if let Some(hz) = clock {
+                        metrics.push(labelled(Metric::new(
+                            "latency_cycles",
+                            per_load * hz,
+                            Unit::Cycles,
+                            Better::Lower,
+                        )));
+                    }
+                    progress.advance(1);
+                }
+                Ok((metrics, false, clock))
+            })
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        });
+        let (metrics, interrupted, clock) = outcome?;
+        result.param(
+            "clock",
+            match clock {
+                Some(hz) => format!("{:.3} GHz measured on the pinned core", hz / 1e9),
+                None => "unknown (cycles not reported)".into(),
+            },
+        );
+        result.metrics = metrics;
+        if interrupted {
+            result.status = ResultStatus::Cancelled;
+            result.error = Some("interrupted".into());
+        }
+        result.ended_at = Utc::now();
+        progress.finish();
+        ctx.sink.record(result)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodebench_core::bench::{Cancel, NoProgress};
+
+    #[test]
+    fn sweep_doubles_with_midpoints() {
+        assert_eq!(sweep(4096, 16384), vec![4096, 6144, 8192, 12288, 16384]);
+        assert_eq!(sweep(4096, 10000), vec![4096, 6144, 8192, 10000]);
+    }
+
+    #[test]
+    fn the_chain_is_one_cycle_through_every_line() {
+        let lines = 1000;
+        let buf: Buffer<usize> = Buffer::new(lines * 8, false, "test").unwrap();
+        build_chain(&buf, 8, lines, 42);
+        let start = buf.as_ptr() as *const usize;
+        let mut seen = std::collections::HashSet::new();
+        let mut p = start;
+        for _ in 0..lines {
+            assert!(
+                seen.insert(p as usize),
+                "revisited a line before the cycle closed"
+            );
+            // SAFETY: links point into the buffer.
+            p = unsafe { *p } as *const usize;
+        }
+        assert_eq!(p, start, "the chain closes after exactly `lines` steps");
+    }
+
+    #[test]
+    fn latency_grows_from_l1_to_l2_to_dram() {
+        let inv = nodebench_core::inventory::collect();
+        let (Some(l1), Some(l2), Some(llc)) = (
+            inv.cache_bytes(1),
+            inv.cache_bytes(2),
+            inv.last_level_cache_bytes(),
+        ) else {
+            eprintln!("cache sizes unknown here; nothing to compare");
+            return;
+        };
+        let sizes = vec![l1 / 2, (l2 / 2).max(l1 * 4), (4 * llc).max(64 << 20)];
+        let mut out: Vec<BenchResult> = Vec::new();
+        let mut ctx = Context {
+            cancel: Cancel::new(),
+            progress: &NoProgress,
+            inventory: &inv,
+            sink: &mut out,
+        };
+        Latency {
+            config: LatencyConfig {
+                sizes: Some(sizes.clone()),
+                duration: Duration::from_millis(50),
+                ..LatencyConfig::default()
+            },
+        }
+        .run(&mut ctx)
+        .unwrap();
+        let lat: Vec<(String, f64)> = out[0]
+            .metrics
+            .iter()
+            .filter(|m| m.name == "latency")
+            .map(|m| (m.labels["level"].clone(), m.value))
+            .collect();
+        assert_eq!(lat.len(), 3);
+        assert_eq!(lat[0].0, "L1");
+        assert_eq!(lat[1].0, "L2");
+        assert_eq!(lat[2].0, "DRAM");
+        assert!(
+            lat[0].1 < lat[1].1,
+            "L1 {:?} not below L2 {:?}",
+            lat[0],
+            lat[1]
+        );
+        assert!(
+            lat[1].1 < lat[2].1,
+            "L2 {:?} not below DRAM {:?}",
+            lat[1],
+            lat[2]
+        );
+        // Generous sanity bounds: L1 under 10 ns, DRAM over 20 ns.
+        assert!(lat[0].1 < 10e-9 && lat[2].1 > 20e-9, "{lat:?}");
+    }
+}
