@@ -162,11 +162,32 @@ impl Arrays {
     }
 }
 
-/// Runs one kernel over `range` with ordinary stores.
+/// Runs one kernel over `range` with ordinary stores, compiled for AVX2 when
+/// the CPU has it (as `gcc -march=native` would), else for the baseline.
 ///
 /// # Safety
 /// The caller's thread must own `range` of every array (no other slice of it live).
 unsafe fn kernel_normal(k: StreamKernel, arr: &Arrays, range: std::ops::Range<usize>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2(k: StreamKernel, arr: &Arrays, range: std::ops::Range<usize>) {
+            // SAFETY: forwarded from the caller.
+            unsafe { kernel_normal_body(k, arr, range) }
+        }
+        // SAFETY: AVX2 detected; ownership forwarded from the caller.
+        return unsafe { avx2(k, arr, range) };
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { kernel_normal_body(k, arr, range) }
+}
+
+/// The loops of [`kernel_normal`], inlined into each instruction-set variant.
+///
+/// # Safety
+/// As [`kernel_normal`].
+#[inline(always)]
+unsafe fn kernel_normal_body(k: StreamKernel, arr: &Arrays, range: std::ops::Range<usize>) {
     // SAFETY: the caller owns `range` in all three arrays.
     let (a, b, c) = unsafe {
         (
