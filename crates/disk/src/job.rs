@@ -1,0 +1,623 @@
+//! One I/O job: a pass of reads and/or writes of `record`-byte records over a
+//! file, in a given order, through one engine, timing every operation into
+//! an HdrHistogram. Every disk benchmark (IOzone tests, dd, the block matrix,
+//! the fio comparison) is a sequence of jobs.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use nodebench_core::bench::Cancel;
+
+/// The order records are visited in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// 0, 1, 2, ...
+    Sequential,
+    /// Last record first (IOzone's backward read).
+    Backward,
+    /// Every `n`-th record, then the next start, until all are visited
+    /// (IOzone's stride read, default stride 17).
+    Stride(u64),
+    /// A random permutation of all records (seeded), each visited once, as
+    /// fio's random map does.
+    Random(u64),
+    /// The same record over and over (IOzone's record rewrite).
+    Fixed(u64),
+}
+
+/// What each operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rw {
+    /// Read records.
+    Read,
+    /// Write records.
+    Write,
+    /// Alternate read and write (IOzone's mixed workload).
+    Mixed,
+}
+
+/// How operations reach the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// pread/pwrite, one at a time.
+    Psync,
+    /// io_uring with up to `depth` operations in flight.
+    IoUring {
+        /// Queue depth.
+        depth: u32,
+    },
+    /// Buffered stdio-like streams (IOzone's fread/fwrite), sequential.
+    Stdio,
+}
+
+impl Engine {
+    /// The name shown in labels: `psync`, `io_uring`, `stdio`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Psync => "psync",
+            Engine::IoUring { .. } => "io_uring",
+            Engine::Stdio => "stdio",
+        }
+    }
+}
+
+/// One job.
+#[derive(Debug, Clone, Copy)]
+pub struct JobSpec {
+    /// Read, write or mixed.
+    pub rw: Rw,
+    /// Record order.
+    pub access: Access,
+    /// Bytes per operation.
+    pub record: u64,
+    /// Bytes of the file covered (a whole number of records is used).
+    pub size: u64,
+    /// The engine.
+    pub engine: Engine,
+    /// fsync after the last write, inside the timing (IOzone `-e`).
+    pub fsync_at_end: bool,
+    /// Write content derived from (seed, record index) so `verify` can check it.
+    pub verifiable: Option<u64>,
+}
+
+/// What a job did.
+#[derive(Debug)]
+pub struct JobOutcome {
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// Operations completed.
+    pub ops: u64,
+    /// Wall time from the first operation to the last (and the fsync, if asked).
+    pub seconds: f64,
+    /// Per-operation latency in nanoseconds.
+    pub latency_ns: Histogram<u64>,
+    /// Bytes done when another job of the same test signalled it had
+    /// finished (IOzone's "min xfer"); `None` if none did before this one.
+    pub bytes_when_first_done: Option<u64>,
+    /// True when stopped by cancellation.
+    pub cancelled: bool,
+}
+
+/// Shared between the jobs of one throughput-mode test.
+#[derive(Debug, Default)]
+pub struct Siblings {
+    /// Set by the first job to finish.
+    pub first_done: AtomicBool,
+}
+
+/// An I/O error with the context a user needs.
+pub fn io_error(what: &str, path: &str, offset: u64, e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(libc::ENOSPC) => format!(
+            "no space left on device: {what} {path} at offset {offset} (the --dir file system is full)"
+        ),
+        Some(libc::EFBIG) => format!(
+            "file too large (EFBIG): {what} {path} at offset {offset}: the file system or RLIMIT_FSIZE caps the file size"
+        ),
+        Some(libc::EDQUOT) => format!("disk quota exceeded: {what} {path} at offset {offset}"),
+        _ => format!("{what} {path} at offset {offset}: {e}"),
+    }
+}
+
+/// Page-aligned I/O buffers (O_DIRECT needs aligned memory).
+struct Buffers {
+    ptr: *mut u8,
+    layout: std::alloc::Layout,
+    record: usize,
+    count: usize,
+}
+
+impl Buffers {
+    fn new(record: usize, count: usize) -> Result<Buffers, String> {
+        let layout =
+            std::alloc::Layout::from_size_align(record * count, 4096).map_err(|e| e.to_string())?;
+        // SAFETY: non-zero size (record and count are at least 1).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(format!(
+                "cannot allocate {} bytes of I/O buffers",
+                record * count
+            ));
+        }
+        let b = Buffers {
+            ptr,
+            layout,
+            record,
+            count,
+        };
+        // Incompressible content: xorshift bytes.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for chunk in b.all().chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let bytes = x.to_le_bytes();
+            chunk.copy_from_slice(&bytes[..chunk.len()]);
+        }
+        Ok(b)
+    }
+
+    fn all(&self) -> &mut [u8] {
+        // SAFETY: owned allocation of this size.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.record * self.count) }
+    }
+
+    fn get(&self, i: usize) -> &mut [u8] {
+        let i = i % self.count;
+        // SAFETY: slot i lies inside the allocation; one user per slot at a time.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(i * self.record), self.record) }
+    }
+}
+
+impl Drop for Buffers {
+    fn drop(&mut self) {
+        // SAFETY: allocated with this layout.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
+    }
+}
+
+/// Fills `buf` with content derived from `seed` and the record index.
+pub fn fill_verifiable(buf: &mut [u8], seed: u64, record_index: u64) {
+    let mut x = (seed.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ record_index.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
+    for chunk in buf.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let bytes = x.to_le_bytes();
+        chunk.copy_from_slice(&bytes[..chunk.len()]);
+    }
+}
+
+/// The record indexes of `n` records in `access` order.
+pub fn order(access: Access, n: u64) -> Vec<u64> {
+    match access {
+        Access::Sequential => (0..n).collect(),
+        Access::Backward => (0..n).rev().collect(),
+        Access::Stride(s) => {
+            let s = s.max(1);
+            let mut v = Vec::with_capacity(n as usize);
+            for start in 0..s.min(n) {
+                v.extend((start..n).step_by(s as usize));
+            }
+            v
+        }
+        Access::Random(seed) => {
+            let mut v: Vec<u64> = (0..n).collect();
+            let mut x = seed | 1;
+            for i in (1..v.len()).rev() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                v.swap(i, (x % (i as u64 + 1)) as usize);
+            }
+            v
+        }
+        Access::Fixed(r) => vec![r.min(n.saturating_sub(1)); n as usize],
+    }
+}
+
+fn new_histogram() -> Histogram<u64> {
+    // 1 ns .. 1 hour, 3 significant digits; the bounds are valid constants.
+    Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
+        .unwrap_or_else(|_| Histogram::new(3).expect("3 digits is valid"))
+}
+
+/// Runs `spec` on `file` (opened by the caller with the right flags).
+pub fn run_job(
+    file: &File,
+    path: &str,
+    spec: &JobSpec,
+    cancel: &Cancel,
+    siblings: Option<&Siblings>,
+) -> Result<JobOutcome, String> {
+    let n = (spec.size / spec.record.max(1)).max(1);
+    let record = spec.record as usize;
+    let offsets = order(spec.access, n);
+    let depth = match spec.engine {
+        Engine::IoUring { depth } => depth.max(1) as usize,
+        _ => 1,
+    };
+    let bufs = Buffers::new(record, depth.max(16))?;
+    let mut out = JobOutcome {
+        bytes: 0,
+        ops: 0,
+        seconds: 0.0,
+        latency_ns: new_histogram(),
+        bytes_when_first_done: None,
+        cancelled: false,
+    };
+    let start = Instant::now();
+    match spec.engine {
+        Engine::Psync => psync(
+            file, path, spec, &offsets, &bufs, cancel, siblings, &mut out,
+        )?,
+        Engine::IoUring { .. } => uring(
+            file, path, spec, &offsets, &bufs, depth, cancel, siblings, &mut out,
+        )?,
+        Engine::Stdio => stdio(file, path, spec, n, &bufs, cancel, siblings, &mut out)?,
+    }
+    if spec.fsync_at_end && spec.rw != Rw::Read {
+        file.sync_all()
+            .map_err(|e| io_error("fsync", path, 0, &e))?;
+    }
+    out.seconds = start.elapsed().as_secs_f64();
+    if let Some(s) = siblings {
+        s.first_done.store(true, Ordering::SeqCst);
+    }
+    Ok(out)
+}
+
+fn is_write(rw: Rw, i: u64) -> bool {
+    match rw {
+        Rw::Read => false,
+        Rw::Write => true,
+        Rw::Mixed => i % 2 == 1,
+    }
+}
+
+fn note_siblings(out: &mut JobOutcome, siblings: Option<&Siblings>) {
+    if out.bytes_when_first_done.is_none()
+        && let Some(s) = siblings
+        && s.first_done.load(Ordering::Relaxed)
+    {
+        out.bytes_when_first_done = Some(out.bytes);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn psync(
+    file: &File,
+    path: &str,
+    spec: &JobSpec,
+    offsets: &[u64],
+    bufs: &Buffers,
+    cancel: &Cancel,
+    siblings: Option<&Siblings>,
+    out: &mut JobOutcome,
+) -> Result<(), String> {
+    let record = spec.record;
+    for (i, &idx) in offsets.iter().enumerate() {
+        if i % 256 == 0 && cancel.is_cancelled() {
+            out.cancelled = true;
+            break;
+        }
+        let off = idx * record;
+        let buf = bufs.get(i);
+        let write = is_write(spec.rw, i as u64);
+        if write && let Some(seed) = spec.verifiable {
+            fill_verifiable(buf, seed, idx);
+        }
+        let t = Instant::now();
+        if write {
+            file.write_all_at(buf, off)
+                .map_err(|e| io_error("writing", path, off, &e))?;
+        } else {
+            file.read_exact_at(buf, off)
+                .map_err(|e| io_error("reading", path, off, &e))?;
+        }
+        let _ = out.latency_ns.record(t.elapsed().as_nanos().max(1) as u64);
+        out.bytes += record;
+        out.ops += 1;
+        note_siblings(out, siblings);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn uring(
+    file: &File,
+    path: &str,
+    spec: &JobSpec,
+    offsets: &[u64],
+    bufs: &Buffers,
+    depth: usize,
+    cancel: &Cancel,
+    siblings: Option<&Siblings>,
+    out: &mut JobOutcome,
+) -> Result<(), String> {
+    use io_uring::{IoUring, opcode, types};
+    let mut ring = IoUring::new((depth as u32).next_power_of_two())
+        .map_err(|e| format!("--engine io_uring: cannot set up a ring: {e}"))?;
+    let fd = types::Fd(file.as_raw_fd());
+    let record = spec.record;
+    let mut free: Vec<usize> = (0..depth).rev().collect();
+    let mut started: Vec<(Instant, u64, bool)> = vec![(Instant::now(), 0, false); depth];
+    let (mut next, mut inflight) = (0usize, 0usize);
+    while next < offsets.len() || inflight > 0 {
+        if next < offsets.len() && cancel.is_cancelled() {
+            out.cancelled = true;
+            next = offsets.len();
+        }
+        while inflight < depth && next < offsets.len() {
+            let Some(slot) = free.pop() else { break };
+            let idx = offsets[next];
+            let off = idx * record;
+            let write = is_write(spec.rw, next as u64);
+            let buf = bufs.get(slot);
+            if write && let Some(seed) = spec.verifiable {
+                fill_verifiable(buf, seed, idx);
+            }
+            let sqe = if write {
+                opcode::Write::new(fd, buf.as_ptr(), record as u32)
+                    .offset(off)
+                    .build()
+            } else {
+                opcode::Read::new(fd, buf.as_mut_ptr(), record as u32)
+                    .offset(off)
+                    .build()
+            }
+            .user_data(slot as u64);
+            started[slot] = (Instant::now(), off, write);
+            // SAFETY: the buffer of `slot` stays alive and untouched until its completion is reaped.
+            unsafe {
+                ring.submission()
+                    .push(&sqe)
+                    .map_err(|_| "io_uring submission queue full".to_string())?;
+            }
+            next += 1;
+            inflight += 1;
+        }
+        ring.submit_and_wait(1)
+            .map_err(|e| format!("io_uring submit: {e}"))?;
+        let done: Vec<(u64, i32)> = ring
+            .completion()
+            .map(|c| (c.user_data(), c.result()))
+            .collect();
+        for (slot, res) in done {
+            let slot = slot as usize;
+            let (t, off, write) = started[slot];
+            let _ = out.latency_ns.record(t.elapsed().as_nanos().max(1) as u64);
+            free.push(slot);
+            inflight -= 1;
+            let what = if write { "writing" } else { "reading" };
+            if res < 0 {
+                return Err(io_error(
+                    what,
+                    path,
+                    off,
+                    &std::io::Error::from_raw_os_error(-res),
+                ));
+            }
+            if res as u64 != record {
+                return Err(format!(
+                    "{what} {path} at offset {off}: short transfer of {res} of {record} bytes"
+                ));
+            }
+            out.bytes += record;
+            out.ops += 1;
+            note_siblings(out, siblings);
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn stdio(
+    file: &File,
+    path: &str,
+    spec: &JobSpec,
+    n: u64,
+    bufs: &Buffers,
+    cancel: &Cancel,
+    siblings: Option<&Siblings>,
+    out: &mut JobOutcome,
+) -> Result<(), String> {
+    // stdio's buffer is the file system's preferred block size, as glibc sizes it.
+    let capacity = {
+        use std::os::unix::fs::MetadataExt;
+        file.metadata()
+            .map(|m| m.blksize() as usize)
+            .unwrap_or(4096)
+            .max(512)
+    };
+    let mut handle = file.try_clone().map_err(|e| format!("{path}: {e}"))?;
+    std::io::Seek::seek(&mut handle, std::io::SeekFrom::Start(0))
+        .map_err(|e| format!("{path}: {e}"))?;
+    let record = spec.record;
+    if spec.rw == Rw::Read {
+        let mut r = std::io::BufReader::with_capacity(capacity, handle);
+        for i in 0..n {
+            if i % 256 == 0 && cancel.is_cancelled() {
+                out.cancelled = true;
+                break;
+            }
+            let buf = bufs.get(i as usize);
+            let t = Instant::now();
+            r.read_exact(buf)
+                .map_err(|e| io_error("reading", path, i * record, &e))?;
+            let _ = out.latency_ns.record(t.elapsed().as_nanos().max(1) as u64);
+            out.bytes += record;
+            out.ops += 1;
+            note_siblings(out, siblings);
+        }
+    } else {
+        let mut w = std::io::BufWriter::with_capacity(capacity, handle);
+        for i in 0..n {
+            if i % 256 == 0 && cancel.is_cancelled() {
+                out.cancelled = true;
+                break;
+            }
+            let buf = bufs.get(i as usize);
+            if let Some(seed) = spec.verifiable {
+                fill_verifiable(buf, seed, i);
+            }
+            let t = Instant::now();
+            w.write_all(buf)
+                .map_err(|e| io_error("writing", path, i * record, &e))?;
+            let _ = out.latency_ns.record(t.elapsed().as_nanos().max(1) as u64);
+            out.bytes += record;
+            out.ops += 1;
+            note_siblings(out, siblings);
+        }
+        // fflush: inside the timing, as IOzone's fwrite test has it.
+        w.flush()
+            .map_err(|e| io_error("writing", path, n * record, &e))?;
+    }
+    Ok(())
+}
+
+/// Reads `size` bytes back in `record`-byte records and checks each against
+/// the content written with `seed`; `Err` names the first bad offset.
+pub fn verify(file: &File, path: &str, size: u64, record: u64, seed: u64) -> Result<u64, String> {
+    let n = (size / record.max(1)).max(1);
+    let bufs = Buffers::new(record as usize, 2)?;
+    for idx in 0..n {
+        let off = idx * record;
+        let (got, want) = (bufs.get(0), bufs.get(1));
+        file.read_exact_at(got, off)
+            .map_err(|e| io_error("verifying", path, off, &e))?;
+        fill_verifiable(want, seed, idx);
+        if got != want {
+            return Err(format!(
+                "--verify: {path}: data read back at offset {off} differs from what was written"
+            ));
+        }
+    }
+    Ok(n * record)
+}
+
+/// Drops the file's pages from the page cache (IOzone `-p`): dirty pages are
+/// written first, since the kernel cannot drop them.
+pub fn purge(file: &File, path: &str) -> Result<(), String> {
+    file.sync_all()
+        .map_err(|e| io_error("fsync", path, 0, &e))?;
+    // SAFETY: plain advice on our own descriptor.
+    let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    if rc != 0 {
+        return Err(format!(
+            "purging {path} from the page cache: {}",
+            std::io::Error::from_raw_os_error(rc)
+        ));
+    }
+    Ok(())
+}
+
+/// Makes a write past RLIMIT_FSIZE fail with EFBIG instead of killing the
+/// process with SIGXFSZ, so the error can be reported and files removed.
+pub fn ignore_sigxfsz() {
+    // SAFETY: setting a signal to ignored.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scratch::{OpenMode, ScratchFile};
+
+    #[test]
+    fn orders_visit_every_record_once() {
+        for access in [
+            Access::Sequential,
+            Access::Backward,
+            Access::Stride(17),
+            Access::Random(7),
+        ] {
+            let mut v = order(access, 1000);
+            assert_eq!(v.len(), 1000);
+            v.sort_unstable();
+            assert_eq!(v, (0..1000).collect::<Vec<_>>(), "{access:?}");
+        }
+        assert_eq!(order(Access::Stride(3), 7), vec![0, 3, 6, 1, 4, 2, 5]);
+        assert_eq!(order(Access::Backward, 3), vec![2, 1, 0]);
+        assert_eq!(order(Access::Fixed(0), 3), vec![0, 0, 0]);
+    }
+
+    fn spec(rw: Rw, access: Access, engine: Engine) -> JobSpec {
+        JobSpec {
+            rw,
+            access,
+            record: 4096,
+            size: 1 << 20,
+            engine,
+            fsync_at_end: true,
+            verifiable: Some(42),
+        }
+    }
+
+    #[test]
+    fn every_engine_writes_reads_and_verifies() {
+        let dir = tempfile::tempdir().unwrap();
+        for engine in [Engine::Psync, Engine::IoUring { depth: 8 }, Engine::Stdio] {
+            let f = ScratchFile::create(dir.path(), "job").unwrap();
+            let file = f.open(OpenMode::default()).unwrap();
+            let path = f.path().display().to_string();
+            let w = run_job(
+                &file,
+                &path,
+                &spec(Rw::Write, Access::Sequential, engine),
+                &Cancel::new(),
+                None,
+            );
+            let w = match w {
+                Err(e) if e.contains("io_uring") => {
+                    eprintln!("io_uring unavailable here: {e}");
+                    continue;
+                }
+                other => other.unwrap(),
+            };
+            assert_eq!((w.bytes, w.ops), (1 << 20, 256), "{engine:?}");
+            assert_eq!(w.latency_ns.len(), 256);
+            assert_eq!(file.metadata().unwrap().len(), 1 << 20);
+            let access = if engine == Engine::Stdio {
+                Access::Sequential
+            } else {
+                Access::Random(3)
+            };
+            let r = run_job(
+                &file,
+                &path,
+                &spec(Rw::Read, access, engine),
+                &Cancel::new(),
+                None,
+            )
+            .unwrap();
+            assert_eq!(r.bytes, 1 << 20);
+            assert_eq!(verify(&file, &path, 1 << 20, 4096, 42).unwrap(), 1 << 20);
+            let e = verify(&file, &path, 1 << 20, 4096, 43).unwrap_err();
+            assert!(e.contains("offset 0 differs"), "{e}");
+        }
+    }
+
+    #[test]
+    fn reading_past_the_end_is_an_error_naming_the_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = ScratchFile::create(dir.path(), "short").unwrap();
+        let file = f.open(OpenMode::default()).unwrap();
+        let e = run_job(
+            &file,
+            "x",
+            &spec(Rw::Read, Access::Sequential, Engine::Psync),
+            &Cancel::new(),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.starts_with("reading x at offset 0"), "{e}");
+    }
+}
