@@ -45,6 +45,9 @@ pub enum Command {
     /// Memory benchmarks.
     #[command(subcommand)]
     Memory(MemoryCommand),
+    /// Disk benchmarks (files only under --dir, removed afterwards).
+    #[command(subcommand)]
+    Disk(DiskCommand),
     /// Stored runs: list, show, export, delete.
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -175,6 +178,123 @@ pub struct StreamArgs {
     pub no_pin: bool,
 }
 
+/// `nodebench disk ...`
+#[derive(Debug, Subcommand)]
+pub enum DiskCommand {
+    /// The IOzone test set: write, rewrite, read, reread, random read/write,
+    /// backward read, record rewrite, stride read, fwrite/frewrite,
+    /// fread/freread, pwrite/pread, mixed; IOzone's flags; throughput mode
+    /// (-t) and auto mode (-a); IOPS and latency percentiles per test.
+    Iozone(IozoneArgs),
+    /// dd-style sequential write of --count x --block-size, without and with
+    /// a final fdatasync; bytes, seconds and MB/s (10^6 B/s) as dd prints.
+    Dd(DdArgs),
+    /// The block-size x thread matrix: sequential read, random read and
+    /// read+write per block size and thread count; throughput and latency.
+    Blocks(DiskBlocksArgs),
+}
+
+/// Options of `disk iozone`.
+#[derive(Debug, Args)]
+pub struct IozoneArgs {
+    /// Directory for the test files (nodebench-*.tmp, removed afterwards).
+    #[arg(long, value_name = "PATH")]
+    pub dir: PathBuf,
+    /// File size per worker (IOzone -s): 512m, 2g.
+    #[arg(short = 's', long, value_name = "SIZE", default_value = "512m", value_parser = parse_block_size)]
+    pub file_size: u64,
+    /// Record size (IOzone -r): 4k, 1m.
+    #[arg(short = 'r', long, value_name = "SIZE", default_value = "4k", value_parser = parse_block_size)]
+    pub record_size: u64,
+    /// Tests to run, comma-separated (default all): write, rewrite, read,
+    /// reread, random_read, random_write, backward_read, record_rewrite,
+    /// stride_read, fwrite, frewrite, fread, freread, pwrite, pread, mixed.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_iozone_test)]
+    pub tests: Vec<nodebench_disk::iozone::Test>,
+    /// Throughput mode with N workers, each on its own file (IOzone -t).
+    #[arg(short = 't', long, value_name = "N", default_value = "1", value_parser = parse_positive)]
+    pub workers: u64,
+    /// Auto mode (IOzone -a): file sizes 64 KiB to --max-file-size x records 4 KiB to 16 MiB.
+    #[arg(short = 'a', long)]
+    pub auto: bool,
+    /// Largest file size in auto mode (IOzone -g).
+    #[arg(short = 'g', long, value_name = "SIZE", default_value = "512m", value_parser = parse_block_size)]
+    pub max_file_size: u64,
+    /// Include fsync in the write timing (IOzone -e).
+    #[arg(short = 'e', long)]
+    pub fsync: bool,
+    /// O_SYNC writes (IOzone -o).
+    #[arg(short = 'o', long = "sync")]
+    pub o_sync: bool,
+    /// O_DIRECT, with aligned buffers (IOzone -I).
+    #[arg(short = 'I', long)]
+    pub direct: bool,
+    /// Drop the file's pages from the page cache before each test (IOzone -p).
+    #[arg(short = 'p', long)]
+    pub purge: bool,
+    /// I/O engine: psync or io_uring.
+    #[arg(long, value_enum, default_value = "psync")]
+    pub engine: EngineArg,
+    /// Operations in flight with io_uring.
+    #[arg(long, value_name = "N", default_value = "1", value_parser = parse_positive)]
+    pub iodepth: u64,
+    /// Read back what the write tests wrote and compare.
+    #[arg(long)]
+    pub verify: bool,
+}
+
+/// `--engine` values.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum EngineArg {
+    /// pread/pwrite, one operation at a time.
+    Psync,
+    /// io_uring with --iodepth operations in flight.
+    IoUring,
+}
+
+/// Options of `disk dd`.
+#[derive(Debug, Args)]
+pub struct DdArgs {
+    /// Directory for the file (removed afterwards).
+    #[arg(long, value_name = "PATH")]
+    pub dir: PathBuf,
+    /// Bytes per write (dd bs=): 100M.
+    #[arg(long, value_name = "SIZE", default_value = "100M", value_parser = parse_block_size)]
+    pub block_size: u64,
+    /// Number of writes (dd count=).
+    #[arg(long, value_name = "N", default_value = "100", value_parser = parse_positive)]
+    pub count: u64,
+    /// O_DIRECT (dd oflag=direct).
+    #[arg(long)]
+    pub direct: bool,
+}
+
+/// Options of `disk blocks`.
+#[derive(Debug, Args)]
+pub struct DiskBlocksArgs {
+    /// Directory for the files (removed afterwards).
+    #[arg(long, value_name = "PATH")]
+    pub dir: PathBuf,
+    /// Block sizes, comma-separated (8,8KiB,8MiB,80MiB).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_block_size)]
+    pub block_sizes: Vec<u64>,
+    /// Thread counts (default 1,2,4,8).
+    #[arg(long, value_name = "LIST", value_parser = parse_threads)]
+    pub threads: Option<ThreadList>,
+    /// Bytes per cell, split across the threads.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_block_size)]
+    pub total: u64,
+    /// Operations: seq_read,rand_read,read_write (default all).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_disk_op)]
+    pub ops: Vec<nodebench_disk::blocks::DiskOp>,
+    /// O_DIRECT.
+    #[arg(long)]
+    pub direct: bool,
+    /// Longest one cell may run.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub cell_time: Duration,
+}
+
 /// `--scaling` values.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum ScalingArg {
@@ -245,6 +365,20 @@ fn parse_block_size(s: &str) -> Result<u64, String> {
 fn parse_block_op(s: &str) -> Result<nodebench_memory::blocks::BlockOp, String> {
     nodebench_memory::blocks::BlockOp::parse(s).ok_or_else(|| {
         format!("unknown operation '{s}': expected seq_write, rand_write or read_write")
+    })
+}
+
+fn parse_iozone_test(s: &str) -> Result<nodebench_disk::iozone::Test, String> {
+    nodebench_disk::iozone::Test::parse(s).ok_or_else(|| {
+        format!(
+            "unknown test '{s}': expected write, rewrite, read, reread, random_read, random_write, backward_read, record_rewrite, stride_read, fwrite, frewrite, fread, freread, pwrite, pread or mixed"
+        )
+    })
+}
+
+fn parse_disk_op(s: &str) -> Result<nodebench_disk::blocks::DiskOp, String> {
+    nodebench_disk::blocks::DiskOp::parse(s).ok_or_else(|| {
+        format!("unknown operation '{s}': expected seq_read, rand_read or read_write")
     })
 }
 

@@ -11,6 +11,10 @@ use nodebench_core::inventory::{self, Inventory};
 use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_cpu::kernels::Kernel;
 use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
+use nodebench_disk::blocks::{DiskBlocks, DiskBlocksConfig};
+use nodebench_disk::dd::{Dd, DdConfig};
+use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
+use nodebench_disk::job::Engine;
 use nodebench_memory::blocks::{Blocks, BlocksConfig};
 use nodebench_memory::latency::{Latency, LatencyConfig};
 use nodebench_memory::stream::{Stream, StreamConfig};
@@ -18,8 +22,8 @@ use nodebench_report::{export, table};
 use nodebench_store::{Recorder, SqliteStore, Store};
 
 use crate::args::{
-    BlocksArgs, Cli, Command, CpuCommand, LatencyArgs, MemoryCommand, OpsArgs, RunsCommand,
-    ScalingArg, StreamArgs,
+    BlocksArgs, Cli, Command, CpuCommand, DiskBlocksArgs, DiskCommand, EngineArg, IozoneArgs,
+    LatencyArgs, MemoryCommand, OpsArgs, RunsCommand, ScalingArg, StreamArgs,
 };
 use crate::progress::Bar;
 
@@ -40,6 +44,24 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Memory(MemoryCommand::Latency(a)) => {
             run_benchmarks(&cli, vec![Box::new(latency(a))], false)
+        }
+        Command::Disk(DiskCommand::Iozone(a)) => {
+            run_benchmarks(&cli, vec![Box::new(iozone(a))], false)
+        }
+        Command::Disk(DiskCommand::Dd(a)) => run_benchmarks(
+            &cli,
+            vec![Box::new(Dd {
+                config: DdConfig {
+                    dir: a.dir.clone(),
+                    block_size: a.block_size,
+                    count: a.count,
+                    direct: a.direct,
+                },
+            })],
+            false,
+        ),
+        Command::Disk(DiskCommand::Blocks(a)) => {
+            run_benchmarks(&cli, vec![Box::new(disk_blocks(a))], false)
         }
         Command::Runs(cmd) => runs_cmd(&cli, cmd),
         Command::Schema => {
@@ -120,6 +142,51 @@ fn latency(a: &LatencyArgs) -> Latency {
             hugepages: !a.no_hugepages,
         },
     }
+}
+
+fn iozone(a: &IozoneArgs) -> Iozone {
+    Iozone {
+        config: IozoneConfig {
+            dir: a.dir.clone(),
+            file_size: a.file_size,
+            record_size: a.record_size,
+            tests: if a.tests.is_empty() {
+                Test::ALL.to_vec()
+            } else {
+                a.tests.clone()
+            },
+            workers: a.workers as usize,
+            auto_max_file_size: a.auto.then_some(a.max_file_size),
+            fsync_in_timing: a.fsync,
+            o_sync: a.o_sync,
+            direct: a.direct,
+            purge: a.purge,
+            engine: match a.engine {
+                EngineArg::Psync => Engine::Psync,
+                EngineArg::IoUring => Engine::IoUring {
+                    depth: a.iodepth as u32,
+                },
+            },
+            verify: a.verify,
+        },
+    }
+}
+
+fn disk_blocks(a: &DiskBlocksArgs) -> DiskBlocks {
+    let mut c = DiskBlocksConfig::new(a.dir.clone());
+    if !a.block_sizes.is_empty() {
+        c.block_sizes = a.block_sizes.clone();
+    }
+    if let Some(t) = &a.threads {
+        c.threads = t.0.clone();
+    }
+    if !a.ops.is_empty() {
+        c.ops = a.ops.clone();
+    }
+    c.total = a.total;
+    c.direct = a.direct;
+    c.cell_time_limit = a.cell_time;
+    DiskBlocks { config: c }
 }
 
 fn open_store(cli: &Cli) -> Result<SqliteStore> {
@@ -211,7 +278,19 @@ fn run_benchmarks(
         );
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
-    if run.results.iter().any(|r| r.status == ResultStatus::Failed) {
+    let failed: Vec<_> = run
+        .results
+        .iter()
+        .filter(|r| r.status == ResultStatus::Failed)
+        .collect();
+    for r in &failed {
+        eprintln!(
+            "error: {}: {}",
+            r.benchmark,
+            r.error.as_deref().unwrap_or("failed")
+        );
+    }
+    if !failed.is_empty() {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

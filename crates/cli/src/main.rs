@@ -25,13 +25,18 @@ fn main() -> ExitCode {
                     ExitCode::from(2)
                 }
                 _ => {
-                    // One line: clap's first line names the flag and our
-                    // parsers' messages name the accepted forms.
-                    let text = e.to_string();
-                    eprintln!(
-                        "{}",
-                        text.lines().next().unwrap_or("error: invalid arguments")
-                    );
+                    // One line: clap's message up to its usage hint (the flag
+                    // and, from our parsers, the accepted forms).
+                    let text = e.render().to_string();
+                    let line: Vec<&str> = text
+                        .lines()
+                        .map(str::trim)
+                        .take_while(|l| {
+                            !l.starts_with("Usage:") && !l.starts_with("For more information")
+                        })
+                        .filter(|l| !l.is_empty())
+                        .collect();
+                    eprintln!("{}", line.join(" "));
                     ExitCode::from(2)
                 }
             };

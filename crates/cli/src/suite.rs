@@ -1,5 +1,6 @@
 //! The quick suite run by `nodebench run`: short, representative runs of each
-//! benchmark area (CPU op rates, STREAM, memory latency), well under a
+//! benchmark area (CPU op rates, STREAM, memory latency, IOzone on a 256 MiB
+//! file in the temporary directory), well under a
 //! minute on a 2-core machine. Later areas add their entries here.
 
 use std::time::Duration;
@@ -7,6 +8,8 @@ use std::time::Duration;
 use nodebench_core::bench::Benchmark;
 use nodebench_cpu::kernels::Kernel;
 use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
+use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
+use nodebench_disk::job::Engine;
 use nodebench_memory::latency::{Latency, LatencyConfig};
 use nodebench_memory::stream::{Stream, StreamConfig};
 
@@ -34,5 +37,33 @@ pub fn quick() -> Vec<Box<dyn Benchmark>> {
             ..LatencyConfig::default()
         },
     };
-    vec![Box::new(ops), Box::new(stream), Box::new(latency)]
+    let disk = Iozone {
+        config: IozoneConfig {
+            dir: std::env::temp_dir(),
+            file_size: 256 << 20,
+            record_size: 64 << 10,
+            tests: vec![
+                Test::Write,
+                Test::Rewrite,
+                Test::Read,
+                Test::Reread,
+                Test::RandomRead,
+                Test::RandomWrite,
+            ],
+            workers: 1,
+            auto_max_file_size: None,
+            fsync_in_timing: true,
+            o_sync: false,
+            direct: false,
+            purge: true,
+            engine: Engine::Psync,
+            verify: false,
+        },
+    };
+    vec![
+        Box::new(ops),
+        Box::new(stream),
+        Box::new(latency),
+        Box::new(disk),
+    ]
 }

@@ -474,3 +474,174 @@ unsafe extern "C" {
     #[link_name = "kill"]
     fn libc_kill(pid: i32, sig: i32) -> i32;
 }
+
+/// A directory on the target's file system (O_DIRECT works there, unlike tmpfs).
+fn disk_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn iozone_throughput_mode_prints_the_fields_of_iozone() {
+    let t = Tmp::new();
+    let d = disk_dir();
+    let dir = d.path().to_str().unwrap();
+    let out = t.run(&[
+        "disk",
+        "iozone",
+        "--dir",
+        dir,
+        "-s",
+        "4m",
+        "-r",
+        "64k",
+        "-t",
+        "2",
+        "-e",
+        "-p",
+        "--tests",
+        "write,rewrite,read,random_read",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for name in ["initial writers", "rewriters", "readers", "random readers"] {
+        assert!(text.contains(name), "{name}:\n{text}");
+    }
+    for field in [
+        "Children see throughput for",
+        "Parent sees throughput for",
+        "Min throughput per process",
+        "Max throughput per process",
+        "Avg throughput per process",
+        "Min xfer",
+    ] {
+        assert_eq!(
+            text.matches(field).count(),
+            4,
+            "{field} once per test:\n{text}"
+        );
+    }
+    assert!(text.contains("Throughput test with 2 processes"), "{text}");
+    assert!(
+        text.contains("Include fsync in write timing") && text.contains("Purge Mode On"),
+        "{text}"
+    );
+    assert!(leftovers(d.path()).is_empty(), "{:?}", leftovers(d.path()));
+}
+
+#[test]
+fn efbig_part_way_is_a_clear_error_and_leaves_no_files() {
+    let t = Tmp::new();
+    let d = disk_dir();
+    // RLIMIT_FSIZE of 1 MiB (ulimit -f counts 1024-byte blocks).
+    let script = format!(
+        "ulimit -f 1024; exec {} --store {} disk iozone --dir {} -s 8m -r 64k --tests write,read --quiet",
+        env!("CARGO_BIN_EXE_nodebench"),
+        t.store().display(),
+        d.path().display()
+    );
+    let out = Command::new("bash").args(["-c", &script]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("file too large (EFBIG)") && err.contains("offset 1048576"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(leftovers(d.path()).is_empty(), "{:?}", leftovers(d.path()));
+    // The failed result is kept in the store with its error.
+    let list = stdout(&t.run(&["runs", "list"]));
+    assert!(
+        list.lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("disk.iozone")),
+        "{list}"
+    );
+}
+
+#[test]
+fn a_dir_without_room_is_refused_up_front() {
+    let d = disk_dir();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(d.path())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(
+        mounted,
+        "this test mounts a 2 MiB tmpfs and needs root (CI runs as root)"
+    );
+    let t = Tmp::new();
+    let out = t.run(&[
+        "disk",
+        "iozone",
+        "--dir",
+        d.path().to_str().unwrap(),
+        "-s",
+        "1m",
+        "-r",
+        "64k",
+        "-t",
+        "2",
+        "--tests",
+        "write",
+        "--quiet",
+    ]);
+    let files = leftovers(d.path());
+    let _ = Command::new("umount").arg(d.path()).status();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_one_line_error(&out, &["--dir", "needs", "free"]);
+    assert!(files.is_empty(), "{files:?}");
+}
+
+#[test]
+fn disk_bad_input_is_one_clear_line() {
+    let t = Tmp::new();
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &[
+                "disk",
+                "iozone",
+                "--dir",
+                "/nonexistent-nodebench",
+                "-s",
+                "1m",
+            ],
+            &["--dir /nonexistent-nodebench"],
+        ),
+        (
+            &["disk", "iozone", "--dir", "/tmp", "-s", "1m", "-r", "4m"],
+            &["--record-size"],
+        ),
+        (
+            &["disk", "iozone", "--dir", "/tmp", "--tests", "scribble"],
+            &["--tests", "random_read"],
+        ),
+        (
+            &["disk", "iozone", "--dir", "/tmp", "-r", "0"],
+            &["--record-size", "8KiB"],
+        ),
+        (
+            &["disk", "dd", "--dir", "/tmp", "--count", "0"],
+            &["--count"],
+        ),
+        (
+            &["disk", "blocks", "--dir", "/tmp", "--block-sizes", "0"],
+            &["--block-sizes"],
+        ),
+        (&["disk", "iozone", "-s", "1m"], &["--dir"]),
+    ];
+    for (args, needles) in cases {
+        let out = t.run(args);
+        assert!(!out.status.success(), "{args:?}");
+        assert_one_line_error(&out, needles);
+    }
+}

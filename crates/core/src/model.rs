@@ -291,6 +291,44 @@ pub struct Histogram {
     pub hdr_base64: String,
 }
 
+impl Histogram {
+    /// Serialises `hdr` (values recorded as `value * scale` integers) as an
+    /// HdrHistogram V2 deflate blob, base64-encoded.
+    pub fn from_hdr(
+        name: impl Into<String>,
+        unit: Unit,
+        scale: f64,
+        labels: BTreeMap<String, String>,
+        hdr: &hdrhistogram::Histogram<u64>,
+    ) -> Histogram {
+        use base64::Engine as _;
+        use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
+        let mut bytes = Vec::new();
+        // Serialising into memory cannot fail for a valid histogram; an
+        // empty blob is kept if it ever does, and `count` still says how many.
+        let _ = V2DeflateSerializer::new().serialize(hdr, &mut bytes);
+        Histogram {
+            name: name.into(),
+            unit,
+            scale,
+            labels,
+            count: hdr.len(),
+            hdr_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+        }
+    }
+
+    /// Decodes the stored histogram (for merging and percentiles later).
+    pub fn to_hdr(&self) -> Option<hdrhistogram::Histogram<u64>> {
+        use base64::Engine as _;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&self.hdr_base64)
+            .ok()?;
+        hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .ok()
+    }
+}
+
 /// A value sampled over time (per-second rates, temperatures).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TimeSeries {
@@ -430,6 +468,19 @@ mod tests {
             .label("threads", 4)
             .label("kernel", "f64.vector");
         assert_eq!(m.key(), "rate{kernel=f64.vector,threads=4}");
+    }
+
+    #[test]
+    fn histograms_round_trip_through_base64() {
+        let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+        for v in 1..=1000u64 {
+            h.record(v * 1000).unwrap();
+        }
+        let m = Histogram::from_hdr("latency", Unit::Seconds, 1e9, BTreeMap::new(), &h);
+        assert_eq!(m.count, 1000);
+        let back = m.to_hdr().unwrap();
+        assert_eq!(back.len(), 1000);
+        assert_eq!(back.value_at_quantile(0.5), h.value_at_quantile(0.5));
     }
 
     #[test]

@@ -66,6 +66,17 @@ impl Engine {
     }
 }
 
+/// What to flush after the last write, inside the timing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndSync {
+    /// Nothing: the figure may be the page cache's.
+    None,
+    /// fsync(2): data and metadata.
+    Fsync,
+    /// fdatasync(2): data (and the metadata needed to read it).
+    Fdatasync,
+}
+
 /// One job.
 #[derive(Debug, Clone, Copy)]
 pub struct JobSpec {
@@ -79,8 +90,11 @@ pub struct JobSpec {
     pub size: u64,
     /// The engine.
     pub engine: Engine,
-    /// fsync after the last write, inside the timing (IOzone `-e`).
-    pub fsync_at_end: bool,
+    /// Flush to stable storage after the last write, inside the timing
+    /// (IOzone `-e`, dd `conv=fdatasync`).
+    pub end_sync: EndSync,
+    /// Stop after this long even if records remain (bounds tiny-block runs).
+    pub time_limit: Option<std::time::Duration>,
     /// Write content derived from (seed, record index) so `verify` can check it.
     pub verifiable: Option<u64>,
 }
@@ -144,7 +158,7 @@ impl Buffers {
                 record * count
             ));
         }
-        let b = Buffers {
+        let mut b = Buffers {
             ptr,
             layout,
             record,
@@ -162,12 +176,18 @@ impl Buffers {
         Ok(b)
     }
 
-    fn all(&self) -> &mut [u8] {
+    fn all(&mut self) -> &mut [u8] {
         // SAFETY: owned allocation of this size.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.record * self.count) }
     }
 
-    fn get(&self, i: usize) -> &mut [u8] {
+    /// Slot `i` (modulo the slot count).
+    ///
+    /// # Safety
+    /// At most one live slice per slot: io_uring keeps a slot busy until its
+    /// completion is reaped, and the sync engines use one slot at a time.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn get(&self, i: usize) -> &mut [u8] {
         let i = i % self.count;
         // SAFETY: slot i lies inside the allocation; one user per slot at a time.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(i * self.record), self.record) }
@@ -183,7 +203,9 @@ impl Drop for Buffers {
 
 /// Fills `buf` with content derived from `seed` and the record index.
 pub fn fill_verifiable(buf: &mut [u8], seed: u64, record_index: u64) {
-    let mut x = (seed.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ record_index.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
+    let mut x = (seed.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+        ^ record_index.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        | 1;
     for chunk in buf.chunks_mut(8) {
         x ^= x << 13;
         x ^= x >> 7;
@@ -252,24 +274,50 @@ pub fn run_job(
         cancelled: false,
     };
     let start = Instant::now();
+    let stop = Stop {
+        cancel,
+        deadline: spec.time_limit.map(|d| start + d),
+    };
     match spec.engine {
-        Engine::Psync => psync(
-            file, path, spec, &offsets, &bufs, cancel, siblings, &mut out,
-        )?,
+        Engine::Psync => psync(file, path, spec, &offsets, &bufs, &stop, siblings, &mut out)?,
         Engine::IoUring { .. } => uring(
-            file, path, spec, &offsets, &bufs, depth, cancel, siblings, &mut out,
+            file, path, spec, &offsets, &bufs, depth, &stop, siblings, &mut out,
         )?,
-        Engine::Stdio => stdio(file, path, spec, n, &bufs, cancel, siblings, &mut out)?,
+        Engine::Stdio => stdio(file, path, spec, n, &bufs, &stop, siblings, &mut out)?,
     }
-    if spec.fsync_at_end && spec.rw != Rw::Read {
-        file.sync_all()
-            .map_err(|e| io_error("fsync", path, 0, &e))?;
+    if spec.rw != Rw::Read {
+        match spec.end_sync {
+            EndSync::None => {}
+            EndSync::Fsync => file
+                .sync_all()
+                .map_err(|e| io_error("fsync", path, 0, &e))?,
+            EndSync::Fdatasync => file
+                .sync_data()
+                .map_err(|e| io_error("fdatasync", path, 0, &e))?,
+        }
     }
     out.seconds = start.elapsed().as_secs_f64();
     if let Some(s) = siblings {
         s.first_done.store(true, Ordering::SeqCst);
     }
     Ok(out)
+}
+
+/// When a job stops early: cancellation, or its time limit.
+struct Stop<'a> {
+    cancel: &'a Cancel,
+    deadline: Option<Instant>,
+}
+
+impl Stop<'_> {
+    /// True when the job must stop now; marks a cancellation in `out`.
+    fn now(&self, out: &mut JobOutcome) -> bool {
+        if self.cancel.is_cancelled() {
+            out.cancelled = true;
+            return true;
+        }
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
 }
 
 fn is_write(rw: Rw, i: u64) -> bool {
@@ -296,18 +344,18 @@ fn psync(
     spec: &JobSpec,
     offsets: &[u64],
     bufs: &Buffers,
-    cancel: &Cancel,
+    stop: &Stop<'_>,
     siblings: Option<&Siblings>,
     out: &mut JobOutcome,
 ) -> Result<(), String> {
     let record = spec.record;
     for (i, &idx) in offsets.iter().enumerate() {
-        if i % 256 == 0 && cancel.is_cancelled() {
-            out.cancelled = true;
+        if i % 256 == 0 && stop.now(out) {
             break;
         }
         let off = idx * record;
-        let buf = bufs.get(i);
+        // SAFETY: one operation at a time uses this slot.
+        let buf = unsafe { bufs.get(i) };
         let write = is_write(spec.rw, i as u64);
         if write && let Some(seed) = spec.verifiable {
             fill_verifiable(buf, seed, idx);
@@ -336,7 +384,7 @@ fn uring(
     offsets: &[u64],
     bufs: &Buffers,
     depth: usize,
-    cancel: &Cancel,
+    stop: &Stop<'_>,
     siblings: Option<&Siblings>,
     out: &mut JobOutcome,
 ) -> Result<(), String> {
@@ -349,8 +397,7 @@ fn uring(
     let mut started: Vec<(Instant, u64, bool)> = vec![(Instant::now(), 0, false); depth];
     let (mut next, mut inflight) = (0usize, 0usize);
     while next < offsets.len() || inflight > 0 {
-        if next < offsets.len() && cancel.is_cancelled() {
-            out.cancelled = true;
+        if next < offsets.len() && next % 256 == 0 && stop.now(out) {
             next = offsets.len();
         }
         while inflight < depth && next < offsets.len() {
@@ -358,7 +405,8 @@ fn uring(
             let idx = offsets[next];
             let off = idx * record;
             let write = is_write(spec.rw, next as u64);
-            let buf = bufs.get(slot);
+            // SAFETY: `slot` came off the free list; nothing else uses it until reaped.
+            let buf = unsafe { bufs.get(slot) };
             if write && let Some(seed) = spec.verifiable {
                 fill_verifiable(buf, seed, idx);
             }
@@ -423,7 +471,7 @@ fn stdio(
     spec: &JobSpec,
     n: u64,
     bufs: &Buffers,
-    cancel: &Cancel,
+    stop: &Stop<'_>,
     siblings: Option<&Siblings>,
     out: &mut JobOutcome,
 ) -> Result<(), String> {
@@ -442,11 +490,11 @@ fn stdio(
     if spec.rw == Rw::Read {
         let mut r = std::io::BufReader::with_capacity(capacity, handle);
         for i in 0..n {
-            if i % 256 == 0 && cancel.is_cancelled() {
-                out.cancelled = true;
+            if i % 256 == 0 && stop.now(out) {
                 break;
             }
-            let buf = bufs.get(i as usize);
+            // SAFETY: one operation at a time uses this slot.
+            let buf = unsafe { bufs.get(i as usize) };
             let t = Instant::now();
             r.read_exact(buf)
                 .map_err(|e| io_error("reading", path, i * record, &e))?;
@@ -458,11 +506,11 @@ fn stdio(
     } else {
         let mut w = std::io::BufWriter::with_capacity(capacity, handle);
         for i in 0..n {
-            if i % 256 == 0 && cancel.is_cancelled() {
-                out.cancelled = true;
+            if i % 256 == 0 && stop.now(out) {
                 break;
             }
-            let buf = bufs.get(i as usize);
+            // SAFETY: one operation at a time uses this slot.
+            let buf = unsafe { bufs.get(i as usize) };
             if let Some(seed) = spec.verifiable {
                 fill_verifiable(buf, seed, i);
             }
@@ -488,7 +536,8 @@ pub fn verify(file: &File, path: &str, size: u64, record: u64, seed: u64) -> Res
     let bufs = Buffers::new(record as usize, 2)?;
     for idx in 0..n {
         let off = idx * record;
-        let (got, want) = (bufs.get(0), bufs.get(1));
+        // SAFETY: two distinct slots.
+        let (got, want) = unsafe { (bufs.get(0), bufs.get(1)) };
         file.read_exact_at(got, off)
             .map_err(|e| io_error("verifying", path, off, &e))?;
         fill_verifiable(want, seed, idx);
@@ -556,7 +605,8 @@ mod tests {
             record: 4096,
             size: 1 << 20,
             engine,
-            fsync_at_end: true,
+            end_sync: EndSync::Fsync,
+            time_limit: None,
             verifiable: Some(42),
         }
     }

@@ -3,4 +3,5 @@
 
 pub mod export;
 pub mod format;
+pub mod iozone;
 pub mod table;

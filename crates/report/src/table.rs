@@ -49,8 +49,17 @@ fn cell(m: &Metric, divisor: f64) -> String {
     s
 }
 
-/// The table of one result, pivoted on `threads` where present.
+/// The table of one result, pivoted on `threads` where present; IOzone
+/// results print as IOzone does.
 pub fn result_table(result: &BenchResult) -> String {
+    if crate::iozone::is_iozone(result) {
+        return format!(
+            "{} [{}]\n{}",
+            result.benchmark,
+            result.status.as_str(),
+            crate::iozone::report(result)
+        );
+    }
     let common = common_labels(result);
     let mut out = String::new();
     let mut threads: Vec<u64> = result
@@ -86,6 +95,9 @@ pub fn result_table(result: &BenchResult) -> String {
     }
     for w in &result.warnings {
         let _ = writeln!(out, "warning: {w}");
+    }
+    if result.benchmark == "disk.dd" {
+        out.push_str(&dd_lines(result));
     }
     if let Some(serde_json::Value::String(p)) = result.parameters.get("peak") {
         let _ = writeln!(out, "(%) = percent of the {p}");
@@ -195,6 +207,32 @@ fn name_pivot(table: &mut Table, result: &BenchResult, common: &BTreeMap<String,
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
+}
+
+/// dd's closing line for each sync mode of a `disk.dd` result:
+/// `104857600 bytes (105 MB, 100 MiB) copied, 0.5 s, 210 MB/s`.
+fn dd_lines(result: &BenchResult) -> String {
+    let mut out = String::new();
+    for sync in ["none", "fdatasync"] {
+        let get = |name: &str| {
+            result
+                .metrics
+                .iter()
+                .find(|m| m.name == name && m.labels.get("sync").map(String::as_str) == Some(sync))
+                .map(|m| m.value)
+        };
+        if let (Some(bytes), Some(secs)) = (get("bytes"), get("seconds")) {
+            let (dp, dd) = format::si_prefix(bytes);
+            let _ = writeln!(
+                out,
+                "{sync:>9}: {bytes:.0} bytes ({:.0} {dp}B, {}) copied, {secs:.3} s, {:.0} MB/s",
+                bytes / dd,
+                nodebench_core::units::format_bytes(bytes as u64),
+                bytes / secs.max(1e-12) / 1e6
+            );
+        }
+    }
+    out
 }
 
 /// A short heading for a run followed by the table of each result.

@@ -1,0 +1,56 @@
+//! The bytes a disk job reports match what the kernel accounted: the file's
+//! size, and the process's storage write counter (`/proc/self/io`
+//! write_bytes) for O_DIRECT writes. Its own test binary, so no other test's
+//! I/O lands in the counter.
+
+use nodebench_core::bench::Cancel;
+use nodebench_disk::job::{Access, EndSync, Engine, JobSpec, Rw, run_job};
+use nodebench_disk::scratch::{OpenMode, ScratchFile};
+
+fn write_bytes() -> u64 {
+    let text = std::fs::read_to_string("/proc/self/io").expect("/proc/self/io");
+    text.lines()
+        .find_map(|l| l.strip_prefix("write_bytes: "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("write_bytes line")
+}
+
+#[test]
+fn reported_bytes_match_the_kernel_accounting() {
+    // The target directory is on a real file system (O_DIRECT works there).
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    for engine in [Engine::Psync, Engine::IoUring { depth: 8 }] {
+        let scratch = ScratchFile::create(dir.path(), "acct").unwrap();
+        let file = match scratch.open(OpenMode {
+            direct: true,
+            sync: false,
+        }) {
+            Ok(f) => f,
+            Err(e) => panic!("O_DIRECT not available in {}: {e}", dir.path().display()),
+        };
+        let spec = JobSpec {
+            rw: Rw::Write,
+            access: Access::Sequential,
+            record: 64 << 10,
+            size: 8 << 20,
+            engine,
+            end_sync: EndSync::Fdatasync,
+            time_limit: None,
+            verifiable: None,
+        };
+        let before = write_bytes();
+        let out = run_job(&file, "acct", &spec, &Cancel::new(), None).unwrap();
+        let accounted = write_bytes() - before;
+        assert_eq!(out.bytes, 8 << 20, "{engine:?}");
+        assert_eq!(out.ops, 128);
+        assert_eq!(
+            file.metadata().unwrap().len(),
+            out.bytes,
+            "{engine:?}: file size"
+        );
+        assert_eq!(
+            accounted, out.bytes,
+            "{engine:?}: /proc/self/io write_bytes"
+        );
+    }
+}
