@@ -249,6 +249,7 @@ pub enum EngineArg {
     /// pread/pwrite, one operation at a time.
     Psync,
     /// io_uring with --iodepth operations in flight.
+    #[value(name = "io_uring", alias = "io-uring")]
     IoUring,
 }
 

@@ -201,6 +201,18 @@ impl Drop for Buffers {
     }
 }
 
+/// Makes each written record unique without regenerating it: stamps the
+/// operation number into the first 8 bytes of every 4 KiB (as fio's
+/// `scramble_buffers` does), so deduplicating storage cannot collapse
+/// records that share one random buffer.
+fn scramble(buf: &mut [u8], op: u64) {
+    for (k, block) in buf.chunks_mut(4096).enumerate() {
+        let stamp = (op.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k as u64).to_le_bytes();
+        let n = block.len().min(8);
+        block[..n].copy_from_slice(&stamp[..n]);
+    }
+}
+
 /// Fills `buf` with content derived from `seed` and the record index.
 pub fn fill_verifiable(buf: &mut [u8], seed: u64, record_index: u64) {
     let mut x = (seed.wrapping_mul(0xD6E8_FEB8_6659_FD93)
@@ -264,7 +276,9 @@ pub fn run_job(
         Engine::IoUring { depth } => depth.max(1) as usize,
         _ => 1,
     };
-    let bufs = Buffers::new(record, depth.max(16))?;
+    // One buffer per operation in flight, as fio has; `scramble` keeps the
+    // written records distinct.
+    let bufs = Buffers::new(record, depth)?;
     let mut out = JobOutcome {
         bytes: 0,
         ops: 0,
@@ -357,8 +371,11 @@ fn psync(
         // SAFETY: one operation at a time uses this slot.
         let buf = unsafe { bufs.get(i) };
         let write = is_write(spec.rw, i as u64);
-        if write && let Some(seed) = spec.verifiable {
-            fill_verifiable(buf, seed, idx);
+        if write {
+            match spec.verifiable {
+                Some(seed) => fill_verifiable(buf, seed, idx),
+                None => scramble(buf, i as u64),
+            }
         }
         let t = Instant::now();
         if write {
@@ -407,8 +424,11 @@ fn uring(
             let write = is_write(spec.rw, next as u64);
             // SAFETY: `slot` came off the free list; nothing else uses it until reaped.
             let buf = unsafe { bufs.get(slot) };
-            if write && let Some(seed) = spec.verifiable {
-                fill_verifiable(buf, seed, idx);
+            if write {
+                match spec.verifiable {
+                    Some(seed) => fill_verifiable(buf, seed, idx),
+                    None => scramble(buf, next as u64),
+                }
             }
             let sqe = if write {
                 opcode::Write::new(fd, buf.as_ptr(), record as u32)
@@ -511,8 +531,9 @@ fn stdio(
             }
             // SAFETY: one operation at a time uses this slot.
             let buf = unsafe { bufs.get(i as usize) };
-            if let Some(seed) = spec.verifiable {
-                fill_verifiable(buf, seed, i);
+            match spec.verifiable {
+                Some(seed) => fill_verifiable(buf, seed, i),
+                None => scramble(buf, i),
             }
             let t = Instant::now();
             w.write_all(buf)
