@@ -316,13 +316,21 @@ impl Iozone {
                     }
                 }
             } else if test.needs_data() && !laid_out {
-                // Lay the file out (untimed) for tests that read or rewrite it.
+                // Lay the file out (untimed) for tests that read or rewrite
+                // it, in 1 MiB writes where the size allows, so its extents
+                // do not depend on the record size under test.
+                let covered = file_size / record * record;
+                let layout_record = if covered.is_multiple_of(1 << 20) {
+                    1 << 20
+                } else {
+                    record
+                };
                 for w in &workers {
                     let spec = JobSpec {
                         rw: Rw::Write,
                         access: Access::Sequential,
-                        record,
-                        size: file_size,
+                        record: layout_record,
+                        size: covered,
                         engine: Engine::Psync,
                         end_sync: EndSync::Fsync,
                         time_limit: None,
