@@ -232,6 +232,9 @@ pub struct IozoneArgs {
     /// Drop the file's pages from the page cache before each test (IOzone -p).
     #[arg(short = 'p', long)]
     pub purge: bool,
+    /// Also drop the whole page cache before each test (root only).
+    #[arg(long)]
+    pub drop_caches: bool,
     /// I/O engine: psync or io_uring.
     #[arg(long, value_enum, default_value = "psync")]
     pub engine: EngineArg,

@@ -161,6 +161,7 @@ fn iozone(a: &IozoneArgs) -> Iozone {
             o_sync: a.o_sync,
             direct: a.direct,
             purge: a.purge,
+            drop_caches: a.drop_caches,
             engine: match a.engine {
                 EngineArg::Psync => Engine::Psync,
                 EngineArg::IoUring => Engine::IoUring {

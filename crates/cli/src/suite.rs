@@ -56,6 +56,7 @@ pub fn quick() -> Vec<Box<dyn Benchmark>> {
             o_sync: false,
             direct: false,
             purge: true,
+            drop_caches: false,
             engine: Engine::Psync,
             verify: false,
         },

@@ -176,6 +176,9 @@ pub struct IozoneConfig {
     pub direct: bool,
     /// IOzone `-p`: drop the file's pages from the cache before each test.
     pub purge: bool,
+    /// Also drop the whole page cache (sync, then 3 > /proc/sys/vm/drop_caches)
+    /// before each test; needs root.
+    pub drop_caches: bool,
     /// Engine for the tests that are not stdio or pread/pwrite by definition.
     pub engine: Engine,
     /// Read back and check what the write tests wrote.
@@ -340,6 +343,11 @@ impl Iozone {
                         return (done, Some(e), false);
                     }
                 }
+            }
+            if c.drop_caches
+                && let Err(e) = job::drop_caches()
+            {
+                return (done, Some(e), false);
             }
             if c.purge {
                 for w in &workers {
@@ -616,6 +624,7 @@ impl Benchmark for Iozone {
             result.param("o_sync", c.o_sync);
             result.param("direct", c.direct);
             result.param("purge", c.purge);
+            result.param("drop_caches", c.drop_caches);
             result.param("engine", c.engine.name());
             result.param(
                 "iodepth",
@@ -678,6 +687,7 @@ mod tests {
             o_sync: false,
             direct: false,
             purge: true,
+            drop_caches: false,
             engine: Engine::Psync,
             verify: true,
         }

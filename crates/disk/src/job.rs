@@ -602,6 +602,16 @@ pub fn purge(file: &File, path: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes dirty pages back and drops the whole page cache
+/// (`echo 3 > /proc/sys/vm/drop_caches`); only root may.
+pub fn drop_caches() -> Result<(), String> {
+    // SAFETY: sync(2) takes no arguments and cannot fail.
+    unsafe { libc::sync() };
+    std::fs::write("/proc/sys/vm/drop_caches", "3\n").map_err(|e| {
+        format!("--drop-caches: cannot write /proc/sys/vm/drop_caches ({e}); it needs root")
+    })
+}
+
 /// Makes a write past RLIMIT_FSIZE fail with EFBIG instead of killing the
 /// process with SIGXFSZ, so the error can be reported and files removed.
 pub fn ignore_sigxfsz() {
