@@ -107,3 +107,21 @@ pub trait Benchmark {
     /// Runs it, recording each finished result into `ctx.sink`.
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError>;
 }
+
+/// Runs `bench` with no progress display and returns its results, for tests
+/// and for callers that keep results in memory instead of a store.
+pub fn collect(
+    bench: &dyn Benchmark,
+    inventory: &Inventory,
+    cancel: Cancel,
+) -> Result<Vec<BenchResult>, BenchError> {
+    let mut out: Vec<BenchResult> = Vec::new();
+    let mut ctx = Context {
+        cancel,
+        progress: &NoProgress,
+        inventory,
+        sink: &mut out,
+    };
+    bench.run(&mut ctx)?;
+    Ok(out)
+}

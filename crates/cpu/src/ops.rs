@@ -319,7 +319,7 @@ impl Benchmark for CpuOps {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::bench::{Cancel, NoProgress};
+    use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 
     fn quick(kernels: Vec<Kernel>, threads: Vec<usize>) -> CpuOps {
@@ -339,16 +339,12 @@ mod tests {
     #[test]
     fn one_result_per_kernel_with_a_rate_per_thread_and_mode() {
         let inv = Inventory::default();
-        let mut out: Vec<BenchResult> = Vec::new();
-        let mut ctx = Context {
-            cancel: Cancel::new(),
-            progress: &NoProgress,
-            inventory: &inv,
-            sink: &mut out,
-        };
-        quick(vec![Kernel::F64Vector, Kernel::IntScalar], vec![1, 2])
-            .run(&mut ctx)
-            .unwrap();
+        let out = collect(
+            &quick(vec![Kernel::F64Vector, Kernel::IntScalar], vec![1, 2]),
+            &inv,
+            Cancel::new(),
+        )
+        .unwrap();
         assert_eq!(out.len(), 2);
         let rates: Vec<&Metric> = out[0].metrics.iter().filter(|m| m.name == "rate").collect();
         assert_eq!(rates.len(), 4);
@@ -374,34 +370,21 @@ mod tests {
     #[test]
     fn cancelled_before_start_records_nothing() {
         let inv = Inventory::default();
-        let mut out: Vec<BenchResult> = Vec::new();
         let cancel = Cancel::new();
         cancel.cancel();
-        let mut ctx = Context {
-            cancel,
-            progress: &NoProgress,
-            inventory: &inv,
-            sink: &mut out,
-        };
-        quick(vec![Kernel::F64Scalar], vec![1])
-            .run(&mut ctx)
-            .unwrap();
+        let out = collect(&quick(vec![Kernel::F64Scalar], vec![1]), &inv, cancel).unwrap();
         assert!(out.is_empty());
     }
 
     #[test]
     fn zero_threads_is_refused() {
         let inv = Inventory::default();
-        let mut out: Vec<BenchResult> = Vec::new();
-        let mut ctx = Context {
-            cancel: Cancel::new(),
-            progress: &NoProgress,
-            inventory: &inv,
-            sink: &mut out,
-        };
-        let err = quick(vec![Kernel::F64Scalar], vec![0])
-            .run(&mut ctx)
-            .unwrap_err();
+        let err = collect(
+            &quick(vec![Kernel::F64Scalar], vec![0]),
+            &inv,
+            Cancel::new(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("--threads"));
     }
 

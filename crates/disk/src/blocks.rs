@@ -264,25 +264,18 @@ impl DiskBlocks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::bench::{Cancel, NoProgress};
+    use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 
     #[test]
     fn matrix_cells_have_bandwidth_latency_and_iops() {
         let dir = tempfile::tempdir().unwrap();
         let inv = Inventory::default();
-        let mut out: Vec<BenchResult> = Vec::new();
-        let mut ctx = Context {
-            cancel: Cancel::new(),
-            progress: &NoProgress,
-            inventory: &inv,
-            sink: &mut out,
-        };
         let mut cfg = DiskBlocksConfig::new(dir.path().to_path_buf());
         cfg.block_sizes = vec![8, 64 << 10];
         cfg.threads = vec![1, 2];
         cfg.total = 1 << 20;
-        DiskBlocks { config: cfg }.run(&mut ctx).unwrap();
+        let out = collect(&DiskBlocks { config: cfg }, &inv, Cancel::new()).unwrap();
         assert_eq!(out.len(), 2);
         for r in &out {
             assert_eq!(r.status, ResultStatus::Passed, "{:?}", r.error);

@@ -128,29 +128,25 @@ impl Benchmark for Dd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::bench::{Cancel, NoProgress};
+    use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 
     #[test]
     fn dd_writes_count_blocks_with_and_without_sync() {
         let dir = tempfile::tempdir().unwrap();
         let inv = Inventory::default();
-        let mut out: Vec<BenchResult> = Vec::new();
-        let mut ctx = Context {
-            cancel: Cancel::new(),
-            progress: &NoProgress,
-            inventory: &inv,
-            sink: &mut out,
-        };
-        Dd {
-            config: DdConfig {
-                dir: dir.path().to_path_buf(),
-                block_size: 1 << 20,
-                count: 4,
-                direct: false,
+        let out = collect(
+            &Dd {
+                config: DdConfig {
+                    dir: dir.path().to_path_buf(),
+                    block_size: 1 << 20,
+                    count: 4,
+                    direct: false,
+                },
             },
-        }
-        .run(&mut ctx)
+            &inv,
+            Cancel::new(),
+        )
         .unwrap();
         let r = &out[0];
         assert_eq!(r.status, ResultStatus::Passed);

@@ -672,7 +672,7 @@ impl Benchmark for Iozone {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::bench::{Cancel, NoProgress};
+    use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 
     fn config(dir: &std::path::Path) -> IozoneConfig {
@@ -694,16 +694,11 @@ mod tests {
     }
 
     fn run(cfg: IozoneConfig) -> Result<Vec<BenchResult>, BenchError> {
-        let inv = Inventory::default();
-        let mut out: Vec<BenchResult> = Vec::new();
-        let mut ctx = Context {
-            cancel: Cancel::new(),
-            progress: &NoProgress,
-            inventory: &inv,
-            sink: &mut out,
-        };
-        Iozone { config: cfg }.run(&mut ctx)?;
-        Ok(out)
+        collect(
+            &Iozone { config: cfg },
+            &Inventory::default(),
+            Cancel::new(),
+        )
     }
 
     fn value(r: &BenchResult, name: &str, test: &str) -> f64 {

@@ -323,20 +323,15 @@ impl Benchmark for Blocks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::bench::{Cancel, NoProgress};
+    use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 
     fn run(cfg: BlocksConfig) -> Result<Vec<BenchResult>, BenchError> {
-        let inv = Inventory::default();
-        let mut out: Vec<BenchResult> = Vec::new();
-        let mut ctx = Context {
-            cancel: Cancel::new(),
-            progress: &NoProgress,
-            inventory: &inv,
-            sink: &mut out,
-        };
-        Blocks { config: cfg }.run(&mut ctx)?;
-        Ok(out)
+        collect(
+            &Blocks { config: cfg },
+            &Inventory::default(),
+            Cancel::new(),
+        )
     }
 
     #[test]

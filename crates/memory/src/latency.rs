@@ -246,7 +246,7 @@ impl Benchmark for Latency {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::bench::{Cancel, NoProgress};
+    use nodebench_core::bench::{Cancel, collect};
 
     #[test]
     fn sweep_doubles_with_midpoints() {
@@ -285,21 +285,17 @@ mod tests {
             return;
         };
         let sizes = vec![l1 / 2, (l2 / 2).max(l1 * 4), (4 * llc).max(64 << 20)];
-        let mut out: Vec<BenchResult> = Vec::new();
-        let mut ctx = Context {
-            cancel: Cancel::new(),
-            progress: &NoProgress,
-            inventory: &inv,
-            sink: &mut out,
-        };
-        Latency {
-            config: LatencyConfig {
-                sizes: Some(sizes.clone()),
-                duration: Duration::from_millis(50),
-                ..LatencyConfig::default()
+        let out = collect(
+            &Latency {
+                config: LatencyConfig {
+                    sizes: Some(sizes.clone()),
+                    duration: Duration::from_millis(50),
+                    ..LatencyConfig::default()
+                },
             },
-        }
-        .run(&mut ctx)
+            &inv,
+            Cancel::new(),
+        )
         .unwrap();
         let lat: Vec<(String, f64)> = out[0]
             .metrics

@@ -574,20 +574,16 @@ impl Benchmark for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::bench::{Cancel, NoProgress};
+    use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 
     fn run(cfg: StreamConfig) -> Vec<BenchResult> {
-        let inv = Inventory::default();
-        let mut out: Vec<BenchResult> = Vec::new();
-        let mut ctx = Context {
-            cancel: Cancel::new(),
-            progress: &NoProgress,
-            inventory: &inv,
-            sink: &mut out,
-        };
-        Stream { config: cfg }.run(&mut ctx).unwrap();
-        out
+        collect(
+            &Stream { config: cfg },
+            &Inventory::default(),
+            Cancel::new(),
+        )
+        .unwrap()
     }
 
     fn small(threads: Vec<usize>) -> StreamConfig {
@@ -663,19 +659,11 @@ mod tests {
     #[test]
     fn oversized_arrays_are_refused_before_allocating() {
         let inv = Inventory::default();
-        let mut out: Vec<BenchResult> = Vec::new();
-        let mut ctx = Context {
-            cancel: Cancel::new(),
-            progress: &NoProgress,
-            inventory: &inv,
-            sink: &mut out,
-        };
         let cfg = StreamConfig {
             array_size: Some(1 << 50),
             ..StreamConfig::default()
         };
-        let e = Stream { config: cfg }
-            .run(&mut ctx)
+        let e = collect(&Stream { config: cfg }, &inv, Cancel::new())
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("--array-size: needs"), "{e}");
