@@ -48,6 +48,9 @@ pub enum Command {
     /// Disk benchmarks (files only under --dir, removed afterwards).
     #[command(subcommand)]
     Disk(DiskCommand),
+    /// Network benchmarks: iperf3-compatible TCP/UDP throughput and ping-pong.
+    #[command(subcommand)]
+    Net(NetCommand),
     /// Stored runs: list, show, export, delete.
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -299,6 +302,109 @@ pub struct DiskBlocksArgs {
     pub cell_time: Duration,
 }
 
+/// `nodebench net ...`
+#[derive(Debug, Subcommand)]
+pub enum NetCommand {
+    /// Serve iperf3-compatible tests (a stock `iperf3 -c` works against it)
+    /// on --port, and the ping-pong echo on --port + 1, until Ctrl-C.
+    Serve(ServeArgs),
+    /// TCP throughput against `nodebench net serve` or a stock `iperf3 -s`.
+    Tcp(ThroughputArgs),
+    /// UDP throughput (paced at --bitrate) with jitter, loss and reordering.
+    Udp(ThroughputArgs),
+    /// TCP and UDP ping-pong: round trips per second and latency percentiles
+    /// per message size and client thread count (needs `nodebench net serve`).
+    Pingpong(PingpongArgs),
+}
+
+/// Options of `net serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (loopback unless told otherwise).
+    #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// iperf3 port; the ping-pong echo uses the next one.
+    #[arg(short = 'p', long, value_name = "PORT", default_value = "5201")]
+    pub port: u16,
+    /// Refuse tests longer than this.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub max_duration: Option<Duration>,
+    /// Refuse UDP tests asking for more than this many bits/s in total.
+    #[arg(long, value_name = "RATE", value_parser = parse_bitrate)]
+    pub max_bitrate: Option<u64>,
+    /// Refuse clients that do not send this shared secret (`--token` on the client).
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+    /// Exit after this many tests.
+    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    pub max_tests: Option<u64>,
+}
+
+/// Options of `net tcp` and `net udp`.
+#[derive(Debug, Args)]
+pub struct ThroughputArgs {
+    /// Server host (name, IPv4 or IPv6 address).
+    pub host: String,
+    /// Server port.
+    #[arg(short = 'p', long, value_name = "PORT", default_value = "5201")]
+    pub port: u16,
+    /// Parallel streams.
+    #[arg(short = 'P', long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=128))]
+    pub parallel: u32,
+    /// How long to send.
+    #[arg(short = 't', long = "time", value_name = "DURATION", default_value = "10s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub time: Duration,
+    /// Interval between reports.
+    #[arg(short = 'i', long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub interval: Duration,
+    /// Socket buffer size (SO_SNDBUF/SO_RCVBUF), e.g. 4M.
+    #[arg(short = 'w', long, value_name = "SIZE", value_parser = parse_block_size)]
+    pub window: Option<u64>,
+    /// Bytes per write/read (UDP: datagram payload). Default 128 KiB for TCP, the path MSS for UDP.
+    #[arg(short = 'l', long, value_name = "SIZE", value_parser = parse_block_size)]
+    pub length: Option<u64>,
+    /// The server sends and the client receives.
+    #[arg(short = 'R', long)]
+    pub reverse: bool,
+    /// Both directions at once.
+    #[arg(long, conflicts_with = "reverse")]
+    pub bidir: bool,
+    /// Zero-copy sends (sendfile), as iperf3 -Z.
+    #[arg(short = 'Z', long)]
+    pub zerocopy: bool,
+    /// Target bits/s per stream (UDP default 1M as iperf3; 0 = unlimited).
+    #[arg(short = 'b', long, value_name = "RATE", value_parser = parse_bitrate)]
+    pub bitrate: Option<u64>,
+    /// Give up connecting after this long.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub connect_timeout: Duration,
+    /// Shared secret for a server started with --token.
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+}
+
+/// Options of `net pingpong`.
+#[derive(Debug, Args)]
+pub struct PingpongArgs {
+    /// Server host running `nodebench net serve`.
+    pub host: String,
+    /// The server's iperf3 port (the echo is on the next port).
+    #[arg(short = 'p', long, value_name = "PORT", default_value = "5201")]
+    pub port: u16,
+    /// Message sizes (1 B to 1 MiB; UDP is clamped to 65507).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_block_size)]
+    pub sizes: Vec<u64>,
+    /// Client thread counts (default 1,2,4,8).
+    #[arg(long, value_name = "LIST", value_parser = parse_threads)]
+    pub threads: Option<ThreadList>,
+    /// Protocols: tcp,udp (default both).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = ["tcp", "udp"])]
+    pub protocols: Vec<String>,
+    /// Time per cell.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub duration: Duration,
+}
+
 /// `--scaling` values.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum ScalingArg {
@@ -384,6 +490,10 @@ fn parse_disk_op(s: &str) -> Result<nodebench_disk::blocks::DiskOp, String> {
     nodebench_disk::blocks::DiskOp::parse(s).ok_or_else(|| {
         format!("unknown operation '{s}': expected seq_read, rand_read or read_write")
     })
+}
+
+fn parse_bitrate(s: &str) -> Result<u64, String> {
+    units::parse_bitrate(s).map_err(|e| e.to_string())
 }
 
 fn parse_ntimes(s: &str) -> Result<u64, String> {

@@ -1,9 +1,11 @@
 //! One function per command: build the typed config, run, print.
 
 use std::collections::BTreeMap;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use nodebench_core::bench::{Benchmark, Cancel, Context};
@@ -18,12 +20,16 @@ use nodebench_disk::job::Engine;
 use nodebench_memory::blocks::{Blocks, BlocksConfig};
 use nodebench_memory::latency::{Latency, LatencyConfig};
 use nodebench_memory::stream::{Stream, StreamConfig};
+use nodebench_net::iperf3::{self, ClientConfig, Protocol, ServerConfig};
+use nodebench_net::pingpong::{EchoServer, Pingpong, PingpongConfig, Proto};
+use nodebench_net::throughput::Throughput;
 use nodebench_report::{export, table};
 use nodebench_store::{Recorder, SqliteStore, Store};
 
 use crate::args::{
     BlocksArgs, Cli, Command, CpuCommand, DiskBlocksArgs, DiskCommand, EngineArg, IozoneArgs,
-    LatencyArgs, MemoryCommand, OpsArgs, RunsCommand, ScalingArg, StreamArgs,
+    LatencyArgs, MemoryCommand, NetCommand, OpsArgs, PingpongArgs, RunsCommand, ScalingArg,
+    ServeArgs, StreamArgs, ThroughputArgs,
 };
 use crate::progress::Bar;
 
@@ -62,6 +68,16 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         ),
         Command::Disk(DiskCommand::Blocks(a)) => {
             run_benchmarks(&cli, vec![Box::new(disk_blocks(a))], false)
+        }
+        Command::Net(NetCommand::Serve(a)) => net_serve(a),
+        Command::Net(NetCommand::Tcp(a)) => {
+            run_benchmarks(&cli, vec![Box::new(throughput(a, Protocol::Tcp))], false)
+        }
+        Command::Net(NetCommand::Udp(a)) => {
+            run_benchmarks(&cli, vec![Box::new(throughput(a, Protocol::Udp))], false)
+        }
+        Command::Net(NetCommand::Pingpong(a)) => {
+            run_benchmarks(&cli, vec![Box::new(pingpong(a)?)], false)
         }
         Command::Runs(cmd) => runs_cmd(&cli, cmd),
         Command::Schema => {
@@ -188,6 +204,120 @@ fn disk_blocks(a: &DiskBlocksArgs) -> DiskBlocks {
     c.direct = a.direct;
     c.cell_time_limit = a.cell_time;
     DiskBlocks { config: c }
+}
+
+fn throughput(a: &ThroughputArgs, protocol: Protocol) -> Throughput {
+    let mut c = ClientConfig::new(a.host.clone());
+    c.port = a.port;
+    c.protocol = protocol;
+    c.parallel = a.parallel;
+    c.duration = a.time;
+    c.interval = Some(a.interval);
+    c.window = a.window.map(|w| w.min(u32::MAX as u64) as u32);
+    c.length = a.length.map(|l| l as usize);
+    c.reverse = a.reverse;
+    c.bidir = a.bidir;
+    c.zerocopy = a.zerocopy;
+    c.bitrate = a.bitrate;
+    c.connect_timeout = a.connect_timeout;
+    c.token = a.token.clone();
+    Throughput { config: c }
+}
+
+fn pingpong(a: &PingpongArgs) -> Result<Pingpong> {
+    let echo_port = a.port.checked_add(1).ok_or_else(|| {
+        anyhow!(
+            "--port: {} leaves no room for the echo port (port + 1)",
+            a.port
+        )
+    })?;
+    let host = a.host.trim_matches(|c| c == '[' || c == ']');
+    let server = (host, echo_port)
+        .to_socket_addrs()
+        .map_err(|e| anyhow!("cannot resolve {}: {e}", a.host))?
+        .next()
+        .ok_or_else(|| anyhow!("cannot resolve {}: no address", a.host))?;
+    let protocols = if a.protocols.is_empty() {
+        vec![Proto::Tcp, Proto::Udp]
+    } else {
+        a.protocols
+            .iter()
+            .map(|p| if p == "tcp" { Proto::Tcp } else { Proto::Udp })
+            .collect()
+    };
+    Ok(Pingpong {
+        config: PingpongConfig {
+            server,
+            protocols,
+            sizes: if a.sizes.is_empty() {
+                vec![1, 64, 1024, 16 << 10, 64 << 10]
+            } else {
+                a.sizes.iter().map(|&s| s as usize).collect()
+            },
+            threads: a
+                .threads
+                .clone()
+                .map(|t| t.0)
+                .unwrap_or_else(|| vec![1, 2, 4, 8]),
+            duration: a.duration,
+            timeout: Duration::from_secs(2),
+        },
+    })
+}
+
+/// `net serve`: the iperf3-compatible server and the ping-pong echo, until
+/// Ctrl-C (exit 0) or --max-tests tests ran.
+fn net_serve(a: &ServeArgs) -> Result<ExitCode> {
+    let cancel = install_signal_handlers()?;
+    let echo_port = a.port.checked_add(1).ok_or_else(|| {
+        anyhow!(
+            "--port: {} leaves no room for the echo port (port + 1)",
+            a.port
+        )
+    })?;
+    let echo = EchoServer::bind(SocketAddr::new(a.bind, echo_port)).map_err(anyhow::Error::msg)?;
+    let cfg = ServerConfig {
+        bind: a.bind,
+        port: a.port,
+        max_duration: a.max_duration,
+        max_bitrate: a.max_bitrate,
+        token: a.token.clone(),
+        max_tests: a.max_tests,
+    };
+    let result = std::thread::scope(|s| {
+        let echo_cancel = cancel.clone();
+        let echo_thread = s.spawn(move || echo.serve(&echo_cancel));
+        let served = iperf3::serve(
+            &cfg,
+            &cancel,
+            |addr| {
+                eprintln!(
+                    "listening on {addr} (iperf3 protocol), ping-pong echo on port {echo_port}"
+                )
+            },
+            |o| {
+                let received: u64 = iperf3::TestOutcome::sum_bytes(&o.local, false);
+                let sent: u64 = iperf3::TestOutcome::sum_bytes(&o.local, true);
+                println!(
+                    "test done: {} {} streams, {:.2} s, received {} B, sent {} B",
+                    if o.protocol == Protocol::Tcp {
+                        "TCP"
+                    } else {
+                        "UDP"
+                    },
+                    o.local.len(),
+                    o.duration,
+                    received,
+                    sent
+                );
+            },
+        );
+        cancel.cancel();
+        let _ = echo_thread.join();
+        served
+    });
+    result.map_err(anyhow::Error::msg)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn open_store(cli: &Cli) -> Result<SqliteStore> {

@@ -1,6 +1,6 @@
 //! The quick suite run by `nodebench run`: short, representative runs of each
 //! benchmark area (CPU op rates, STREAM, memory latency, IOzone on a 256 MiB
-//! file in the temporary directory), well under a
+//! file in the temporary directory, loopback TCP and ping-pong), well under a
 //! minute on a 2-core machine. Later areas add their entries here.
 
 use std::time::Duration;
@@ -12,6 +12,7 @@ use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
 use nodebench_disk::job::Engine;
 use nodebench_memory::latency::{Latency, LatencyConfig};
 use nodebench_memory::stream::{Stream, StreamConfig};
+use nodebench_net::loopback::Loopback;
 
 /// The benchmarks of the quick suite, in run order.
 pub fn quick() -> Vec<Box<dyn Benchmark>> {
@@ -61,10 +62,15 @@ pub fn quick() -> Vec<Box<dyn Benchmark>> {
             verify: false,
         },
     };
+    let net = Loopback {
+        tcp_time: Duration::from_secs(2),
+        pingpong_time: Duration::from_millis(200),
+    };
     vec![
         Box::new(ops),
         Box::new(stream),
         Box::new(latency),
         Box::new(disk),
+        Box::new(net),
     ]
 }

@@ -645,3 +645,103 @@ fn disk_bad_input_is_one_clear_line() {
         assert_one_line_error(&out, needles);
     }
 }
+
+#[test]
+fn net_errors_are_one_clear_line() {
+    let t = Tmp::new();
+    // A closed port: refused at once.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let start = Instant::now();
+    let out = t.run(&[
+        "net",
+        "tcp",
+        "127.0.0.1",
+        "-p",
+        &closed.to_string(),
+        "-t",
+        "1",
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_one_line_error(&out, &["cannot connect", "refused"]);
+    assert!(start.elapsed() < Duration::from_secs(5));
+    // A port already in use.
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port();
+    let out = t.run(&[
+        "net",
+        "serve",
+        "--port",
+        &port.to_string(),
+        "--max-tests",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_one_line_error(&out, &[&format!("--port {port}"), "in use"]);
+    for (args, needles) in [
+        (
+            vec!["net", "udp", "127.0.0.1", "-b", "fast"],
+            vec!["--bitrate", "100M"],
+        ),
+        (
+            vec!["net", "tcp", "127.0.0.1", "-P", "0"],
+            vec!["--parallel"],
+        ),
+        (
+            vec!["net", "tcp", "127.0.0.1", "-t", "-1s"],
+            vec!["--time", "10s"],
+        ),
+    ] {
+        let out = t.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_one_line_error(&out, &needles);
+    }
+}
+
+#[test]
+fn a_test_longer_than_max_duration_is_refused_with_a_message() {
+    let t = Tmp::new();
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = probe.local_addr().unwrap().port();
+    drop(probe);
+    let mut server = bin()
+        .args([
+            "net",
+            "serve",
+            "--port",
+            &port.to_string(),
+            "--max-duration",
+            "2s",
+            "--max-tests",
+            "1",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let out = loop {
+        let out = t.run(&[
+            "net",
+            "tcp",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "-t",
+            "30s",
+            "--quiet",
+        ]);
+        if !stderr(&out).contains("cannot connect") || Instant::now() > deadline {
+            break out;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(out.status.code(), Some(1));
+    assert_one_line_error(&out, &["--max-duration"]);
+}

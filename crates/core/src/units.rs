@@ -105,6 +105,35 @@ pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// The accepted forms of a bit rate.
+pub const BITRATE_FORMS: &str =
+    "a rate in bits/s like 100M, 1.5G, 500k (k/M/G/T = 1000^n, as iperf3), or 0 for unlimited";
+
+/// Parses a bit rate in bits/s (k, M, G, T = powers of 1000, as iperf3's
+/// `-b`); `0` means unlimited.
+pub fn parse_bitrate(s: &str) -> Result<u64, ParseError> {
+    let err = || ParseError(format!("invalid bit rate '{s}': expected {BITRATE_FORMS}"));
+    let t = s.trim();
+    let (num, suffix) = split_number(t);
+    if num.is_empty() {
+        return Err(err());
+    }
+    let value: f64 = num.parse().map_err(|_| err())?;
+    let mult = match suffix {
+        "" => 1.0,
+        "k" | "K" => 1e3,
+        "m" | "M" => 1e6,
+        "g" | "G" => 1e9,
+        "t" | "T" => 1e12,
+        _ => return Err(err()),
+    };
+    let bits = value * mult;
+    if !bits.is_finite() || bits < 0.0 || bits > u64::MAX as f64 || bits.fract() != 0.0 {
+        return Err(err());
+    }
+    Ok(bits as u64)
+}
+
 /// Parses a positive count with an optional k/m/g (powers of 1000) suffix.
 pub fn parse_count(s: &str) -> Result<u64, ParseError> {
     let err = || ParseError(format!("invalid count '{s}': expected {COUNT_FORMS}"));
@@ -243,6 +272,16 @@ mod tests {
         assert_eq!(parse_count("7").unwrap(), 7);
         for bad in ["0", "-3", "1.5", "x"] {
             assert!(parse_count(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bitrates() {
+        assert_eq!(parse_bitrate("100M").unwrap(), 100_000_000);
+        assert_eq!(parse_bitrate("1.5G").unwrap(), 1_500_000_000);
+        assert_eq!(parse_bitrate("0").unwrap(), 0);
+        for bad in ["-1M", "fast", "10X"] {
+            assert!(parse_bitrate(bad).unwrap_err().0.contains("100M"), "{bad}");
         }
     }
 

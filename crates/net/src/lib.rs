@@ -1,0 +1,16 @@
+//! nodebench-net: network benchmarks.
+//!
+//! [`iperf3`] speaks the iperf3 control protocol, so `nodebench net tcp|udp
+//! HOST` runs against a stock `iperf3 -s` and a stock `iperf3 -c` runs
+//! against `nodebench net serve`. The measurement is native: data streams,
+//! pacing, interval accounting, `TCP_INFO` sampling and UDP loss/jitter are
+//! implemented here; iperf3 is only the peer we interoperate with and the
+//! reference we compare against. [`throughput`] turns a test into a result;
+//! [`pingpong`] is the TCP/UDP round-trip test and its echo server; [`route`]
+//! finds the egress interface and MTU recorded with each result.
+
+pub mod iperf3;
+pub mod loopback;
+pub mod pingpong;
+pub mod route;
+pub mod throughput;

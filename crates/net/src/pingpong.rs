@@ -1,0 +1,516 @@
+//! `nodebench net pingpong HOST`: the TCP and UDP ping-pong of seeds/002.
+//! Client threads each send a message of the given size and wait for the
+//! same bytes back, as fast as they can, for a fixed time per cell (protocol
+//! x message size x thread count); every round trip is timed into an
+//! HdrHistogram. The echo side runs inside `nodebench net serve` (TCP and
+//! UDP on the iperf3 port + 1).
+//!
+//! TCP: a connection starts with the message size as a 4-byte big-endian
+//! number, then carries messages of exactly that size each way. TCP_NODELAY
+//! is set on both ends (a ping-pong measures latency, not batching). UDP:
+//! each datagram is echoed as is; a reply that does not come within the
+//! receive timeout counts as lost.
+
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use hdrhistogram::Histogram as Hdr;
+use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
+use nodebench_core::{BenchResult, Better, Histogram, Metric, ResultStatus, Unit};
+
+/// Largest UDP payload over IPv4.
+pub const MAX_UDP_PAYLOAD: usize = 65_507;
+/// Largest message the echo server accepts on TCP.
+pub const MAX_TCP_MESSAGE: usize = 1 << 20;
+/// How many TCP echo connections the server serves at once.
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// TCP or UDP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proto {
+    /// A TCP connection per thread.
+    Tcp,
+    /// A UDP socket per thread.
+    Udp,
+}
+
+impl Proto {
+    /// Label value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Proto::Tcp => "tcp",
+            Proto::Udp => "udp",
+        }
+    }
+}
+
+/// Everything `net pingpong` runs with.
+#[derive(Debug, Clone)]
+pub struct PingpongConfig {
+    /// The echo server's address (HOST and the iperf3 port + 1).
+    pub server: SocketAddr,
+    /// Protocols to run.
+    pub protocols: Vec<Proto>,
+    /// Message sizes in bytes (UDP sizes above 65507 are clamped to it).
+    pub sizes: Vec<usize>,
+    /// Client thread counts.
+    pub threads: Vec<usize>,
+    /// Time per cell.
+    pub duration: Duration,
+    /// How long to wait for a reply (connect and UDP receive).
+    pub timeout: Duration,
+}
+
+/// The `net.pingpong` benchmark: one result per protocol.
+#[derive(Debug, Clone)]
+pub struct Pingpong {
+    /// Its configuration.
+    pub config: PingpongConfig,
+}
+
+fn histogram() -> Hdr<u64> {
+    Hdr::new_with_bounds(1, 60_000_000_000, 3)
+        .unwrap_or_else(|_| Hdr::new(3).expect("3 digits is valid"))
+}
+
+/// What one client thread did in one cell.
+struct ThreadOutcome {
+    round_trips: u64,
+    lost: u64,
+    latency: Hdr<u64>,
+}
+
+fn tcp_client(
+    server: SocketAddr,
+    size: usize,
+    duration: Duration,
+    timeout: Duration,
+    start: &Barrier,
+    cancel: &Cancel,
+) -> Result<ThreadOutcome, String> {
+    let mut s = TcpStream::connect_timeout(&server, timeout).map_err(|e| {
+        format!("cannot connect to {server} (pingpong echo, the iperf3 port + 1): {e}")
+    })?;
+    s.set_nodelay(true).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
+    s.write_all(&(size as u32).to_be_bytes())
+        .map_err(|e| format!("pingpong {server}: {e}"))?;
+    let msg = vec![0x5Au8; size];
+    let mut back = vec![0u8; size];
+    let mut out = ThreadOutcome {
+        round_trips: 0,
+        lost: 0,
+        latency: histogram(),
+    };
+    start.wait();
+    let end = Instant::now() + duration;
+    while Instant::now() < end && !cancel.is_cancelled() {
+        let t = Instant::now();
+        s.write_all(&msg)
+            .map_err(|e| format!("pingpong {server}: send: {e}"))?;
+        s.read_exact(&mut back)
+            .map_err(|e| format!("pingpong {server}: receive: {e}"))?;
+        let _ = out.latency.record(t.elapsed().as_nanos().max(1) as u64);
+        out.round_trips += 1;
+    }
+    Ok(out)
+}
+
+fn udp_client(
+    server: SocketAddr,
+    size: usize,
+    duration: Duration,
+    timeout: Duration,
+    start: &Barrier,
+    cancel: &Cancel,
+) -> Result<ThreadOutcome, String> {
+    let bind: SocketAddr = match server.ip() {
+        IpAddr::V4(_) => "0.0.0.0:0".parse().map_err(|e| format!("{e}"))?,
+        IpAddr::V6(_) => "[::]:0".parse().map_err(|e| format!("{e}"))?,
+    };
+    let s = UdpSocket::bind(bind).map_err(|e| format!("udp bind: {e}"))?;
+    s.connect(server)
+        .map_err(|e| format!("cannot reach {server}: {e}"))?;
+    s.set_read_timeout(Some(timeout))
+        .map_err(|e| e.to_string())?;
+    let mut msg = vec![0x5Au8; size];
+    let mut back = vec![0u8; size.max(8)];
+    let mut out = ThreadOutcome {
+        round_trips: 0,
+        lost: 0,
+        latency: histogram(),
+    };
+    start.wait();
+    let end = Instant::now() + duration;
+    let mut seq: u64 = 0;
+    while Instant::now() < end && !cancel.is_cancelled() {
+        seq += 1;
+        let stamp = seq.to_le_bytes();
+        let n = size.min(8);
+        msg[..n].copy_from_slice(&stamp[..n]);
+        let t = Instant::now();
+        s.send(&msg)
+            .map_err(|e| format!("pingpong {server}: send: {e}"))?;
+        loop {
+            match s.recv(&mut back) {
+                // A late reply to an earlier message is skipped (its stamp differs).
+                Ok(got) if got == size && back[..n] == stamp[..n] => {
+                    let _ = out.latency.record(t.elapsed().as_nanos().max(1) as u64);
+                    out.round_trips += 1;
+                    break;
+                }
+                Ok(_) => continue,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    out.lost += 1;
+                    break;
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "pingpong {server}: receive: {e} (is `nodebench net serve` running there?)"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Benchmark for Pingpong {
+    fn id(&self) -> &'static str {
+        "net.pingpong"
+    }
+
+    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        let c = &self.config;
+        if c.sizes.is_empty()
+            || c.sizes.contains(&0)
+            || c.sizes.iter().any(|&s| s > MAX_TCP_MESSAGE)
+        {
+            return Err(BenchError::Invalid(format!(
+                "--sizes: expected message sizes from 1 B to {} like 1,64,1KiB,64KiB",
+                MAX_TCP_MESSAGE
+            )));
+        }
+        if c.threads.is_empty() || c.threads.contains(&0) {
+            return Err(BenchError::Invalid(
+                "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
+            ));
+        }
+        ctx.progress.start(
+            "net pingpong",
+            (c.protocols.len() * c.sizes.len() * c.threads.len()) as u64,
+        );
+        for &proto in &c.protocols {
+            if ctx.cancel.is_cancelled() {
+                break;
+            }
+            let mut result = BenchResult::new(self.id());
+            result.param("server", c.server.to_string());
+            result.param("protocol", proto.name());
+            result.param("duration_s", c.duration.as_secs_f64());
+            'cells: for &size in &c.sizes {
+                let size = if proto == Proto::Udp {
+                    size.min(MAX_UDP_PAYLOAD)
+                } else {
+                    size
+                };
+                for &threads in &c.threads {
+                    if ctx.cancel.is_cancelled() {
+                        result.status = ResultStatus::Cancelled;
+                        result.error = Some("interrupted".into());
+                        break 'cells;
+                    }
+                    let start = Barrier::new(threads);
+                    let t0 = Instant::now();
+                    let cancel = ctx.cancel.clone();
+                    let outcomes: Vec<Result<ThreadOutcome, String>> = std::thread::scope(|s| {
+                        let hs: Vec<_> = (0..threads)
+                            .map(|_| {
+                                let (start, cancel) = (&start, &cancel);
+                                s.spawn(move || match proto {
+                                    Proto::Tcp => tcp_client(
+                                        c.server, size, c.duration, c.timeout, start, cancel,
+                                    ),
+                                    Proto::Udp => udp_client(
+                                        c.server, size, c.duration, c.timeout, start, cancel,
+                                    ),
+                                })
+                            })
+                            .collect();
+                        hs.into_iter()
+                            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                            .collect()
+                    });
+                    let wall = t0.elapsed().as_secs_f64();
+                    let mut hist = histogram();
+                    let (mut trips, mut lost) = (0u64, 0u64);
+                    for o in outcomes {
+                        match o {
+                            Ok(o) => {
+                                trips += o.round_trips;
+                                lost += o.lost;
+                                let _ = hist.add(&o.latency);
+                            }
+                            Err(e) => {
+                                result.status = ResultStatus::Failed;
+                                result.error = Some(e);
+                                break 'cells;
+                            }
+                        }
+                    }
+                    let m = |n: &str, v: f64, u: Unit, b: Better| {
+                        Metric::new(n, v, u, b)
+                            .label("protocol", proto.name())
+                            .label("size", size)
+                            .label("threads", threads)
+                    };
+                    result.metrics.push(m(
+                        "round_trips",
+                        trips as f64 / wall.max(1e-9),
+                        Unit::OpsPerSecond,
+                        Better::Higher,
+                    ));
+                    for (name, q) in [
+                        ("latency_p50", 0.5),
+                        ("latency_p99", 0.99),
+                        ("latency_p999", 0.999),
+                    ] {
+                        result.metrics.push(m(
+                            name,
+                            hist.value_at_quantile(q) as f64 * 1e-9,
+                            Unit::Seconds,
+                            Better::Lower,
+                        ));
+                    }
+                    result.metrics.push(m(
+                        "latency_max",
+                        hist.max() as f64 * 1e-9,
+                        Unit::Seconds,
+                        Better::Lower,
+                    ));
+                    if proto == Proto::Udp {
+                        result
+                            .metrics
+                            .push(m("lost", lost as f64, Unit::Count, Better::Lower));
+                    }
+                    let labels = [
+                        ("protocol", proto.name().to_string()),
+                        ("size", size.to_string()),
+                        ("threads", threads.to_string()),
+                    ]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect();
+                    result.histograms.push(Histogram::from_hdr(
+                        "latency",
+                        Unit::Seconds,
+                        1e9,
+                        labels,
+                        &hist,
+                    ));
+                    ctx.progress.advance(1);
+                }
+            }
+            result.ended_at = Utc::now();
+            let stop = result.status != ResultStatus::Passed;
+            ctx.sink.record(result)?;
+            if stop {
+                break;
+            }
+        }
+        ctx.progress.finish();
+        Ok(())
+    }
+}
+
+/// The echo side: TCP and UDP on `addr`, until `cancel` is set.
+pub struct EchoServer {
+    tcp: TcpListener,
+    udp: UdpSocket,
+}
+
+impl EchoServer {
+    /// Binds TCP and UDP on `addr`; the error names the port.
+    pub fn bind(addr: SocketAddr) -> Result<EchoServer, String> {
+        let tcp = TcpListener::bind(addr)
+            .map_err(|e| format!("--port {} (pingpong echo): {e}", addr.port()))?;
+        let udp = UdpSocket::bind(tcp.local_addr().map_err(|e| e.to_string())?)
+            .map_err(|e| format!("--port {} (pingpong echo, UDP): {e}", addr.port()))?;
+        Ok(EchoServer { tcp, udp })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.tcp.local_addr().ok()
+    }
+
+    /// Serves until `cancel` is set: a thread for UDP, one per TCP connection
+    /// (at most [`MAX_CONNECTIONS`]); every socket has a timeout so the loops
+    /// notice cancellation.
+    pub fn serve(self, cancel: &Cancel) -> Result<(), String> {
+        let poll = Duration::from_millis(200);
+        self.tcp.set_nonblocking(true).map_err(|e| e.to_string())?;
+        self.udp
+            .set_read_timeout(Some(poll))
+            .map_err(|e| e.to_string())?;
+        let live = Arc::new(AtomicUsize::new(0));
+        std::thread::scope(|s| {
+            let udp = &self.udp;
+            s.spawn(move || {
+                let mut buf = vec![0u8; 65_536];
+                while !cancel.is_cancelled() {
+                    if let Ok((n, from)) = udp.recv_from(&mut buf) {
+                        let _ = udp.send_to(&buf[..n], from);
+                    }
+                }
+            });
+            while !cancel.is_cancelled() {
+                match self.tcp.accept() {
+                    Ok((stream, _)) => {
+                        if live.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
+                            continue; // dropped: the client sees the connection close
+                        }
+                        live.fetch_add(1, Ordering::SeqCst);
+                        let live = live.clone();
+                        s.spawn(move || {
+                            let _ = echo_tcp(stream, cancel, poll);
+                            live.fetch_sub(1, Ordering::SeqCst);
+                        });
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        std::thread::sleep(Duration::from_millis(20))
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        });
+        Ok(())
+    }
+}
+
+fn echo_tcp(mut s: TcpStream, cancel: &Cancel, poll: Duration) -> std::io::Result<()> {
+    s.set_nonblocking(false)?;
+    s.set_nodelay(true)?;
+    s.set_read_timeout(Some(poll))?;
+    let mut head = [0u8; 4];
+    read_full(&mut s, &mut head, cancel)?;
+    let size = u32::from_be_bytes(head) as usize;
+    if size == 0 || size > MAX_TCP_MESSAGE {
+        return Ok(());
+    }
+    let mut buf = vec![0u8; size];
+    loop {
+        if !read_full(&mut s, &mut buf, cancel)? {
+            return Ok(());
+        }
+        s.write_all(&buf)?;
+    }
+}
+
+/// Reads exactly `buf.len()` bytes, riding out read timeouts until `cancel`;
+/// false at a clean end of stream.
+fn read_full(s: &mut TcpStream, buf: &mut [u8], cancel: &Cancel) -> std::io::Result<bool> {
+    let mut got = 0;
+    while got < buf.len() {
+        if cancel.is_cancelled() {
+            return Ok(false);
+        }
+        match s.read(&mut buf[got..]) {
+            Ok(0) => return Ok(false),
+            Ok(n) => got += n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodebench_core::bench::collect;
+    use nodebench_core::inventory::Inventory;
+
+    #[test]
+    fn tcp_and_udp_round_trips_against_the_echo_server() {
+        let server = EchoServer::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = server.local_addr().unwrap();
+        let cancel = Cancel::new();
+        std::thread::scope(|s| {
+            let c2 = cancel.clone();
+            s.spawn(move || server.serve(&c2));
+            let cfg = PingpongConfig {
+                server: addr,
+                protocols: vec![Proto::Tcp, Proto::Udp],
+                sizes: vec![1, 65_536],
+                threads: vec![1, 2],
+                duration: Duration::from_millis(100),
+                timeout: Duration::from_secs(1),
+            };
+            let out = collect(
+                &Pingpong { config: cfg },
+                &Inventory::default(),
+                Cancel::new(),
+            );
+            cancel.cancel();
+            let out = out.unwrap();
+            assert_eq!(out.len(), 2);
+            for r in &out {
+                assert_eq!(r.status, ResultStatus::Passed, "{:?}", r.error);
+                let rates: Vec<&Metric> = r
+                    .metrics
+                    .iter()
+                    .filter(|m| m.name == "round_trips")
+                    .collect();
+                assert_eq!(rates.len(), 4);
+                assert!(rates.iter().all(|m| m.value > 10.0), "{rates:?}");
+                assert_eq!(r.histograms.len(), 4);
+            }
+            // UDP sizes are clamped to the largest datagram.
+            assert!(out[1].metrics.iter().any(|m| m.labels["size"] == "65507"));
+        });
+    }
+
+    #[test]
+    fn no_echo_server_is_a_clear_error() {
+        let closed = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let cfg = PingpongConfig {
+            server: closed,
+            protocols: vec![Proto::Tcp],
+            sizes: vec![1],
+            threads: vec![1],
+            duration: Duration::from_millis(50),
+            timeout: Duration::from_millis(500),
+        };
+        let out = collect(
+            &Pingpong { config: cfg },
+            &Inventory::default(),
+            Cancel::new(),
+        )
+        .unwrap();
+        assert_eq!(out[0].status, ResultStatus::Failed);
+        assert!(
+            out[0].error.as_ref().unwrap().contains("cannot connect"),
+            "{:?}",
+            out[0].error
+        );
+    }
+}

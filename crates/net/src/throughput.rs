@@ -1,0 +1,242 @@
+//! `nodebench net tcp|udp HOST`: one iperf3-compatible test turned into a
+//! result: throughput per direction as the sender and the receiver saw it,
+//! TCP retransmits, UDP jitter/loss/reordering, both sides' CPU use, a
+//! per-interval time series, and the egress interface and its MTU.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+use chrono::Utc;
+use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::{BenchResult, Better, Metric, ResultStatus, TimeSeries, Unit};
+
+use crate::iperf3::{self, ClientConfig, Protocol, StreamStats, TestOutcome};
+use crate::route;
+
+/// The `net.tcp` / `net.udp` benchmark.
+#[derive(Debug, Clone)]
+pub struct Throughput {
+    /// The test to run.
+    pub config: ClientConfig,
+}
+
+/// Which way data flowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    /// The client sent (iperf3's default).
+    ClientToServer,
+    /// The server sent (`--reverse`, or the second half of `--bidir`).
+    ServerToClient,
+}
+
+impl Direction {
+    fn name(self) -> &'static str {
+        match self {
+            Direction::ClientToServer => "client_to_server",
+            Direction::ServerToClient => "server_to_client",
+        }
+    }
+}
+
+fn sum<F: Fn(&StreamStats) -> Option<u64>>(streams: &[&StreamStats], f: F) -> Option<u64> {
+    let vals: Vec<u64> = streams.iter().filter_map(|s| f(s)).collect();
+    (!vals.is_empty()).then(|| vals.iter().sum())
+}
+
+fn seconds(streams: &[&StreamStats]) -> f64 {
+    streams.iter().map(|s| s.seconds).fold(0.0, f64::max)
+}
+
+/// Adds the metrics of one direction: the sender's and the receiver's view.
+fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
+    // The client's own streams are `local`; in this direction the client is
+    // the sender when data flows client -> server.
+    let client_sends = dir == Direction::ClientToServer;
+    let (sender_side, receiver_side) = if client_sends {
+        (&o.local, &o.remote)
+    } else {
+        (&o.remote, &o.local)
+    };
+    let senders: Vec<&StreamStats> = sender_side.iter().filter(|s| s.sender).collect();
+    let receivers: Vec<&StreamStats> = receiver_side.iter().filter(|s| !s.sender).collect();
+    let label = |m: Metric| m.label("direction", dir.name());
+    for (side, streams) in [("sender", &senders), ("receiver", &receivers)] {
+        if streams.is_empty() {
+            continue;
+        }
+        let bytes: u64 = streams.iter().map(|s| s.bytes).sum();
+        let secs = seconds(streams);
+        result.metrics.push(
+            label(Metric::new(
+                "bytes",
+                bytes as f64,
+                Unit::Bytes,
+                Better::Higher,
+            ))
+            .label("side", side),
+        );
+        if secs > 0.0 {
+            result.metrics.push(
+                label(Metric::new(
+                    "throughput",
+                    bytes as f64 / secs,
+                    Unit::BytesPerSecond,
+                    Better::Higher,
+                ))
+                .label("side", side),
+            );
+        }
+    }
+    if let Some(r) = sum(&senders, |s| s.retransmits) {
+        result.metrics.push(label(Metric::new(
+            "retransmits",
+            r as f64,
+            Unit::Count,
+            Better::Lower,
+        )));
+    }
+    if o.protocol == Protocol::Udp {
+        if let Some(p) = sum(&senders, |s| s.packets) {
+            result.metrics.push(label(Metric::new(
+                "packets_sent",
+                p as f64,
+                Unit::Count,
+                Better::Higher,
+            )));
+        }
+        if let Some(p) = sum(&receivers, |s| s.packets) {
+            result.metrics.push(label(Metric::new(
+                "packets_received",
+                p as f64,
+                Unit::Count,
+                Better::Higher,
+            )));
+        }
+        if let Some(lost) = sum(&receivers, |s| s.lost_packets) {
+            result.metrics.push(label(Metric::new(
+                "lost_packets",
+                lost as f64,
+                Unit::Count,
+                Better::Lower,
+            )));
+            let total = sum(&senders, |s| s.packets).unwrap_or(0).max(1);
+            result.metrics.push(label(Metric::new(
+                "lost_percent",
+                100.0 * lost as f64 / total as f64,
+                Unit::Percent,
+                Better::Lower,
+            )));
+        }
+        if let Some(ooo) = sum(&receivers, |s| s.out_of_order) {
+            result.metrics.push(label(Metric::new(
+                "out_of_order",
+                ooo as f64,
+                Unit::Count,
+                Better::Lower,
+            )));
+        }
+        let jitters: Vec<f64> = receivers.iter().filter_map(|s| s.jitter_ms).collect();
+        if !jitters.is_empty() {
+            let mean = jitters.iter().sum::<f64>() / jitters.len() as f64;
+            result.metrics.push(label(Metric::new(
+                "jitter",
+                mean / 1e3,
+                Unit::Seconds,
+                Better::Lower,
+            )));
+        }
+    }
+}
+
+/// Turns a finished test into metrics and a time series.
+pub fn record_outcome(result: &mut BenchResult, o: &TestOutcome) {
+    let dirs: Vec<Direction> = if o.bidir {
+        vec![Direction::ClientToServer, Direction::ServerToClient]
+    } else if o.reverse {
+        vec![Direction::ServerToClient]
+    } else {
+        vec![Direction::ClientToServer]
+    };
+    for d in dirs {
+        record_direction(result, o, d);
+    }
+    result.metrics.push(
+        Metric::new("cpu", o.local_cpu.total, Unit::Percent, Better::Lower).label("host", "client"),
+    );
+    if let Some(r) = o.remote_cpu {
+        result.metrics.push(
+            Metric::new("cpu", r.total, Unit::Percent, Better::Lower).label("host", "server"),
+        );
+    }
+    let points: Vec<(f64, f64)> = o
+        .intervals
+        .iter()
+        .map(|iv| {
+            let bytes: u64 = iv.streams.iter().map(|s| s.bytes).sum();
+            (iv.end, bytes as f64 / (iv.end - iv.start).max(1e-9))
+        })
+        .collect();
+    if !points.is_empty() {
+        result.series.push(TimeSeries {
+            name: "throughput".into(),
+            unit: Unit::BytesPerSecond,
+            labels: [("host".to_string(), "client".to_string())]
+                .into_iter()
+                .collect(),
+            points,
+        });
+    }
+}
+
+impl Benchmark for Throughput {
+    fn id(&self) -> &'static str {
+        match self.config.protocol {
+            Protocol::Tcp => "net.tcp",
+            Protocol::Udp => "net.udp",
+        }
+    }
+
+    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        let c = &self.config;
+        let mut result = BenchResult::new(self.id());
+        result.param("host", &c.host);
+        result.param("port", c.port);
+        result.param("parallel", c.parallel);
+        result.param("duration_s", c.duration.as_secs_f64());
+        result.param("reverse", c.reverse);
+        result.param("bidir", c.bidir);
+        result.param("zerocopy", c.zerocopy);
+        result.param("window", c.window);
+        result.param("bitrate", c.bitrate);
+        let peer: Option<SocketAddr> = (c.host.trim_matches(|ch| ch == '[' || ch == ']'), c.port)
+            .to_socket_addrs()
+            .ok()
+            .and_then(|mut a| a.next());
+        match peer.and_then(route::egress_to) {
+            Some(e) => {
+                result.param("interface", &e.interface);
+                result.param("mtu", e.mtu);
+                result.param("local_address", e.local.to_string());
+            }
+            None => result.param("mtu", "unknown"),
+        }
+        ctx.progress.start(self.id(), 1);
+        match iperf3::run_client(c, &ctx.cancel) {
+            Ok(o) => {
+                result.param("length", o.length);
+                record_outcome(&mut result, &o);
+                if ctx.cancel.is_cancelled() {
+                    result.status = ResultStatus::Cancelled;
+                    result.error = Some("interrupted".into());
+                }
+            }
+            Err(e) => {
+                result.status = ResultStatus::Failed;
+                result.error = Some(e);
+            }
+        }
+        ctx.progress.finish();
+        result.ended_at = Utc::now();
+        ctx.sink.record(result)?;
+        Ok(())
+    }
+}
