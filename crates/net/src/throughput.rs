@@ -94,6 +94,24 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
             Better::Lower,
         )));
     }
+    if let Some(cwnd) = senders.iter().filter_map(|s| s.snd_cwnd).max() {
+        result.metrics.push(label(Metric::new(
+            "snd_cwnd_max",
+            cwnd as f64,
+            Unit::Bytes,
+            Better::Higher,
+        )));
+    }
+    let rtts: Vec<u64> = senders.iter().filter_map(|s| s.rtt_us).collect();
+    if !rtts.is_empty() {
+        let mean = rtts.iter().sum::<u64>() as f64 / rtts.len() as f64;
+        result.metrics.push(label(Metric::new(
+            "rtt",
+            mean * 1e-6,
+            Unit::Seconds,
+            Better::Lower,
+        )));
+    }
     if o.protocol == Protocol::Udp {
         if let Some(p) = sum(&senders, |s| s.packets) {
             result.metrics.push(label(Metric::new(

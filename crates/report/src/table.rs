@@ -99,6 +99,9 @@ pub fn result_table(result: &BenchResult) -> String {
     if result.benchmark == "disk.dd" {
         out.push_str(&dd_lines(result));
     }
+    for series in &result.series {
+        out.push_str(&series_lines(series));
+    }
     if let Some(serde_json::Value::String(p)) = result.parameters.get("peak") {
         let _ = writeln!(out, "(%) = percent of the {p}");
     }
@@ -231,6 +234,25 @@ fn dd_lines(result: &BenchResult) -> String {
                 bytes / secs.max(1e-12) / 1e6
             );
         }
+    }
+    out
+}
+
+/// One line per sample of a time series, iperf3-interval style:
+/// `throughput  0.00-1.00 s  2345.6 MB/s`.
+fn series_lines(series: &nodebench_core::TimeSeries) -> String {
+    let mut out = String::new();
+    let mut prev = 0.0;
+    for &(t, v) in &series.points {
+        let (prefix, divisor) = format::prefix_for(series.unit, v.abs());
+        let _ = writeln!(
+            out,
+            "  {} {prev:6.2}-{t:6.2} s  {} {}",
+            series.name,
+            format::scaled(v, series.unit, divisor),
+            format::display_unit(series.unit, prefix)
+        );
+        prev = t;
     }
     out
 }
