@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
-use nodebench_core::bench::{Benchmark, Cancel, Context};
+use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::inventory::{self, Inventory};
 use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_cpu::kernels::Kernel;
@@ -360,7 +360,9 @@ fn run_benchmarks(
     let mut recorder = Recorder::begin(store, run)?;
     let bar = Bar::new(cli.quiet);
 
-    let mut error = None;
+    // A benchmark that cannot run (bad config, no room in the temp dir) does
+    // not stop the ones after it; a store that cannot take results does.
+    let mut errors: Vec<String> = Vec::new();
     for bench in &benches {
         if cancel.is_cancelled() {
             break;
@@ -371,15 +373,19 @@ fn run_benchmarks(
             inventory: &inventory,
             sink: &mut recorder,
         };
-        if let Err(e) = bench.run(&mut ctx) {
-            error = Some(format!("{}: {e}", bench.id()));
-            break;
+        match bench.run(&mut ctx) {
+            Ok(()) => {}
+            Err(e @ BenchError::Sink(_)) => {
+                errors.push(format!("{}: {e}", bench.id()));
+                break;
+            }
+            Err(e) => errors.push(format!("{}: {e}", bench.id())),
         }
     }
     let interrupted = cancel.is_cancelled();
     let status = if interrupted {
         RunStatus::Incomplete
-    } else if error.is_some() {
+    } else if !errors.is_empty() {
         RunStatus::Failed
     } else {
         RunStatus::Complete
@@ -395,8 +401,10 @@ fn run_benchmarks(
         }
         print!("{}", table::run_report(&run));
     }
-    if let Some(e) = error {
+    for e in &errors {
         eprintln!("error: {e}");
+    }
+    if !errors.is_empty() {
         return Ok(ExitCode::FAILURE);
     }
     if interrupted {
