@@ -112,49 +112,35 @@ pub const BITRATE_FORMS: &str =
 /// Parses a bit rate in bits/s (k, M, G, T = powers of 1000, as iperf3's
 /// `-b`); `0` means unlimited.
 pub fn parse_bitrate(s: &str) -> Result<u64, ParseError> {
-    let err = || ParseError(format!("invalid bit rate '{s}': expected {BITRATE_FORMS}"));
-    let t = s.trim();
-    let (num, suffix) = split_number(t);
-    if num.is_empty() {
-        return Err(err());
-    }
-    let value: f64 = num.parse().map_err(|_| err())?;
+    decimal_with_suffix(s, true)
+        .filter(|v| *v >= 0.0)
+        .map(|v| v as u64)
+        .ok_or_else(|| ParseError(format!("invalid bit rate '{s}': expected {BITRATE_FORMS}")))
+}
+
+/// A whole non-negative number with an optional k/m/g (and, when
+/// `allow_t`, t) suffix meaning powers of 1000; `None` when it is not one.
+fn decimal_with_suffix(s: &str, allow_t: bool) -> Option<f64> {
+    let (num, suffix) = split_number(s.trim());
+    let value: f64 = num.parse().ok()?;
     let mult = match suffix {
         "" => 1.0,
         "k" | "K" => 1e3,
         "m" | "M" => 1e6,
         "g" | "G" => 1e9,
-        "t" | "T" => 1e12,
-        _ => return Err(err()),
+        "t" | "T" if allow_t => 1e12,
+        _ => return None,
     };
-    let bits = value * mult;
-    if !bits.is_finite() || bits < 0.0 || bits > u64::MAX as f64 || bits.fract() != 0.0 {
-        return Err(err());
-    }
-    Ok(bits as u64)
+    let v = value * mult;
+    (v.is_finite() && v.fract() == 0.0 && v <= u64::MAX as f64).then_some(v)
 }
 
 /// Parses a positive count with an optional k/m/g (powers of 1000) suffix.
 pub fn parse_count(s: &str) -> Result<u64, ParseError> {
-    let err = || ParseError(format!("invalid count '{s}': expected {COUNT_FORMS}"));
-    let t = s.trim();
-    let (num, suffix) = split_number(t);
-    if num.is_empty() {
-        return Err(err());
-    }
-    let value: f64 = num.parse().map_err(|_| err())?;
-    let mult = match suffix {
-        "" => 1.0,
-        "k" | "K" => 1e3,
-        "m" | "M" => 1e6,
-        "g" | "G" => 1e9,
-        _ => return Err(err()),
-    };
-    let n = value * mult;
-    if n.is_nan() || n < 1.0 || n.fract() != 0.0 || n > u64::MAX as f64 {
-        return Err(err());
-    }
-    Ok(n as u64)
+    decimal_with_suffix(s, false)
+        .filter(|v| *v >= 1.0)
+        .map(|v| v as u64)
+        .ok_or_else(|| ParseError(format!("invalid count '{s}': expected {COUNT_FORMS}")))
 }
 
 /// Parses a thread list; `all` expands to `logical_cpus`. The result keeps
