@@ -392,6 +392,18 @@ impl BenchResult {
         }
     }
 
+    /// Marks the result stopped part-way by the user; its metrics are kept.
+    pub fn mark_cancelled(&mut self) {
+        self.status = ResultStatus::Cancelled;
+        self.error = Some("interrupted".into());
+    }
+
+    /// Marks the result failed with `error` (validation, I/O, refusal).
+    pub fn mark_failed(&mut self, error: impl Into<String>) {
+        self.status = ResultStatus::Failed;
+        self.error = Some(error.into());
+    }
+
     /// Records a parameter.
     pub fn param(&mut self, key: &str, value: impl Serialize) {
         let v = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::stats::{MIN_TIMER_STEPS, NOISY_CV, Stats, timer_resolution, timer_too_coarse};
-use nodebench_core::{BenchResult, Better, Metric, Reference, ResultStatus, Unit, affinity};
+use nodebench_core::{BenchResult, Better, Metric, Reference, Unit, affinity};
 
 use crate::kernels::{self, Kernel, KernelImpl};
 use crate::peak::{self, Peak};
@@ -241,8 +241,7 @@ impl Benchmark for CpuOps {
                     let mut shortest = Duration::MAX;
                     for i in 0..c.warmup + c.repeats {
                         if ctx.cancel.is_cancelled() {
-                            result.status = ResultStatus::Cancelled;
-                            result.error = Some("interrupted".into());
+                            result.mark_cancelled();
                             break 'modes;
                         }
                         let el = timed_parallel(&imp, t, per_thread, &cpus, c.pin);

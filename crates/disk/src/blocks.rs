@@ -128,8 +128,7 @@ impl Benchmark for DiskBlocks {
             result.param("direct", c.direct);
             result.param("cell_time_limit_s", c.cell_time_limit.as_secs_f64());
             if let Err(e) = self.run_threads(ctx, threads, max_block, &mut result) {
-                result.status = ResultStatus::Failed;
-                result.error = Some(e);
+                result.mark_failed(e);
             }
             result.ended_at = Utc::now();
             let stop = result.status != ResultStatus::Passed;
@@ -178,8 +177,7 @@ impl DiskBlocks {
         for &op in &c.ops {
             for &block in &c.block_sizes {
                 if ctx.cancel.is_cancelled() {
-                    result.status = ResultStatus::Cancelled;
-                    result.error = Some("interrupted".into());
+                    result.mark_cancelled();
                     return Ok(());
                 }
                 if !c.direct {

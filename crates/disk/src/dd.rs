@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
-use nodebench_core::{BenchResult, Better, Metric, ResultStatus, Unit};
+use nodebench_core::{BenchResult, Better, Metric, Unit};
 
 use crate::job::{self, Access, EndSync, Engine, JobSpec, Rw};
 use crate::scratch::{self, OpenMode, ScratchFile};
@@ -60,8 +60,7 @@ impl Benchmark for Dd {
         ctx.progress.start("disk dd", 2);
         for (name, sync) in [("none", EndSync::None), ("fdatasync", EndSync::Fdatasync)] {
             if ctx.cancel.is_cancelled() {
-                result.status = ResultStatus::Cancelled;
-                result.error = Some("interrupted".into());
+                result.mark_cancelled();
                 break;
             }
             let outcome = ScratchFile::create(&c.dir, "dd").and_then(|f| {
@@ -105,14 +104,12 @@ impl Benchmark for Dd {
                         Better::Higher,
                     ));
                     if o.cancelled {
-                        result.status = ResultStatus::Cancelled;
-                        result.error = Some("interrupted".into());
+                        result.mark_cancelled();
                         break;
                     }
                 }
                 Err(e) => {
-                    result.status = ResultStatus::Failed;
-                    result.error = Some(e);
+                    result.mark_failed(e);
                     break;
                 }
             }
@@ -128,6 +125,7 @@ impl Benchmark for Dd {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nodebench_core::ResultStatus;
     use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 

@@ -647,13 +647,11 @@ impl Benchmark for Iozone {
                     throughput,
                 );
                 if let Some(e) = error {
-                    result.status = ResultStatus::Failed;
-                    result.error = Some(e);
+                    result.mark_failed(e);
                     break;
                 }
                 if cancelled {
-                    result.status = ResultStatus::Cancelled;
-                    result.error = Some("interrupted".into());
+                    result.mark_cancelled();
                     break;
                 }
             }

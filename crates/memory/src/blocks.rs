@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
-use nodebench_core::{BenchResult, Better, Metric, ResultStatus, Unit};
+use nodebench_core::{BenchResult, Better, Metric, Unit};
 
 use crate::buffer::{Buffer, check_fits, split};
 use crate::team::{self, SpinBarrier};
@@ -309,8 +309,7 @@ impl Benchmark for Blocks {
                 ctx.progress.advance(1);
             }
             if thread0.len() < c.ops.len() * c.block_sizes.len() {
-                result.status = ResultStatus::Cancelled;
-                result.error = Some("interrupted".into());
+                result.mark_cancelled();
             }
             result.ended_at = Utc::now();
             ctx.sink.record(result)?;
@@ -323,6 +322,7 @@ impl Benchmark for Blocks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nodebench_core::ResultStatus;
     use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::inventory::Inventory;
-use nodebench_core::{BenchResult, Better, Metric, ResultStatus, Unit, affinity};
+use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 
 use crate::buffer::{Buffer, check_fits};
 
@@ -233,8 +233,7 @@ impl Benchmark for Latency {
         );
         result.metrics = metrics;
         if interrupted {
-            result.status = ResultStatus::Cancelled;
-            result.error = Some("interrupted".into());
+            result.mark_cancelled();
         }
         result.ended_at = Utc::now();
         progress.finish();

@@ -540,8 +540,7 @@ impl Benchmark for Stream {
                 let stores = if nt { "nontemporal" } else { "normal" };
                 let times = run_pass(&arrays, threads, c, nt, &cancelled);
                 if times.done < c.ntimes {
-                    result.status = ResultStatus::Cancelled;
-                    result.error = Some("interrupted".into());
+                    result.mark_cancelled();
                 }
                 record_pass(&mut result, &times, n, threads, stores, &reference);
                 if times.done > 0 {
@@ -554,8 +553,7 @@ impl Benchmark for Stream {
                         )
                     };
                     if let Err(e) = validate(a, b, cc, times.done) {
-                        result.status = ResultStatus::Failed;
-                        result.error = Some(format!("{stores} stores: {e}"));
+                        result.mark_failed(format!("{stores} stores: {e}"));
                     }
                 }
                 ctx.progress.advance(1);

@@ -226,8 +226,7 @@ impl Benchmark for Pingpong {
                 };
                 for &threads in &c.threads {
                     if ctx.cancel.is_cancelled() {
-                        result.status = ResultStatus::Cancelled;
-                        result.error = Some("interrupted".into());
+                        result.mark_cancelled();
                         break 'cells;
                     }
                     let start = Barrier::new(threads);
@@ -262,8 +261,7 @@ impl Benchmark for Pingpong {
                                 let _ = hist.add(&o.latency);
                             }
                             Err(e) => {
-                                result.status = ResultStatus::Failed;
-                                result.error = Some(e);
+                                result.mark_failed(e);
                                 break 'cells;
                             }
                         }

@@ -7,7 +7,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
-use nodebench_core::{BenchResult, Better, Metric, ResultStatus, TimeSeries, Unit};
+use nodebench_core::{BenchResult, Better, Metric, TimeSeries, Unit};
 
 use crate::iperf3::{self, ClientConfig, Protocol, StreamStats, TestOutcome};
 use crate::route;
@@ -243,13 +243,11 @@ impl Benchmark for Throughput {
                 result.param("length", o.length);
                 record_outcome(&mut result, &o);
                 if ctx.cancel.is_cancelled() {
-                    result.status = ResultStatus::Cancelled;
-                    result.error = Some("interrupted".into());
+                    result.mark_cancelled();
                 }
             }
             Err(e) => {
-                result.status = ResultStatus::Failed;
-                result.error = Some(e);
+                result.mark_failed(e);
             }
         }
         ctx.progress.finish();
