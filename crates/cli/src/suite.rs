@@ -9,7 +9,6 @@ use nodebench_core::bench::Benchmark;
 use nodebench_cpu::kernels::Kernel;
 use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
 use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
-use nodebench_disk::job::Engine;
 use nodebench_memory::latency::{Latency, LatencyConfig};
 use nodebench_memory::stream::{Stream, StreamConfig};
 use nodebench_net::loopback::Loopback;
@@ -40,9 +39,6 @@ pub fn quick() -> Vec<Box<dyn Benchmark>> {
     };
     let disk = Iozone {
         config: IozoneConfig {
-            dir: std::env::temp_dir(),
-            file_size: 256 << 20,
-            record_size: 64 << 10,
             tests: vec![
                 Test::Write,
                 Test::Rewrite,
@@ -51,15 +47,9 @@ pub fn quick() -> Vec<Box<dyn Benchmark>> {
                 Test::RandomRead,
                 Test::RandomWrite,
             ],
-            workers: 1,
-            auto_max_file_size: None,
             fsync_in_timing: true,
-            o_sync: false,
-            direct: false,
             purge: true,
-            drop_caches: false,
-            engine: Engine::Psync,
-            verify: false,
+            ..IozoneConfig::new(std::env::temp_dir(), 256 << 20, 64 << 10)
         },
     };
     let net = Loopback {

@@ -185,6 +185,28 @@ pub struct IozoneConfig {
     pub verify: bool,
 }
 
+impl IozoneConfig {
+    /// IOzone's defaults for `dir`, one cell of `file_size` x `record_size`:
+    /// every test, one worker, no -e/-o/-I/-p, psync, no verify.
+    pub fn new(dir: PathBuf, file_size: u64, record_size: u64) -> IozoneConfig {
+        IozoneConfig {
+            dir,
+            file_size,
+            record_size,
+            tests: Test::ALL.to_vec(),
+            workers: 1,
+            auto_max_file_size: None,
+            fsync_in_timing: false,
+            o_sync: false,
+            direct: false,
+            purge: false,
+            drop_caches: false,
+            engine: Engine::Psync,
+            verify: false,
+        }
+    }
+}
+
 /// The `disk.iozone` benchmark.
 #[derive(Debug, Clone)]
 pub struct Iozone {
@@ -675,19 +697,10 @@ mod tests {
 
     fn config(dir: &std::path::Path) -> IozoneConfig {
         IozoneConfig {
-            dir: dir.to_path_buf(),
-            file_size: 1 << 20,
-            record_size: 64 << 10,
-            tests: Test::ALL.to_vec(),
-            workers: 1,
-            auto_max_file_size: None,
             fsync_in_timing: true,
-            o_sync: false,
-            direct: false,
             purge: true,
-            drop_caches: false,
-            engine: Engine::Psync,
             verify: true,
+            ..IozoneConfig::new(dir.to_path_buf(), 1 << 20, 64 << 10)
         }
     }
 

@@ -84,6 +84,16 @@ struct ThreadOutcome {
     latency: Hdr<u64>,
 }
 
+impl ThreadOutcome {
+    fn new() -> ThreadOutcome {
+        ThreadOutcome {
+            round_trips: 0,
+            lost: 0,
+            latency: histogram(),
+        }
+    }
+}
+
 fn tcp_client(
     server: SocketAddr,
     size: usize,
@@ -102,11 +112,7 @@ fn tcp_client(
         .map_err(|e| format!("pingpong {server}: {e}"))?;
     let msg = vec![0x5Au8; size];
     let mut back = vec![0u8; size];
-    let mut out = ThreadOutcome {
-        round_trips: 0,
-        lost: 0,
-        latency: histogram(),
-    };
+    let mut out = ThreadOutcome::new();
     start.wait();
     let end = Instant::now() + duration;
     while Instant::now() < end && !cancel.is_cancelled() {
@@ -140,11 +146,7 @@ fn udp_client(
         .map_err(|e| e.to_string())?;
     let mut msg = vec![0x5Au8; size];
     let mut back = vec![0u8; size.max(8)];
-    let mut out = ThreadOutcome {
-        round_trips: 0,
-        lost: 0,
-        latency: histogram(),
-    };
+    let mut out = ThreadOutcome::new();
     start.wait();
     let end = Instant::now() + duration;
     let mut seq: u64 = 0;
