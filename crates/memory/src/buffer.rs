@@ -35,7 +35,11 @@ impl<T: Copy> Buffer<T> {
             .checked_mul(std::mem::size_of::<T>())
             .filter(|b| *b > 0 && *b <= isize::MAX as usize)
             .ok_or_else(|| format!("{what}: buffer of {len} elements is out of range"))?;
-        let align = if bytes >= HUGE_ALIGN { HUGE_ALIGN } else { 64 };
+        let align = if bytes >= HUGE_ALIGN {
+            HUGE_ALIGN
+        } else {
+            4096
+        };
         let layout = Layout::from_size_align(bytes, align).map_err(|e| format!("{what}: {e}"))?;
         // SAFETY: layout has a non-zero size.
         let raw = unsafe { alloc(layout) } as *mut T;

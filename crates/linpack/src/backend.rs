@@ -1,0 +1,196 @@
+//! Choosing the solver: the pure-Rust LU (always there) or a system
+//! BLAS/LAPACK; `auto` times every one available on a small system and
+//! takes the fastest.
+
+use std::time::Instant;
+
+use crate::blas::{BlasLibrary, Family};
+use crate::matrix::{Kind, System};
+use crate::rust::{FAER_VERSION, RustSolver};
+
+/// What `--blas` asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlasChoice {
+    /// The fastest of the Rust backend and every system BLAS found.
+    Auto,
+    /// The pure-Rust backend.
+    Rust,
+    /// A library family searched on the loader's path.
+    Family(Family),
+    /// A library file given by path.
+    Path(String),
+}
+
+impl BlasChoice {
+    /// Parses a `--blas` value: auto, rust, openblas, mkl, flame or a path
+    /// (anything containing `/` or ending in `.so`).
+    pub fn parse(s: &str) -> Result<BlasChoice, String> {
+        Ok(match s {
+            "auto" => BlasChoice::Auto,
+            "rust" => BlasChoice::Rust,
+            "openblas" => BlasChoice::Family(Family::OpenBlas),
+            "mkl" => BlasChoice::Family(Family::Mkl),
+            "flame" => BlasChoice::Family(Family::Flame),
+            p if p.contains('/') || p.contains(".so") => BlasChoice::Path(p.to_string()),
+            other => {
+                return Err(format!(
+                    "--blas: '{other}' is not a backend; expected auto, rust, openblas, mkl, flame or a library path"
+                ));
+            }
+        })
+    }
+}
+
+/// Why a solve did not give a solution.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SolveError {
+    /// U(column, column) is exactly zero (1-based, as LAPACK's info).
+    Singular {
+        /// The 1-based column of the zero pivot.
+        column: usize,
+    },
+    /// The library refused the call.
+    Library(String),
+}
+
+impl std::fmt::Display for SolveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SolveError::Singular { column } => write!(
+                f,
+                "the matrix is singular: U({column},{column}) is exactly zero"
+            ),
+            SolveError::Library(why) => f.write_str(why),
+        }
+    }
+}
+
+/// A ready solver.
+pub enum Solver {
+    /// faer's LU.
+    Rust(RustSolver),
+    /// dgesv from a loaded library.
+    Blas(BlasLibrary),
+}
+
+impl Solver {
+    /// Short name: rust, openblas, mkl, flame or lapack.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Solver::Rust(_) => "rust",
+            Solver::Blas(b) => b.kind,
+        }
+    }
+
+    /// Version and origin, recorded with every result.
+    pub fn version(&self) -> String {
+        match self {
+            Solver::Rust(_) => format!("faer {FAER_VERSION} (pure Rust)"),
+            Solver::Blas(b) => format!("{} [{}]", b.version, b.path),
+        }
+    }
+
+    /// Solves A x = b in place (A becomes its LU factors, b becomes x).
+    pub fn solve(
+        &self,
+        n: usize,
+        a: &mut [f64],
+        lda: usize,
+        b: &mut [f64],
+    ) -> Result<(), SolveError> {
+        match self {
+            Solver::Rust(r) => r.solve(n, a, lda, b),
+            Solver::Blas(l) => l.solve(n, a, lda, b),
+        }
+    }
+}
+
+/// The solver picked, and how.
+pub struct Selection {
+    /// The solver to use.
+    pub solver: Solver,
+    /// One line per candidate timed by `auto` (`openblas: 61.2 GFLOPS at n = 3000`),
+    /// or what was not found.
+    pub notes: Vec<String>,
+}
+
+/// Order of the calibration system `auto` times each candidate on.
+pub const CALIBRATION_ORDER: usize = 3000;
+
+/// Loads what `choice` names for `threads` threads; `auto` times every
+/// available candidate twice at [`CALIBRATION_ORDER`] and keeps the fastest.
+pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> {
+    let load = |lib: BlasLibrary| {
+        lib.set_threads(threads);
+        Solver::Blas(lib)
+    };
+    match choice {
+        BlasChoice::Rust => Ok(Selection {
+            solver: Solver::Rust(RustSolver::new(threads)?),
+            notes: vec![],
+        }),
+        BlasChoice::Family(f) => Ok(Selection {
+            solver: load(BlasLibrary::find(*f)?),
+            notes: vec![],
+        }),
+        BlasChoice::Path(p) => Ok(Selection {
+            solver: load(BlasLibrary::open(p).map_err(|e| format!("--blas {p}: {e}"))?),
+            notes: vec![],
+        }),
+        BlasChoice::Auto => {
+            let mut candidates = vec![Solver::Rust(RustSolver::new(threads)?)];
+            let mut missing = Vec::new();
+            for family in [Family::OpenBlas, Family::Mkl, Family::Flame] {
+                match BlasLibrary::find(family) {
+                    Ok(lib) => candidates.push(load(lib)),
+                    Err(_) => missing.push(family.name()),
+                }
+            }
+            let mut notes = Vec::new();
+            if candidates.len() == 1 {
+                notes.push(format!(
+                    "auto: no system BLAS found (looked for {}); using the Rust backend",
+                    missing.join(", ")
+                ));
+                return Ok(Selection {
+                    solver: candidates.pop().expect("the Rust backend"),
+                    notes,
+                });
+            }
+            let mut best: Option<(usize, f64)> = None;
+            for (i, solver) in candidates.iter().enumerate() {
+                let gflops = calibrate(solver, threads)?;
+                notes.push(format!(
+                    "auto: {} {:.1} GFLOPS at n = {CALIBRATION_ORDER}",
+                    solver.name(),
+                    gflops
+                ));
+                if best.is_none_or(|(_, g)| gflops > g) {
+                    best = Some((i, gflops));
+                }
+            }
+            let (pick, _) = best.expect("at least one candidate");
+            let solver = candidates.swap_remove(pick);
+            notes.push(format!("auto: picked {}", solver.name()));
+            Ok(Selection { solver, notes })
+        }
+    }
+}
+
+/// Best GFLOPS of two solves at the calibration order.
+fn calibrate(solver: &Solver, threads: usize) -> Result<f64, String> {
+    let n = CALIBRATION_ORDER;
+    let mut system = System::new(n, 1, Kind::Random, true, "--blas auto")?;
+    let mut best = 0.0f64;
+    for _ in 0..2 {
+        system.fill(threads);
+        let mut x = system.rhs();
+        let lda = system.lda;
+        let start = Instant::now();
+        solver
+            .solve(n, system.matrix_mut(), lda, &mut x)
+            .map_err(|e| format!("--blas auto: {} failed calibration: {e}", solver.name()))?;
+        best = best.max(crate::flops(n) / start.elapsed().as_secs_f64() / 1e9);
+    }
+    Ok(best)
+}

@@ -1,0 +1,322 @@
+//! A system BLAS/LAPACK loaded at run time with dlopen, as HPL links the
+//! node's best BLAS, without a build-time dependency: OpenBLAS (including
+//! the ILP64 builds with `64_` symbols, such as the one in numpy's wheel),
+//! MKL's single dynamic library, libFLAME over BLIS, or any library file
+//! exporting LAPACK's `dgesv_`.
+
+use std::ffi::{CStr, c_char, c_int};
+use std::mem::ManuallyDrop;
+
+use libloading::Library;
+
+use crate::backend::SolveError;
+
+/// LAPACK's dgesv with 32-bit integers (LP64).
+type DgesvLp64 = unsafe extern "C" fn(
+    *const i32,
+    *const i32,
+    *mut f64,
+    *const i32,
+    *mut i32,
+    *mut f64,
+    *const i32,
+    *mut i32,
+);
+/// LAPACK's dgesv with 64-bit integers (ILP64).
+type DgesvIlp64 = unsafe extern "C" fn(
+    *const i64,
+    *const i64,
+    *mut f64,
+    *const i64,
+    *mut i64,
+    *mut f64,
+    *const i64,
+    *mut i64,
+);
+
+/// Sets the library's thread count.
+type ThreadControl = Box<dyn Fn(usize) + Send + Sync>;
+
+/// The dgesv entry point found, with its integer width.
+#[derive(Clone, Copy)]
+enum Dgesv {
+    Lp64(DgesvLp64),
+    Ilp64(DgesvIlp64),
+}
+
+/// Which library family `--blas` asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// OpenBLAS.
+    OpenBlas,
+    /// Intel MKL (libmkl_rt).
+    Mkl,
+    /// libFLAME, usually over BLIS.
+    Flame,
+}
+
+impl Family {
+    /// Library names searched on the dynamic loader's path, best first.
+    pub fn candidates(self) -> &'static [&'static str] {
+        match self {
+            Family::OpenBlas => &["libopenblas.so.0", "libopenblas.so", "libopenblas64_.so.0"],
+            Family::Mkl => &["libmkl_rt.so.2", "libmkl_rt.so", "libmkl_rt.so.1"],
+            Family::Flame => &["libflame.so.1", "libflame.so"],
+        }
+    }
+
+    /// The `--blas` value naming the family.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::OpenBlas => "openblas",
+            Family::Mkl => "mkl",
+            Family::Flame => "flame",
+        }
+    }
+
+    /// The package that provides it on Debian, for the error message.
+    fn package(self) -> &'static str {
+        match self {
+            Family::OpenBlas => "libopenblas0",
+            Family::Mkl => "intel-mkl or libmkl-rt",
+            Family::Flame => "libflame1",
+        }
+    }
+}
+
+/// A loaded BLAS/LAPACK library.
+pub struct BlasLibrary {
+    // Never unloaded: BLAS libraries keep worker threads that must not
+    // outlive their code.
+    _lib: ManuallyDrop<Library>,
+    dgesv: Dgesv,
+    set_threads: Option<ThreadControl>,
+    /// What was loaded: the name or path given to dlopen.
+    pub path: String,
+    /// The vendor's own version string (`OpenBLAS 0.3.21 ... Zen`), or what
+    /// is known of the library when it has none.
+    pub version: String,
+    /// Short name of the backend: openblas, mkl, flame or lapack.
+    pub kind: &'static str,
+}
+
+/// Looks `name` up in `lib` as a value of type `T`.
+///
+/// # Safety
+/// `T` must be the symbol's true type.
+unsafe fn symbol<T: Copy>(lib: &Library, name: &str) -> Option<T> {
+    // SAFETY: the caller vouches for the type.
+    unsafe { lib.get::<T>(name.as_bytes()).ok().map(|s| *s) }
+}
+
+/// A C string returned by the library, as owned text.
+///
+/// # Safety
+/// `p` must be null or a NUL-terminated string.
+unsafe fn text(p: *const c_char) -> Option<String> {
+    // SAFETY: per the caller.
+    (!p.is_null()).then(|| {
+        unsafe { CStr::from_ptr(p) }
+            .to_string_lossy()
+            .trim()
+            .to_string()
+    })
+}
+
+impl BlasLibrary {
+    /// Finds and loads a library of `family`: in the directories listed in
+    /// `$NODEBENCH_BLAS_DIRS` (colon-separated) when it is set, else on the
+    /// dynamic loader's own path.
+    pub fn find(family: Family) -> Result<BlasLibrary, String> {
+        let dirs: Option<Vec<String>> = std::env::var("NODEBENCH_BLAS_DIRS").ok().map(|v| {
+            v.split(':')
+                .filter(|d| !d.is_empty())
+                .map(String::from)
+                .collect()
+        });
+        let tried: Vec<String> = match &dirs {
+            Some(dirs) => dirs
+                .iter()
+                .flat_map(|d| family.candidates().iter().map(move |n| format!("{d}/{n}")))
+                .collect(),
+            None => family.candidates().iter().map(|n| n.to_string()).collect(),
+        };
+        for name in &tried {
+            if let Ok(lib) = BlasLibrary::open(name) {
+                return Ok(lib);
+            }
+        }
+        Err(format!(
+            "--blas {}: no {} library found (tried {}{}); install {} or give the library's path: --blas /path/to/lib.so",
+            family.name(),
+            family.name(),
+            if tried.is_empty() {
+                "nothing".to_string()
+            } else {
+                tried.join(", ")
+            },
+            if dirs.is_some() {
+                " from $NODEBENCH_BLAS_DIRS"
+            } else {
+                ""
+            },
+            family.package()
+        ))
+    }
+
+    /// Loads the library at `path` (or a name the loader resolves) and finds
+    /// its dgesv and thread control.
+    pub fn open(path: &str) -> Result<BlasLibrary, String> {
+        // SAFETY: loading a BLAS runs its initialisers, which set up its
+        // thread pool and touch nothing of ours.
+        let lib = unsafe { Library::new(path) }.map_err(|e| format!("{e}"))?;
+        // SAFETY (all lookups below): the types are those of the documented
+        // C interfaces of LAPACK, OpenBLAS, MKL and BLIS.
+        let dgesv = unsafe {
+            if let Some(f) = symbol::<DgesvLp64>(&lib, "dgesv_") {
+                Dgesv::Lp64(f)
+            } else if let Some(f) = symbol::<DgesvIlp64>(&lib, "dgesv_64_")
+                .or_else(|| symbol::<DgesvIlp64>(&lib, "scipy_dgesv_64_"))
+            {
+                Dgesv::Ilp64(f)
+            } else {
+                return Err(format!(
+                    "--blas {path}: the library has no dgesv_ (LAPACK) entry point"
+                ));
+            }
+        };
+        type GetConfig = unsafe extern "C" fn() -> *const c_char;
+        type SetInt = unsafe extern "C" fn(c_int);
+        type SetI64 = unsafe extern "C" fn(i64);
+        type MklVersion = unsafe extern "C" fn(*mut c_char, c_int);
+        let (kind, version, set_threads): (&'static str, String, Option<ThreadControl>) = unsafe {
+            let openblas = ["", "scipy_"].iter().find_map(|prefix| {
+                let suffix = if prefix.is_empty() { "" } else { "64_" };
+                let config =
+                    symbol::<GetConfig>(&lib, &format!("{prefix}openblas_get_config{suffix}"))?;
+                let set =
+                    symbol::<SetInt>(&lib, &format!("{prefix}openblas_set_num_threads{suffix}"));
+                Some((config, set))
+            });
+            if let Some((config, set)) = openblas {
+                let v = text(config()).unwrap_or_else(|| "OpenBLAS".into());
+                (
+                    "openblas",
+                    v,
+                    set.map(|f| Box::new(move |n: usize| f(n as c_int)) as Box<_>),
+                )
+            } else if let Some(ver) = symbol::<MklVersion>(&lib, "MKL_Get_Version_String") {
+                let mut buf = [0 as c_char; 256];
+                ver(buf.as_mut_ptr(), buf.len() as c_int);
+                let v = text(buf.as_ptr()).unwrap_or_else(|| "Intel MKL".into());
+                let set = symbol::<SetInt>(&lib, "MKL_Set_Num_Threads");
+                (
+                    "mkl",
+                    v,
+                    set.map(|f| Box::new(move |n: usize| f(n as c_int)) as Box<_>),
+                )
+            } else if let Some(info) = symbol::<GetConfig>(&lib, "bli_info_get_version_str") {
+                let v = format!("libFLAME/BLIS {}", text(info()).unwrap_or_default());
+                let set = symbol::<SetI64>(&lib, "bli_thread_set_num_threads");
+                (
+                    "flame",
+                    v,
+                    set.map(|f| Box::new(move |n: usize| f(n as i64)) as Box<_>),
+                )
+            } else {
+                (
+                    "lapack",
+                    format!("LAPACK from {path} (version unknown)"),
+                    None,
+                )
+            }
+        };
+        Ok(BlasLibrary {
+            _lib: ManuallyDrop::new(lib),
+            dgesv,
+            set_threads,
+            path: path.to_string(),
+            version,
+            kind,
+        })
+    }
+
+    /// Asks the library to use `threads` threads; false when it has no
+    /// thread control (it then uses its own default).
+    pub fn set_threads(&self, threads: usize) -> bool {
+        match &self.set_threads {
+            Some(f) => {
+                f(threads);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Solves A x = b in place with dgesv: `a` (column-major, leading
+    /// dimension `lda`) becomes its LU factors and `b` becomes x.
+    pub fn solve(
+        &self,
+        n: usize,
+        a: &mut [f64],
+        lda: usize,
+        b: &mut [f64],
+    ) -> Result<(), SolveError> {
+        assert!(a.len() >= lda * n && b.len() >= n && lda >= n.max(1));
+        let info: i64 = match self.dgesv {
+            Dgesv::Lp64(f) => {
+                let too_big = |v: usize| i32::try_from(v).is_err();
+                if too_big(lda) || too_big(lda * n) {
+                    return Err(SolveError::Library(format!(
+                        "{}: order {n} is too large for a 32-bit LAPACK interface",
+                        self.path
+                    )));
+                }
+                let (n, nrhs, lda) = (n as i32, 1i32, lda as i32);
+                let mut ipiv = vec![0i32; n as usize];
+                let mut info = 0i32;
+                // SAFETY: sizes checked above; buffers are as dgesv requires.
+                unsafe {
+                    f(
+                        &n,
+                        &nrhs,
+                        a.as_mut_ptr(),
+                        &lda,
+                        ipiv.as_mut_ptr(),
+                        b.as_mut_ptr(),
+                        &n,
+                        &mut info,
+                    )
+                };
+                info as i64
+            }
+            Dgesv::Ilp64(f) => {
+                let (n, nrhs, lda) = (n as i64, 1i64, lda as i64);
+                let mut ipiv = vec![0i64; n as usize];
+                let mut info = 0i64;
+                // SAFETY: as above, with 64-bit integers.
+                unsafe {
+                    f(
+                        &n,
+                        &nrhs,
+                        a.as_mut_ptr(),
+                        &lda,
+                        ipiv.as_mut_ptr(),
+                        b.as_mut_ptr(),
+                        &n,
+                        &mut info,
+                    )
+                };
+                info
+            }
+        };
+        match info {
+            0 => Ok(()),
+            k if k > 0 => Err(SolveError::Singular { column: k as usize }),
+            k => Err(SolveError::Library(format!(
+                "dgesv rejected argument {}",
+                -k
+            ))),
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Solves real systems with each backend and checks what a user relies on:
+//! one result per order, one figure per trial, PASSED residuals, and a
+//! singular matrix never passing.
+
+use nodebench_core::bench::{Cancel, collect};
+use nodebench_core::{BenchResult, ResultStatus, inventory};
+use nodebench_linpack::backend::BlasChoice;
+use nodebench_linpack::blas::Family;
+use nodebench_linpack::matrix::Kind;
+use nodebench_linpack::{Linpack, LinpackConfig, Sizes};
+
+fn run(blas: BlasChoice, sizes: &[usize], trials: usize, matrix: Kind) -> Vec<BenchResult> {
+    let bench = Linpack {
+        config: LinpackConfig {
+            sizes: Sizes::List(sizes.to_vec()),
+            trials,
+            blas,
+            threads: Some(2),
+            matrix,
+            ..LinpackConfig::default()
+        },
+    };
+    collect(&bench, &inventory::collect(), Cancel::new()).expect("linpack runs")
+}
+
+fn count(r: &BenchResult, name: &str) -> usize {
+    r.metrics.iter().filter(|m| m.name == name).count()
+}
+
+fn check_passed(results: &[BenchResult], sizes: &[usize], trials: usize, backend: &str) {
+    assert_eq!(results.len(), sizes.len());
+    for (r, &n) in results.iter().zip(sizes) {
+        assert_eq!(r.status, ResultStatus::Passed, "{:?}", r.error);
+        assert_eq!(r.parameters["n"], n);
+        assert_eq!(r.parameters["backend"], backend);
+        for name in ["time", "rate", "residual", "residual_norm"] {
+            assert_eq!(count(r, name), trials, "{name}");
+        }
+        for m in r.metrics.iter().filter(|m| m.name == "residual_norm") {
+            assert!(m.value < 16.0 && m.value > 0.0, "{}", m.value);
+        }
+        let max = r.metrics.iter().find(|m| m.name == "rate_maximal").unwrap();
+        let avg = r.metrics.iter().find(|m| m.name == "rate_average").unwrap();
+        assert!(max.value >= avg.value && avg.value > 0.0);
+    }
+}
+
+#[test]
+fn the_rust_backend_solves_and_passes_the_residual_check() {
+    let sizes = [64, 333, 600];
+    check_passed(
+        &run(BlasChoice::Rust, &sizes, 2, Kind::Random),
+        &sizes,
+        2,
+        "rust",
+    );
+}
+
+#[test]
+fn openblas_solves_and_passes_the_residual_check() {
+    let sizes = [100, 513];
+    check_passed(
+        &run(
+            BlasChoice::Family(Family::OpenBlas),
+            &sizes,
+            2,
+            Kind::Random,
+        ),
+        &sizes,
+        2,
+        "openblas",
+    );
+}
+
+#[test]
+fn a_singular_matrix_fails_with_every_backend() {
+    for blas in [BlasChoice::Rust, BlasChoice::Family(Family::OpenBlas)] {
+        let results = run(blas.clone(), &[200], 2, Kind::ZeroColumn);
+        assert_eq!(results.len(), 1);
+        let r = &results[0];
+        assert_eq!(r.status, ResultStatus::Failed, "{blas:?}");
+        let error = r.error.as_deref().unwrap_or_default();
+        assert!(error.contains("singular"), "{blas:?}: {error}");
+        assert_eq!(count(r, "rate_maximal"), 0, "no figures for a failed solve");
+    }
+}
