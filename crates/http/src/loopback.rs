@@ -1,0 +1,179 @@
+//! The quick suite's HTTP part: starts the built-in server on an ephemeral
+//! loopback port inside this process, runs a short closed-model load (ab -k
+//! style) and a short open-model load (wrk2 style) against its 3985-byte
+//! page, and stops it. Each load's result is checked against the server's
+//! own count: the responses the server wrote must equal the replies the
+//! client completed, or the result is marked failed.
+
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use nodebench_core::bench::{BenchError, Benchmark, Context};
+
+use crate::load::{LoadConfig, Model, RequestSpec, load_result, run_load};
+use crate::server::{Server, ServerConfig, ServerHandle};
+use crate::url::Target;
+
+/// Short closed- and open-model loads against an in-process server.
+#[derive(Debug, Clone)]
+pub struct HttpLoopback {
+    /// Length of the closed-model run.
+    pub closed_time: Duration,
+    /// Connections of the closed-model run.
+    pub closed_concurrency: u32,
+    /// Length of the open-model run.
+    pub open_time: Duration,
+    /// Requests per second of the open-model run.
+    pub open_rate: f64,
+    /// Connections of the open-model run.
+    pub open_connections: u32,
+}
+
+impl Default for HttpLoopback {
+    /// 2 s closed at c=10, 2 s open at 2000 requests/s over 10 connections.
+    fn default() -> Self {
+        HttpLoopback {
+            closed_time: Duration::from_secs(2),
+            closed_concurrency: 10,
+            open_time: Duration::from_secs(2),
+            open_rate: 2000.0,
+            open_connections: 10,
+        }
+    }
+}
+
+/// The page the loads fetch (seeds/003's larger static page).
+const PAGE: &str = "/3985";
+/// How long the server's count may trail the client's last reply.
+const COUNT_SETTLE: Duration = Duration::from_secs(1);
+
+impl Benchmark for HttpLoopback {
+    fn id(&self) -> &'static str {
+        "http.loopback"
+    }
+
+    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        let server = Server::bind(ServerConfig::default())
+            .map_err(BenchError::System)?
+            .spawn();
+        let target = Target::parse(&format!("http://{}{PAGE}", server.local_addr()))
+            .map_err(BenchError::System)?;
+        let base = LoadConfig {
+            target,
+            request: RequestSpec {
+                method: "GET".into(),
+                headers: Vec::new(),
+                body: Vec::new(),
+            },
+            model: Model::Closed {
+                requests: None,
+                concurrency: self.closed_concurrency,
+                time_limit: Some(self.closed_time),
+            },
+            keepalive: true,
+            http2: false,
+            insecure: false,
+            threads: 1,
+            timeout: Duration::from_secs(5),
+            pin: false,
+        };
+        let open = LoadConfig {
+            model: Model::Open {
+                rate: self.open_rate,
+                connections: self.open_connections,
+                requests: None,
+                duration: Some(self.open_time),
+            },
+            ..base.clone()
+        };
+        ctx.progress.start("http loopback", 2);
+        for cfg in [base, open] {
+            if ctx.cancel.is_cancelled() {
+                break;
+            }
+            let started_at = Utc::now();
+            let before = server.requests_served();
+            let outcome = run_load(&cfg, &ctx.cancel)?;
+            let mut result = load_result(&cfg, &outcome);
+            result.param("server", "built-in, in-process");
+            // The process's CPU time includes the server's workers here, so
+            // it cannot tell whether the client alone was saturated.
+            result
+                .warnings
+                .retain(|w| !w.starts_with("client CPU saturated"));
+            result.param("client_cpu_scope", "client and the in-process server");
+            let served = settled_count(&server, before, outcome.stats.completed);
+            result.param("server_requests_served", served);
+            if outcome.cancelled {
+                result.mark_cancelled();
+            } else if served != outcome.stats.completed {
+                result.mark_failed(format!(
+                    "the server wrote {served} responses but the client completed {}",
+                    outcome.stats.completed
+                ));
+            }
+            result.started_at = started_at;
+            result.ended_at = Utc::now();
+            ctx.sink.record(result)?;
+            ctx.progress.advance(1);
+        }
+        ctx.progress.finish();
+        server.stop();
+        Ok(())
+    }
+}
+
+/// The server's count since `before`, waiting (at most [`COUNT_SETTLE`])
+/// for it to reach `expected`: the count goes up just after the last byte
+/// of a response is handed to the socket, a moment after the client may
+/// have read it.
+fn settled_count(server: &ServerHandle, before: u64, expected: u64) -> u64 {
+    let end = Instant::now() + COUNT_SETTLE;
+    loop {
+        let served = server.requests_served() - before;
+        if served >= expected || Instant::now() >= end {
+            return served;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodebench_core::ResultStatus;
+    use nodebench_core::bench::{Cancel, collect};
+    use nodebench_core::inventory::Inventory;
+
+    #[test]
+    fn closed_and_open_loads_match_the_server_count() {
+        let out = collect(
+            &HttpLoopback {
+                closed_time: Duration::from_millis(300),
+                open_time: Duration::from_millis(300),
+                ..HttpLoopback::default()
+            },
+            &Inventory::default(),
+            Cancel::new(),
+        )
+        .unwrap();
+        assert_eq!(out.len(), 2);
+        for (r, model) in out.iter().zip(["closed", "open"]) {
+            assert_eq!(r.benchmark, "http.load");
+            assert_eq!(r.parameters["model"], model);
+            assert_eq!(r.status, ResultStatus::Passed, "{model}: {:?}", r.error);
+            let completed = r
+                .metrics
+                .iter()
+                .find(|m| m.name == "requests_completed")
+                .unwrap()
+                .value;
+            assert!(completed > 0.0, "{model}");
+            assert_eq!(
+                r.parameters["server_requests_served"],
+                serde_json::json!(completed as u64),
+                "{model}: server count = client count"
+            );
+        }
+    }
+}

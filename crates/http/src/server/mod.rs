@@ -1,0 +1,840 @@
+//! `nodebench http serve`: the built-in target server. Pages of any size
+//! generated on the fly (`/bytes/<size>`, `/1150`, `/3985`, `/100k`, `/10G`),
+//! a CPU-bound page (`/cpu/<n>`) and a delayed page (`/delay/<duration>`);
+//! [`ENDPOINTS`] lists them.
+//!
+//! Design: a small thread-per-core server. Every worker runs its own
+//! level-triggered epoll loop over non-blocking sockets and accepts from the
+//! one shared listener (registered with `EPOLLEXCLUSIVE`, so a new
+//! connection wakes one idle worker); a connection stays on the worker that
+//! accepted it. Delayed replies wait in a per-worker deadline heap, so they
+//! hold up nothing else; `/cpu` work runs on the worker, as a CPU-bound page
+//! occupies a PHP worker. Keep-alive follows Apache's defaults: 100 requests
+//! per connection (the 100th response says `Connection: close`), idle
+//! connections closed after 15 s. After a closing response the server shuts
+//! its side and drains what the client still sends (a lingering close, as
+//! Apache does) so the client reads the whole response instead of a reset.
+
+mod endpoints;
+mod epoll;
+mod http1;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io::{self, Read, Write};
+use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use nodebench_core::affinity;
+use nodebench_core::bench::Cancel;
+
+pub use endpoints::{DEFAULT_CPU_ROUNDS, ENDPOINTS, MAX_CPU_ROUNDS, MAX_DELAY, PATTERN, cpu_work};
+
+use endpoints::{Body, Reply};
+use epoll::{Epoll, HUP_OR_ERR, IN, OUT, Ready};
+use http1::{MAX_HEAD, Version};
+
+/// Requests per connection before the server closes it (Apache's
+/// `MaxKeepAliveRequests`).
+pub const DEFAULT_KEEPALIVE_REQUESTS: u32 = 100;
+/// How long an idle keep-alive connection stays open (Apache's `KeepAliveTimeout`).
+pub const DEFAULT_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(15);
+/// Most worker threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// How long a request head or a response may stall before the connection
+/// is dropped (Apache's `Timeout`, shortened).
+const STALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a lingering close drains the client's leftovers.
+const LINGER: Duration = Duration::from_secs(2);
+/// How often idle and stalled connections are looked for.
+const SWEEP_EVERY: Duration = Duration::from_millis(50);
+/// Longest a worker sleeps before looking at the stop flag.
+const CANCEL_POLL: Duration = Duration::from_millis(100);
+/// Bytes read per `read` call.
+const READ_CHUNK: usize = 4096;
+/// Generated bodies up to this size are copied behind the head and go out
+/// in one `write`; larger ones are written straight from the pattern buffer.
+const INLINE_BODY: u64 = 64 * 1024;
+/// Bytes written per `write` call for large bodies.
+const WRITE_CHUNK: usize = 256 * 1024;
+/// Bytes one connection may write per wake-up before the worker serves the others.
+const WRITE_BUDGET: u64 = 4 << 20;
+/// Connections accepted per wake-up, so a burst spreads over the workers.
+const ACCEPT_BATCH: usize = 16;
+/// The listener's epoll token (connection tokens are `generation << 32 | index`).
+const LISTENER: u64 = u64::MAX;
+
+/// How the server runs.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Address and port to listen on (`127.0.0.1:0`: an ephemeral loopback port).
+    pub bind: SocketAddr,
+    /// Worker threads, each with its own event loop.
+    pub threads: usize,
+    /// Requests served on one connection before it is closed; 0 = unlimited.
+    pub keepalive_requests: u32,
+    /// Idle time after which a keep-alive connection is closed.
+    pub keepalive_timeout: Duration,
+}
+
+impl Default for ServerConfig {
+    /// An ephemeral loopback port, one worker per allowed CPU, Apache's
+    /// keep-alive limits.
+    fn default() -> Self {
+        ServerConfig {
+            bind: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            threads: affinity::allowed_cpus().len().clamp(1, MAX_THREADS),
+            keepalive_requests: DEFAULT_KEEPALIVE_REQUESTS,
+            keepalive_timeout: DEFAULT_KEEPALIVE_TIMEOUT,
+        }
+    }
+}
+
+/// Counts shared by the workers.
+#[derive(Debug, Default)]
+struct Counters {
+    requests: AtomicU64,
+    connections: AtomicU64,
+}
+
+/// What every worker reads.
+struct Shared {
+    listener: TcpListener,
+    config: ServerConfig,
+    counters: Counters,
+}
+
+/// A bound server, not yet serving.
+pub struct Server {
+    shared: Arc<Shared>,
+    epolls: Vec<Epoll>,
+    addr: SocketAddr,
+}
+
+impl Server {
+    /// Binds the listening socket and prepares the workers' event loops;
+    /// the error names the flag at fault.
+    pub fn bind(config: ServerConfig) -> Result<Server, String> {
+        if config.threads == 0 || config.threads > MAX_THREADS {
+            return Err(format!(
+                "--threads: expected 1 to {MAX_THREADS} worker threads, got {}",
+                config.threads
+            ));
+        }
+        if config.keepalive_timeout.is_zero() {
+            return Err("--keepalive-timeout: expected a positive duration like 15s".into());
+        }
+        let listener = listen(config.bind)?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("--bind {}: {e}", config.bind))?;
+        let epolls = (0..config.threads)
+            .map(|_| {
+                let ep =
+                    Epoll::new().map_err(|e| format!("cannot create an epoll instance: {e}"))?;
+                ep.add(
+                    listener.as_raw_fd(),
+                    LISTENER,
+                    IN | libc::EPOLLEXCLUSIVE as u32,
+                )
+                .map_err(|e| format!("cannot watch the listening socket: {e}"))?;
+                Ok(ep)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Server {
+            shared: Arc::new(Shared {
+                listener,
+                config,
+                counters: Counters::default(),
+            }),
+            epolls,
+            addr,
+        })
+    }
+
+    /// The bound address (with the real port when 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Responses fully written so far (every status, 404 and 400 included).
+    pub fn requests_served(&self) -> u64 {
+        self.counts().requests_served()
+    }
+
+    /// Connections accepted so far.
+    pub fn connections_accepted(&self) -> u64 {
+        self.counts().connections_accepted()
+    }
+
+    /// A live view of the counters, still readable after [`Server::serve`]
+    /// returns.
+    pub fn counts(&self) -> Counts {
+        Counts(self.shared.clone())
+    }
+
+    /// Starts the workers on background threads; the handle stops them.
+    pub fn spawn(self) -> ServerHandle {
+        let cancel = Cancel::new();
+        let workers = start(self.epolls, &self.shared, &cancel);
+        ServerHandle {
+            counts: Counts(self.shared),
+            addr: self.addr,
+            cancel,
+            workers,
+        }
+    }
+
+    /// Serves until `cancel` is set, then returns (the first worker error, if any).
+    pub fn serve(self, cancel: &Cancel) -> Result<(), String> {
+        let workers = start(self.epolls, &self.shared, cancel);
+        let mut first_error = Ok(());
+        for w in workers {
+            let outcome = w
+                .join()
+                .unwrap_or_else(|_| Err("a server worker panicked".into()));
+            if first_error.is_ok() {
+                first_error = outcome;
+            }
+        }
+        first_error
+    }
+}
+
+/// Starts one worker thread per event loop; a thread the system refuses
+/// is left out (the others still serve).
+fn start(
+    epolls: Vec<Epoll>,
+    shared: &Arc<Shared>,
+    cancel: &Cancel,
+) -> Vec<JoinHandle<Result<(), String>>> {
+    epolls
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, epoll)| {
+            let (shared, cancel) = (shared.clone(), cancel.clone());
+            std::thread::Builder::new()
+                .name(format!("http-serve-{i}"))
+                .spawn(move || Worker::new(&shared, epoll).run(&cancel))
+                .ok()
+        })
+        .collect()
+}
+
+/// The counters of a server, shared with its workers.
+#[derive(Clone)]
+pub struct Counts(Arc<Shared>);
+
+impl Counts {
+    /// Responses fully written so far (every status, 404 and 400 included).
+    pub fn requests_served(&self) -> u64 {
+        self.0.counters.requests.load(Ordering::Relaxed)
+    }
+
+    /// Connections accepted so far.
+    pub fn connections_accepted(&self) -> u64 {
+        self.0.counters.connections.load(Ordering::Relaxed)
+    }
+}
+
+/// A server running on background threads; dropping it stops it too.
+pub struct ServerHandle {
+    counts: Counts,
+    addr: SocketAddr,
+    cancel: Cancel,
+    workers: Vec<JoinHandle<Result<(), String>>>,
+}
+
+impl ServerHandle {
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Responses fully written so far.
+    pub fn requests_served(&self) -> u64 {
+        self.counts.requests_served()
+    }
+
+    /// Connections accepted so far.
+    pub fn connections_accepted(&self) -> u64 {
+        self.counts.connections_accepted()
+    }
+
+    /// Stops the workers (each notices within 100 ms), closes every
+    /// connection and waits for them.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.cancel.cancel();
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// A listening socket with a deep backlog (load tests open hundreds of
+/// connections at once) and SO_REUSEADDR (a restart can reuse the port).
+fn listen(addr: SocketAddr) -> Result<TcpListener, String> {
+    use socket2::{Domain, Socket, Type};
+    let err = |e: io::Error| format!("--bind/--port {addr}: {e}");
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None).map_err(err)?;
+    socket.set_reuse_address(true).map_err(err)?;
+    socket.bind(&addr.into()).map_err(err)?;
+    socket.listen(4096).map_err(err)?;
+    socket.set_nonblocking(true).map_err(err)?;
+    Ok(socket.into())
+}
+
+/// Where a connection is in its request/response cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for (the rest of) a request, or discarding a request body.
+    Reading,
+    /// A response is prepared and waits for its deadline (`/delay`).
+    Delayed(Instant),
+    /// Writing a response.
+    Writing,
+    /// The last response went out; draining the client's leftovers until it closes.
+    Lingering(Instant),
+}
+
+/// How a response answers its request.
+#[derive(Debug, Clone, Copy)]
+struct Framing {
+    /// HEAD: the head only, with the body's length.
+    head_only: bool,
+    /// The request's version.
+    version: Version,
+    /// The client asked to keep the connection.
+    keep_alive: bool,
+    /// Send `100 Continue` first (the client sent `Expect: 100-continue`).
+    send_continue: bool,
+}
+
+impl Framing {
+    /// For a request that could not be read: close afterwards.
+    const CLOSING: Framing = Framing {
+        head_only: false,
+        version: Version::Http11,
+        keep_alive: false,
+        send_continue: false,
+    };
+}
+
+/// What one write pass achieved.
+enum Flush {
+    /// The whole response is out.
+    Done,
+    /// The socket buffer is full, or this connection used its share of the
+    /// wake-up; wait for writability.
+    Pending,
+}
+
+struct Conn {
+    stream: TcpStream,
+    token: u64,
+    phase: Phase,
+    /// Received bytes not yet consumed.
+    inbuf: Vec<u8>,
+    /// Request body bytes still to read and discard.
+    discard: u64,
+    /// The response head (and a small body), and how much of it is written.
+    out: Vec<u8>,
+    out_pos: usize,
+    /// Generated body bytes still to write after `out`, and how many went.
+    body_left: u64,
+    body_sent: u64,
+    /// Responses started on this connection.
+    responses: u32,
+    /// Close once the current response is out.
+    close_after: bool,
+    /// Last progress (bytes in or out).
+    last_active: Instant,
+    /// Events the connection is registered for.
+    interest: u32,
+}
+
+/// The pattern, repeated to fill one large write from any offset.
+fn pattern_buffer() -> &'static [u8] {
+    static BUF: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BUF.get_or_init(|| {
+        PATTERN
+            .iter()
+            .copied()
+            .cycle()
+            .take(WRITE_CHUNK + PATTERN.len())
+            .collect()
+    })
+}
+
+/// The part of a worker a connection needs while it runs.
+struct Env<'a> {
+    epoll: &'a Epoll,
+    config: &'a ServerConfig,
+    counters: &'a Counters,
+    timers: &'a mut BinaryHeap<Reverse<(Instant, u64)>>,
+}
+
+impl Conn {
+    fn new(stream: TcpStream, token: u64, now: Instant) -> Conn {
+        Conn {
+            stream,
+            token,
+            phase: Phase::Reading,
+            inbuf: Vec::new(),
+            discard: 0,
+            out: Vec::new(),
+            out_pos: 0,
+            body_left: 0,
+            body_sent: 0,
+            responses: 0,
+            close_after: false,
+            last_active: now,
+            interest: IN,
+        }
+    }
+
+    fn want(&mut self, env: &Env, events: u32) -> io::Result<()> {
+        if self.interest != events {
+            env.epoll
+                .modify(self.stream.as_raw_fd(), self.token, events)?;
+            self.interest = events;
+        }
+        Ok(())
+    }
+
+    /// Advances the connection as far as it can go without blocking; false
+    /// when it should be closed.
+    fn drive(&mut self, env: &mut Env, mut readable: bool, now: Instant) -> bool {
+        self.step(env, &mut readable, now).unwrap_or(false)
+    }
+
+    fn step(&mut self, env: &mut Env, readable: &mut bool, now: Instant) -> io::Result<bool> {
+        loop {
+            match self.phase {
+                Phase::Delayed(_) => return Ok(true),
+                Phase::Lingering(_) => {
+                    let mut sink = [0u8; READ_CHUNK];
+                    while *readable {
+                        match self.stream.read(&mut sink) {
+                            Ok(0) => return Ok(false),
+                            Ok(_) => {}
+                            Err(e) if e.kind() == io::ErrorKind::WouldBlock => *readable = false,
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                            Err(_) => return Ok(false),
+                        }
+                    }
+                    return Ok(true);
+                }
+                Phase::Writing => match self.flush(now)? {
+                    Flush::Pending => {
+                        self.want(env, OUT)?;
+                        return Ok(true);
+                    }
+                    Flush::Done => {
+                        env.counters.requests.fetch_add(1, Ordering::Relaxed);
+                        if self.close_after {
+                            let _ = self.stream.shutdown(Shutdown::Write);
+                            self.phase = Phase::Lingering(now + LINGER);
+                            self.inbuf = Vec::new();
+                            self.want(env, IN)?;
+                        } else {
+                            self.phase = Phase::Reading;
+                        }
+                    }
+                },
+                Phase::Reading => {
+                    if self.discard > 0 {
+                        let n = self.discard.min(self.inbuf.len() as u64) as usize;
+                        self.inbuf.drain(..n);
+                        self.discard -= n as u64;
+                    }
+                    if self.discard == 0 && self.take_request(env, now) {
+                        continue;
+                    }
+                    if !*readable {
+                        self.want(env, IN)?;
+                        return Ok(true);
+                    }
+                    let old = self.inbuf.len();
+                    self.inbuf.resize(old + READ_CHUNK, 0);
+                    let got = self.stream.read(&mut self.inbuf[old..]);
+                    self.inbuf.truncate(old + *got.as_ref().unwrap_or(&0));
+                    match got {
+                        Ok(0) => return Ok(false),
+                        Ok(n) => {
+                            self.last_active = now;
+                            *readable = n == READ_CHUNK;
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => *readable = false,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Parses the next request in `inbuf` and prepares its response; false
+    /// when no complete request head is there yet.
+    fn take_request(&mut self, env: &mut Env, now: Instant) -> bool {
+        let skip = http1::leading_blank_lines(&self.inbuf);
+        if skip > 0 {
+            self.inbuf.drain(..skip);
+        }
+        let Some(end) = http1::head_end(&self.inbuf) else {
+            if self.inbuf.len() >= MAX_HEAD {
+                let text = format!("431 request head longer than {MAX_HEAD} bytes\n");
+                self.respond(env, 431, Body::Text(text), Framing::CLOSING);
+                self.phase = Phase::Writing;
+                return true;
+            }
+            return false;
+        };
+        let reply = match http1::parse(&self.inbuf[..end]) {
+            Ok(head) => {
+                let head_only = head.method == "HEAD";
+                let method = if head_only { "GET" } else { head.method };
+                self.discard = head.content_length;
+                let framing = Framing {
+                    head_only,
+                    version: head.version,
+                    keep_alive: head.keep_alive,
+                    send_continue: head.expect_continue && head.content_length > 0,
+                };
+                Ok((endpoints::route(method, head.path), framing))
+            }
+            Err(r) => Err(r),
+        };
+        self.inbuf.drain(..end);
+        match reply {
+            Ok((Reply::Now(r), framing)) => {
+                self.respond(env, r.status, r.body, framing);
+                self.phase = Phase::Writing;
+            }
+            Ok((Reply::After(delay, r), framing)) => {
+                self.respond(env, r.status, r.body, framing);
+                let deadline = now + delay;
+                self.phase = Phase::Delayed(deadline);
+                env.timers.push(Reverse((deadline, self.token)));
+                // Nothing to watch until the deadline but errors and hang-ups.
+                if self.want(env, 0).is_err() {
+                    self.close_after = true;
+                }
+            }
+            Err(rejection) => {
+                let text = format!("{} {}\n", rejection.status, rejection.reason);
+                self.respond(env, rejection.status, Body::Text(text), Framing::CLOSING);
+                self.phase = Phase::Writing;
+            }
+        }
+        true
+    }
+
+    /// Writes the response head (and a small body) into `out` and sets up a
+    /// large body; decides whether the connection closes afterwards.
+    fn respond(&mut self, env: &Env, status: u16, body: Body, framing: Framing) {
+        self.responses = self.responses.saturating_add(1);
+        let limit = env.config.keepalive_requests;
+        let framing_lost = matches!(status, 400 | 431 | 501 | 505);
+        self.close_after =
+            !framing.keep_alive || framing_lost || (limit > 0 && self.responses >= limit);
+        self.out.clear();
+        self.out_pos = 0;
+        self.body_sent = 0;
+        self.body_left = 0;
+        if framing.send_continue {
+            // The client holds its body back until it sees this.
+            self.out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+        }
+        let len = body.len();
+        let _ = write!(
+            self.out,
+            "HTTP/1.1 {status} {}\r\nServer: nodebench\r\nContent-Type: text/plain\r\nContent-Length: {len}\r\n",
+            http1::reason_phrase(status)
+        );
+        if self.close_after {
+            self.out.extend_from_slice(b"Connection: close\r\n");
+        } else if framing.version == Version::Http10 {
+            self.out.extend_from_slice(b"Connection: keep-alive\r\n");
+        }
+        if status == 405 {
+            self.out.extend_from_slice(b"Allow: GET, HEAD, POST\r\n");
+        }
+        self.out.extend_from_slice(b"\r\n");
+        if framing.head_only {
+            return;
+        }
+        match body {
+            Body::Text(t) => self.out.extend_from_slice(t.as_bytes()),
+            Body::Pattern(n) if n <= INLINE_BODY => {
+                self.out.extend_from_slice(&pattern_buffer()[..n as usize]);
+            }
+            Body::Pattern(n) => self.body_left = n,
+        }
+    }
+
+    /// Writes what is pending of the current response.
+    fn flush(&mut self, now: Instant) -> io::Result<Flush> {
+        while self.out_pos < self.out.len() {
+            match self.stream.write(&self.out[self.out_pos..]) {
+                Ok(n) => {
+                    self.out_pos += n;
+                    self.last_active = now;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(Flush::Pending),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let mut budget = WRITE_BUDGET;
+        while self.body_left > 0 {
+            if budget == 0 {
+                return Ok(Flush::Pending);
+            }
+            let offset = (self.body_sent % PATTERN.len() as u64) as usize;
+            let len = self.body_left.min(WRITE_CHUNK as u64) as usize;
+            match self.stream.write(&pattern_buffer()[offset..offset + len]) {
+                Ok(n) => {
+                    self.body_left -= n as u64;
+                    self.body_sent += n as u64;
+                    budget = budget.saturating_sub(n as u64);
+                    self.last_active = now;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(Flush::Pending),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Flush::Done)
+    }
+
+    /// Whether the connection has outstayed its welcome at `now`.
+    fn expired(&self, now: Instant, keepalive_timeout: Duration) -> bool {
+        let quiet = now.saturating_duration_since(self.last_active);
+        match self.phase {
+            Phase::Reading if self.inbuf.is_empty() && self.discard == 0 => {
+                quiet >= keepalive_timeout
+            }
+            Phase::Reading | Phase::Writing => quiet >= STALL_TIMEOUT.max(keepalive_timeout),
+            Phase::Delayed(_) => false,
+            Phase::Lingering(until) => now >= until,
+        }
+    }
+}
+
+/// A connection slot; `generation` tells a stale token from the current owner.
+struct Slot {
+    generation: u32,
+    conn: Option<Conn>,
+}
+
+fn token_of(index: usize, generation: u32) -> u64 {
+    (u64::from(generation) << 32) | index as u64
+}
+
+/// One event loop.
+struct Worker<'a> {
+    shared: &'a Shared,
+    epoll: Epoll,
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+    timers: BinaryHeap<Reverse<(Instant, u64)>>,
+    /// While accept fails for lack of descriptors, the listener is left
+    /// unwatched until then.
+    accept_paused_until: Option<Instant>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(shared: &'a Shared, epoll: Epoll) -> Worker<'a> {
+        Worker {
+            shared,
+            epoll,
+            slots: Vec::new(),
+            free: Vec::new(),
+            timers: BinaryHeap::new(),
+            accept_paused_until: None,
+        }
+    }
+
+    fn run(mut self, cancel: &Cancel) -> Result<(), String> {
+        let mut raw = vec![libc::epoll_event { events: 0, u64: 0 }; 256];
+        let mut ready: Vec<Ready> = Vec::with_capacity(raw.len());
+        let mut next_sweep = Instant::now() + SWEEP_EVERY;
+        while !cancel.is_cancelled() {
+            let now = Instant::now();
+            let mut wake = next_sweep.min(now + CANCEL_POLL);
+            if let Some(Reverse((deadline, _))) = self.timers.peek() {
+                wake = wake.min(*deadline);
+            }
+            self.epoll
+                .wait(&mut raw, wake.saturating_duration_since(now), &mut ready)
+                .map_err(|e| format!("epoll_wait: {e}"))?;
+            let now = Instant::now();
+            for r in &ready {
+                if r.token == LISTENER {
+                    self.accept(now);
+                } else {
+                    self.on_ready(r.token, r.events, now);
+                }
+            }
+            self.fire_timers(now);
+            if now >= next_sweep {
+                self.sweep(now);
+                next_sweep = now + SWEEP_EVERY;
+            }
+        }
+        Ok(())
+    }
+
+    fn accept(&mut self, now: Instant) {
+        for _ in 0..ACCEPT_BATCH {
+            match self.shared.listener.accept() {
+                Ok((stream, _)) => {
+                    if stream.set_nonblocking(true).is_err() {
+                        continue;
+                    }
+                    let _ = stream.set_nodelay(true);
+                    let index = self.free.pop().unwrap_or_else(|| {
+                        self.slots.push(Slot {
+                            generation: 0,
+                            conn: None,
+                        });
+                        self.slots.len() - 1
+                    });
+                    let token = token_of(index, self.slots[index].generation);
+                    if self.epoll.add(stream.as_raw_fd(), token, IN).is_err() {
+                        self.free.push(index);
+                        continue;
+                    }
+                    self.slots[index].conn = Some(Conn::new(stream, token, now));
+                    self.shared
+                        .counters
+                        .connections
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::ConnectionAborted => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    // Out of descriptors or memory: stop watching the
+                    // listener for a moment instead of spinning on it.
+                    if self.epoll.delete(self.shared.listener.as_raw_fd()).is_ok() {
+                        self.accept_paused_until = Some(now + Duration::from_millis(100));
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    fn env(&mut self) -> (Env<'_>, &mut Vec<Slot>) {
+        (
+            Env {
+                epoll: &self.epoll,
+                config: &self.shared.config,
+                counters: &self.shared.counters,
+                timers: &mut self.timers,
+            },
+            &mut self.slots,
+        )
+    }
+
+    fn slot_of(&self, token: u64) -> Option<usize> {
+        let index = (token & u64::from(u32::MAX)) as usize;
+        let generation = (token >> 32) as u32;
+        let slot = self.slots.get(index)?;
+        (slot.generation == generation && slot.conn.is_some()).then_some(index)
+    }
+
+    fn on_ready(&mut self, token: u64, events: u32, now: Instant) {
+        let Some(index) = self.slot_of(token) else {
+            return;
+        };
+        let (mut env, slots) = self.env();
+        let Some(conn) = slots[index].conn.as_mut() else {
+            return;
+        };
+        let alive = match conn.phase {
+            // Only errors and hang-ups are reported while a reply waits.
+            Phase::Delayed(_) => events & HUP_OR_ERR == 0,
+            _ => conn.drive(&mut env, events & (IN | HUP_OR_ERR) != 0, now),
+        };
+        if !alive {
+            self.close(index);
+        }
+    }
+
+    fn fire_timers(&mut self, now: Instant) {
+        while let Some(Reverse((deadline, token))) = self.timers.peek().copied() {
+            if deadline > now {
+                break;
+            }
+            self.timers.pop();
+            let Some(index) = self.slot_of(token) else {
+                continue;
+            };
+            let (mut env, slots) = self.env();
+            let Some(conn) = slots[index].conn.as_mut() else {
+                continue;
+            };
+            if conn.phase != Phase::Delayed(deadline) {
+                continue;
+            }
+            conn.phase = Phase::Writing;
+            if !conn.drive(&mut env, false, now) {
+                self.close(index);
+            }
+        }
+    }
+
+    fn sweep(&mut self, now: Instant) {
+        if self.accept_paused_until.is_some_and(|t| now >= t) {
+            let fd = self.shared.listener.as_raw_fd();
+            if self
+                .epoll
+                .add(fd, LISTENER, IN | libc::EPOLLEXCLUSIVE as u32)
+                .is_ok()
+            {
+                self.accept_paused_until = None;
+            }
+        }
+        let timeout = self.shared.config.keepalive_timeout;
+        for index in 0..self.slots.len() {
+            if self.slots[index]
+                .conn
+                .as_ref()
+                .is_some_and(|c| c.expired(now, timeout))
+            {
+                self.close(index);
+            }
+        }
+    }
+
+    /// Drops the connection (closing its socket, which also removes it
+    /// from the epoll set) and retires its token.
+    fn close(&mut self, index: usize) {
+        let slot = &mut self.slots[index];
+        if slot.conn.take().is_some() {
+            slot.generation = slot.generation.wrapping_add(1);
+            self.free.push(index);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,230 @@
+//! Target URLs: `http://HOST[:PORT]/PATH` and `https://HOST[:PORT]/PATH`,
+//! parsed once into a [`Target`] with one-line errors that name the URL and
+//! the accepted form.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+/// The accepted form, quoted in every parse error.
+const FORM: &str = "expected http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH";
+
+/// The URL scheme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// Plain HTTP (default port 80).
+    Http,
+    /// HTTP over TLS (default port 443).
+    Https,
+}
+
+impl Scheme {
+    /// `http` or `https`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Http => "http",
+            Scheme::Https => "https",
+        }
+    }
+
+    /// The port used when the URL names none.
+    pub fn default_port(self) -> u16 {
+        match self {
+            Scheme::Http => 80,
+            Scheme::Https => 443,
+        }
+    }
+}
+
+/// A parsed target URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// http or https.
+    pub scheme: Scheme,
+    /// Host name or address as written (IPv6 without the brackets).
+    pub host: String,
+    /// Port (the scheme's default when not written).
+    pub port: u16,
+    /// Path and query as sent in the request line; `/` when the URL has none.
+    pub path_and_query: String,
+}
+
+impl Target {
+    /// Parses `s`; the error names the URL and the accepted form.
+    pub fn parse(s: &str) -> Result<Target, String> {
+        let err = |why: &str| format!("URL: '{s}' {why}; {FORM}");
+        let (scheme, rest) = match s.split_once("://") {
+            Some((sch, rest)) => {
+                let scheme = match sch.to_ascii_lowercase().as_str() {
+                    "http" => Scheme::Http,
+                    "https" => Scheme::Https,
+                    _ => return Err(err("has an unsupported scheme")),
+                };
+                (scheme, rest)
+            }
+            None => return Err(err("has no scheme")),
+        };
+        if s.bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+        {
+            return Err(err("contains whitespace or control characters"));
+        }
+        let (authority, path) = match rest.find(['/', '?']) {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
+        };
+        let path = path.split('#').next().unwrap_or("");
+        let path_and_query = if path.is_empty() {
+            "/".to_string()
+        } else if path.starts_with('?') {
+            format!("/{path}")
+        } else {
+            path.to_string()
+        };
+        if authority.contains('@') {
+            return Err(err("has user information, which is not supported"));
+        }
+        let (host, port) = if let Some(after) = authority.strip_prefix('[') {
+            let (h, tail) = after
+                .split_once(']')
+                .ok_or_else(|| err("has an unclosed '[' in its host"))?;
+            if h.parse::<std::net::Ipv6Addr>().is_err() {
+                return Err(err("has an invalid IPv6 address"));
+            }
+            let port = match tail {
+                "" => None,
+                t => Some(
+                    t.strip_prefix(':')
+                        .ok_or_else(|| err("has text after its IPv6 address"))?,
+                ),
+            };
+            (h, port)
+        } else {
+            match authority.rsplit_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (authority, None),
+            }
+        };
+        if host.is_empty() {
+            return Err(err("has no host"));
+        }
+        let bracketed = authority.starts_with('[');
+        if !bracketed
+            && !host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+        {
+            return Err(err("has an invalid host"));
+        }
+        let port = match port {
+            None => scheme.default_port(),
+            Some(p) => match p.parse::<u16>() {
+                Ok(n) if n > 0 => n,
+                _ => return Err(err("has an invalid port (expected 1-65535)")),
+            },
+        };
+        Ok(Target {
+            scheme,
+            host: host.to_string(),
+            port,
+            path_and_query,
+        })
+    }
+
+    /// Resolves the host to its first socket address.
+    pub fn resolve(&self) -> Result<SocketAddr, String> {
+        (self.host.as_str(), self.port)
+            .to_socket_addrs()
+            .map_err(|e| format!("cannot resolve {}: {e}", self.host))?
+            .next()
+            .ok_or_else(|| format!("cannot resolve {}: no address", self.host))
+    }
+
+    /// The `Host` header value: the host, bracketed if IPv6, with the port
+    /// unless it is the scheme's default.
+    pub fn authority(&self) -> String {
+        let host = if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        if self.port == self.scheme.default_port() {
+            host
+        } else {
+            format!("{host}:{}", self.port)
+        }
+    }
+
+    /// The URL written back out (`http://host:port/path`).
+    pub fn url(&self) -> String {
+        let host = if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        format!(
+            "{}://{}:{}{}",
+            self.scheme.as_str(),
+            host,
+            self.port,
+            self.path_and_query
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_usual_forms() {
+        let t = Target::parse("http://127.0.0.1:8080/f3985?x=1").unwrap();
+        assert_eq!(t.scheme, Scheme::Http);
+        assert_eq!(t.host, "127.0.0.1");
+        assert_eq!(t.port, 8080);
+        assert_eq!(t.path_and_query, "/f3985?x=1");
+        assert_eq!(t.authority(), "127.0.0.1:8080");
+
+        let t = Target::parse("https://localhost").unwrap();
+        assert_eq!(t.port, 443);
+        assert_eq!(t.path_and_query, "/");
+        assert_eq!(t.authority(), "localhost");
+
+        let t = Target::parse("HTTP://[::1]:81?q#frag").unwrap();
+        assert_eq!(t.host, "::1");
+        assert_eq!(t.port, 81);
+        assert_eq!(t.path_and_query, "/?q");
+        assert_eq!(t.authority(), "[::1]:81");
+        assert_eq!(t.url(), "http://[::1]:81/?q");
+    }
+
+    #[test]
+    fn rejects_bad_urls_with_the_accepted_form() {
+        for (url, why) in [
+            ("ftp://x", "unsupported scheme"),
+            ("127.0.0.1:80/", "no scheme"),
+            ("http://", "no host"),
+            ("http:///path", "no host"),
+            ("http://host:0/", "invalid port"),
+            ("http://host:99999/", "invalid port"),
+            ("http://host:abc/", "invalid port"),
+            ("http://ho st/", "whitespace"),
+            ("http://[::1/", "unclosed"),
+            ("http://u:p@host/", "user information"),
+            ("http://a:b:c/", "invalid host"),
+            ("http://h$st/", "invalid host"),
+        ] {
+            let e = Target::parse(url).unwrap_err();
+            assert!(e.contains(why), "{url}: {e}");
+            assert!(
+                e.contains(url) && e.contains("http://HOST[:PORT]/PATH"),
+                "{e}"
+            );
+            assert!(!e.contains('\n'));
+        }
+    }
+
+    #[test]
+    fn resolves_loopback() {
+        let t = Target::parse("http://127.0.0.1:8080/").unwrap();
+        assert_eq!(t.resolve().unwrap(), "127.0.0.1:8080".parse().unwrap());
+    }
+}
