@@ -51,11 +51,229 @@ pub enum Command {
     /// Network benchmarks: iperf3-compatible TCP/UDP throughput and ping-pong.
     #[command(subcommand)]
     Net(NetCommand),
+    /// HTTP load: ab/httperf/wrk2-style closed and open model load.
+    #[command(subcommand)]
+    Http(HttpCommand),
     /// Stored runs: list, show, export, delete.
     #[command(subcommand)]
     Runs(RunsCommand),
     /// Print the JSON schema of the `--json` output.
     Schema,
+}
+
+/// `nodebench http ...`
+#[derive(Debug, Subcommand)]
+pub enum HttpCommand {
+    /// Load a URL: the closed model as ab (-n requests over -c connections,
+    /// -t time limit) or the open model as httperf/wrk2 (--rate requests/s,
+    /// or --conn-rate with --calls-per-conn), with latency measured from each
+    /// request's planned send time (no coordinated omission) and ab's and
+    /// httperf's figures.
+    Load(LoadArgs),
+    /// Run the built-in target server (pages of any size generated on the
+    /// fly, a CPU-bound page, a delayed page) until Ctrl-C, then print how
+    /// many requests it served.
+    #[command(after_help = nodebench_http::server::ENDPOINTS)]
+    Serve(HttpServeArgs),
+    /// JMeter-style user sweep (seeds/003): for each user count N, N users
+    /// each fetch the URL --iterations times; per step the average, minimum
+    /// and maximum latency in ms, the rate per second and its % of the first
+    /// step; then where the rate stops growing and what saturated (client
+    /// CPU, server CPU for a server on this machine, or the link).
+    Sweep(SweepArgs),
+    /// One large download over one connection, as wget (seeds/001): the body
+    /// is read and discarded; byte count, time to first byte, average and
+    /// best one-second rate, and the rate of every second.
+    Download(DownloadArgs),
+}
+
+/// Options of `http serve`.
+#[derive(Debug, Args)]
+pub struct HttpServeArgs {
+    /// Address to listen on (loopback unless told otherwise).
+    #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// Port to listen on (0: any free port, printed at start).
+    #[arg(short = 'p', long, value_name = "PORT", default_value = "8080")]
+    pub port: u16,
+    /// Worker threads, each with its own event loop (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Requests per connection before the server closes it (Apache's
+    /// MaxKeepAliveRequests); 0 = unlimited.
+    #[arg(long, value_name = "N", default_value = "100", value_parser = parse_keepalive_requests)]
+    pub keepalive_requests: u32,
+    /// Idle time before a keep-alive connection is closed (Apache's KeepAliveTimeout).
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub keepalive_timeout: Duration,
+}
+
+/// Options of `http sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Target URL: http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH.
+    #[arg(value_name = "URL", value_parser = parse_url)]
+    pub url: nodebench_http::url::Target,
+    /// User counts, one step each: 1,2,4,8, a range 1..8, a doubling range
+    /// 1..128:x2 (default 1,2,4,...,128).
+    #[arg(long, value_name = "LIST", value_parser = parse_users)]
+    pub users: Option<UserList>,
+    /// Requests per user in each step (JMeter's loop count).
+    #[arg(short = 'n', long, value_name = "N", default_value = "100", value_parser = parse_positive)]
+    pub iterations: u64,
+    /// One connection per request instead of keep-alive connections.
+    #[arg(long)]
+    pub no_keepalive: bool,
+    /// Client threads (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Request method.
+    #[arg(short = 'm', long, value_name = "METHOD", default_value = "GET", value_parser = parse_method)]
+    pub method: String,
+    /// Extra request header "Name: value" (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+    /// Per-request timeout.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub timeout: Duration,
+    /// Longest one step may run; it stops starting requests then.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub step_time: Duration,
+    /// Accept any TLS certificate.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Do not pin client threads to CPUs.
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+/// Options of `http download`.
+#[derive(Debug, Args)]
+pub struct DownloadArgs {
+    /// URL to fetch: http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH.
+    #[arg(value_name = "URL", value_parser = parse_url)]
+    pub url: nodebench_http::url::Target,
+    /// Stop after this long, keeping what arrived (default: the whole body).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub max_time: Option<Duration>,
+    /// Give up when connecting, or when no data arrives, for this long.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub timeout: Duration,
+    /// Length of one rate sample.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub interval: Duration,
+    /// Accept any TLS certificate.
+    #[arg(long)]
+    pub insecure: bool,
+}
+
+/// A parsed `--users` list.
+#[derive(Debug, Clone)]
+pub struct UserList(pub Vec<u32>);
+
+/// The accepted forms of `--users`.
+const USERS_FORMS: &str = "a list of user counts from 1 to 10000 like 1,2,4,8, a range 1..8, or a doubling range 1..128:x2";
+
+fn parse_keepalive_requests(s: &str) -> Result<u32, String> {
+    s.trim().parse::<u32>().map_err(|_| {
+        format!("invalid request count '{s}': expected a whole number like 100, or 0 for unlimited")
+    })
+}
+
+fn parse_users(s: &str) -> Result<UserList, String> {
+    let err = || format!("invalid user list '{s}': expected {USERS_FORMS}");
+    let one = |p: &str| match p.trim().parse::<u32>() {
+        Ok(n) if (1..=nodebench_http::sweep::MAX_USERS).contains(&n) => Ok(n),
+        _ => Err(err()),
+    };
+    let mut users = Vec::new();
+    for part in s.split(',') {
+        match part.split_once("..") {
+            Some((a, b)) => {
+                let (b, doubling) = match b.split_once(':') {
+                    Some((b, "x2")) => (b, true),
+                    Some(_) => return Err(err()),
+                    None => (b, false),
+                };
+                let (mut n, end) = (one(a)?, one(b)?);
+                if n > end {
+                    return Err(err());
+                }
+                while n <= end {
+                    users.push(n);
+                    n = if doubling { n * 2 } else { n + 1 };
+                }
+            }
+            None => users.push(one(part)?),
+        }
+    }
+    Ok(UserList(users))
+}
+
+/// Options of `http load`.
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// Target URL: http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH.
+    #[arg(value_name = "URL", value_parser = parse_url)]
+    pub url: nodebench_http::url::Target,
+    /// Requests to send in all (closed model: stop after this many; open
+    /// model: the count to send at --rate).
+    #[arg(short = 'n', long, value_name = "N", value_parser = parse_requests)]
+    pub requests: Option<u64>,
+    /// Concurrent connections (closed model default 1 as ab; open model default 10).
+    #[arg(short = 'c', long, value_name = "N", value_parser = parse_concurrency)]
+    pub concurrency: Option<u32>,
+    /// Closed model: start no request after this long (ab -t); with -n too,
+    /// whichever comes first. With neither, one request (as ab).
+    #[arg(short = 't', long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub time_limit: Option<Duration>,
+    /// Keep connections alive between requests (ab -k); without it each
+    /// request has its own connection and sends `Connection: close`.
+    #[arg(short = 'k', long)]
+    pub keepalive: bool,
+    /// Open model: requests per second in all, spread over -c connections (wrk2 -R).
+    #[arg(long, value_name = "R", value_parser = parse_rate, conflicts_with_all = ["conn_rate", "time_limit"])]
+    pub rate: Option<f64>,
+    /// Open model: new connections per second (httperf --rate with --num-conns).
+    #[arg(long, value_name = "R", value_parser = parse_rate, conflicts_with_all = ["time_limit", "requests", "concurrency"])]
+    pub conn_rate: Option<f64>,
+    /// Requests per connection with --conn-rate (httperf --num-calls).
+    #[arg(long, value_name = "N", default_value = "1", value_parser = parse_calls, requires = "conn_rate")]
+    pub calls_per_conn: u32,
+    /// Connections to open in all with --conn-rate (httperf --num-conns;
+    /// default: 10 seconds' worth).
+    #[arg(long, value_name = "N", value_parser = parse_requests, requires = "conn_rate")]
+    pub num_conns: Option<u64>,
+    /// Open model: how long to send at --rate (default 10s when no -n is given).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true, requires = "rate")]
+    pub duration: Option<Duration>,
+    /// Client threads, each with its own event loop and share of the connections.
+    #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+    /// Request method.
+    #[arg(short = 'm', long, value_name = "METHOD", default_value = "GET", value_parser = parse_method)]
+    pub method: String,
+    /// Extra request header "Name: value" (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+    /// Request body.
+    #[arg(long, value_name = "TEXT", conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// Request body read from a file.
+    #[arg(long, value_name = "PATH")]
+    pub body_file: Option<PathBuf>,
+    /// HTTP/2 (ALPN h2 over TLS; prior knowledge h2c on http://).
+    #[arg(long)]
+    pub http2: bool,
+    /// Accept any TLS certificate (self-signed test servers).
+    #[arg(long)]
+    pub insecure: bool,
+    /// Per-request timeout (ab -s): a reply not complete by then counts as a client timeout.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub timeout: Duration,
+    /// Do not pin client threads to CPUs.
+    #[arg(long)]
+    pub no_pin: bool,
 }
 
 /// `nodebench cpu ...`
@@ -66,6 +284,47 @@ pub enum CpuCommand {
     /// strong and weak scaling, as % of the theoretical peak
     /// (cores x clock x FLOP/cycle of the ISA).
     Ops(OpsArgs),
+    /// LINPACK as HPL runs it: solve Ax = b (A random, entries uniform in
+    /// [-0.5, 0.5]) by LU with partial pivoting, per order and trial, with
+    /// HPL's residual check (PASSED when the normalised residual
+    /// ||Ax-b||/(eps (||A|| ||x|| + ||b||) n) is below 16). GFLOPS count
+    /// 2/3 n^3 + 3/2 n^2 operations per solve, as HPL does, and are shown as
+    /// % of the theoretical peak.
+    Linpack(LinpackArgs),
+}
+
+/// Options of `cpu linpack`.
+#[derive(Debug, Args)]
+pub struct LinpackArgs {
+    /// Orders of the systems (problem sizes), e.g. 1000,2000,5000,10000 (the default).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_order, conflicts_with_all = ["full", "memory_fraction"])]
+    pub sizes: Vec<usize>,
+    /// Trials per order.
+    #[arg(long, value_name = "N", default_value = "4", value_parser = parse_positive)]
+    pub trials: u64,
+    /// Solver: auto (the fastest found, after a short calibration), rust
+    /// (pure Rust, always there), openblas, mkl, flame (libFLAME), or the
+    /// path of a library exporting LAPACK's dgesv_. Libraries are loaded at
+    /// run time; $NODEBENCH_BLAS_DIRS (colon-separated) overrides where they
+    /// are looked for.
+    #[arg(long, value_name = "BACKEND", default_value = "auto", value_parser = parse_blas)]
+    pub blas: nodebench_linpack::backend::BlasChoice,
+    /// Solver threads (default: every CPU this process may use).
+    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    pub threads: Option<u64>,
+    /// Solve the largest system that fits in this fraction of the memory
+    /// available now (0 < F <= 1).
+    #[arg(long, value_name = "F", value_parser = parse_fraction)]
+    pub memory_fraction: Option<f64>,
+    /// Solve the largest system that fits in 80 % of available memory (or --memory-fraction).
+    #[arg(long)]
+    pub full: bool,
+    /// Do not ask for transparent huge pages for the matrix.
+    #[arg(long)]
+    pub no_hugepages: bool,
+    /// Seed of the random matrix.
+    #[arg(long, value_name = "N", default_value = "42")]
+    pub seed: u64,
 }
 
 /// Options of `cpu ops`.
@@ -458,8 +717,96 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     units::parse_duration(s).map_err(|e| e.to_string())
 }
 
+fn parse_order(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "expected positive orders (matrix sizes) such as 1000,2000,5000, got '{s}'"
+        )),
+    }
+}
+
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(f) if f > 0.0 && f <= 1.0 => Ok(f),
+        _ => Err(format!(
+            "expected a fraction of available memory in (0, 1], such as 0.8, got '{s}'"
+        )),
+    }
+}
+
+fn parse_blas(s: &str) -> Result<nodebench_linpack::backend::BlasChoice, String> {
+    nodebench_linpack::backend::BlasChoice::parse(s)
+        .map_err(|e| e.trim_start_matches("--blas: ").to_string())
+}
+
 fn parse_positive(s: &str) -> Result<u64, String> {
     units::parse_count(s).map_err(|e| e.to_string())
+}
+
+fn parse_url(s: &str) -> Result<nodebench_http::url::Target, String> {
+    nodebench_http::url::Target::parse(s)
+}
+
+fn parse_requests(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("expected a positive count, got 0".into()),
+        _ => units::parse_count(s).map_err(|e| e.to_string()),
+    }
+}
+
+fn parse_concurrency(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if (1..=100_000).contains(&n) => Ok(n as u32),
+        _ => Err(format!(
+            "invalid connection count '{s}': expected a whole number from 1 to 100000"
+        )),
+    }
+}
+
+fn parse_calls(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if (1..=1_000_000).contains(&n) => Ok(n as u32),
+        _ => Err(format!(
+            "invalid call count '{s}': expected a whole number from 1 to 1000000"
+        )),
+    }
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 && r <= 10_000_000.0 => Ok(r),
+        Ok(0.0) => Err("expected a positive rate per second, got 0".into()),
+        _ => Err(format!(
+            "invalid rate '{s}': expected a positive number per second up to 10000000, e.g. 1000 or 2.5"
+        )),
+    }
+}
+
+fn parse_method(s: &str) -> Result<String, String> {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "invalid method '{s}': expected a token such as GET, POST, PUT, HEAD"
+        ))
+    }
+}
+
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    let bad =
+        || format!("invalid header '{s}': expected \"Name: value\", e.g. \"Accept: text/html\"");
+    let (k, v) = s.split_once(':').ok_or_else(bad)?;
+    let k = k.trim();
+    let v = v.trim();
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    if k.is_empty() || !k.bytes().all(token) || v.bytes().any(|b| b == b'\r' || b == b'\n') {
+        return Err(bad());
+    }
+    Ok((k.to_string(), v.to_string()))
 }
 
 fn parse_block_size(s: &str) -> Result<u64, String> {
@@ -533,6 +880,15 @@ mod tests {
     fn definitions_are_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn user_lists_expand_ranges_and_refuse_zero() {
+        assert_eq!(parse_users("1..16:x2").unwrap().0, vec![1, 2, 4, 8, 16]);
+        assert_eq!(parse_users("1,3..5,70").unwrap().0, vec![1, 3, 4, 5, 70]);
+        for bad in ["0", "", "1..x", "4..2", "1,,2", "20000", "1..8:x3"] {
+            assert!(parse_users(bad).unwrap_err().contains("1..128:x2"), "{bad}");
+        }
     }
 
     #[test]

@@ -17,6 +17,11 @@ use nodebench_disk::blocks::{DiskBlocks, DiskBlocksConfig};
 use nodebench_disk::dd::{Dd, DdConfig};
 use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
 use nodebench_disk::job::Engine;
+use nodebench_http::download::{Download, DownloadConfig};
+use nodebench_http::load::{HttpLoad, LoadConfig, Model, RequestSpec};
+use nodebench_http::server::{ENDPOINTS, Server, ServerConfig as HttpServerConfig};
+use nodebench_http::sweep::{DEFAULT_USERS, Sweep, SweepConfig};
+use nodebench_linpack::{FULL_MEMORY_FRACTION, Linpack, LinpackConfig, Sizes};
 use nodebench_memory::blocks::{Blocks, BlocksConfig};
 use nodebench_memory::latency::{Latency, LatencyConfig};
 use nodebench_memory::stream::{Stream, StreamConfig};
@@ -27,10 +32,11 @@ use nodebench_report::{export, table};
 use nodebench_store::{Recorder, SqliteStore, Store};
 
 use crate::args::{
-    BlocksArgs, Cli, Command, CpuCommand, DiskBlocksArgs, DiskCommand, EngineArg, IozoneArgs,
-    LatencyArgs, MemoryCommand, NetCommand, OpsArgs, PingpongArgs, RunsCommand, ScalingArg,
-    ServeArgs, StreamArgs, ThroughputArgs,
+    BlocksArgs, Cli, Command, CpuCommand, DiskBlocksArgs, DiskCommand, EngineArg, HttpCommand,
+    IozoneArgs, LatencyArgs, LinpackArgs, LoadArgs, MemoryCommand, NetCommand, OpsArgs,
+    PingpongArgs, RunsCommand, ScalingArg, ServeArgs, StreamArgs, ThroughputArgs,
 };
+use crate::args::{HttpServeArgs, SweepArgs};
 use crate::progress::Bar;
 
 /// Exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT).
@@ -42,6 +48,9 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run => run_benchmarks(&cli, crate::suite::quick(), true),
         Command::Inventory => inventory_cmd(&cli),
         Command::Cpu(CpuCommand::Ops(a)) => run_benchmarks(&cli, vec![Box::new(cpu_ops(a))], false),
+        Command::Cpu(CpuCommand::Linpack(a)) => {
+            run_benchmarks(&cli, vec![Box::new(linpack(a))], false)
+        }
         Command::Memory(MemoryCommand::Stream(a)) => {
             run_benchmarks(&cli, vec![Box::new(stream(a))], false)
         }
@@ -79,6 +88,17 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Net(NetCommand::Pingpong(a)) => {
             run_benchmarks(&cli, vec![Box::new(pingpong(a)?)], false)
         }
+        Command::Http(HttpCommand::Load(a)) => http_load(&cli, a),
+        Command::Http(HttpCommand::Serve(a)) => http_serve(a),
+        Command::Http(HttpCommand::Sweep(a)) => http_sweep(&cli, a),
+        Command::Http(HttpCommand::Download(a)) => {
+            let mut config = DownloadConfig::new(a.url.clone());
+            config.max_time = a.max_time;
+            config.timeout = a.timeout;
+            config.interval = a.interval;
+            config.insecure = a.insecure;
+            run_benchmarks(&cli, vec![Box::new(Download { config })], false)
+        }
         Command::Runs(cmd) => runs_cmd(&cli, cmd),
         Command::Schema => {
             let schema = schemars::schema_for!(Run);
@@ -107,6 +127,29 @@ fn cpu_ops(a: &OpsArgs) -> CpuOps {
                 ScalingArg::Both => vec![Scaling::Strong, Scaling::Weak],
             },
             pin: !a.no_pin,
+        },
+    }
+}
+
+fn linpack(a: &LinpackArgs) -> Linpack {
+    let defaults = LinpackConfig::default();
+    Linpack {
+        config: LinpackConfig {
+            sizes: if let Some(f) = a.memory_fraction {
+                Sizes::MemoryFraction(f)
+            } else if a.full {
+                Sizes::MemoryFraction(FULL_MEMORY_FRACTION)
+            } else if a.sizes.is_empty() {
+                defaults.sizes
+            } else {
+                Sizes::List(a.sizes.clone())
+            },
+            trials: a.trials as usize,
+            blas: a.blas.clone(),
+            threads: a.threads.map(|t| t as usize),
+            hugepages: !a.no_hugepages,
+            seed: a.seed,
+            matrix: defaults.matrix,
         },
     }
 }
@@ -318,6 +361,133 @@ fn net_serve(a: &ServeArgs) -> Result<ExitCode> {
     });
     result.map_err(anyhow::Error::msg)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `http load`: the typed load configuration from the flags.
+fn http_load(cli: &Cli, a: &LoadArgs) -> Result<ExitCode> {
+    let model = if let Some(conn_rate) = a.conn_rate {
+        Model::ConnRate {
+            conn_rate,
+            calls_per_conn: a.calls_per_conn,
+            connections: a
+                .num_conns
+                .unwrap_or_else(|| (conn_rate * 10.0).ceil().max(1.0) as u64),
+        }
+    } else if let Some(rate) = a.rate {
+        Model::Open {
+            rate,
+            connections: a.concurrency.unwrap_or(10),
+            requests: a.requests,
+            duration: match (a.duration, a.requests) {
+                (None, None) => Some(Duration::from_secs(10)),
+                (d, _) => d,
+            },
+        }
+    } else {
+        Model::Closed {
+            requests: match (a.requests, a.time_limit) {
+                (None, None) => Some(1),
+                (n, _) => n,
+            },
+            concurrency: a.concurrency.unwrap_or(1),
+            time_limit: a.time_limit,
+        }
+    };
+    let body = match (&a.body, &a.body_file) {
+        (Some(b), _) => b.clone().into_bytes(),
+        (None, Some(path)) => std::fs::read(path)
+            .map_err(|e| anyhow!("--body-file {}: cannot read: {e}", path.display()))?,
+        (None, None) => Vec::new(),
+    };
+    let config = LoadConfig {
+        target: a.url.clone(),
+        request: RequestSpec {
+            method: a.method.clone(),
+            headers: a.headers.clone(),
+            body,
+        },
+        keepalive: a.keepalive
+            || matches!(model, Model::ConnRate { calls_per_conn, .. } if calls_per_conn > 1),
+        model,
+        http2: a.http2,
+        insecure: a.insecure,
+        threads: a.threads as usize,
+        timeout: a.timeout,
+        pin: !a.no_pin,
+    };
+    config.validate().map_err(anyhow::Error::msg)?;
+    run_benchmarks(cli, vec![Box::new(HttpLoad { config })], false)
+}
+
+/// `http serve`: the built-in target server until Ctrl-C (exit 0), then
+/// the request count.
+fn http_serve(a: &HttpServeArgs) -> Result<ExitCode> {
+    let cancel = install_signal_handlers()?;
+    let defaults = HttpServerConfig::default();
+    let server = Server::bind(HttpServerConfig {
+        bind: SocketAddr::new(a.bind, a.port),
+        threads: a.threads.map_or(defaults.threads, |t| t as usize),
+        keepalive_requests: a.keepalive_requests,
+        keepalive_timeout: a.keepalive_timeout,
+    })
+    .map_err(anyhow::Error::msg)?;
+    println!(
+        "listening on http://{} ({} worker threads; keep-alive: {} requests per connection, {} s idle timeout)",
+        server.local_addr(),
+        a.threads.map_or(defaults.threads, |t| t as usize),
+        match a.keepalive_requests {
+            0 => "unlimited".to_string(),
+            n => n.to_string(),
+        },
+        a.keepalive_timeout.as_secs_f64()
+    );
+    println!("{ENDPOINTS}");
+    let counts = server.counts();
+    server.serve(&cancel).map_err(anyhow::Error::msg)?;
+    println!(
+        "served {} requests on {} connections",
+        counts.requests_served(),
+        counts.connections_accepted()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `http sweep`: one closed-model step per user count.
+fn http_sweep(cli: &Cli, a: &SweepArgs) -> Result<ExitCode> {
+    let users = a
+        .users
+        .clone()
+        .map_or_else(|| DEFAULT_USERS.to_vec(), |u| u.0);
+    let threads = a.threads.map_or_else(
+        || nodebench_core::affinity::allowed_cpus().len().max(1),
+        |t| t as usize,
+    );
+    let config = SweepConfig {
+        load: LoadConfig {
+            target: a.url.clone(),
+            request: RequestSpec {
+                method: a.method.clone(),
+                headers: a.headers.clone(),
+                body: Vec::new(),
+            },
+            model: Model::Closed {
+                requests: Some(a.iterations),
+                concurrency: 1,
+                time_limit: None,
+            },
+            keepalive: !a.no_keepalive,
+            http2: false,
+            insecure: a.insecure,
+            threads,
+            timeout: a.timeout,
+            pin: !a.no_pin,
+        },
+        users,
+        iterations: a.iterations,
+        step_time_limit: a.step_time,
+    };
+    config.validate().map_err(anyhow::Error::msg)?;
+    run_benchmarks(cli, vec![Box::new(Sweep { config })], false)
 }
 
 fn open_store(cli: &Cli) -> Result<SqliteStore> {

@@ -1,6 +1,7 @@
 //! The quick suite run by `nodebench run`: short, representative runs of each
-//! benchmark area (CPU op rates, STREAM, memory latency, IOzone on a 256 MiB
-//! file in the temporary directory, loopback TCP and ping-pong), well under a
+//! benchmark area (CPU op rates, LINPACK at n = 1000 and 2000, STREAM, memory latency, IOzone on a 256 MiB
+//! file in the temporary directory, loopback TCP and ping-pong, closed- and
+//! open-model HTTP load against the built-in server), well under a
 //! minute on a 2-core machine. Later areas add their entries here.
 
 use std::time::Duration;
@@ -9,6 +10,8 @@ use nodebench_core::bench::Benchmark;
 use nodebench_cpu::kernels::Kernel;
 use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
 use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
+use nodebench_http::loopback::HttpLoopback;
+use nodebench_linpack::{Linpack, LinpackConfig, Sizes};
 use nodebench_memory::latency::{Latency, LatencyConfig};
 use nodebench_memory::stream::{Stream, StreamConfig};
 use nodebench_net::loopback::Loopback;
@@ -23,6 +26,13 @@ pub fn quick() -> Vec<Box<dyn Benchmark>> {
             kernels: Kernel::ALL.to_vec(),
             scaling: vec![Scaling::Strong],
             ..OpsConfig::default()
+        },
+    };
+    let linpack = Linpack {
+        config: LinpackConfig {
+            sizes: Sizes::List(vec![1000, 2000]),
+            trials: 2,
+            ..LinpackConfig::default()
         },
     };
     let stream = Stream {
@@ -58,9 +68,13 @@ pub fn quick() -> Vec<Box<dyn Benchmark>> {
     };
     vec![
         Box::new(ops),
+        Box::new(linpack),
         Box::new(stream),
         Box::new(latency),
         Box::new(disk),
         Box::new(net),
+        // 2 s closed (c=10, keep-alive) and 2 s open (2000/s over 10
+        // connections) against the built-in server on 127.0.0.1:0.
+        Box::new(HttpLoopback::default()),
     ]
 }

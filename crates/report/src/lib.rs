@@ -3,5 +3,8 @@
 
 pub mod export;
 pub mod format;
+pub mod http;
+pub mod http_sweep;
 pub mod iozone;
+pub mod linpack;
 pub mod table;

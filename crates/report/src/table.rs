@@ -52,6 +52,12 @@ fn cell(m: &Metric, divisor: f64) -> String {
 /// The table of one result, pivoted on `threads` where present; IOzone
 /// results print as IOzone does.
 pub fn result_table(result: &BenchResult) -> String {
+    if crate::http::is_http_load(result) {
+        return crate::http::report(result);
+    }
+    if crate::http_sweep::is_http_sweep(result) {
+        return crate::http_sweep::report(result);
+    }
     if crate::iozone::is_iozone(result) {
         return format!(
             "{} [{}]\n{}",
@@ -101,6 +107,9 @@ pub fn result_table(result: &BenchResult) -> String {
     }
     for series in &result.series {
         out.push_str(&series_lines(series));
+    }
+    if result.benchmark == "http.download" {
+        out.push_str(&crate::http_sweep::download_lines(result));
     }
     if let Some(serde_json::Value::String(p)) = result.parameters.get("peak") {
         let _ = writeln!(out, "(%) = percent of the {p}");
@@ -282,7 +291,22 @@ pub fn run_report(run: &Run) -> String {
             )
         }
     );
+    let linpack: Vec<&BenchResult> = run
+        .results
+        .iter()
+        .filter(|r| crate::linpack::is_linpack(r))
+        .collect();
+    let mut linpack_printed = false;
     for r in &run.results {
+        if crate::linpack::is_linpack(r) {
+            // All sizes print as one Intel-style table, where the first was.
+            if !linpack_printed {
+                let _ = writeln!(out);
+                out.push_str(&crate::linpack::report(&linpack));
+                linpack_printed = true;
+            }
+            continue;
+        }
         let _ = writeln!(out);
         out.push_str(&result_table(r));
     }
