@@ -117,8 +117,12 @@ pub struct Selection {
 /// Order of the calibration system `auto` times each candidate on.
 pub const CALIBRATION_ORDER: usize = 3000;
 
+/// Rounds of `auto`'s calibration: every candidate solves once per round.
+pub const CALIBRATION_ROUNDS: usize = 3;
+
 /// Loads what `choice` names for `threads` threads; `auto` times every
-/// available candidate twice at [`CALIBRATION_ORDER`] and keeps the fastest.
+/// available candidate at [`CALIBRATION_ORDER`], taking turns for
+/// [`CALIBRATION_ROUNDS`] rounds, and keeps the one with the best solve.
 pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> {
     let load = |lib: BlasLibrary| {
         lib.set_threads(threads);
@@ -157,19 +161,24 @@ pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> 
                     notes,
                 });
             }
-            let mut best: Option<(usize, f64)> = None;
-            for (i, solver) in candidates.iter().enumerate() {
-                let gflops = calibrate(solver, threads)?;
-                notes.push(format!(
-                    "auto: {} {:.1} GFLOPS at n = {CALIBRATION_ORDER}",
-                    solver.name(),
-                    gflops
-                ));
-                if best.is_none_or(|(_, g)| gflops > g) {
-                    best = Some((i, gflops));
+            // Candidates take turns, round after round, so a slow spell of
+            // a shared machine does not fall on one of them only.
+            let mut system = System::new(CALIBRATION_ORDER, 1, Kind::Random, true, "--blas auto")?;
+            let mut rates = vec![0.0f64; candidates.len()];
+            for _ in 0..CALIBRATION_ROUNDS {
+                for (solver, best) in candidates.iter().zip(rates.iter_mut()) {
+                    *best = best.max(calibrate(solver, &mut system, threads)?);
                 }
             }
-            let (pick, _) = best.expect("at least one candidate");
+            for (solver, gflops) in candidates.iter().zip(&rates) {
+                notes.push(format!(
+                    "auto: {} {gflops:.1} GFLOPS at n = {CALIBRATION_ORDER} (best of {CALIBRATION_ROUNDS})",
+                    solver.name()
+                ));
+            }
+            let pick = (0..rates.len())
+                .max_by(|&a, &b| rates[a].total_cmp(&rates[b]))
+                .expect("at least one candidate");
             let solver = candidates.swap_remove(pick);
             notes.push(format!("auto: picked {}", solver.name()));
             Ok(Selection { solver, notes })
@@ -177,20 +186,15 @@ pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> 
     }
 }
 
-/// Best GFLOPS of two solves at the calibration order.
-fn calibrate(solver: &Solver, threads: usize) -> Result<f64, String> {
-    let n = CALIBRATION_ORDER;
-    let mut system = System::new(n, 1, Kind::Random, true, "--blas auto")?;
-    let mut best = 0.0f64;
-    for _ in 0..2 {
-        system.fill(threads);
-        let mut x = system.rhs();
-        let lda = system.lda;
-        let start = Instant::now();
-        solver
-            .solve(n, system.matrix_mut(), lda, &mut x)
-            .map_err(|e| format!("--blas auto: {} failed calibration: {e}", solver.name()))?;
-        best = best.max(crate::flops(n) / start.elapsed().as_secs_f64() / 1e9);
-    }
-    Ok(best)
+/// GFLOPS of one solve of `system` (refilled first) by `solver`.
+fn calibrate(solver: &Solver, system: &mut System, threads: usize) -> Result<f64, String> {
+    let n = system.n;
+    system.fill(threads);
+    let mut x = system.rhs();
+    let lda = system.lda;
+    let start = Instant::now();
+    solver
+        .solve(n, system.matrix_mut(), lda, &mut x)
+        .map_err(|e| format!("--blas auto: {} failed calibration: {e}", solver.name()))?;
+    Ok(crate::flops(n) / start.elapsed().as_secs_f64() / 1e9)
 }

@@ -206,6 +206,7 @@ struct Engine<'a> {
 /// Runs one worker thread of a plain-HTTP/1.1 load and returns what it measured.
 pub fn run_thread(plan: &ThreadPlan, cfg: &LoadConfig, cancel: &Cancel) -> ThreadStats {
     let mut stats = ThreadStats::new(plan.start);
+    nodebench_core::affinity::precise_timers();
     let addr = match cfg.target.resolve() {
         Ok(a) => a,
         Err(e) => {

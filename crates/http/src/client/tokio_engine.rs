@@ -96,6 +96,7 @@ pub fn run_thread(plan: &ThreadPlan, cfg: &LoadConfig, cancel: &Cancel) -> Threa
         stats.fatal = Some(why);
         stats
     };
+    nodebench_core::affinity::precise_timers();
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

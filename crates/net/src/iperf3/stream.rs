@@ -404,7 +404,7 @@ fn udp_send(s: &UdpSocket, c: &Counters, flags: &Flags, cfg: WorkerCfg) {
     let mut buf = pattern(cfg.len.max(hlen));
     let mut pacer = Pacer::new(cfg.rate, buf.len());
     if pacer.is_some() {
-        sys::precise_sleeps();
+        nodebench_core::affinity::precise_timers();
     }
     let mut seq = 0u64;
     let mut total = 0u64;

@@ -231,15 +231,6 @@ impl SendfileSource {
     }
 }
 
-/// Lowers this thread's timer slack to 1 ns so short pacing sleeps are
-/// precise (the default slack is 50 us).
-pub(crate) fn precise_sleeps() {
-    // SAFETY: PR_SET_TIMERSLACK takes an integer argument.
-    unsafe {
-        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
-    }
-}
-
 /// Waits until `fd` is readable or `timeout` passes; true when readable
 /// (or at end of stream / error, which a read then reports).
 pub(crate) fn wait_readable(fd: RawFd, timeout: Duration) -> bool {
