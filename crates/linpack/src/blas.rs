@@ -6,33 +6,34 @@
 
 use std::ffi::{CStr, c_char, c_int};
 use std::mem::ManuallyDrop;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use libloading::Library;
 
 use crate::backend::SolveError;
 
-/// LAPACK's dgesv with 32-bit integers (LP64).
-type DgesvLp64 = unsafe extern "C" fn(
-    *const i32,
-    *const i32,
+/// LAPACK's dgesv with integers of type `I`: i32 (LP64) or i64 (ILP64).
+type DgesvFn<I> = unsafe extern "C" fn(
+    *const I,
+    *const I,
     *mut f64,
-    *const i32,
-    *mut i32,
+    *const I,
+    *mut I,
     *mut f64,
-    *const i32,
-    *mut i32,
+    *const I,
+    *mut I,
 );
-/// LAPACK's dgesv with 64-bit integers (ILP64).
-type DgesvIlp64 = unsafe extern "C" fn(
-    *const i64,
-    *const i64,
-    *mut f64,
-    *const i64,
-    *mut i64,
-    *mut f64,
-    *const i64,
-    *mut i64,
-);
+
+/// Stack of the thread that calls into the library: OpenBLAS's LU puts
+/// buffers on the stack and overflows the 2 MiB of an ordinary thread.
+const BLAS_STACK: usize = 64 << 20;
+
+/// Held around every call into a loaded library: a BLAS's thread pool is
+/// not re-entrant (OpenBLAS must not change its thread count while another
+/// thread is inside a solve), so calls from several threads of one process
+/// (tests, or two benchmarks) take turns.
+static CALLS: Mutex<()> = Mutex::new(());
 
 /// Sets the library's thread count.
 type ThreadControl = Box<dyn Fn(usize) + Send + Sync>;
@@ -40,8 +41,8 @@ type ThreadControl = Box<dyn Fn(usize) + Send + Sync>;
 /// The dgesv entry point found, with its integer width.
 #[derive(Clone, Copy)]
 enum Dgesv {
-    Lp64(DgesvLp64),
-    Ilp64(DgesvIlp64),
+    Lp64(DgesvFn<i32>),
+    Ilp64(DgesvFn<i64>),
 }
 
 /// Which library family `--blas` asked for.
@@ -173,10 +174,10 @@ impl BlasLibrary {
         // SAFETY (all lookups below): the types are those of the documented
         // C interfaces of LAPACK, OpenBLAS, MKL and BLIS.
         let dgesv = unsafe {
-            if let Some(f) = symbol::<DgesvLp64>(&lib, "dgesv_") {
+            if let Some(f) = symbol::<DgesvFn<i32>>(&lib, "dgesv_") {
                 Dgesv::Lp64(f)
-            } else if let Some(f) = symbol::<DgesvIlp64>(&lib, "dgesv_64_")
-                .or_else(|| symbol::<DgesvIlp64>(&lib, "scipy_dgesv_64_"))
+            } else if let Some(f) = symbol::<DgesvFn<i64>>(&lib, "dgesv_64_")
+                .or_else(|| symbol::<DgesvFn<i64>>(&lib, "scipy_dgesv_64_"))
             {
                 Dgesv::Ilp64(f)
             } else {
@@ -246,6 +247,7 @@ impl BlasLibrary {
     pub fn set_threads(&self, threads: usize) -> bool {
         match &self.set_threads {
             Some(f) => {
+                let _turn = CALLS.lock().unwrap_or_else(|e| e.into_inner());
                 f(threads);
                 true
             }
@@ -254,64 +256,34 @@ impl BlasLibrary {
     }
 
     /// Solves A x = b in place with dgesv: `a` (column-major, leading
-    /// dimension `lda`) becomes its LU factors and `b` becomes x.
+    /// dimension `lda`) becomes its LU factors and `b` becomes x. Returns the
+    /// time of the dgesv call alone, taken on the thread that makes it.
     pub fn solve(
         &self,
         n: usize,
         a: &mut [f64],
         lda: usize,
         b: &mut [f64],
-    ) -> Result<(), SolveError> {
+    ) -> Result<Duration, SolveError> {
         assert!(a.len() >= lda * n && b.len() >= n && lda >= n.max(1));
-        let info: i64 = match self.dgesv {
-            Dgesv::Lp64(f) => {
-                let too_big = |v: usize| i32::try_from(v).is_err();
-                if too_big(lda) || too_big(lda * n) {
-                    return Err(SolveError::Library(format!(
-                        "{}: order {n} is too large for a 32-bit LAPACK interface",
-                        self.path
-                    )));
+        let _turn = CALLS.lock().unwrap_or_else(|e| e.into_inner());
+        let (info, time) = match self.dgesv {
+            Dgesv::Lp64(f) => call(f, n, a, lda, b),
+            Dgesv::Ilp64(f) => call(f, n, a, lda, b),
+        }
+        .map_err(|()| {
+            SolveError::Library(format!(
+                "{}: order {n} is too large for its {}-bit LAPACK interface",
+                self.path,
+                if matches!(self.dgesv, Dgesv::Lp64(_)) {
+                    32
+                } else {
+                    64
                 }
-                let (n, nrhs, lda) = (n as i32, 1i32, lda as i32);
-                let mut ipiv = vec![0i32; n as usize];
-                let mut info = 0i32;
-                // SAFETY: sizes checked above; buffers are as dgesv requires.
-                unsafe {
-                    f(
-                        &n,
-                        &nrhs,
-                        a.as_mut_ptr(),
-                        &lda,
-                        ipiv.as_mut_ptr(),
-                        b.as_mut_ptr(),
-                        &n,
-                        &mut info,
-                    )
-                };
-                info as i64
-            }
-            Dgesv::Ilp64(f) => {
-                let (n, nrhs, lda) = (n as i64, 1i64, lda as i64);
-                let mut ipiv = vec![0i64; n as usize];
-                let mut info = 0i64;
-                // SAFETY: as above, with 64-bit integers.
-                unsafe {
-                    f(
-                        &n,
-                        &nrhs,
-                        a.as_mut_ptr(),
-                        &lda,
-                        ipiv.as_mut_ptr(),
-                        b.as_mut_ptr(),
-                        &n,
-                        &mut info,
-                    )
-                };
-                info
-            }
-        };
+            ))
+        })?;
         match info {
-            0 => Ok(()),
+            0 => Ok(time),
             k if k > 0 => Err(SolveError::Singular { column: k as usize }),
             k => Err(SolveError::Library(format!(
                 "dgesv rejected argument {}",
@@ -319,4 +291,51 @@ impl BlasLibrary {
             ))),
         }
     }
+}
+
+/// Calls dgesv `f` with integers of type `I` on a thread with a large stack,
+/// and returns LAPACK's info and the call's time; `Err` when the order does
+/// not fit in `I`.
+fn call<I>(
+    f: DgesvFn<I>,
+    n: usize,
+    a: &mut [f64],
+    lda: usize,
+    b: &mut [f64],
+) -> Result<(i64, Duration), ()>
+where
+    I: Copy + Default + Send + Sync + TryFrom<usize> + Into<i64>,
+{
+    let to_int = |v: usize| I::try_from(v).map_err(|_| ());
+    let (n_i, lda_i, one) = (to_int(n)?, to_int(lda)?, to_int(1)?);
+    to_int(lda * n)?;
+    let mut ipiv = vec![I::default(); n];
+    let mut info = I::default();
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("blas-call".into())
+            .stack_size(BLAS_STACK)
+            .spawn_scoped(s, || {
+                let start = Instant::now();
+                // SAFETY: a holds lda x n elements, b and ipiv n, as dgesv
+                // requires; the sizes fit in I (checked above).
+                unsafe {
+                    f(
+                        &n_i,
+                        &one,
+                        a.as_mut_ptr(),
+                        &lda_i,
+                        ipiv.as_mut_ptr(),
+                        b.as_mut_ptr(),
+                        &n_i,
+                        &mut info,
+                    )
+                };
+                start.elapsed()
+            })
+            .map_err(|_| ())?
+            .join()
+            .map_err(|_| ())
+    })
+    .map(|time| (info.into(), time))
 }

@@ -7,6 +7,8 @@ use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratc
 use faer::linalg::triangular_solve::{
     solve_unit_lower_triangular_in_place, solve_upper_triangular_in_place,
 };
+use std::time::{Duration, Instant};
+
 use faer::{MatMut, Par};
 
 use crate::backend::SolveError;
@@ -32,20 +34,22 @@ impl RustSolver {
     }
 
     /// Solves A x = b in place: `a` (column-major, leading dimension `lda`)
-    /// becomes its LU factors and `b` becomes x.
+    /// becomes its LU factors and `b` becomes x. Returns the time of the
+    /// factorisation and the triangular solves.
     pub fn solve(
         &self,
         n: usize,
         a: &mut [f64],
         lda: usize,
         b: &mut [f64],
-    ) -> Result<(), SolveError> {
+    ) -> Result<Duration, SolveError> {
         let par = if self.threads > 1 {
             Par::rayon(self.threads)
         } else {
             Par::Seq
         };
         self.pool.install(|| {
+            let start = Instant::now();
             let mut lu = MatMut::from_column_major_slice_with_stride_mut(a, n, n, lda);
             let mut perm = vec![0usize; n];
             let mut perm_inv = vec![0usize; n];
@@ -73,7 +77,7 @@ impl RustSolver {
             let mut x = MatMut::from_column_major_slice_mut(b, n, 1);
             solve_unit_lower_triangular_in_place(lu.as_ref(), x.as_mut(), par);
             solve_upper_triangular_in_place(lu.as_ref(), x.as_mut(), par);
-            Ok(())
+            Ok(start.elapsed())
         })
     }
 }
