@@ -41,6 +41,17 @@ pub struct RequestSpec {
     pub body: Vec<u8>,
 }
 
+impl RequestSpec {
+    /// A plain GET: no extra headers, no body.
+    pub fn get() -> RequestSpec {
+        RequestSpec {
+            method: "GET".into(),
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+}
+
 /// The load model.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Model {
@@ -126,6 +137,23 @@ pub struct LoadConfig {
 }
 
 impl LoadConfig {
+    /// A keep-alive HTTP/1.1 GET of `target` paced by `model`, on one
+    /// unpinned client thread with ab's 30 s request timeout; callers
+    /// change the fields they need.
+    pub fn new(target: Target, model: Model) -> LoadConfig {
+        LoadConfig {
+            target,
+            request: RequestSpec::get(),
+            model,
+            keepalive: true,
+            http2: false,
+            insecure: false,
+            threads: 1,
+            timeout: Duration::from_secs(30),
+            pin: false,
+        }
+    }
+
     /// Checks the values a library caller could get wrong (the CLI checks
     /// them on parsing); the message names the flag and the accepted form.
     pub fn validate(&self) -> Result<(), String> {

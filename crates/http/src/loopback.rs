@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 
-use crate::load::{LoadConfig, Model, RequestSpec, load_result, run_load};
+use crate::load::{LoadConfig, Model, load_result, run_load};
 use crate::server::{Server, ServerConfig, ServerHandle};
 use crate::url::Target;
 
@@ -59,23 +59,15 @@ impl Benchmark for HttpLoopback {
         let target = Target::parse(&format!("http://{}{PAGE}", server.local_addr()))
             .map_err(BenchError::System)?;
         let base = LoadConfig {
-            target,
-            request: RequestSpec {
-                method: "GET".into(),
-                headers: Vec::new(),
-                body: Vec::new(),
-            },
-            model: Model::Closed {
-                requests: None,
-                concurrency: self.closed_concurrency,
-                time_limit: Some(self.closed_time),
-            },
-            keepalive: true,
-            http2: false,
-            insecure: false,
-            threads: 1,
             timeout: Duration::from_secs(5),
-            pin: false,
+            ..LoadConfig::new(
+                target,
+                Model::Closed {
+                    requests: None,
+                    concurrency: self.closed_concurrency,
+                    time_limit: Some(self.closed_time),
+                },
+            )
         };
         let open = LoadConfig {
             model: Model::Open {

@@ -447,7 +447,6 @@ pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> B
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::RequestSpec;
     use crate::server::{Server, ServerConfig};
     use crate::url::Target;
     use nodebench_core::ResultStatus;
@@ -507,6 +506,15 @@ mod tests {
         assert_eq!(saturation(&growing, Some(&local)), None);
     }
 
+    /// The model a sweep's base config carries (each step replaces it).
+    fn one_request() -> Model {
+        Model::Closed {
+            requests: Some(1),
+            concurrency: 1,
+            time_limit: None,
+        }
+    }
+
     #[test]
     fn a_sweep_has_one_step_per_user_count_and_exact_request_counts() {
         let server = Server::bind(ServerConfig::default()).unwrap().spawn();
@@ -516,23 +524,9 @@ mod tests {
         let sweep = Sweep {
             config: SweepConfig {
                 load: LoadConfig {
-                    target,
-                    request: RequestSpec {
-                        method: "GET".into(),
-                        headers: Vec::new(),
-                        body: Vec::new(),
-                    },
-                    model: Model::Closed {
-                        requests: Some(1),
-                        concurrency: 1,
-                        time_limit: None,
-                    },
-                    keepalive: true,
-                    http2: false,
-                    insecure: false,
                     threads: 2,
                     timeout: Duration::from_secs(10),
-                    pin: false,
+                    ..LoadConfig::new(target, one_request())
                 },
                 users: users.clone(),
                 iterations,
@@ -577,23 +571,8 @@ mod tests {
     fn bad_user_lists_name_the_flag() {
         let cfg = |users: Vec<u32>, iterations| SweepConfig {
             load: LoadConfig {
-                target: Target::parse("http://127.0.0.1:1/").unwrap(),
-                request: RequestSpec {
-                    method: "GET".into(),
-                    headers: Vec::new(),
-                    body: Vec::new(),
-                },
-                model: Model::Closed {
-                    requests: Some(1),
-                    concurrency: 1,
-                    time_limit: None,
-                },
-                keepalive: true,
-                http2: false,
-                insecure: false,
-                threads: 1,
                 timeout: Duration::from_secs(1),
-                pin: false,
+                ..LoadConfig::new(Target::parse("http://127.0.0.1:1/").unwrap(), one_request())
             },
             users,
             iterations,

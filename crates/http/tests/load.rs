@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use nodebench_core::bench::Cancel;
-use nodebench_http::load::{LoadConfig, LoadOutcome, Model, RequestSpec, run_load};
+use nodebench_http::load::{LoadConfig, LoadOutcome, Model, run_load};
 use nodebench_http::server::{Server, ServerConfig, ServerHandle};
 use nodebench_http::url::Target;
 
@@ -26,19 +26,12 @@ fn server(keepalive_requests: u32) -> ServerHandle {
 
 fn config(addr: SocketAddr, path: &str, model: Model, keepalive: bool) -> LoadConfig {
     LoadConfig {
-        target: Target::parse(&format!("http://{addr}{path}")).unwrap(),
-        request: RequestSpec {
-            method: "GET".into(),
-            headers: Vec::new(),
-            body: Vec::new(),
-        },
-        model,
         keepalive,
-        http2: false,
-        insecure: false,
-        threads: 1,
         timeout: Duration::from_secs(10),
-        pin: false,
+        ..LoadConfig::new(
+            Target::parse(&format!("http://{addr}{path}")).unwrap(),
+            model,
+        )
     }
 }
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use nodebench_core::bench::{BenchError, Cancel};
 use nodebench_http::client::{plans, tokio_engine};
-use nodebench_http::load::{LoadConfig, Model, RequestSpec, run_load};
+use nodebench_http::load::{LoadConfig, Model, run_load};
 use nodebench_http::stats::ErrorKind;
 use nodebench_http::url::Target;
 use rustls::ServerConfig;
@@ -286,21 +286,14 @@ async fn answer_h2(
 }
 
 fn config(url: &str, model: Model) -> LoadConfig {
-    LoadConfig {
-        target: Target::parse(url).unwrap(),
-        request: RequestSpec {
-            method: "GET".into(),
-            headers: vec![("X-Test".into(), "1".into())],
-            body: Vec::new(),
-        },
-        model,
-        keepalive: true,
-        http2: false,
+    let mut cfg = LoadConfig {
         insecure: true,
         threads: 2,
         timeout: Duration::from_secs(10),
-        pin: false,
-    }
+        ..LoadConfig::new(Target::parse(url).unwrap(), model)
+    };
+    cfg.request.headers = vec![("X-Test".into(), "1".into())];
+    cfg
 }
 
 fn closed(n: u64, c: u32) -> Model {

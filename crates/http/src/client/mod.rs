@@ -230,28 +230,19 @@ pub fn serialize_request(cfg: &LoadConfig) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::RequestSpec;
     use crate::url::Target;
 
     fn cfg(model: Model, threads: usize) -> LoadConfig {
-        LoadConfig {
-            target: Target::parse("http://127.0.0.1:8080/x?y").unwrap(),
-            request: RequestSpec {
-                method: "GET".into(),
-                headers: vec![
-                    ("X-A".into(), "1".into()),
-                    ("Accept".into(), "text/html".into()),
-                ],
-                body: Vec::new(),
-            },
-            model,
+        let mut cfg = LoadConfig {
             keepalive: false,
-            http2: false,
-            insecure: false,
             threads,
-            timeout: Duration::from_secs(30),
-            pin: false,
-        }
+            ..LoadConfig::new(Target::parse("http://127.0.0.1:8080/x?y").unwrap(), model)
+        };
+        cfg.request.headers = vec![
+            ("X-A".into(), "1".into()),
+            ("Accept".into(), "text/html".into()),
+        ];
+        cfg
     }
 
     #[test]

@@ -962,7 +962,6 @@ mod tests {
 
     fn cfg(url: &str, method: &str, headers: &[(&str, &str)], body: &[u8]) -> LoadConfig {
         LoadConfig {
-            target: Target::parse(url).unwrap(),
             request: RequestSpec {
                 method: method.into(),
                 headers: headers
@@ -971,17 +970,16 @@ mod tests {
                     .collect(),
                 body: body.to_vec(),
             },
-            model: Model::Closed {
-                requests: Some(1),
-                concurrency: 1,
-                time_limit: None,
-            },
-            keepalive: true,
             http2: true,
-            insecure: false,
-            threads: 1,
             timeout: Duration::from_secs(1),
-            pin: false,
+            ..LoadConfig::new(
+                Target::parse(url).unwrap(),
+                Model::Closed {
+                    requests: Some(1),
+                    concurrency: 1,
+                    time_limit: None,
+                },
+            )
         }
     }
 
