@@ -20,6 +20,7 @@ use nodebench_core::inventory::available_memory_bytes;
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Better, Metric, Reference, Unit};
 use nodebench_cpu::peak;
+use nodebench_memory::buffer::FIT_FRACTION;
 
 use crate::backend::{BlasChoice, Selection, select};
 use crate::matrix::{Kind, System, THRESHOLD, bytes_needed, largest_order};
@@ -120,7 +121,7 @@ impl Linpack {
                     ));
                 }
                 if let Some(avail) = available {
-                    let budget = (avail as f64 * 0.9) as u64;
+                    let budget = (avail as f64 * FIT_FRACTION) as u64;
                     if let Some(&n) = sizes.iter().find(|&&n| bytes_needed(n) > budget) {
                         return Err(BenchError::Invalid(format!(
                             "--sizes: n = {n} needs {} but only {} is available; the largest that fits is n = {} (or use --full)",

@@ -92,11 +92,15 @@ impl<T: Copy> Drop for Buffer<T> {
     }
 }
 
-/// Refuses `bytes` when more than 90 % of the memory available now: the
-/// error names `flag` and both sizes. Unknown available memory passes.
+/// The share of available memory one benchmark's buffers may take.
+pub const FIT_FRACTION: f64 = 0.9;
+
+/// Refuses `bytes` when more than [`FIT_FRACTION`] of the memory available
+/// now: the error names `flag` and both sizes. Unknown available memory
+/// passes.
 pub fn check_fits(bytes: u64, flag: &str) -> Result<(), String> {
     if let Some(avail) = available_memory_bytes()
-        && bytes as f64 > 0.9 * avail as f64
+        && bytes as f64 > FIT_FRACTION * avail as f64
     {
         return Err(format!(
             "{flag}: needs {} of memory but only {} is available; choose a smaller size",
