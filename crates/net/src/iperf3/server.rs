@@ -132,9 +132,10 @@ pub(crate) fn serve(
             shared: &shared,
             local,
             started: false,
+            released: false,
         };
         let r = session.run(ctrl);
-        *shared.slot() = Slot::Idle;
+        session.release();
         if session.started {
             tests += 1;
         }
@@ -228,6 +229,8 @@ struct Session<'a> {
     local: SocketAddr,
     /// The streams were created and the test started.
     started: bool,
+    /// The one-test slot was freed; it may already hold the next client.
+    released: bool,
 }
 
 fn errno_of(e: &CtrlError) -> i32 {
@@ -253,16 +256,19 @@ impl Session<'_> {
             Ok(v) => match Params::from_json(&v) {
                 Ok(p) => p,
                 Err(e) => {
+                    self.release();
                     let _ = proto::write_server_error(&mut ctrl, ierr::RECV_PARAMS, libc::EINVAL);
                     return Err(format!("bad parameters from {peer}: {e}"));
                 }
             },
             Err(e) => {
+                self.release();
                 let _ = proto::write_server_error(&mut ctrl, ierr::RECV_PARAMS, errno_of(&e));
                 return Err(format!("bad parameters from {peer}: {e}"));
             }
         };
         if let Err((refusal, why)) = self.check(&params) {
+            self.release();
             match refusal {
                 Refusal::Denied => {
                     let _ = proto::write_state(&mut ctrl, State::AccessDenied);
@@ -275,6 +281,15 @@ impl Session<'_> {
             return Ok(None);
         }
         self.run_test(ctrl, peer, params).map(Some)
+    }
+
+    /// Frees the one-test slot before the client hears that its test is
+    /// over, so a client that retries at once is served, not told "busy".
+    fn release(&mut self) {
+        if !self.released {
+            *self.shared.slot() = Slot::Idle;
+            self.released = true;
+        }
     }
 
     /// Checks the parameters against the server's limits.
@@ -338,7 +353,8 @@ impl Session<'_> {
         Ok(())
     }
 
-    fn refuse(&self, ctrl: &mut TcpStream, ie: i32, errno: i32, why: String) -> String {
+    fn refuse(&mut self, ctrl: &mut TcpStream, ie: i32, errno: i32, why: String) -> String {
+        self.release();
         let _ = proto::write_server_error(ctrl, ie, errno);
         why
     }
@@ -523,6 +539,9 @@ impl Session<'_> {
         let (local, cpu, test_len) = run.finish();
         let ours = run.results(&local, cpu);
         proto::write_json(&mut ctrl, &ours.to_json()).map_err(io_err)?;
+        // Every stream is in; the next client may queue while we wait for
+        // IPERF_DONE, and is served as soon as this session returns.
+        self.release();
         proto::write_state(&mut ctrl, State::DisplayResults).map_err(io_err)?;
         // The client answers IPERF_DONE; it does not change the outcome.
         let _ = ctrl.set_read_timeout(Some(DONE_TIMEOUT));
