@@ -189,9 +189,7 @@ impl Benchmark for CpuOps {
         let c = &self.config;
         let cpus = affinity::allowed_cpus();
         let resolution = timer_resolution();
-        let peak = peak::theoretical_peak(ctx.inventory, || {
-            peak::measure_all_core_clock(5, Duration::from_millis(40))
-        });
+        let peak = peak::theoretical_peak(ctx.inventory, peak::all_core_clock);
         let cells = c.kernels.len() * c.scaling.len() * c.threads.len() * (c.warmup + c.repeats);
         ctx.progress.start("cpu ops", cells as u64);
 

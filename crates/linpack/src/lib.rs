@@ -154,9 +154,7 @@ impl Benchmark for Linpack {
             .threads
             .unwrap_or_else(|| nodebench_core::affinity::allowed_cpus().len().max(1));
         let Selection { solver, notes } = select(&c.blas, threads).map_err(BenchError::System)?;
-        let peak = peak::theoretical_peak(ctx.inventory, || {
-            peak::measure_all_core_clock(5, std::time::Duration::from_millis(40))
-        });
+        let peak = peak::theoretical_peak(ctx.inventory, peak::all_core_clock);
         let reference = peak.as_ref().ok().map(|p| Reference {
             name: p.describe(true),
             value: p.dp_flops(),
