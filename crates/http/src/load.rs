@@ -512,8 +512,12 @@ pub fn load_result(cfg: &LoadConfig, o: &LoadOutcome) -> BenchResult {
         Unit::Bytes,
         Better::Higher,
     ));
+    // ab's Connect row is per request: a request on a reused keep-alive
+    // connection took 0 ms to connect.
+    let mut connect = s.connect.clone();
+    let _ = connect.record_n(0, s.completed.saturating_sub(s.connections));
     for (phase, h) in [
-        ("connect", &s.connect),
+        ("connect", &connect),
         ("processing", &s.uncorrected),
         ("waiting", &s.waiting),
         ("total", &s.total),

@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use nodebench_core::bench::Cancel;
-use nodebench_http::load::{LoadConfig, LoadOutcome, Model, run_load};
+use nodebench_http::load::{LoadConfig, LoadOutcome, Model, load_result, run_load};
 use nodebench_http::server::{Server, ServerConfig, ServerHandle};
 use nodebench_http::url::Target;
 
@@ -46,6 +46,24 @@ fn served(h: &ServerHandle, want: u64) -> u64 {
     // Anything beyond `want` would also show after a short while.
     std::thread::sleep(Duration::from_millis(20));
     h.requests_served()
+}
+
+/// The median and mean, in seconds, of ab's Connect row of the result
+/// (one figure per request).
+fn connect_row(cfg: &LoadConfig, o: &LoadOutcome) -> (f64, f64) {
+    let r = load_result(cfg, o);
+    let stat = |want: &str| {
+        r.metrics
+            .iter()
+            .find(|m| {
+                m.name == "connection_time"
+                    && m.labels.get("phase").map(String::as_str) == Some("connect")
+                    && m.labels.get("stat").map(String::as_str) == Some(want)
+            })
+            .map(|m| m.value)
+            .expect("a Connect row")
+    };
+    (stat("median"), stat("mean"))
 }
 
 fn check(h: &ServerHandle, o: &LoadOutcome, want: Option<u64>) {
@@ -85,6 +103,11 @@ fn closed_model_keepalive_counts_match_the_server() {
     // 8 first connections, then one more per 100 requests served on one.
     assert!(o.stats.connections >= 30, "{}", o.stats.connections);
     assert_eq!(o.stats.connections, h.connections_accepted());
+    // As in ab, a request on a reused connection connected in 0 ms: with
+    // about one connect per 100 requests the median is 0.
+    let (median, mean) = connect_row(&cfg, &o);
+    assert_eq!(median, 0.0);
+    assert!(mean > 0.0, "the connects that did happen count");
     h.stop();
 }
 
@@ -105,6 +128,8 @@ fn closed_model_without_keepalive_uses_a_connection_per_request() {
     check(&h, &o, Some(400));
     assert_eq!(o.stats.connections, 400);
     assert_eq!(h.connections_accepted(), 400);
+    let (median, _) = connect_row(&cfg, &o);
+    assert!(median > 0.0, "every request connected");
     h.stop();
 }
 

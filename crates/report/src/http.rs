@@ -7,9 +7,8 @@
 //! Figures are taken from the result's metrics and parameters only (never
 //! recomputed from a benchmark's private types). Units follow the tools:
 //! times in ms, ab's Kbytes = 1024 bytes, httperf's KB/s = 1024 bytes/s.
-//! One difference from ab: the "Connect" row is over the connections
-//! opened, where ab counts one per request (0 ms on a reused keep-alive
-//! connection).
+//! As in ab, the "Connect" row has one figure per request, 0 ms for a
+//! request on a reused keep-alive connection.
 
 use std::fmt::Write as _;
 
