@@ -265,6 +265,11 @@ pub struct LoadArgs {
     /// HTTP/2 (ALPN h2 over TLS; prior knowledge h2c on http://).
     #[arg(long)]
     pub http2: bool,
+    /// With --http2 and -k: requests in flight at once on each connection,
+    /// each on its own stream (h2load -m). The closed model keeps -c x N
+    /// requests outstanding; --rate spreads over -c x N stream slots.
+    #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub streams: u32,
     /// Accept any TLS certificate (self-signed test servers).
     #[arg(long)]
     pub insecure: bool,

@@ -101,6 +101,21 @@ fn zero_counts_and_rates_name_the_flag() {
         2,
         &["--header", "Name: value"],
     );
+    one_line_error(
+        &load(&["--streams", "0", "http://127.0.0.1:1/"]),
+        2,
+        &["--streams", "1..=1024"],
+    );
+    one_line_error(
+        &load(&["--streams", "4", "-k", "http://127.0.0.1:1/"]),
+        1,
+        &["--streams", "needs --http2"],
+    );
+    one_line_error(
+        &load(&["--streams", "4", "--http2", "http://127.0.0.1:1/"]),
+        1,
+        &["--streams", "needs -k"],
+    );
 }
 
 #[test]

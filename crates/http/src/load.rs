@@ -126,6 +126,11 @@ pub struct LoadConfig {
     pub keepalive: bool,
     /// HTTP/2 (ALPN h2 on https, prior knowledge h2c on http).
     pub http2: bool,
+    /// HTTP/2: requests in flight at once on each connection, each on its
+    /// own stream (h2load `-m`); 1 otherwise. The closed model then keeps
+    /// `-c` x this many requests outstanding, and the open model spreads
+    /// its rate over as many stream slots.
+    pub streams: u32,
     /// Accept any TLS certificate.
     pub insecure: bool,
     /// Client threads.
@@ -147,6 +152,7 @@ impl LoadConfig {
             model,
             keepalive: true,
             http2: false,
+            streams: 1,
             insecure: false,
             threads: 1,
             timeout: Duration::from_secs(30),
@@ -214,6 +220,20 @@ impl LoadConfig {
         }
         if self.timeout.is_zero() {
             return Err("--timeout: expected a positive duration like 30s".into());
+        }
+        if self.streams == 0 {
+            return Err("--streams: expected a positive count of streams per connection".into());
+        }
+        if self.streams > 1 {
+            if !self.http2 {
+                return Err("--streams: needs --http2 (an HTTP/1.1 connection carries one request at a time)".into());
+            }
+            if !self.keepalive {
+                return Err("--streams: needs -k (keep-alive); without it each request has its own connection".into());
+            }
+            if matches!(self.model, Model::ConnRate { .. }) {
+                return Err("--streams: applies to the closed model and --rate, not --conn-rate, whose calls go one after another".into());
+            }
         }
         Ok(())
     }
@@ -396,6 +416,7 @@ pub fn load_result(cfg: &LoadConfig, o: &LoadOutcome) -> BenchResult {
         "http_version".into(),
         json!(if cfg.http2 { "2" } else { "1.1" }),
     );
+    p.insert("streams_per_connection".into(), json!(cfg.streams));
     p.insert("tls".into(), json!(cfg.target.scheme == Scheme::Https));
     p.insert("timeout_s".into(), json!(cfg.timeout.as_secs_f64()));
     match cfg.model {

@@ -32,6 +32,10 @@ const SERVER_LIFETIME: Duration = Duration::from_secs(60);
 /// How long `/stall` holds a request without answering.
 const STALL: Duration = Duration::from_secs(5);
 
+/// How long HTTP/2 `/slow` holds a request before answering, so requests
+/// sent at once overlap at the server.
+const SLOW: Duration = Duration::from_millis(20);
+
 /// What the server offers on its port.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -54,6 +58,9 @@ struct Counts {
     connections: AtomicU64,
     /// Request body bytes received.
     body_in: AtomicU64,
+    /// HTTP/2 requests being answered now, and the most at once.
+    in_flight: AtomicU64,
+    max_in_flight: AtomicU64,
     /// Replies by class: 0 = 1xx ... 4 = 5xx.
     classes: [AtomicU64; 5],
     /// Stop accepting.
@@ -264,6 +271,12 @@ async fn answer_h2(
         tokio::time::sleep(STALL).await;
         return;
     }
+    let now = c.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    c.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    if req.uri().path() == "/slow" {
+        tokio::time::sleep(SLOW).await;
+    }
+    c.in_flight.fetch_sub(1, Ordering::SeqCst);
     let mut body = req.into_body();
     // Bounded: each frame is data or the end of the request.
     while let Some(Ok(data)) = body.data().await {
@@ -366,6 +379,41 @@ fn h2c_prior_knowledge_counts_every_request() {
     let s = run_and_check(&server, &cfg, 150);
     assert_eq!(server.counts.h2_requests.load(Ordering::SeqCst), 150);
     assert_eq!(s.connections, 3);
+}
+
+#[test]
+fn h2_streams_carry_several_requests_at_once_on_each_connection() {
+    let server = TestServer::start(Mode::H2c);
+    // Closed model: 2 connections x 4 streams keep 8 requests in flight.
+    let mut cfg = config(&server.url("http", "/slow"), closed(160, 2));
+    cfg.http2 = true;
+    cfg.streams = 4;
+    let s = run_and_check(&server, &cfg, 160);
+    assert_eq!(s.connections, 2);
+    assert_eq!(server.counts.connections.load(Ordering::SeqCst), 2);
+    assert_eq!(
+        server.counts.max_in_flight.load(Ordering::SeqCst),
+        8,
+        "2 connections x 4 streams at once, never more"
+    );
+
+    // Open model: 100 requests at 200/s over 1 connection x 4 streams.
+    let server = TestServer::start(Mode::H2c);
+    let mut cfg = config(
+        &server.url("http", "/slow"),
+        Model::Open {
+            rate: 200.0,
+            connections: 1,
+            requests: Some(100),
+            duration: None,
+        },
+    );
+    cfg.http2 = true;
+    cfg.streams = 4;
+    let s = run_and_check(&server, &cfg, 100);
+    assert_eq!(s.connections, 1);
+    assert!(server.counts.max_in_flight.load(Ordering::SeqCst) > 1);
+    assert!(server.counts.max_in_flight.load(Ordering::SeqCst) <= 4);
 }
 
 #[test]

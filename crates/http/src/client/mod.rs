@@ -35,6 +35,10 @@ pub struct ThreadPlan {
     pub first_connection: u64,
     /// Connections across all threads.
     pub total_connections: u64,
+    /// Requests each connection carries at once (HTTP/2 `--streams`, else
+    /// 1). The closed and open models run `connections` x `streams` request
+    /// slots; slot `s` rides on connection `s / streams`.
+    pub streams: u32,
     /// Open model: the run's total request rate (requests/s); `ConnRate`:
     /// the run's total connection rate (connections/s); 0 in the closed model.
     pub rate: f64,
@@ -44,9 +48,9 @@ pub struct ThreadPlan {
     /// thread has its own share.
     pub budget: Arc<AtomicU64>,
     /// Open model: requests in all (`-n`), when bounded by count. Request
-    /// `i` of connection `j` is slot `j + i*C` of the schedule and exists
-    /// only below this count (see [`ThreadPlan::slot_exists`]), so a
-    /// connection knows when it is done without waiting for its next turn.
+    /// `i` of request slot `j` is place `j + i*C` of the schedule and
+    /// exists only below this count (see [`ThreadPlan::slot_exists`]), so a
+    /// slot knows when it is done without waiting for its next turn.
     pub open_requests: Option<u64>,
     /// When the run started (the open-model schedule counts from here).
     pub start: Instant,
@@ -72,24 +76,40 @@ impl ThreadPlan {
             .is_ok()
     }
 
-    /// Open model: when request `i` (0-based) of this thread's connection
-    /// `local` is due. Connection `j` of `C` at total rate `R` sends at
+    /// Request slots this thread runs: `connections` x `streams`.
+    pub fn slots(&self) -> usize {
+        self.connections as usize * self.streams as usize
+    }
+
+    /// Open model: when request `i` (0-based) of this thread's request slot
+    /// `local` is due. Slot `j` of `C` (one per connection, or `--streams`
+    /// per HTTP/2 connection) at total rate `R` sends at
     /// `start + (j + i*C) / R`, so the run's sends are evenly spaced at `R`.
     pub fn planned(&self, local: usize, i: u64) -> Instant {
-        let j = self.first_connection + local as u64;
-        let slot = j as f64 + i as f64 * self.total_connections as f64;
+        let (j, c) = self.global_slot(local);
+        let slot = j as f64 + i as f64 * c as f64;
         self.start + Duration::from_secs_f64(slot / self.rate)
     }
 
-    /// Open model: whether request `i` of this thread's connection `local`
+    /// Open model: whether request `i` of this thread's request slot `local`
     /// is part of the run (always, when the run is bounded by time only).
     pub fn slot_exists(&self, local: usize, i: u64) -> bool {
-        let j = self.first_connection + local as u64;
+        let (j, c) = self.global_slot(local);
         self.open_requests.is_none_or(|n| {
-            i.checked_mul(self.total_connections)
+            i.checked_mul(c)
                 .and_then(|x| x.checked_add(j))
                 .is_some_and(|slot| slot < n)
         })
+    }
+
+    /// The run-wide index of this thread's slot `local`, and the run's
+    /// slot count.
+    fn global_slot(&self, local: usize) -> (u64, u64) {
+        let streams = u64::from(self.streams.max(1));
+        (
+            self.first_connection * streams + local as u64,
+            self.total_connections * streams,
+        )
     }
 
     /// `ConnRate`: when this thread's `k`-th connection (0-based) is due to
@@ -161,6 +181,7 @@ pub fn plans(cfg: &LoadConfig, start: Instant, cpus: &[usize]) -> Vec<ThreadPlan
                 connections,
                 first_connection: first,
                 total_connections,
+                streams: if conn_rate { 1 } else { cfg.streams.max(1) },
                 rate,
                 budget,
                 open_requests: match cfg.model {
@@ -335,5 +356,42 @@ mod tests {
             })
             .collect();
         assert_eq!(sends, vec![3, 3, 2, 2]);
+    }
+
+    #[test]
+    fn http2_streams_multiply_the_slots_and_keep_them_evenly_spaced() {
+        let mut c = cfg(
+            Model::Open {
+                rate: 60.0,
+                connections: 3,
+                requests: None,
+                duration: Some(Duration::from_secs(1)),
+            },
+            2,
+        );
+        c.streams = 4;
+        let t0 = Instant::now();
+        let p = plans(&c, t0, &[]);
+        // Whole connections go to threads: 2 and 1, with 4 slots each.
+        assert_eq!(p.iter().map(|p| p.slots()).collect::<Vec<_>>(), vec![8, 4]);
+        let mut times: Vec<Duration> = p
+            .iter()
+            .flat_map(|plan| {
+                (0..plan.slots()).flat_map(move |l| (0..5).map(move |i| plan.planned(l, i) - t0))
+            })
+            .collect();
+        times.sort();
+        assert_eq!(times.len(), 60);
+        for (k, t) in times.iter().enumerate() {
+            let want = k as f64 / 60.0;
+            assert!((t.as_secs_f64() - want).abs() < 1e-6, "{k}: {t:?}");
+        }
+        // --conn-rate connections carry one call at a time.
+        c.model = Model::ConnRate {
+            conn_rate: 10.0,
+            calls_per_conn: 2,
+            connections: 4,
+        };
+        assert!(plans(&c, t0, &[]).iter().all(|p| p.streams == 1));
     }
 }

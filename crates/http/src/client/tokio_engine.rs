@@ -26,10 +26,14 @@
 //! client timeout. Socket errors are mapped by errno
 //! ([`ErrorKind::from_errno`]); TLS handshake failures are connect errors.
 //!
-//! HTTP/2 keeps the HTTP/1.1 semantics so the two are comparable: every
-//! unit of concurrency (`-c`) is its own connection carrying one stream at
-//! a time, as h2load does with `-m 1`. With keep-alive off each request
-//! gets a new connection, for HTTP/2 too. Over TLS the protocol is chosen
+//! HTTP/2 keeps the HTTP/1.1 semantics so the two are comparable: by
+//! default every unit of concurrency (`-c`) is its own connection carrying
+//! one stream at a time, as h2load does with `-m 1`. With `--streams M`
+//! each connection carries M request slots at once, each on its own stream
+//! (h2load `-m M`): the slots of a connection share it through a
+//! [`Shared`], the first to need it connecting and the others joining, and
+//! when it fails the next slot to need one opens a new one. With
+//! keep-alive off each request gets a new connection, for HTTP/2 too. Over TLS the protocol is chosen
 //! by ALPN: `h2` and `http/1.1` are offered with `--http2` (a server that
 //! picks HTTP/1.1 stops the run with a message rather than silently
 //! measuring the wrong protocol), `http/1.1` alone otherwise. `http://`
@@ -368,9 +372,38 @@ enum Conn {
     /// HTTP/2: the stream opener; a spawned task drives the connection.
     H2 {
         send: h2::client::SendRequest<Bytes>,
-        /// A stream already completed on it.
+        /// A stream already completed on it, or it was joined from a
+        /// [`Shared`] connection another slot opened.
         reused: bool,
+        /// Which of its [`Shared`]'s connections this is (0 when unshared).
+        generation: u64,
     },
+}
+
+/// One HTTP/2 connection shared by the `--streams` request slots riding on
+/// it. The first slot that needs it connects while the others wait their
+/// turn, then they clone its stream opener. A slot whose request failed on
+/// it forgets it here (as an HTTP/1.1 slot drops its connection), so the
+/// next slot that needs one opens a new one; slots still holding the old
+/// one go on using it until a request of theirs fails too.
+#[derive(Default)]
+struct Shared {
+    /// The open connection's generation and stream opener.
+    open: RefCell<Option<(u64, h2::client::SendRequest<Bytes>)>>,
+    /// Held while connecting, so one slot connects and the others wait.
+    connecting: tokio::sync::Mutex<()>,
+    /// Connections opened for this group so far.
+    opened: Cell<u64>,
+}
+
+impl Shared {
+    /// Forgets connection `generation` if it is still the group's one.
+    fn forget(&self, generation: u64) {
+        let mut open = self.open.borrow_mut();
+        if open.as_ref().is_some_and(|(g, _)| *g == generation) {
+            *open = None;
+        }
+    }
 }
 
 impl Conn {
@@ -490,17 +523,32 @@ impl Engine {
         // Ends with the run (the set is dropped when `run` returns).
         tokio::task::spawn_local(self.clone().watch_cancel());
         let tasks: Vec<JoinHandle<()>> = match model {
-            Model::Closed { .. } => (0..self.plan.connections)
-                .map(|_| tokio::task::spawn_local(self.clone().closed_connection()))
+            Model::Closed { .. } => (0..self.plan.slots())
+                .zip(self.shared_connections())
+                .map(|(_, shared)| tokio::task::spawn_local(self.clone().closed_slot(shared)))
                 .collect(),
-            Model::Open { .. } => (0..self.plan.connections as usize)
-                .map(|local| tokio::task::spawn_local(self.clone().open_connection(local)))
+            Model::Open { .. } => (0..self.plan.slots())
+                .zip(self.shared_connections())
+                .map(|(local, shared)| {
+                    tokio::task::spawn_local(self.clone().open_slot(local, shared))
+                })
                 .collect(),
             Model::ConnRate { .. } => vec![tokio::task::spawn_local(self.clone().conn_rate())],
         };
         for t in tasks {
             let _ = t.await;
         }
+    }
+
+    /// For each request slot in turn, the [`Shared`] connection it rides
+    /// on: `--streams` consecutive slots share one; none when each slot has
+    /// its own connection.
+    fn shared_connections(&self) -> impl Iterator<Item = Option<Rc<Shared>>> {
+        let streams = self.plan.streams.max(1) as usize;
+        (0..self.plan.connections).flat_map(move |_| {
+            let shared = (streams > 1).then(|| Rc::new(Shared::default()));
+            std::iter::repeat_n(shared, streams)
+        })
     }
 
     /// Polls the cancel flag every [`STOP_POLL`] and wakes every waiting
@@ -548,21 +596,24 @@ impl Engine {
         .await
     }
 
-    /// Closed model: one connection's requests, each claimed from the shared
+    /// Closed model: one request slot's requests (a connection's, or one
+    /// stream's of a shared HTTP/2 connection), each claimed from the shared
     /// budget when the previous one completed, until `-n` or `-t`.
-    async fn closed_connection(self: Rc<Self>) {
+    async fn closed_slot(self: Rc<Self>, shared: Option<Rc<Shared>>) {
         let mut conn = None;
+        let shared = shared.as_deref();
         // Bounded by the budget (-n) or the deadline (-t): one is always set.
         while !self.halted() && !self.plan.past_deadline(Instant::now()) && self.plan.claim() {
-            if self.request(&mut conn, None).await == Sent::Halted {
+            if self.request(&mut conn, shared, None).await == Sent::Halted {
                 break;
             }
         }
     }
 
-    /// Open model: connection `local`'s requests at their planned times.
-    async fn open_connection(self: Rc<Self>, local: usize) {
+    /// Open model: request slot `local`'s requests at their planned times.
+    async fn open_slot(self: Rc<Self>, local: usize, shared: Option<Rc<Shared>>) {
         let mut conn = None;
+        let shared = shared.as_deref();
         // When the connection last became free (its previous request ended).
         let mut free = Instant::now();
         // Bounded by the budget or the deadline (one is always set): `i`
@@ -583,7 +634,7 @@ impl Engine {
             if free <= due && Instant::now().saturating_duration_since(due) > LATE_SLACK {
                 self.stats.borrow_mut().sent_late += 1;
             }
-            if self.request(&mut conn, Some(due)).await == Sent::Halted {
+            if self.request(&mut conn, shared, Some(due)).await == Sent::Halted {
                 break;
             }
             free = Instant::now();
@@ -621,25 +672,31 @@ impl Engine {
         let mut conn = None;
         for call in 0..self.calls_per_conn {
             let planned = (call == 0).then_some(due);
-            if self.request(&mut conn, planned).await != Sent::Replied {
+            if self.request(&mut conn, None, planned).await != Sent::Replied {
                 break;
             }
         }
     }
 
-    /// Sends one request on `conn` (opening one when there is none) and
-    /// records its reply or error. The timeout counts from the start,
-    /// connect included: expiring while connecting is a socket timeout,
-    /// after that a client timeout.
-    async fn request(&self, conn: &mut Option<Conn>, planned: Option<Instant>) -> Sent {
+    /// Sends one request on `conn` (opening one, or joining `shared`'s,
+    /// when there is none) and records its reply or error. The timeout
+    /// counts from the start, connect included: expiring while connecting
+    /// is a socket timeout, after that a client timeout.
+    async fn request(
+        &self,
+        conn: &mut Option<Conn>,
+        shared: Option<&Shared>,
+        planned: Option<Instant>,
+    ) -> Sent {
         let sent = Instant::now();
-        let Some(outcome) = self.or_halt(self.attempt(conn, sent + self.timeout)).await else {
+        let attempt = self.attempt(conn, shared, sent + self.timeout);
+        let Some(outcome) = self.or_halt(attempt).await else {
             return Sent::Halted;
         };
         let result = match outcome {
             Ok(reply) => {
                 if reply.close || self.close_each {
-                    *conn = None;
+                    drop_conn(conn, shared);
                 }
                 let mut s = self.stats.borrow_mut();
                 let length_mismatch = (200..300).contains(&reply.status)
@@ -657,7 +714,7 @@ impl Engine {
                 Sent::Replied
             }
             Err(kind) => {
-                *conn = None;
+                drop_conn(conn, shared);
                 self.stats.borrow_mut().record_error(kind);
                 Sent::Failed
             }
@@ -665,11 +722,13 @@ impl Engine {
         if self.halted() { Sent::Halted } else { result }
     }
 
-    /// Connects if needed and exchanges one request and reply by
-    /// `deadline`; a reused connection the server closed is replaced once.
+    /// Connects (or joins `shared`'s connection) if needed and exchanges
+    /// one request and reply by `deadline`; a reused connection the server
+    /// closed is replaced once.
     async fn attempt(
         &self,
         conn: &mut Option<Conn>,
+        shared: Option<&Shared>,
         deadline: Instant,
     ) -> Result<Reply, ErrorKind> {
         let deadline = tokio::time::Instant::from(deadline);
@@ -677,7 +736,13 @@ impl Engine {
             let c = match conn {
                 Some(c) => c,
                 None => {
-                    let opened = tokio::time::timeout_at(deadline, self.connect())
+                    let opening = async {
+                        match shared {
+                            Some(shared) => self.join(shared).await,
+                            None => self.connect().await,
+                        }
+                    };
+                    let opened = tokio::time::timeout_at(deadline, opening)
                         .await
                         .map_err(|_| ErrorKind::SocketTimeout)??;
                     conn.insert(opened)
@@ -689,7 +754,7 @@ impl Engine {
                 .map_err(|_| ErrorKind::ClientTimeout)?;
             match exchanged {
                 Ok(reply) => return Ok(reply),
-                Err(Fail::Closed(_)) if reused => *conn = None,
+                Err(Fail::Closed(_)) if reused => drop_conn(conn, shared),
                 Err(Fail::Closed(kind) | Fail::Error(kind)) => return Err(kind),
             }
         }
@@ -756,7 +821,31 @@ impl Engine {
         Ok(Conn::H2 {
             send,
             reused: false,
+            generation: 0,
         })
+    }
+
+    /// The HTTP/2 connection `shared` holds, opening it first when it has
+    /// none (one slot connects while the others wait for it).
+    async fn join(&self, shared: &Shared) -> Result<Conn, ErrorKind> {
+        let _turn = shared.connecting.lock().await;
+        if let Some((generation, send)) = shared.open.borrow().as_ref() {
+            return Ok(Conn::H2 {
+                send: send.clone(),
+                reused: true,
+                generation: *generation,
+            });
+        }
+        let mut conn = self.connect().await?;
+        if let Conn::H2 {
+            send, generation, ..
+        } = &mut conn
+        {
+            shared.opened.set(shared.opened.get() + 1);
+            *generation = shared.opened.get();
+            *shared.open.borrow_mut() = Some((*generation, send.clone()));
+        }
+        Ok(conn)
     }
 
     /// One request and its reply on an open connection.
@@ -772,7 +861,7 @@ impl Engine {
                 *reused = true;
                 Ok(reply)
             }
-            Conn::H2 { send, reused } => {
+            Conn::H2 { send, reused, .. } => {
                 let reply = self.h2_exchange(send).await?;
                 *reused = true;
                 Ok(reply)
@@ -891,6 +980,14 @@ impl Engine {
             body_bytes,
             close: false,
         })
+    }
+}
+
+/// Drops the slot's connection; a shared one is forgotten by its group too,
+/// so the next slot that needs one opens a new connection.
+fn drop_conn(conn: &mut Option<Conn>, shared: Option<&Shared>) {
+    if let (Some(Conn::H2 { generation, .. }), Some(shared)) = (conn.take(), shared) {
+        shared.forget(generation);
     }
 }
 
