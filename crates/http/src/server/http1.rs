@@ -1,6 +1,7 @@
-//! HTTP/1.x request heads, as the built-in server reads them: the request
-//! line, `Connection`, `Content-Length` and `Transfer-Encoding`; every other
-//! header is skipped.
+//! HTTP/1.x requests, as the built-in server reads them: the head's request
+//! line, `Connection`, `Content-Length`, `Transfer-Encoding` and `Expect`
+//! (every other header is skipped), and the framing of a chunked body,
+//! which [`ChunkedBody`] skips as it arrives.
 
 /// Longest request head (request line and headers) the server reads; a
 /// longer one gets 431.
@@ -26,8 +27,10 @@ pub(super) struct Head<'a> {
     pub version: Version,
     /// Whether the client asks to keep the connection open afterwards.
     pub keep_alive: bool,
-    /// Request body length to read and discard.
+    /// Request body length to read and discard (0 with a chunked body).
     pub content_length: u64,
+    /// The body is sent in chunks (`Transfer-Encoding` ending in `chunked`).
+    pub chunked: bool,
     /// The client waits for `100 Continue` before sending its body.
     pub expect_continue: bool,
 }
@@ -35,7 +38,7 @@ pub(super) struct Head<'a> {
 /// Why a head could not be used, with the status to answer.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct Rejection {
-    /// 400, 501 or 505.
+    /// 400 or 505.
     pub status: u16,
     /// A short reason for the response body.
     pub reason: &'static str,
@@ -144,19 +147,20 @@ pub(super) fn parse(head: &[u8]) -> Result<Head<'_>, Rejection> {
         } else if name.eq_ignore_ascii_case("expect") {
             expect_continue |= value.eq_ignore_ascii_case("100-continue");
         } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            // RFC 9112 6.3: the body's length is known only when chunked is
+            // the final coding; the codings before it do not matter to a
+            // server that throws the body away.
+            let last = value.rsplit(',').next().unwrap_or_default().trim();
+            if !last.eq_ignore_ascii_case("chunked") {
+                return Err(reject(400, "Transfer-Encoding must end in chunked"));
+            }
             chunked = true;
         }
     }
-    if chunked {
-        if content_length.is_some() {
-            return Err(reject(
-                400,
-                "both Transfer-Encoding and Content-Length were sent",
-            ));
-        }
+    if chunked && content_length.is_some() {
         return Err(reject(
-            501,
-            "request bodies must use Content-Length (Transfer-Encoding is not served)",
+            400,
+            "both Transfer-Encoding and Content-Length were sent",
         ));
     }
     Ok(Head {
@@ -168,8 +172,116 @@ pub(super) fn parse(head: &[u8]) -> Result<Head<'_>, Rejection> {
             Version::Http10 => keep_alive && !close,
         },
         content_length: content_length.unwrap_or(0),
+        chunked,
         expect_continue: expect_continue && version == Version::Http11,
     })
+}
+
+/// Where a chunked body's framing is (RFC 9112 7.1).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Chunk {
+    /// In a chunk-size line, reading its hex digits.
+    #[default]
+    Size,
+    /// In a chunk-size line past its digits (extensions, up to LF).
+    Extension,
+    /// In a chunk's data.
+    Data,
+    /// After a chunk's data, up to its LF.
+    DataEnd,
+    /// In the trailer section after the last chunk; `at_line_start` while
+    /// nothing of the current line was read (an empty line ends the body).
+    Trailer { at_line_start: bool },
+}
+
+/// Skips a chunked request body as its bytes arrive, without keeping any:
+/// chunk-size lines (hex, with optional extensions), the data, the last
+/// (zero-size) chunk and the trailer section, whose empty line ends it.
+#[derive(Debug, Default)]
+pub(super) struct ChunkedBody {
+    state: Chunk,
+    /// Size of the current chunk as read so far, then its bytes left.
+    size: u64,
+    /// Hex digits read of the current size.
+    digits: u32,
+}
+
+/// Most hex digits of a chunk size (15 keeps it below 2^60).
+const MAX_SIZE_DIGITS: u32 = 15;
+
+impl ChunkedBody {
+    /// Consumes what of `buf` belongs to the body: `(bytes, true)` when the
+    /// body ended after `bytes` (the rest is the next request), `(buf.len(),
+    /// false)` while more is to come; `Err` when the framing is malformed.
+    pub(super) fn skip(&mut self, buf: &[u8]) -> Result<(usize, bool), &'static str> {
+        let mut i = 0;
+        while i < buf.len() {
+            let b = buf[i];
+            match self.state {
+                Chunk::Size => match b {
+                    b'0'..=b'9' | b'a'..=b'f' | b'A'..=b'F' => {
+                        if self.digits == MAX_SIZE_DIGITS {
+                            return Err("chunk size too large");
+                        }
+                        let digit = (b as char).to_digit(16).unwrap_or(0);
+                        self.size = self.size * 16 + u64::from(digit);
+                        self.digits += 1;
+                    }
+                    b';' | b' ' | b'\t' | b'\r' if self.digits > 0 => self.state = Chunk::Extension,
+                    b'\n' if self.digits > 0 => self.end_size_line(),
+                    _ => return Err("malformed chunk size"),
+                },
+                Chunk::Extension => {
+                    if b == b'\n' {
+                        self.end_size_line();
+                    }
+                }
+                Chunk::Data => {
+                    let n = self.size.min((buf.len() - i) as u64);
+                    self.size -= n;
+                    i += n as usize;
+                    if self.size == 0 {
+                        self.state = Chunk::DataEnd;
+                    }
+                    continue;
+                }
+                Chunk::DataEnd => match b {
+                    b'\r' => {}
+                    b'\n' => {
+                        self.state = Chunk::Size;
+                        self.digits = 0;
+                    }
+                    _ => return Err("chunk data longer than its size"),
+                },
+                Chunk::Trailer { at_line_start } => match b {
+                    b'\n' if at_line_start => return Ok((i + 1, true)),
+                    b'\n' => {
+                        self.state = Chunk::Trailer {
+                            at_line_start: true,
+                        }
+                    }
+                    b'\r' => {}
+                    _ => {
+                        self.state = Chunk::Trailer {
+                            at_line_start: false,
+                        }
+                    }
+                },
+            }
+            i += 1;
+        }
+        Ok((i, false))
+    }
+
+    fn end_size_line(&mut self) {
+        self.state = if self.size == 0 {
+            Chunk::Trailer {
+                at_line_start: true,
+            }
+        } else {
+            Chunk::Data
+        };
+    }
 }
 
 /// The path of an origin-form (`/a?b`) or absolute-form (`http://h/a?b`)
@@ -197,7 +309,6 @@ pub(super) fn reason_phrase(status: u16) -> &'static str {
         404 => "Not Found",
         405 => "Method Not Allowed",
         431 => "Request Header Fields Too Large",
-        501 => "Not Implemented",
         505 => "HTTP Version Not Supported",
         _ => "Unknown",
     }
@@ -251,8 +362,43 @@ mod tests {
             400
         );
         assert_eq!(
-            status(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"),
-            501
+            status(b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n"),
+            400
         );
+        assert_eq!(
+            status(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n"),
+            400
+        );
+        let h = parse(b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip, Chunked\r\n\r\n").unwrap();
+        assert!(h.chunked);
+    }
+
+    /// A chunked body with an extension, a hex size, a trailer and bare-LF
+    /// line ends, followed by the next request.
+    const BODY: &[u8] = b"4;name=v\r\nWiki\r\nA\npedia in\r\n\n0\r\nX-Sum: 1\r\n\r\n";
+
+    #[test]
+    fn a_chunked_body_is_skipped_up_to_its_end_in_one_piece_or_byte_by_byte() {
+        let mut buf = BODY.to_vec();
+        buf.extend_from_slice(b"GET / HTTP/1.1\r\n\r\n");
+        assert_eq!(ChunkedBody::default().skip(&buf), Ok((BODY.len(), true)));
+
+        let mut c = ChunkedBody::default();
+        for (i, b) in BODY.iter().enumerate() {
+            let want = (1, i + 1 == BODY.len());
+            assert_eq!(c.skip(std::slice::from_ref(b)), Ok(want), "byte {i}");
+        }
+        // The data may hold anything, CR LF included.
+        let body = b"3\r\n\r\n\n\r\n0\r\n\r\n";
+        assert_eq!(ChunkedBody::default().skip(body), Ok((body.len(), true)));
+    }
+
+    #[test]
+    fn malformed_chunk_framing_is_an_error() {
+        let err = |b: &[u8]| ChunkedBody::default().skip(b).unwrap_err();
+        assert_eq!(err(b"x\r\n"), "malformed chunk size");
+        assert_eq!(err(b"\r\n"), "malformed chunk size");
+        assert_eq!(err(b"2\r\nabc\r\n"), "chunk data longer than its size");
+        assert_eq!(err(b"1000000000000000\r\n"), "chunk size too large");
     }
 }

@@ -344,14 +344,24 @@ enum Flush {
     Pending,
 }
 
+/// The part of a request body still to read and throw away.
+enum Discard {
+    /// None: the next bytes are the next request.
+    Nothing,
+    /// This many bytes (`Content-Length`).
+    Bytes(u64),
+    /// Up to the end of a chunked body.
+    Chunked(http1::ChunkedBody),
+}
+
 struct Conn {
     stream: TcpStream,
     token: u64,
     phase: Phase,
     /// Received bytes not yet consumed.
     inbuf: Vec<u8>,
-    /// Request body bytes still to read and discard.
-    discard: u64,
+    /// The request body still to read and discard.
+    discard: Discard,
     /// The response head (and a small body), and how much of it is written.
     out: Vec<u8>,
     out_pos: usize,
@@ -396,7 +406,7 @@ impl Conn {
             token,
             phase: Phase::Reading,
             inbuf: Vec::new(),
-            discard: 0,
+            discard: Discard::Nothing,
             out: Vec::new(),
             out_pos: 0,
             body_left: 0,
@@ -458,13 +468,28 @@ impl Conn {
                     }
                 },
                 Phase::Reading => {
-                    if self.discard > 0 {
-                        let n = self.discard.min(self.inbuf.len() as u64) as usize;
-                        self.inbuf.drain(..n);
-                        self.discard -= n as u64;
-                    }
-                    if self.discard == 0 && self.take_request(env, now) {
-                        continue;
+                    let body_left = match &mut self.discard {
+                        Discard::Nothing => false,
+                        Discard::Bytes(left) => {
+                            let n = (*left).min(self.inbuf.len() as u64);
+                            self.inbuf.drain(..n as usize);
+                            *left -= n;
+                            *left > 0
+                        }
+                        Discard::Chunked(body) => match body.skip(&self.inbuf) {
+                            Ok((n, ended)) => {
+                                self.inbuf.drain(..n);
+                                !ended
+                            }
+                            // The reply went out already; the framing is lost.
+                            Err(_) => return Ok(false),
+                        },
+                    };
+                    if !body_left {
+                        self.discard = Discard::Nothing;
+                        if self.take_request(env, now) {
+                            continue;
+                        }
                     }
                     if !*readable {
                         self.want(env, IN)?;
@@ -509,12 +534,19 @@ impl Conn {
             Ok(head) => {
                 let head_only = head.method == "HEAD";
                 let method = if head_only { "GET" } else { head.method };
-                self.discard = head.content_length;
+                self.discard = if head.chunked {
+                    Discard::Chunked(http1::ChunkedBody::default())
+                } else if head.content_length > 0 {
+                    Discard::Bytes(head.content_length)
+                } else {
+                    Discard::Nothing
+                };
                 let framing = Framing {
                     head_only,
                     version: head.version,
                     keep_alive: head.keep_alive,
-                    send_continue: head.expect_continue && head.content_length > 0,
+                    send_continue: head.expect_continue
+                        && (head.content_length > 0 || head.chunked),
                 };
                 Ok((endpoints::route(method, head.path), framing))
             }
@@ -550,7 +582,7 @@ impl Conn {
     fn respond(&mut self, env: &Env, status: u16, body: Body, framing: Framing) {
         self.responses = self.responses.saturating_add(1);
         let limit = env.config.keepalive_requests;
-        let framing_lost = matches!(status, 400 | 431 | 501 | 505);
+        let framing_lost = matches!(status, 400 | 431 | 505);
         self.close_after =
             !framing.keep_alive || framing_lost || (limit > 0 && self.responses >= limit);
         self.out.clear();
@@ -627,7 +659,7 @@ impl Conn {
     fn expired(&self, now: Instant, keepalive_timeout: Duration) -> bool {
         let quiet = now.saturating_duration_since(self.last_active);
         match self.phase {
-            Phase::Reading if self.inbuf.is_empty() && self.discard == 0 => {
+            Phase::Reading if self.inbuf.is_empty() && matches!(self.discard, Discard::Nothing) => {
                 quiet >= keepalive_timeout
             }
             Phase::Reading | Phase::Writing => quiet >= STALL_TIMEOUT.max(keepalive_timeout),

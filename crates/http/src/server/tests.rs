@@ -249,6 +249,34 @@ fn expect_100_continue_gets_an_interim_reply_and_the_body_is_discarded() {
 }
 
 #[test]
+fn a_chunked_request_body_is_discarded_and_the_connection_goes_on() {
+    let h = server(|_| {});
+    let mut c = connect(&h);
+    send(
+        &mut c,
+        "POST /7 HTTP/1.1\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n",
+    );
+    assert_eq!(read_response(&mut c, true).status, 100);
+    assert_eq!(read_response(&mut c, false).body.len(), 7);
+    // The body arrives in pieces, the next request right behind it.
+    send(&mut c, "5\r\nhel");
+    send(
+        &mut c,
+        "lo\r\n10;x=y\r\n0123456789abcdef\r\n0\r\nX-T: 1\r\n\r\nGET /8 HTTP/1.1\r\n\r\n",
+    );
+    assert_eq!(read_response(&mut c, false).body.len(), 8);
+    assert_eq!(get(&mut c, "/9").body.len(), 9);
+    assert_eq!(wait_served(&h, 3), 3);
+    // Broken framing closes the connection (its reply already went out).
+    send(
+        &mut c,
+        "POST /1 HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    );
+    assert_eq!(read_response(&mut c, false).status, 200);
+    assert!(at_eof(&mut c));
+}
+
+#[test]
 fn an_oversized_head_gets_431() {
     let h = server(|_| {});
     let mut c = connect(&h);
