@@ -7,8 +7,9 @@
 //! schedule; its latency counts from that time, so a server stall that
 //! holds the connections up shows in the figures instead of being hidden
 //! by the client waiting (coordinated omission). The uncorrected latency,
-//! from the actual send, is kept alongside. Client CPU is the whole
-//! process's user+sys time (getrusage RUSAGE_SELF) over the run.
+//! from the actual send, is kept alongside. Client CPU is the user+sys time
+//! of the client threads (getrusage RUSAGE_THREAD in each), so a server in
+//! the same process (the quick suite, the tests) does not count in it.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -246,9 +247,9 @@ pub struct LoadOutcome {
     pub stats: ThreadStats,
     /// From the run's start to its last reply (or give-up).
     pub elapsed: Duration,
-    /// Client user CPU time (the whole process) over the run.
+    /// User CPU time of the client threads over the run.
     pub client_user: Duration,
-    /// Client system CPU time (the whole process) over the run.
+    /// System CPU time of the client threads over the run.
     pub client_sys: Duration,
     /// Client-is-the-bottleneck and similar warnings.
     pub warnings: Vec<String>,
@@ -256,11 +257,12 @@ pub struct LoadOutcome {
     pub cancelled: bool,
 }
 
-fn rusage_self() -> (Duration, Duration) {
+/// The calling thread's user and system CPU time so far.
+fn rusage_thread() -> (Duration, Duration) {
     // SAFETY: rusage is plain data that getrusage fills in.
     let ru = unsafe {
         let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
         ru
     };
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
@@ -275,7 +277,6 @@ pub fn run_load(cfg: &LoadConfig, cancel: &Cancel) -> Result<LoadOutcome, BenchE
     cfg.target.resolve().map_err(BenchError::System)?;
     let tls_or_h2 = cfg.target.scheme == Scheme::Https || cfg.http2;
     let cpus = nodebench_core::affinity::allowed_cpus();
-    let (user0, sys0) = rusage_self();
     // The open-model schedule starts a moment after the threads are
     // spawned, so the first requests are not late by the spawn time.
     let lead = match cfg.model {
@@ -284,7 +285,8 @@ pub fn run_load(cfg: &LoadConfig, cancel: &Cancel) -> Result<LoadOutcome, BenchE
     };
     let start = Instant::now() + lead;
     let plans = client::plans(cfg, start, &cpus);
-    let per_thread: Vec<ThreadStats> = std::thread::scope(|s| {
+    // Each thread's stats and the CPU time (user, sys) it used.
+    let per_thread: Vec<(ThreadStats, Duration, Duration)> = std::thread::scope(|s| {
         let handles: Vec<_> = plans
             .iter()
             .map(|plan| {
@@ -292,11 +294,18 @@ pub fn run_load(cfg: &LoadConfig, cancel: &Cancel) -> Result<LoadOutcome, BenchE
                     if let Some(cpu) = plan.cpu {
                         nodebench_core::affinity::pin_current_thread(cpu);
                     }
-                    if tls_or_h2 {
+                    let (user0, sys0) = rusage_thread();
+                    let stats = if tls_or_h2 {
                         client::tokio_engine::run_thread(plan, cfg, cancel)
                     } else {
                         client::epoll::run_thread(plan, cfg, cancel)
-                    }
+                    };
+                    let (user1, sys1) = rusage_thread();
+                    (
+                        stats,
+                        user1.saturating_sub(user0),
+                        sys1.saturating_sub(sys0),
+                    )
                 })
             })
             .collect();
@@ -306,24 +315,24 @@ pub fn run_load(cfg: &LoadConfig, cancel: &Cancel) -> Result<LoadOutcome, BenchE
                 h.join().unwrap_or_else(|_| {
                     let mut s = ThreadStats::new(start);
                     s.fatal = Some("a client thread panicked".into());
-                    s
+                    (s, Duration::ZERO, Duration::ZERO)
                 })
             })
             .collect()
     });
     let elapsed = Instant::now().saturating_duration_since(start);
-    let (user1, sys1) = rusage_self();
     let mut stats = ThreadStats::new(start);
-    for t in &per_thread {
+    let (mut client_user, mut client_sys) = (Duration::ZERO, Duration::ZERO);
+    for (t, user, sys) in &per_thread {
         stats.merge(t);
+        client_user += *user;
+        client_sys += *sys;
     }
     if let Some(f) = &stats.fatal
         && stats.completed == 0
     {
         return Err(BenchError::System(f.clone()));
     }
-    let client_user = user1.saturating_sub(user0);
-    let client_sys = sys1.saturating_sub(sys0);
     let mut warnings = Vec::new();
     if let Some(f) = &stats.fatal {
         warnings.push(format!("a client thread stopped early: {f}"));
@@ -466,7 +475,7 @@ pub fn load_result(cfg: &LoadConfig, o: &LoadOutcome) -> BenchResult {
     }
     p.insert(
         "client_cpu_scope".into(),
-        json!("whole process (getrusage RUSAGE_SELF)"),
+        json!("client threads (getrusage RUSAGE_THREAD)"),
     );
 
     let m = &mut r.metrics;

@@ -134,6 +134,33 @@ fn closed_model_without_keepalive_uses_a_connection_per_request() {
 }
 
 #[test]
+fn client_cpu_leaves_out_a_server_in_the_same_process() {
+    // One request at a time to a CPU-bound page: the in-process server is
+    // busy for most of the run, the client thread mostly waits.
+    let h = server(100);
+    let mut cfg = config(
+        h.local_addr(),
+        "/cpu/2m",
+        Model::Closed {
+            requests: Some(100),
+            concurrency: 1,
+            time_limit: None,
+        },
+        true,
+    );
+    cfg.pin = false;
+    let o = run_load(&cfg, &Cancel::new()).unwrap();
+    assert_eq!(o.stats.completed, 100);
+    let client = (o.client_user + o.client_sys).as_secs_f64();
+    let elapsed = o.elapsed.as_secs_f64();
+    assert!(client > 0.0, "the client thread used some CPU");
+    assert!(
+        client < 0.2 * elapsed,
+        "client CPU {client:.3} s over {elapsed:.3} s counts the server's work"
+    );
+}
+
+#[test]
 fn closed_model_time_limit_counts_match_the_server() {
     let h = server(0);
     let cfg = config(
