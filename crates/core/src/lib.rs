@@ -3,6 +3,7 @@
 
 pub mod affinity;
 pub mod bench;
+pub mod cputime;
 pub mod inventory;
 pub mod model;
 pub mod stats;

@@ -257,18 +257,6 @@ pub struct LoadOutcome {
     pub cancelled: bool,
 }
 
-/// The calling thread's user and system CPU time so far.
-fn rusage_thread() -> (Duration, Duration) {
-    // SAFETY: rusage is plain data that getrusage fills in.
-    let ru = unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
-        ru
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    (tv(ru.ru_utime), tv(ru.ru_stime))
-}
-
 /// Runs the load described by `cfg` until its count or time is reached or
 /// `cancel` is set. Fails (without a result) when the configuration is
 /// invalid or no connection could be made at all.
@@ -294,13 +282,13 @@ pub fn run_load(cfg: &LoadConfig, cancel: &Cancel) -> Result<LoadOutcome, BenchE
                     if let Some(cpu) = plan.cpu {
                         nodebench_core::affinity::pin_current_thread(cpu);
                     }
-                    let (user0, sys0) = rusage_thread();
+                    let (user0, sys0) = nodebench_core::cputime::thread();
                     let stats = if tls_or_h2 {
                         client::tokio_engine::run_thread(plan, cfg, cancel)
                     } else {
                         client::epoll::run_thread(plan, cfg, cancel)
                     };
-                    let (user1, sys1) = rusage_thread();
+                    let (user1, sys1) = nodebench_core::cputime::thread();
                     (
                         stats,
                         user1.saturating_sub(user0),

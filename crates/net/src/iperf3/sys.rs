@@ -122,22 +122,10 @@ pub(crate) struct CpuMark {
     system: Duration,
 }
 
-fn tv(t: libc::timeval) -> Duration {
-    Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32) * 1000)
-}
-
 impl CpuMark {
     /// Now.
     pub(crate) fn now() -> CpuMark {
-        // SAFETY: rusage is plain old data.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: getrusage fills `ru`.
-        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-        let (user, system) = if rc == 0 {
-            (tv(ru.ru_utime), tv(ru.ru_stime))
-        } else {
-            (Duration::ZERO, Duration::ZERO)
-        };
+        let (user, system) = nodebench_core::cputime::process();
         CpuMark {
             wall: Instant::now(),
             user,
