@@ -100,10 +100,27 @@ pub struct Context<'a> {
     pub sink: &'a mut dyn ResultSink,
 }
 
+impl Context<'_> {
+    /// Stamps `result`'s end time and hands it to the sink (the store commits
+    /// it at once). Returns whether it passed, so a benchmark can stop after
+    /// a failed or cancelled result: `if !ctx.record(result)? { break; }`.
+    pub fn record(&mut self, mut result: BenchResult) -> Result<bool, BenchError> {
+        result.ended_at = chrono::Utc::now();
+        let passed = result.status == crate::model::ResultStatus::Passed;
+        self.sink.record(result)?;
+        Ok(passed)
+    }
+}
+
 /// One benchmark, configured and ready to run; suites are lists of these.
 pub trait Benchmark {
     /// The benchmark id, `area.name` (`cpu.ops`).
     fn id(&self) -> &'static str;
+    /// Checks the configuration once, before the store is opened or
+    /// anything runs (see [`crate::config::Config::validate`]).
+    fn validate(&self) -> Result<(), BenchError> {
+        Ok(())
+    }
     /// Runs it, recording each finished result into `ctx.sink`.
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError>;
 }

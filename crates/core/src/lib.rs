@@ -1,12 +1,26 @@
 //! nodebench core: the result model, units and parsing, statistics, system
-//! inventory, cancellation and the contract every benchmark follows.
+//! inventory, cancellation and the contract every benchmark follows, and the
+//! low-level helpers the area crates share (buffers, thread teams, epoll,
+//! clocks, generators, latency histograms, routes).
 
 pub mod affinity;
 pub mod bench;
+pub mod buffer;
+pub mod clock;
+pub mod config;
 pub mod cputime;
+pub mod epoll;
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
 pub mod inventory;
+pub mod latency;
 pub mod model;
+pub mod names;
+pub mod peak;
+pub mod rng;
+pub mod route;
 pub mod stats;
+pub mod team;
 pub mod units;
 
 pub use model::*;

@@ -257,6 +257,16 @@ impl Metric {
         self
     }
 
+    /// The value of label `key`, when present.
+    pub fn label_value(&self, key: &str) -> Option<&str> {
+        self.labels.get(key).map(String::as_str)
+    }
+
+    /// True when this metric's labels include every `(key, value)` of `labels`.
+    pub fn has_labels(&self, labels: &[(&str, &str)]) -> bool {
+        has_labels(&self.labels, labels)
+    }
+
     /// `name{k=v,...}`: a one-line identity used in tables and exports.
     pub fn key(&self) -> String {
         if self.labels.is_empty() {
@@ -404,11 +414,49 @@ impl BenchResult {
         self.error = Some(error.into());
     }
 
-    /// Records a parameter.
-    pub fn param(&mut self, key: &str, value: impl Serialize) {
+    /// Records the parameter `key` (as given or defaulted).
+    pub fn set_param(&mut self, key: &str, value: impl Serialize) {
         let v = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
         self.parameters.insert(key.to_string(), v);
     }
+
+    /// The parameter `key`, when recorded.
+    pub fn param(&self, key: &str) -> Option<&serde_json::Value> {
+        self.parameters.get(key)
+    }
+
+    /// The first metric named `name` whose labels include every
+    /// `(key, value)` pair of `labels` (other labels may be present).
+    pub fn metric(&self, name: &str, labels: &[(&str, &str)]) -> Option<&Metric> {
+        self.metrics
+            .iter()
+            .find(|m| m.name == name && m.has_labels(labels))
+    }
+
+    /// Every metric named `name`, in recorded order.
+    pub fn metrics_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Metric> + 'a {
+        self.metrics.iter().filter(move |m| m.name == name)
+    }
+
+    /// The first histogram named `name` whose labels include `labels`.
+    pub fn histogram(&self, name: &str, labels: &[(&str, &str)]) -> Option<&Histogram> {
+        self.histograms
+            .iter()
+            .find(|h| h.name == name && has_labels(&h.labels, labels))
+    }
+
+    /// The first time series named `name` whose labels include `labels`.
+    pub fn series_named(&self, name: &str, labels: &[(&str, &str)]) -> Option<&TimeSeries> {
+        self.series
+            .iter()
+            .find(|s| s.name == name && has_labels(&s.labels, labels))
+    }
+}
+
+/// True when `have` holds every `(key, value)` of `want`.
+fn has_labels(have: &BTreeMap<String, String>, want: &[(&str, &str)]) -> bool {
+    want.iter()
+        .all(|(k, v)| have.get(*k).is_some_and(|x| x == v))
 }
 
 /// One invocation of nodebench: what ran, where, and what came out.

@@ -12,9 +12,6 @@
 //! Floating-point chains run `x = x * m + c` with `m` just under 1, which
 //! converges to a normal number (no denormals, no overflow).
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
-
 /// Which operation-rate kernel to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kernel {
@@ -107,60 +104,10 @@ pub fn select(kernel: Kernel) -> KernelImpl {
     }
 }
 
-/// Measures the effective core clock with a chain of dependent one-cycle
-/// integer adds (x86-64 only); `None` elsewhere. The figure includes any
-/// turbo the core runs at, which is why it is reported beside the peak.
-pub fn measure_clock_hz(duration: Duration) -> Option<f64> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut iters: u64 = 1 << 16;
-        loop {
-            let t = Instant::now();
-            black_box(scalar::dependent_adds(iters));
-            let el = t.elapsed();
-            if el >= duration || iters >= 1 << 40 {
-                return Some((iters * scalar::ADDS_PER_ITER) as f64 / el.as_secs_f64());
-            }
-            iters *= 2;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = duration;
-        None
-    }
-}
-
 mod scalar {
     #[cfg(target_arch = "x86_64")]
     use std::arch::asm;
     use std::hint::black_box;
-
-    #[cfg(target_arch = "x86_64")]
-    pub(super) const ADDS_PER_ITER: u64 = 16;
-
-    /// `iters` x 16 dependent 1-cycle adds.
-    #[cfg(target_arch = "x86_64")]
-    pub(super) fn dependent_adds(iters: u64) -> u64 {
-        let mut x: u64 = black_box(1);
-        let n = iters.max(1);
-        // SAFETY: register-only arithmetic and a counted loop; no memory access.
-        unsafe {
-            asm!(
-                "2:",
-                "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
-                "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
-                "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
-                "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
-                "dec {n}",
-                "jnz 2b",
-                x = inout(reg) x,
-                n = inout(reg) n => _,
-                options(nomem, nostack),
-            );
-        }
-        x
-    }
 
     /// 8 chains of `x = (x + a) ^ b`: 16 integer ops per iteration.
     #[cfg(target_arch = "x86_64")]
@@ -633,12 +580,5 @@ mod tests {
     fn float_chains_converge_without_overflow() {
         let v = select(Kernel::F64Vector).run(5_000_000);
         assert!(v.is_finite() && v > 0.0);
-    }
-
-    #[test]
-    fn clock_measurement_is_plausible() {
-        if let Some(hz) = measure_clock_hz(Duration::from_millis(20)) {
-            assert!(hz > 1e8 && hz < 1e10, "{hz}");
-        }
     }
 }

@@ -3,4 +3,3 @@
 
 pub mod kernels;
 pub mod ops;
-pub mod peak;

@@ -21,7 +21,7 @@ use nodebench_core::stats::{MIN_TIMER_STEPS, NOISY_CV, Stats, timer_resolution, 
 use nodebench_core::{BenchResult, Better, Metric, Reference, Unit, affinity};
 
 use crate::kernels::{self, Kernel, KernelImpl};
-use crate::peak::{self, Peak};
+use nodebench_core::peak::{self, Peak};
 
 /// How the work grows with the thread count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,22 +199,22 @@ impl Benchmark for CpuOps {
             }
             let imp = kernels::select(kernel);
             let mut result = BenchResult::new(self.id());
-            result.param("kernel", kernel.name());
-            result.param("isa", imp.isa);
-            result.param("threads", &c.threads);
-            result.param("duration_s", c.duration.as_secs_f64());
-            result.param("repeats", c.repeats);
-            result.param("warmup", c.warmup);
-            result.param(
+            result.set_param("kernel", kernel.name());
+            result.set_param("isa", imp.isa);
+            result.set_param("threads", &c.threads);
+            result.set_param("duration_s", c.duration.as_secs_f64());
+            result.set_param("repeats", c.repeats);
+            result.set_param("warmup", c.warmup);
+            result.set_param(
                 "scaling",
                 c.scaling.iter().map(|s| s.name()).collect::<Vec<_>>(),
             );
-            result.param("pinned", c.pin);
-            result.param("ops_per_iteration", imp.ops_per_iter);
+            result.set_param("pinned", c.pin);
+            result.set_param("ops_per_iteration", imp.ops_per_iter);
             if kernel.is_float() {
                 match &peak {
-                    Ok(p) => result.param("peak", p.describe(kernel.is_double())),
-                    Err(why) => result.param("peak", format!("unknown: {why}")),
+                    Ok(p) => result.set_param("peak", p.describe(kernel.is_double())),
+                    Err(why) => result.set_param("peak", format!("unknown: {why}")),
                 }
             }
             let unit = if kernel.is_float() {
@@ -224,7 +224,7 @@ impl Benchmark for CpuOps {
             };
             let reference = reference_for(kernel, &peak);
             let work = calibrate(&imp, c.duration, &cpus, c.pin);
-            result.param("iterations_per_unit", work);
+            result.set_param("iterations_per_unit", work);
 
             let mut noisy: Vec<String> = Vec::new();
             'modes: for &scaling in &c.scaling {

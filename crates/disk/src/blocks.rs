@@ -122,11 +122,11 @@ impl Benchmark for DiskBlocks {
                 break;
             }
             let mut result = BenchResult::new(self.id());
-            result.param("dir", c.dir.display().to_string());
-            result.param("threads", threads);
-            result.param("total_bytes", c.total);
-            result.param("direct", c.direct);
-            result.param("cell_time_limit_s", c.cell_time_limit.as_secs_f64());
+            result.set_param("dir", c.dir.display().to_string());
+            result.set_param("threads", threads);
+            result.set_param("total_bytes", c.total);
+            result.set_param("direct", c.direct);
+            result.set_param("cell_time_limit_s", c.cell_time_limit.as_secs_f64());
             if let Err(e) = self.run_threads(ctx, threads, max_block, &mut result) {
                 result.mark_failed(e);
             }

@@ -52,11 +52,11 @@ impl Benchmark for Dd {
         job::ignore_sigxfsz();
         scratch::check_dir(&c.dir, total).map_err(BenchError::Invalid)?;
         let mut result = BenchResult::new(self.id());
-        result.param("dir", c.dir.display().to_string());
-        result.param("block_size", c.block_size);
-        result.param("count", c.count);
-        result.param("direct", c.direct);
-        result.param("mb", "1 MB = 10^6 bytes, as dd prints");
+        result.set_param("dir", c.dir.display().to_string());
+        result.set_param("block_size", c.block_size);
+        result.set_param("count", c.count);
+        result.set_param("direct", c.direct);
+        result.set_param("mb", "1 MB = 10^6 bytes, as dd prints");
         ctx.progress.start("disk dd", 2);
         for (name, sync) in [("none", EndSync::None), ("fdatasync", EndSync::Fdatasync)] {
             if ctx.cancel.is_cancelled() {

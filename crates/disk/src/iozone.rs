@@ -631,33 +631,33 @@ impl Benchmark for Iozone {
                 break;
             }
             let mut result = BenchResult::new(self.id());
-            result.param("dir", c.dir.display().to_string());
-            result.param("file_size", file_size);
+            result.set_param("dir", c.dir.display().to_string());
+            result.set_param("file_size", file_size);
             if c.auto_max_file_size.is_none() {
-                result.param("record_size", c.record_size);
+                result.set_param("record_size", c.record_size);
             } else {
-                result.param("record_sizes", records);
+                result.set_param("record_sizes", records);
             }
-            result.param("tests", c.tests.iter().map(|t| t.id()).collect::<Vec<_>>());
-            result.param("workers", c.workers);
-            result.param("throughput_mode", throughput);
-            result.param("auto", c.auto_max_file_size.is_some());
-            result.param("fsync_in_timing", c.fsync_in_timing);
-            result.param("o_sync", c.o_sync);
-            result.param("direct", c.direct);
-            result.param("purge", c.purge);
-            result.param("drop_caches", c.drop_caches);
-            result.param("engine", c.engine.name());
-            result.param(
+            result.set_param("tests", c.tests.iter().map(|t| t.id()).collect::<Vec<_>>());
+            result.set_param("workers", c.workers);
+            result.set_param("throughput_mode", throughput);
+            result.set_param("auto", c.auto_max_file_size.is_some());
+            result.set_param("fsync_in_timing", c.fsync_in_timing);
+            result.set_param("o_sync", c.o_sync);
+            result.set_param("direct", c.direct);
+            result.set_param("purge", c.purge);
+            result.set_param("drop_caches", c.drop_caches);
+            result.set_param("engine", c.engine.name());
+            result.set_param(
                 "iodepth",
                 match c.engine {
                     Engine::IoUring { depth } => depth,
                     _ => 1,
                 },
             );
-            result.param("stride_records", STRIDE_RECORDS);
-            result.param("verify", c.verify);
-            result.param("data", "incompressible (xorshift random bytes)");
+            result.set_param("stride_records", STRIDE_RECORDS);
+            result.set_param("verify", c.verify);
+            result.set_param("data", "incompressible (xorshift random bytes)");
             for &record in records {
                 let (figures, error, cancelled) = self.run_cell(ctx, *file_size, record);
                 record_cell(

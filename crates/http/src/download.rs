@@ -353,22 +353,22 @@ impl Benchmark for Download {
 /// body shorter than announced.
 pub fn download_result(cfg: &DownloadConfig, o: &DownloadOutcome) -> BenchResult {
     let mut r = BenchResult::new("http.download");
-    r.param("url", cfg.target.url());
-    r.param("status", o.status);
-    r.param("complete", o.complete);
+    r.set_param("url", cfg.target.url());
+    r.set_param("status", o.status);
+    r.set_param("complete", o.complete);
     if let Some(e) = o.expected {
-        r.param("content_length", e);
+        r.set_param("content_length", e);
     }
     if let Some(s) = &o.server {
-        r.param("server", s);
+        r.set_param("server", s);
     }
     if let Some(d) = cfg.max_time {
-        r.param("max_time_s", d.as_secs_f64());
+        r.set_param("max_time_s", d.as_secs_f64());
     }
-    r.param("buffer", BUFFER);
+    r.set_param("buffer", BUFFER);
     let link = cfg.target.resolve().ok().and_then(link::link_to);
     if let Some(l) = &link {
-        r.param("link", l.describe());
+        r.set_param("link", l.describe());
     }
     let reference = link.and_then(|l| l.line_rate).map(|v| Reference {
         name: "line rate of the egress interface".into(),

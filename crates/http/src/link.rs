@@ -4,7 +4,7 @@
 
 use std::net::SocketAddr;
 
-use nodebench_net::route;
+use nodebench_core::route;
 
 /// The path to a target.
 #[derive(Debug, Clone, PartialEq)]

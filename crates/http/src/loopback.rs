@@ -87,9 +87,9 @@ impl Benchmark for HttpLoopback {
             let before = server.requests_served();
             let outcome = run_load(&cfg, &ctx.cancel)?;
             let mut result = load_result(&cfg, &outcome);
-            result.param("server", "built-in, in-process");
+            result.set_param("server", "built-in, in-process");
             let served = settled_count(&server, before, outcome.stats.completed);
-            result.param("server_requests_served", served);
+            result.set_param("server_requests_served", served);
             if outcome.cancelled {
                 result.mark_cancelled();
             } else if served != outcome.stats.completed {

@@ -336,15 +336,15 @@ impl Benchmark for Sweep {
 /// saturation point and its cause as parameters.
 pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> BenchResult {
     let mut r = BenchResult::new("http.sweep");
-    r.param("url", cfg.load.target.url());
-    r.param("method", &cfg.load.request.method);
-    r.param("iterations", cfg.iterations);
-    r.param("users", &cfg.users);
-    r.param("keepalive", cfg.load.keepalive);
-    r.param("threads", cfg.load.threads);
-    r.param("step_time_limit_s", cfg.step_time_limit.as_secs_f64());
+    r.set_param("url", cfg.load.target.url());
+    r.set_param("method", &cfg.load.request.method);
+    r.set_param("iterations", cfg.iterations);
+    r.set_param("users", &cfg.users);
+    r.set_param("keepalive", cfg.load.keepalive);
+    r.set_param("threads", cfg.load.threads);
+    r.set_param("step_time_limit_s", cfg.step_time_limit.as_secs_f64());
     if let Some(l) = link {
-        r.param("link", l.describe());
+        r.set_param("link", l.describe());
     }
     let reference = link.and_then(|l| l.line_rate).map(|v| Reference {
         name: "line rate of the egress interface".into(),
@@ -423,9 +423,9 @@ pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> B
     }
     match saturation(steps, link) {
         Some(sat) => {
-            r.param("saturation_users", sat.users);
-            r.param("bottleneck", sat.bottleneck.name());
-            r.param("saturation", &sat.detail);
+            r.set_param("saturation_users", sat.users);
+            r.set_param("bottleneck", sat.bottleneck.name());
+            r.set_param("saturation", &sat.detail);
             r.metrics.push(Metric::new(
                 "saturation_rate",
                 sat.rate,
@@ -434,7 +434,7 @@ pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> B
             ));
         }
         None if steps.len() > 1 => {
-            r.param(
+            r.set_param(
                 "saturation",
                 "none: the rate kept growing with the users (add larger user counts)",
             );

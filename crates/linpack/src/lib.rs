@@ -16,11 +16,11 @@ pub mod matrix;
 pub mod rust;
 
 use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::buffer::FIT_FRACTION;
 use nodebench_core::inventory::available_memory_bytes;
+use nodebench_core::peak;
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Better, Metric, Reference, Unit};
-use nodebench_cpu::peak;
-use nodebench_memory::buffer::FIT_FRACTION;
 
 use crate::backend::{BlasChoice, Selection, select};
 use crate::matrix::{Kind, System, THRESHOLD, bytes_needed, largest_order};
@@ -168,21 +168,21 @@ impl Benchmark for Linpack {
                 .map_err(BenchError::System)?;
             let lda = system.lda;
             let mut result = BenchResult::new(self.id());
-            result.param("n", n);
-            result.param("lda", lda);
-            result.param("align_kib", system.alignment() / 1024);
-            result.param("trials", c.trials);
-            result.param("threads", threads);
-            result.param("backend", solver.name());
-            result.param("backend_version", solver.version());
+            result.set_param("n", n);
+            result.set_param("lda", lda);
+            result.set_param("align_kib", system.alignment() / 1024);
+            result.set_param("trials", c.trials);
+            result.set_param("threads", threads);
+            result.set_param("backend", solver.name());
+            result.set_param("backend_version", solver.version());
             if !notes.is_empty() {
-                result.param("backend_selection", &notes);
+                result.set_param("backend_selection", &notes);
             }
-            result.param("flops_counted", "2/3 n^3 + 3/2 n^2 per solve, as HPL");
-            result.param("seed", c.seed);
+            result.set_param("flops_counted", "2/3 n^3 + 3/2 n^2 per solve, as HPL");
+            result.set_param("seed", c.seed);
             match &peak {
-                Ok(p) => result.param("peak", p.describe(true)),
-                Err(why) => result.param("peak", format!("unknown: {why}")),
+                Ok(p) => result.set_param("peak", p.describe(true)),
+                Err(why) => result.set_param("peak", format!("unknown: {why}")),
             }
 
             ctx.progress

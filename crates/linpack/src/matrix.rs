@@ -7,7 +7,7 @@
 //! the check rebuilds A from the seed instead of keeping a second copy, as
 //! HPL does, and both the fill and the check run in parallel.
 
-use nodebench_memory::buffer::Buffer;
+use nodebench_core::buffer::Buffer;
 
 /// SplitMix64's increment (the golden ratio in 64-bit fixed point).
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;

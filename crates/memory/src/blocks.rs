@@ -19,8 +19,8 @@ use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::{BenchResult, Better, Metric, Unit};
 
-use crate::buffer::{Buffer, check_fits, split};
-use crate::team::{self, SpinBarrier};
+use nodebench_core::buffer::{Buffer, check_fits, split};
+use nodebench_core::team::{self, SpinBarrier};
 
 /// One operation of the matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,12 +199,12 @@ impl Benchmark for Blocks {
                 break;
             }
             let mut result = BenchResult::new(self.id());
-            result.param("threads", threads);
-            result.param("total_bytes", c.total);
-            result.param("block_sizes", &c.block_sizes);
-            result.param("ops", c.ops.iter().map(|o| o.name()).collect::<Vec<_>>());
-            result.param("hugepages", if c.hugepages { "madvise" } else { "off" });
-            result.param("scaling", "strong: the total is split across the threads");
+            result.set_param("threads", threads);
+            result.set_param("total_bytes", c.total);
+            result.set_param("block_sizes", &c.block_sizes);
+            result.set_param("ops", c.ops.iter().map(|o| o.name()).collect::<Vec<_>>());
+            result.set_param("hugepages", if c.hugepages { "madvise" } else { "off" });
+            result.set_param("scaling", "strong: the total is split across the threads");
             let region = (region_total / threads as u64) as usize;
             let len = region * threads;
             let dst: Buffer<u8> =

@@ -13,7 +13,7 @@ use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::inventory::Inventory;
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 
-use crate::buffer::{Buffer, check_fits};
+use nodebench_core::buffer::{Buffer, check_fits};
 
 /// Bytes per cache line assumed when the inventory does not say.
 const DEFAULT_LINE: usize = 64;
@@ -157,11 +157,11 @@ impl Benchmark for Latency {
         check_fits(largest, "--max-size").map_err(BenchError::Invalid)?;
 
         let mut result = BenchResult::new(self.id());
-        result.param("line_bytes", line);
-        result.param("sizes", &sizes);
-        result.param("duration_s", c.duration.as_secs_f64());
-        result.param("hugepages", if c.hugepages { "madvise" } else { "off" });
-        result.param(
+        result.set_param("line_bytes", line);
+        result.set_param("sizes", &sizes);
+        result.set_param("duration_s", c.duration.as_secs_f64());
+        result.set_param("hugepages", if c.hugepages { "madvise" } else { "off" });
+        result.set_param(
             "method",
             "dependent loads over a random cyclic permutation of cache lines (Sattolo)",
         );
@@ -175,7 +175,7 @@ impl Benchmark for Latency {
         let outcome = std::thread::scope(|s| {
             s.spawn(|| -> Result<(Vec<Metric>, bool, Option<f64>), BenchError> {
                 affinity::pin_current_thread(cpu);
-                let clock = nodebench_cpu::kernels::measure_clock_hz(Duration::from_millis(50));
+                let clock = nodebench_core::clock::measure_clock_hz(Duration::from_millis(50));
                 let mut metrics = Vec::new();
                 for (i, &size) in sizes.iter().enumerate() {
                     if cancel.is_cancelled() {
@@ -224,7 +224,7 @@ impl Benchmark for Latency {
             .unwrap_or_else(|p| std::panic::resume_unwind(p))
         });
         let (metrics, interrupted, clock) = outcome?;
-        result.param(
+        result.set_param(
             "clock",
             match clock {
                 Some(hz) => format!("{:.3} GHz measured on the pinned core", hz / 1e9),

@@ -2,8 +2,6 @@
 //! latency sweep by working-set size.
 
 pub mod blocks;
-pub mod buffer;
 pub mod dmi;
 pub mod latency;
 pub mod stream;
-pub mod team;

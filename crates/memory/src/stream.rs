@@ -24,9 +24,9 @@ use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::stats::Stats;
 use nodebench_core::{BenchResult, Better, Metric, Reference, ResultStatus, Unit};
 
-use crate::buffer::{Buffer, check_fits, split};
 use crate::dmi;
-use crate::team::{self, SpinBarrier};
+use nodebench_core::buffer::{Buffer, check_fits, split};
+use nodebench_core::team::{self, SpinBarrier};
 
 /// STREAM's scalar.
 const SCALAR: f64 = 3.0;
@@ -512,17 +512,17 @@ impl Benchmark for Stream {
                 break;
             }
             let mut result = BenchResult::new(self.id());
-            result.param("threads", threads);
-            result.param("array_size", n);
-            result.param("array_bytes", 8 * n);
-            result.param("ntimes", c.ntimes);
-            result.param("hugepages", if c.hugepages { "madvise" } else { "off" });
-            result.param(
+            result.set_param("threads", threads);
+            result.set_param("array_size", n);
+            result.set_param("array_bytes", 8 * n);
+            result.set_param("ntimes", c.ntimes);
+            result.set_param("hugepages", if c.hugepages { "madvise" } else { "off" });
+            result.set_param(
                 "bytes_per_element",
                 "copy 16, scale 16, add 24, triad 24 (STREAM counting)",
             );
-            result.param("mb", "1 MB = 10^6 bytes");
-            result.param(
+            result.set_param("mb", "1 MB = 10^6 bytes");
+            result.set_param(
                 "dram_peak",
                 match &peak {
                     Ok(p) => p.describe(),

@@ -12,5 +12,4 @@
 pub mod iperf3;
 pub mod loopback;
 pub mod pingpong;
-pub mod route;
 pub mod throughput;

@@ -217,9 +217,9 @@ impl Benchmark for Pingpong {
                 break;
             }
             let mut result = BenchResult::new(self.id());
-            result.param("server", c.server.to_string());
-            result.param("protocol", proto.name());
-            result.param("duration_s", c.duration.as_secs_f64());
+            result.set_param("server", c.server.to_string());
+            result.set_param("protocol", proto.name());
+            result.set_param("duration_s", c.duration.as_secs_f64());
             'cells: for &size in &c.sizes {
                 let size = if proto == Proto::Udp {
                     size.min(MAX_UDP_PAYLOAD)

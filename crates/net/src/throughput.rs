@@ -10,7 +10,7 @@ use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::{BenchResult, Better, Metric, TimeSeries, Unit};
 
 use crate::iperf3::{self, ClientConfig, Protocol, StreamStats, TestOutcome};
-use crate::route;
+use nodebench_core::route;
 
 /// The `net.tcp` / `net.udp` benchmark.
 #[derive(Debug, Clone)]
@@ -216,31 +216,31 @@ impl Benchmark for Throughput {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let c = &self.config;
         let mut result = BenchResult::new(self.id());
-        result.param("host", &c.host);
-        result.param("port", c.port);
-        result.param("parallel", c.parallel);
-        result.param("duration_s", c.duration.as_secs_f64());
-        result.param("reverse", c.reverse);
-        result.param("bidir", c.bidir);
-        result.param("zerocopy", c.zerocopy);
-        result.param("window", c.window);
-        result.param("bitrate", c.bitrate);
+        result.set_param("host", &c.host);
+        result.set_param("port", c.port);
+        result.set_param("parallel", c.parallel);
+        result.set_param("duration_s", c.duration.as_secs_f64());
+        result.set_param("reverse", c.reverse);
+        result.set_param("bidir", c.bidir);
+        result.set_param("zerocopy", c.zerocopy);
+        result.set_param("window", c.window);
+        result.set_param("bitrate", c.bitrate);
         let peer: Option<SocketAddr> = (c.host.trim_matches(|ch| ch == '[' || ch == ']'), c.port)
             .to_socket_addrs()
             .ok()
             .and_then(|mut a| a.next());
         match peer.and_then(route::egress_to) {
             Some(e) => {
-                result.param("interface", &e.interface);
-                result.param("mtu", e.mtu);
-                result.param("local_address", e.local.to_string());
+                result.set_param("interface", &e.interface);
+                result.set_param("mtu", e.mtu);
+                result.set_param("local_address", e.local.to_string());
             }
-            None => result.param("mtu", "unknown"),
+            None => result.set_param("mtu", "unknown"),
         }
         ctx.progress.start(self.id(), 1);
         match iperf3::run_client(c, &ctx.cancel) {
             Ok(o) => {
-                result.param("length", o.length);
+                result.set_param("length", o.length);
                 record_outcome(&mut result, &o);
                 if ctx.cancel.is_cancelled() {
                     result.mark_cancelled();

@@ -159,9 +159,9 @@ mod tests {
     #[test]
     fn sweep_prints_one_row_per_step_and_the_saturation() {
         let mut r = BenchResult::new("http.sweep");
-        r.param("url", "http://127.0.0.1:8080/1150");
-        r.param("saturation_users", 2);
-        r.param("saturation", "server CPU: the machine was 97 % busy");
+        r.set_param("url", "http://127.0.0.1:8080/1150");
+        r.set_param("saturation_users", 2);
+        r.set_param("saturation", "server CPU: the machine was 97 % busy");
         for (u, rate, pct) in [(1, 1029.5, 100.0), (2, 2076.3, 201.68)] {
             let m =
                 |n: &str, v: f64, unit| Metric::new(n, v, unit, Better::Higher).label("users", u);
@@ -195,8 +195,8 @@ mod tests {
     #[test]
     fn download_says_saved_like_wget() {
         let mut r = BenchResult::new("http.download");
-        r.param("url", "http://h/10g.bin");
-        r.param("content_length", 10485760000u64);
+        r.set_param("url", "http://h/10g.bin");
+        r.set_param("content_length", 10485760000u64);
         r.metrics = vec![
             Metric::new("bytes", 10485760000.0, Unit::Bytes, Better::Higher),
             Metric::new(

@@ -517,22 +517,22 @@ mod tests {
     /// A `disk.iozone` result with the common parameters.
     fn result(tests: &[&str], file: u64, record: Option<u64>, workers: u64) -> BenchResult {
         let mut r = BenchResult::new(BENCHMARK);
-        r.param("file_size", file);
+        r.set_param("file_size", file);
         if let Some(rec) = record {
-            r.param("record_size", rec);
+            r.set_param("record_size", rec);
         }
-        r.param("workers", workers);
-        r.param("throughput_mode", false);
-        r.param("auto", false);
-        r.param("fsync_in_timing", false);
-        r.param("o_sync", false);
-        r.param("direct", false);
-        r.param("purge", false);
-        r.param("engine", "psync");
-        r.param("iodepth", 1);
-        r.param("stride_records", 17);
-        r.param("dir", "/tmp");
-        r.param("tests", tests);
+        r.set_param("workers", workers);
+        r.set_param("throughput_mode", false);
+        r.set_param("auto", false);
+        r.set_param("fsync_in_timing", false);
+        r.set_param("o_sync", false);
+        r.set_param("direct", false);
+        r.set_param("purge", false);
+        r.set_param("engine", "psync");
+        r.set_param("iodepth", 1);
+        r.set_param("stride_records", 17);
+        r.set_param("dir", "/tmp");
+        r.set_param("tests", tests);
         r
     }
 
@@ -597,10 +597,10 @@ mod tests {
 
     fn throughput_result() -> BenchResult {
         let mut r = result(&["write", "read"], 2048 * MIB, Some(4096), 2);
-        r.param("throughput_mode", true);
-        r.param("purge", true);
-        r.param("fsync_in_timing", true);
-        r.param("o_sync", true);
+        r.set_param("throughput_mode", true);
+        r.set_param("purge", true);
+        r.set_param("fsync_in_timing", true);
+        r.set_param("o_sync", true);
         push_throughput(
             &mut r,
             "write",
@@ -669,7 +669,7 @@ mod tests {
     #[test]
     fn throughput_count_is_unpadded_where_iozone_does_not_pad() {
         let mut r = result(&["reread"], 2048 * MIB, Some(4096), 2);
-        r.param("throughput_mode", true);
+        r.set_param("throughput_mode", true);
         push_throughput(&mut r, "reread", [19626.49, 19624.24, 1.0, 2.0, 3.0, 4.0]);
         let text = throughput_report(&r);
         assert!(
@@ -683,7 +683,7 @@ mod tests {
     #[test]
     fn throughput_report_follows_parameter_order() {
         let mut r = throughput_result();
-        r.param("tests", ["read", "write"]);
+        r.set_param("tests", ["read", "write"]);
         let text = throughput_report(&r);
         let read = text.find("readers").unwrap();
         let write = text.find("initial writers").unwrap();
@@ -693,7 +693,7 @@ mod tests {
     #[test]
     fn header_names_flags_and_throughput_setup() {
         let mut r = throughput_result();
-        r.param("direct", true);
+        r.set_param("direct", true);
         let h = header(&r);
         for line in [
             "\tFile size set to 2097152 kB\n",
@@ -784,13 +784,13 @@ mod tests {
     fn auto_report_sorts_rows_by_file_then_record() {
         let (small, big) = (64 * MIB, 128 * MIB);
         let mut a = result(&["write", "rewrite"], big, None, 1);
-        a.param("auto", true);
+        a.set_param("auto", true);
         for (rec, kb) in [(16384, 3000.0), (4096, 1000.0)] {
             push_single(&mut a, "write", big, rec, kb);
             push_single(&mut a, "rewrite", big, rec, kb + 1.0);
         }
         let mut b = result(&["write", "rewrite"], small, None, 1);
-        b.param("auto", true);
+        b.set_param("auto", true);
         push_single(&mut b, "write", small, 4096, 500.0);
         let text = auto_report(&[&a, &b]);
         let lines: Vec<&str> = text.lines().collect();
@@ -813,7 +813,7 @@ mod tests {
     fn missing_metrics_print_blank() {
         // Throughput mode: parent and min xfer missing; a test without metrics.
         let mut r = result(&["write", "read"], 2048 * MIB, Some(4096), 2);
-        r.param("throughput_mode", true);
+        r.set_param("throughput_mode", true);
         r.metrics.push(metric(
             "children_see",
             369.74 * KB,

@@ -36,10 +36,10 @@ fn cpu_result(secs: i64) -> BenchResult {
     let mut r = BenchResult::new("cpu.ops");
     r.started_at = at(secs);
     r.ended_at = at(secs) + Duration::nanoseconds(1_000_000_007);
-    r.param("threads", 4);
-    r.param("kernel", "f64.vector");
-    r.param("fraction", 0.1);
-    r.param(
+    r.set_param("threads", 4);
+    r.set_param("kernel", "f64.vector");
+    r.set_param("fraction", 0.1);
+    r.set_param(
         "nested",
         serde_json::json!({"a": [1, 2.5, null], "b": true}),
     );

@@ -16,7 +16,6 @@
 //! Apache does) so the client reads the whole response instead of a reset.
 
 mod endpoints;
-mod epoll;
 mod http1;
 
 use std::cmp::Reverse;
@@ -35,8 +34,8 @@ use nodebench_core::bench::Cancel;
 pub use endpoints::{DEFAULT_CPU_ROUNDS, ENDPOINTS, MAX_CPU_ROUNDS, MAX_DELAY, PATTERN, cpu_work};
 
 use endpoints::{Body, Reply};
-use epoll::{Epoll, HUP_OR_ERR, IN, OUT, Ready};
 use http1::{MAX_HEAD, Version};
+use nodebench_core::epoll::{Epoll, HUP_OR_ERR, IN, OUT, Ready};
 
 /// Requests per connection before the server closes it (Apache's
 /// `MaxKeepAliveRequests`).

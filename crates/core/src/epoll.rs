@@ -1,24 +1,25 @@
-//! A thin, level-triggered epoll wrapper: one instance per server worker.
+//! A thin, level-triggered epoll wrapper over an `OwnedFd`: the built-in HTTP
+//! server runs one per worker, the HTTP/1.1 load engine one per thread.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
 /// Readable.
-pub(super) const IN: u32 = libc::EPOLLIN as u32;
+pub const IN: u32 = libc::EPOLLIN as u32;
 /// Writable.
-pub(super) const OUT: u32 = libc::EPOLLOUT as u32;
+pub const OUT: u32 = libc::EPOLLOUT as u32;
 /// The peer closed or the socket failed (always reported, even when not asked for).
-pub(super) const HUP_OR_ERR: u32 = (libc::EPOLLHUP | libc::EPOLLERR) as u32;
+pub const HUP_OR_ERR: u32 = (libc::EPOLLHUP | libc::EPOLLERR) as u32;
 
 /// An epoll instance.
-pub(super) struct Epoll {
+pub struct Epoll {
     fd: OwnedFd,
 }
 
 /// One readiness report: the token given at registration and the event bits.
 #[derive(Clone, Copy)]
-pub(super) struct Ready {
+pub struct Ready {
     /// The registration's token.
     pub token: u64,
     /// `IN`, `OUT` and `HUP_OR_ERR` bits.
@@ -27,7 +28,7 @@ pub(super) struct Ready {
 
 impl Epoll {
     /// A new epoll instance (close-on-exec).
-    pub(super) fn new() -> io::Result<Epoll> {
+    pub fn new() -> io::Result<Epoll> {
         // SAFETY: epoll_create1 has no pointer arguments; a non-negative
         // result is a fresh descriptor that we own from here on.
         let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
@@ -51,22 +52,22 @@ impl Epoll {
     }
 
     /// Watches `fd` for `events`, reporting `token`.
-    pub(super) fn add(&self, fd: RawFd, token: u64, events: u32) -> io::Result<()> {
+    pub fn add(&self, fd: RawFd, token: u64, events: u32) -> io::Result<()> {
         self.ctl(libc::EPOLL_CTL_ADD, fd, token, events)
     }
 
     /// Changes what `fd` is watched for.
-    pub(super) fn modify(&self, fd: RawFd, token: u64, events: u32) -> io::Result<()> {
+    pub fn modify(&self, fd: RawFd, token: u64, events: u32) -> io::Result<()> {
         self.ctl(libc::EPOLL_CTL_MOD, fd, token, events)
     }
 
     /// Stops watching `fd`.
-    pub(super) fn delete(&self, fd: RawFd) -> io::Result<()> {
+    pub fn delete(&self, fd: RawFd) -> io::Result<()> {
         self.ctl(libc::EPOLL_CTL_DEL, fd, 0, 0)
     }
 
     /// Waits up to `timeout` for readiness; an interrupted wait reports nothing.
-    pub(super) fn wait(
+    pub fn wait(
         &self,
         buf: &mut [libc::epoll_event],
         timeout: Duration,

@@ -21,7 +21,7 @@
 
 use std::time::Duration;
 
-use nodebench_core::inventory::Inventory;
+use crate::inventory::Inventory;
 
 /// How the FLOP-per-cycle figure of a core was derived.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,7 +184,7 @@ pub fn all_core_clock() -> Option<f64> {
 /// round's mean over the CPUs. The highest round is taken because the clock a
 /// host grants moves with its load, and the peak is a ceiling.
 fn measure_all_core_clock(rounds: usize, each: Duration) -> Option<f64> {
-    let cpus = nodebench_core::affinity::allowed_cpus();
+    let cpus = crate::affinity::allowed_cpus();
     let mut best: Option<f64> = None;
     for _ in 0..rounds.max(1) {
         let results: Vec<Option<f64>> = std::thread::scope(|s| {
@@ -192,8 +192,8 @@ fn measure_all_core_clock(rounds: usize, each: Duration) -> Option<f64> {
                 .iter()
                 .map(|&cpu| {
                     s.spawn(move || {
-                        nodebench_core::affinity::pin_current_thread(cpu);
-                        crate::kernels::measure_clock_hz(each)
+                        crate::affinity::pin_current_thread(cpu);
+                        crate::clock::measure_clock_hz(each)
                     })
                 })
                 .collect();
@@ -215,7 +215,7 @@ fn measure_all_core_clock(rounds: usize, each: Duration) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::inventory::CpuInfo;
+    use crate::inventory::CpuInfo;
 
     fn inv(uarch: &str, name: &str, flags: &[&str], cores: u32, max_hz: Option<f64>) -> Inventory {
         Inventory {

@@ -6,8 +6,8 @@
 use std::alloc::{Layout, alloc, dealloc};
 use std::ptr::NonNull;
 
-use nodebench_core::inventory::available_memory_bytes;
-use nodebench_core::units::format_bytes;
+use crate::inventory::available_memory_bytes;
+use crate::units::format_bytes;
 
 /// Alignment of large buffers: 2 MiB, so transparent huge pages can back them.
 const HUGE_ALIGN: usize = 2 << 20;

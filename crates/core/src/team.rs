@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use nodebench_core::affinity;
+use crate::affinity;
 
 /// A sense-reversing barrier that spins (then yields, so oversubscribed
 /// teams still progress). Spinning keeps the barrier's own cost to well

@@ -1,0 +1,25 @@
+//! Benchmark ids, metric names, label keys and parameter names, written
+//! once and used by the benchmark that produces a result, the reporters that
+//! print it and the CLI: one module per area, and the label keys several
+//! areas share here. They live in core, not in the area crates, so the
+//! report layer (and importers of the classic tools' outputs) can name a
+//! result without linking the engine that measures it.
+
+pub mod cpu;
+pub mod disk;
+pub mod http;
+pub mod linpack;
+pub mod memory;
+pub mod net;
+
+/// Label keys used by more than one area.
+pub mod labels {
+    /// Worker thread count of a cell.
+    pub const THREADS: &str = "threads";
+    /// Block, record or message size of a cell, in bytes.
+    pub const SIZE: &str = "size";
+    /// Which kernel or operation a metric belongs to.
+    pub const KERNEL: &str = "kernel";
+    /// Percentile of a latency figure (`50`, `99.9`).
+    pub const PERCENTILE: &str = "percentile";
+}
