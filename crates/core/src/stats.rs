@@ -10,6 +10,18 @@ use serde::{Deserialize, Serialize};
 /// Coefficient of variation above which a figure is flagged as noisy (5 %).
 pub const NOISY_CV: f64 = 0.05;
 
+/// The warning a result carries when some of its figures are noisy:
+/// `None` when `noisy` (the figures' names) is empty.
+pub fn noisy_warning(noisy: &[String]) -> Option<String> {
+    (!noisy.is_empty()).then(|| {
+        format!(
+            "coefficient of variation over {:.0} % (noisy machine?): {}",
+            NOISY_CV * 100.0,
+            noisy.join(", ")
+        )
+    })
+}
+
 /// Summary of repeated measurements of one figure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Stats {
