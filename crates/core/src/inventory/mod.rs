@@ -13,10 +13,13 @@
 //!
 //! Layout, bottom to top; a module imports only from modules listed before
 //! it: `types` (the data types, re-exported here); `sysfs` (file readers and
-//! the kernel's small text formats); the tables and parsers `uarch`, `os`,
-//! `virt`; `cpuid` (uses `virt`'s hypervisor names); the readers `cache`, `memory`, `storage`, `network`;
+//! the kernel's small text formats); the tables and parsers `uarch`, [`dmi`]
+//! (SMBIOS, for the memory benchmarks), `os`, `virt`; `cpuid` (uses `virt`'s
+//! hypervisor names); the readers `cache`, `memory`, `storage`, `network`;
 //! `cpu` (joins cpuinfo, CPUID, caches, `uarch` and `virt`); and [`collect`]
 //! here on top.
+
+pub mod dmi;
 
 mod cache;
 mod cpu;
