@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
-use nodebench_core::inventory::{self, Inventory};
+use nodebench_core::inventory;
 use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_cpu::kernels::Kernel;
 use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
@@ -568,7 +568,7 @@ fn run_benchmarks(
         println!("{}", serde_json::to_string_pretty(&run)?);
     } else {
         if show_inventory {
-            print_inventory(&inventory);
+            print!("{}", nodebench_report::inventory::report(&inventory));
             println!();
         }
         print!("{}", table::run_report(&run));
@@ -607,25 +607,12 @@ fn run_benchmarks(
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_inventory(inv: &Inventory) {
-    let rows = inv.summary_rows();
-    let width = rows.iter().map(|(_, k, _)| k.len()).max().unwrap_or(0);
-    let mut section = "";
-    for (s, k, v) in &rows {
-        if s != section {
-            println!("[{s}]");
-            section = s;
-        }
-        println!("  {k:<width$}  {v}");
-    }
-}
-
 fn inventory_cmd(cli: &Cli) -> Result<ExitCode> {
     let inv = inventory::collect();
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&inv)?);
     } else {
-        print_inventory(&inv);
+        print!("{}", nodebench_report::inventory::report(&inv));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,5 @@
 //! latency sweep by working-set size.
 
 pub mod blocks;
-pub mod dmi;
 pub mod latency;
 pub mod stream;

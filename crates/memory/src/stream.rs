@@ -24,8 +24,8 @@ use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::stats::Stats;
 use nodebench_core::{BenchResult, Better, Metric, Reference, ResultStatus, Unit};
 
-use crate::dmi;
 use nodebench_core::buffer::{Buffer, check_fits, split};
+use nodebench_core::inventory::dmi;
 use nodebench_core::team::{self, SpinBarrier};
 
 /// STREAM's scalar.

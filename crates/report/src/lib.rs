@@ -5,6 +5,7 @@ pub mod export;
 pub mod format;
 pub mod http;
 pub mod http_sweep;
+pub mod inventory;
 pub mod iozone;
 pub mod linpack;
 pub mod table;

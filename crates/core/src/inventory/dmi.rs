@@ -368,6 +368,7 @@ fn read_u32(formatted: &[u8], offset: usize) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::{GOLDEN_GAMMA, XorShift64};
 
     /// Assembles one SMBIOS structure: header, formatted area (`body` follows
     /// the 4-byte header) and string-set.
@@ -479,14 +480,6 @@ mod tests {
             Dimm::ddr4_3200_16g("DIMM_B1", "P0 CHANNEL B").bytes(0x12),
             end_structure(),
         ])
-    }
-
-    /// Small deterministic xorshift generator for the fuzz-ish tests.
-    fn xorshift(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
     }
 
     #[test]
@@ -692,10 +685,10 @@ mod tests {
 
     #[test]
     fn random_bytes_do_not_panic() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = XorShift64::new(GOLDEN_GAMMA);
         for round in 0..2000 {
-            let len = (xorshift(&mut state) % 512) as usize;
-            let mut bytes: Vec<u8> = (0..len).map(|_| xorshift(&mut state) as u8).collect();
+            let len = rng.below(512) as usize;
+            let mut bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
             // Steer some inputs towards type-17 headers to exercise the decoder.
             if round % 2 == 0 && len >= 2 {
                 bytes[0] = TYPE_MEMORY_DEVICE;

@@ -1,0 +1,140 @@
+//! Readers of `/proc` and `/sys` files and of the kernel's small text
+//! formats (CPU lists, bracketed selectors): every failure is `None`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// The content of a file; `None` if unreadable.
+pub(super) fn read_text(path: impl AsRef<Path>) -> Option<String> {
+    fs::read_to_string(path).ok()
+}
+
+/// The trimmed content of a small file; `None` if unreadable or empty.
+pub(super) fn read_value(path: impl AsRef<Path>) -> Option<String> {
+    let text = read_text(path)?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+pub(super) fn read_number<T: FromStr>(path: impl AsRef<Path>) -> Option<T> {
+    read_value(path)?.parse().ok()
+}
+
+/// A frequency file in kHz (cpufreq) as Hz; 0 is unknown.
+pub(super) fn read_khz_as_hz(path: impl AsRef<Path>) -> Option<f64> {
+    let khz: u64 = read_number(path)?;
+    (khz > 0).then_some(khz as f64 * 1e3)
+}
+
+/// Entries of `dir` named `prefix` followed by a decimal number, sorted by it.
+pub(super) fn numbered_entries(dir: &Path, prefix: &str) -> Vec<(u32, PathBuf)> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(u32, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name();
+            let n = parse_numbered_name(name.to_str()?, prefix)?;
+            Some((n, e.path()))
+        })
+        .collect();
+    out.sort_by_key(|(n, _)| *n);
+    out
+}
+
+/// `parse_numbered_name("cpu12", "cpu") == Some(12)`; "cpufreq" is `None`.
+fn parse_numbered_name(name: &str, prefix: &str) -> Option<u32> {
+    let digits = name.strip_prefix(prefix)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Sorted names of the entries of a directory.
+pub(super) fn dir_names(dir: &str) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Expands a kernel CPU list ("0-3,8,10-11") into CPU numbers; `None` if it
+/// is malformed. An empty list is `Some(vec![])`.
+pub(super) fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    for part in text.trim().split(',').map(str::trim) {
+        if part.is_empty() {
+            continue;
+        }
+        match part.split_once('-') {
+            Some((lo, hi)) => {
+                let lo: u32 = lo.trim().parse().ok()?;
+                let hi: u32 = hi.trim().parse().ok()?;
+                if hi < lo || hi - lo > 1 << 20 {
+                    return None;
+                }
+                out.extend(lo..=hi);
+            }
+            None => out.push(part.parse().ok()?),
+        }
+    }
+    Some(out)
+}
+
+/// The bracketed choice of a sysfs selector (`always [madvise] never` gives
+/// "madvise"); a file holding a single bare word gives that word.
+pub(super) fn parse_bracketed(text: &str) -> Option<String> {
+    let t = text.trim();
+    if let Some(start) = t.find('[') {
+        let rest = &t[start + 1..];
+        let end = rest.find(']')?;
+        let inner = rest[..end].trim();
+        return (!inner.is_empty()).then(|| inner.to_string());
+    }
+    let mut words = t.split_whitespace();
+    match (words.next(), words.next()) {
+        (Some(w), None) => Some(w.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_cpu_lists() {
+        assert_eq!(parse_cpu_list("0-3,8\n"), Some(vec![0, 1, 2, 3, 8]));
+        assert_eq!(parse_cpu_list("5"), Some(vec![5]));
+        assert_eq!(parse_cpu_list(""), Some(vec![]));
+        assert_eq!(parse_cpu_list("0-1,64-65"), Some(vec![0, 1, 64, 65]));
+        assert_eq!(parse_cpu_list("3-1"), None);
+        assert_eq!(parse_cpu_list("a-b"), None);
+        assert_eq!(parse_cpu_list("0-4294967295"), None);
+    }
+
+    #[test]
+    fn parses_bracketed_choices() {
+        assert_eq!(
+            parse_bracketed("always [madvise] never\n"),
+            Some("madvise".into())
+        );
+        assert_eq!(
+            parse_bracketed("none [mq-deadline] kyber bfq\n"),
+            Some("mq-deadline".into())
+        );
+        assert_eq!(parse_bracketed("[none] mq-deadline"), Some("none".into()));
+        assert_eq!(parse_bracketed("none\n"), Some("none".into()));
+        assert_eq!(parse_bracketed("a b c"), None);
+        assert_eq!(parse_bracketed("[unterminated"), None);
+        assert_eq!(parse_bracketed(""), None);
+    }
+}

@@ -1,0 +1,555 @@
+//! The human text of the inventory (`nodebench inventory`, and the head of
+//! `nodebench run`): one `[section]` line per section, then one indented
+//! `key  value` row per fact, keys padded to the longest.
+
+use std::fmt::Write as _;
+
+use nodebench_core::inventory::{BlockDevice, Inventory};
+use nodebench_core::units::format_bytes;
+
+/// The inventory as text: a `[section]` heading (cpu, memory, os, disk,
+/// filesystem, network), then its `key  value` rows, keys left-aligned to
+/// the widest key of all sections.
+pub fn report(inv: &Inventory) -> String {
+    let rows = summary_rows(inv);
+    let width = rows.iter().map(|(_, k, _)| k.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    let mut section = "";
+    for (s, k, v) in &rows {
+        if s != section {
+            let _ = writeln!(out, "[{s}]");
+            section = s;
+        }
+        let _ = writeln!(out, "  {k:<width$}  {v}");
+    }
+    out
+}
+
+/// Rows `(section, key, value)` for a human-readable table. Sections are
+/// "cpu", "memory", "os", "disk", "filesystem" and "network"; unknown
+/// values read "unknown", sizes use binary units ("32 MiB") and
+/// frequencies read like "2.45 GHz". Disks, filesystems and interfaces get
+/// one row each with a compact description.
+fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
+    let mut rows = Vec::new();
+    let mut push = |section: &str, key: &str, value: String| {
+        rows.push((section.to_string(), key.to_string(), value));
+    };
+    let c = &inv.cpu;
+    push("cpu", "vendor", opt_str(&c.vendor));
+    push("cpu", "model", opt_str(&c.model_name));
+    push("cpu", "family", opt_hex(c.family));
+    push("cpu", "model number", opt_hex(c.model));
+    push("cpu", "stepping", opt_num(c.stepping));
+    push("cpu", "microarchitecture", opt_str(&c.microarchitecture));
+    push("cpu", "sockets", opt_num(c.sockets));
+    push("cpu", "physical cores", opt_num(c.physical_cores));
+    push("cpu", "logical cpus", c.logical_cpus.to_string());
+    push("cpu", "usable cpus", opt_num(c.available_parallelism));
+    push("cpu", "threads per core", opt_num(c.threads_per_core));
+    push(
+        "cpu",
+        "base frequency",
+        opt_with(c.base_frequency_hz, format_hz),
+    );
+    push(
+        "cpu",
+        "max frequency",
+        opt_with(c.max_frequency_hz, format_hz),
+    );
+    push(
+        "cpu",
+        "current frequency",
+        opt_with(c.current_frequency_hz, format_hz),
+    );
+    if c.caches.is_empty() {
+        push("cpu", "caches", "unknown".to_string());
+    }
+    for cache in &c.caches {
+        let suffix = match cache.kind.as_str() {
+            "Data" => "d",
+            "Instruction" => "i",
+            _ => "",
+        };
+        let instances = cache
+            .instances
+            .map_or("unknown".to_string(), |n| n.to_string());
+        let mut value = format!("{} x {instances}", format_bytes(cache.size_bytes));
+        if let Some(line) = cache.line_size_bytes {
+            value.push_str(&format!(", {line} B lines"));
+        }
+        push("cpu", &format!("L{}{suffix} cache", cache.level), value);
+    }
+    let simd = if c.flags.is_empty() {
+        "unknown".to_string()
+    } else if c.simd.is_empty() {
+        "none".to_string()
+    } else {
+        c.simd.join(" ")
+    };
+    push("cpu", "simd", simd);
+    push("cpu", "governor", opt_str(&c.governor));
+    push("cpu", "numa nodes", opt_num(c.numa_nodes));
+    push("cpu", "virtualization", opt_str(&c.virtualization));
+    push("cpu", "container", opt_str(&c.container));
+
+    let m = &inv.memory;
+    push("memory", "total", opt_with(m.total_bytes, format_bytes));
+    push(
+        "memory",
+        "available",
+        opt_with(m.available_bytes, format_bytes),
+    );
+    push("memory", "swap", opt_with(m.swap_total_bytes, format_bytes));
+    push(
+        "memory",
+        "transparent hugepages",
+        opt_str(&m.transparent_hugepages),
+    );
+    push(
+        "memory",
+        "hugepage size",
+        opt_with(m.hugepage_size_bytes, format_bytes),
+    );
+
+    push("os", "hostname", opt_str(&inv.hostname));
+    push("os", "kernel", opt_str(&inv.os.kernel));
+    push("os", "distribution", opt_str(&inv.os.distribution));
+    push("os", "architecture", inv.os.architecture.clone());
+
+    if inv.block_devices.is_empty() {
+        push("disk", "devices", "none found".to_string());
+    }
+    for d in &inv.block_devices {
+        push("disk", &d.name, describe_block_device(d));
+    }
+    if inv.filesystems.is_empty() {
+        push("filesystem", "mounts", "none found".to_string());
+    }
+    for f in &inv.filesystems {
+        let value = format!(
+            "{} on {}, size {}, available {}",
+            f.fs_type,
+            f.device,
+            opt_with(f.size_bytes, format_bytes),
+            opt_with(f.available_bytes, format_bytes)
+        );
+        push("filesystem", &f.mount_point, value);
+    }
+    if inv.network_interfaces.is_empty() {
+        push("network", "interfaces", "none found".to_string());
+    }
+    for n in &inv.network_interfaces {
+        let value = format!(
+            "{}, mtu {}, speed {}, driver {}, mac {}",
+            opt_str(&n.operstate),
+            opt_num(n.mtu),
+            opt_with(n.speed_mbps, |s| format!("{s} Mb/s")),
+            opt_str(&n.driver),
+            opt_str(&n.mac)
+        );
+        push("network", &n.name, value);
+    }
+    rows
+}
+
+// ---------------------------------------------------------------------------
+// Formatting helpers for the summary rows.
+
+/// The value, or "unknown".
+fn opt_str(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "unknown".to_string())
+}
+
+/// The number, or "unknown".
+fn opt_num<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "unknown".to_string(), |n| n.to_string())
+}
+
+/// The number in decimal and hex ("6 (0x06)"), or "unknown".
+fn opt_hex(v: Option<u32>) -> String {
+    v.map_or_else(|| "unknown".to_string(), |n| format!("{n} (0x{n:02x})"))
+}
+
+/// The value formatted by `f`, or "unknown".
+fn opt_with<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map_or_else(|| "unknown".to_string(), f)
+}
+
+/// One line for a disk: size, model, rotational, scheduler, write cache,
+/// logical/physical block sizes.
+fn describe_block_device(d: &BlockDevice) -> String {
+    let mut parts = vec![opt_with(d.size_bytes, format_bytes)];
+    if let Some(model) = &d.model {
+        parts.push(model.clone());
+    }
+    parts.push(match d.rotational {
+        Some(true) => "rotational".to_string(),
+        Some(false) => "non-rotational".to_string(),
+        None => "rotational unknown".to_string(),
+    });
+    parts.push(format!("scheduler {}", opt_str(&d.scheduler)));
+    parts.push(format!("write cache {}", opt_str(&d.write_cache)));
+    parts.push(format!(
+        "blocks {}/{} B",
+        opt_num(d.logical_block_size),
+        opt_num(d.physical_block_size)
+    ));
+    parts.join(", ")
+}
+
+/// Formats a frequency: "2.45 GHz", "800 MHz".
+fn format_hz(hz: f64) -> String {
+    if hz >= 1e9 {
+        format!("{:.2} GHz", hz / 1e9)
+    } else if hz >= 1e6 {
+        format!("{:.0} MHz", hz / 1e6)
+    } else if hz >= 1e3 {
+        format!("{:.0} kHz", hz / 1e3)
+    } else {
+        format!("{hz:.0} Hz")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodebench_core::inventory::{
+        CacheInfo, CpuInfo, Filesystem, MemoryInfo, NetworkInterface, OsInfo,
+    };
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn formats_sizes_and_frequencies() {
+        assert_eq!(format_bytes(512), "512 B");
+        assert_eq!(format_bytes(32 * 1024), "32 KiB");
+        assert_eq!(format_bytes(32 << 20), "32 MiB");
+        assert_eq!(format_bytes(3 << 29), "1.50 GiB");
+        assert_eq!(format_bytes(24_684_092 * 1024), "23.5 GiB");
+        assert_eq!(format_hz(2_445_428_000.0), "2.45 GHz");
+        assert_eq!(format_hz(800e6), "800 MHz");
+    }
+
+    fn sample_inventory() -> Inventory {
+        let cache = |level, kind: &str, size_bytes, instances| CacheInfo {
+            level,
+            kind: kind.to_string(),
+            size_bytes,
+            instances,
+            line_size_bytes: Some(64),
+        };
+        Inventory {
+            hostname: Some("node1".into()),
+            cpu: CpuInfo {
+                vendor: Some("AuthenticAMD".into()),
+                logical_cpus: 16,
+                physical_cores: Some(8),
+                base_frequency_hz: Some(2.45e9),
+                caches: vec![
+                    cache(1, "Data", 32 << 10, Some(8)),
+                    cache(1, "Instruction", 32 << 10, Some(8)),
+                    cache(2, "Unified", 512 << 10, Some(8)),
+                    cache(3, "Unified", 32 << 20, Some(2)),
+                ],
+                ..Default::default()
+            },
+            block_devices: vec![BlockDevice {
+                name: "nvme0n1".into(),
+                size_bytes: Some(1 << 40),
+                rotational: Some(false),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn summary_rows_use_units_and_unknown() {
+        let rows = summary_rows(&sample_inventory());
+        let get = |section: &str, key: &str| {
+            rows.iter()
+                .find(|r| r.0 == section && r.1 == key)
+                .map(|r| r.2.clone())
+                .unwrap_or_else(|| panic!("no row {section}/{key}"))
+        };
+        assert_eq!(get("cpu", "base frequency"), "2.45 GHz");
+        assert_eq!(get("cpu", "model"), "unknown");
+        assert_eq!(get("cpu", "L3 cache"), "32 MiB x 2, 64 B lines");
+        assert_eq!(get("cpu", "L1d cache"), "32 KiB x 8, 64 B lines");
+        assert_eq!(get("memory", "total"), "unknown");
+        assert!(get("disk", "nvme0n1").starts_with("1 TiB, non-rotational"));
+        assert_eq!(get("network", "interfaces"), "none found");
+        let sections: BTreeSet<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(
+            sections,
+            BTreeSet::from(["cpu", "memory", "os", "disk", "filesystem", "network"])
+        );
+    }
+
+    /// A two-socket server with every field known, and a few odd values: an
+    /// instruction cache of unknown count, an L2 without a line size, an L4
+    /// of unknown kind, a disk with nothing known, an NFS mount with no sizes.
+    fn full_inventory() -> Inventory {
+        let cache = |level, kind: &str, size_bytes, instances, line| CacheInfo {
+            level,
+            kind: kind.to_string(),
+            size_bytes,
+            instances,
+            line_size_bytes: line,
+        };
+        Inventory {
+            hostname: Some("node7".into()),
+            cpu: CpuInfo {
+                vendor: Some("GenuineIntel".into()),
+                model_name: Some("Intel(R) Xeon(R) Platinum 8480+".into()),
+                family: Some(6),
+                model: Some(0x8F),
+                stepping: Some(8),
+                microarchitecture: Some("Sapphire Rapids".into()),
+                sockets: Some(2),
+                physical_cores: Some(112),
+                logical_cpus: 224,
+                available_parallelism: Some(200),
+                threads_per_core: Some(2),
+                base_frequency_hz: Some(2.0e9),
+                max_frequency_hz: Some(3.8e9),
+                current_frequency_hz: Some(800e6),
+                caches: vec![
+                    cache(1, "Data", 48 << 10, Some(112), Some(64)),
+                    cache(1, "Instruction", 32 << 10, None, Some(64)),
+                    cache(2, "Unified", 2 << 20, Some(112), None),
+                    cache(3, "Unified", 105 << 20, Some(2), Some(64)),
+                    cache(4, "Odd", 1536, Some(1), Some(128)),
+                ],
+                flags: vec!["fpu".into(), "sse".into(), "avx512f".into()],
+                simd: vec!["sse".into(), "avx512f".into()],
+                governor: Some("performance".into()),
+                numa_nodes: Some(2),
+                virtualization: Some("none".into()),
+                container: Some("podman".into()),
+            },
+            memory: MemoryInfo {
+                total_bytes: Some(512 << 30),
+                available_bytes: Some(500_000_000_000),
+                swap_total_bytes: Some(0),
+                transparent_hugepages: Some("always".into()),
+                hugepage_size_bytes: Some(2 << 20),
+            },
+            os: OsInfo {
+                kernel: Some("6.1.0-18-amd64".into()),
+                distribution: Some("Debian GNU/Linux 12 (bookworm)".into()),
+                architecture: "x86_64".into(),
+            },
+            block_devices: vec![
+                BlockDevice {
+                    name: "nvme0n1".into(),
+                    model: Some("Samsung SSD 990 PRO 2TB".into()),
+                    size_bytes: Some(2_000_398_934_016),
+                    rotational: Some(false),
+                    scheduler: Some("none".into()),
+                    write_cache: Some("write back".into()),
+                    logical_block_size: Some(512),
+                    physical_block_size: Some(4096),
+                },
+                BlockDevice {
+                    name: "sda".into(),
+                    model: None,
+                    size_bytes: Some(4 << 40),
+                    rotational: Some(true),
+                    scheduler: Some("mq-deadline".into()),
+                    write_cache: Some("write through".into()),
+                    logical_block_size: Some(512),
+                    physical_block_size: Some(512),
+                },
+                BlockDevice {
+                    name: "vdb".into(),
+                    ..Default::default()
+                },
+            ],
+            filesystems: vec![
+                Filesystem {
+                    device: "/dev/nvme0n1p2".into(),
+                    mount_point: "/".into(),
+                    fs_type: "ext4".into(),
+                    size_bytes: Some(1 << 40),
+                    available_bytes: Some(300 << 30),
+                },
+                Filesystem {
+                    device: "server:/export".into(),
+                    mount_point: "/mnt/a very long mount point name for width".into(),
+                    fs_type: "nfs4".into(),
+                    size_bytes: None,
+                    available_bytes: None,
+                },
+            ],
+            network_interfaces: vec![
+                NetworkInterface {
+                    name: "eth0".into(),
+                    mtu: Some(9000),
+                    speed_mbps: Some(25000),
+                    driver: Some("mlx5_core".into()),
+                    operstate: Some("up".into()),
+                    mac: Some("0c:42:a1:00:00:01".into()),
+                },
+                NetworkInterface {
+                    name: "lo".into(),
+                    mtu: Some(65536),
+                    speed_mbps: None,
+                    driver: None,
+                    operstate: Some("unknown".into()),
+                    mac: Some("00:00:00:00:00:00".into()),
+                },
+            ],
+        }
+    }
+
+    /// The text `nodebench inventory` printed for [`full_inventory`] before
+    /// the display moved here from the CLI, byte for byte.
+    const FULL_TEXT: &str = r#"[cpu]
+  vendor                                       GenuineIntel
+  model                                        Intel(R) Xeon(R) Platinum 8480+
+  family                                       6 (0x06)
+  model number                                 143 (0x8f)
+  stepping                                     8
+  microarchitecture                            Sapphire Rapids
+  sockets                                      2
+  physical cores                               112
+  logical cpus                                 224
+  usable cpus                                  200
+  threads per core                             2
+  base frequency                               2.00 GHz
+  max frequency                                3.80 GHz
+  current frequency                            800 MHz
+  L1d cache                                    48 KiB x 112, 64 B lines
+  L1i cache                                    32 KiB x unknown, 64 B lines
+  L2 cache                                     2 MiB x 112
+  L3 cache                                     105 MiB x 2, 64 B lines
+  L4 cache                                     1.50 KiB x 1, 128 B lines
+  simd                                         sse avx512f
+  governor                                     performance
+  numa nodes                                   2
+  virtualization                               none
+  container                                    podman
+[memory]
+  total                                        512 GiB
+  available                                    466 GiB
+  swap                                         0 B
+  transparent hugepages                        always
+  hugepage size                                2 MiB
+[os]
+  hostname                                     node7
+  kernel                                       6.1.0-18-amd64
+  distribution                                 Debian GNU/Linux 12 (bookworm)
+  architecture                                 x86_64
+[disk]
+  nvme0n1                                      1.82 TiB, Samsung SSD 990 PRO 2TB, non-rotational, scheduler none, write cache write back, blocks 512/4096 B
+  sda                                          4 TiB, rotational, scheduler mq-deadline, write cache write through, blocks 512/512 B
+  vdb                                          unknown, rotational unknown, scheduler unknown, write cache unknown, blocks unknown/unknown B
+[filesystem]
+  /                                            ext4 on /dev/nvme0n1p2, size 1 TiB, available 300 GiB
+  /mnt/a very long mount point name for width  nfs4 on server:/export, size unknown, available unknown
+[network]
+  eth0                                         up, mtu 9000, speed 25000 Mb/s, driver mlx5_core, mac 0c:42:a1:00:00:01
+  lo                                           unknown, mtu 65536, speed unknown, driver unknown, mac 00:00:00:00:00:00
+"#;
+
+    /// The text for an inventory with flags but no SIMD feature, tiny
+    /// frequencies and nothing else known.
+    const BARE_TEXT: &str = r#"[cpu]
+  vendor                 unknown
+  model                  unknown
+  family                 unknown
+  model number           unknown
+  stepping               unknown
+  microarchitecture      unknown
+  sockets                unknown
+  physical cores         unknown
+  logical cpus           0
+  usable cpus            unknown
+  threads per core       unknown
+  base frequency         999 Hz
+  max frequency          2 kHz
+  current frequency      1000 kHz
+  caches                 unknown
+  simd                   none
+  governor               unknown
+  numa nodes             unknown
+  virtualization         unknown
+  container              unknown
+[memory]
+  total                  unknown
+  available              unknown
+  swap                   unknown
+  transparent hugepages  unknown
+  hugepage size          unknown
+[os]
+  hostname               unknown
+  kernel                 unknown
+  distribution           unknown
+  architecture           aarch64
+[disk]
+  devices                none found
+[filesystem]
+  mounts                 none found
+[network]
+  interfaces             none found
+"#;
+
+    #[test]
+    fn report_of_full_inventory_is_unchanged() {
+        assert_eq!(report(&full_inventory()), FULL_TEXT);
+    }
+
+    #[test]
+    fn report_of_bare_inventory_is_unchanged() {
+        let mut inv = Inventory::default();
+        inv.cpu.flags = vec!["fpu".into()];
+        inv.cpu.base_frequency_hz = Some(999.4);
+        inv.cpu.max_frequency_hz = Some(1500.0);
+        inv.cpu.current_frequency_hz = Some(999_999.0);
+        inv.os.architecture = "aarch64".into();
+        assert_eq!(report(&inv), BARE_TEXT);
+    }
+
+    #[test]
+    fn report_of_empty_inventory_says_unknown_and_none_found() {
+        let text = report(&Inventory::default());
+        assert_eq!(text.lines().count(), 38);
+        assert!(
+            text.contains("\n  caches                 unknown\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n  simd                   unknown\n"),
+            "{text}"
+        );
+        // An empty architecture still gets its padded key.
+        assert!(text.contains("\n  architecture           \n"), "{text}");
+        assert!(
+            text.ends_with("[network]\n  interfaces             none found\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn report_of_this_machine_has_every_section() {
+        let text = report(&nodebench_core::inventory::collect());
+        let headings: Vec<&str> = text.lines().filter(|l| l.starts_with('[')).collect();
+        assert_eq!(
+            headings,
+            [
+                "[cpu]",
+                "[memory]",
+                "[os]",
+                "[disk]",
+                "[filesystem]",
+                "[network]"
+            ]
+        );
+        assert!(
+            text.lines()
+                .all(|l| l.starts_with('[') || l.starts_with("  ")),
+            "{text}"
+        );
+    }
+}
