@@ -11,7 +11,7 @@ use super::sysfs::{
     numbered_entries, parse_cpu_list, read_khz_as_hz, read_number, read_text, read_value,
 };
 use super::types::CpuInfo;
-use super::uarch::{arm_microarchitecture, arm_vendor, microarchitecture};
+use super::uarch::{arm_microarchitecture, arm_vendor, microarchitecture, server_core_by_flags};
 use super::virt::{read_container, read_virtualization};
 
 /// Where sysfs lists the CPUs.
@@ -216,7 +216,9 @@ pub(super) fn collect_cpu() -> CpuInfo {
     let model = info.model.or(probe.model);
     let stepping = info.stepping.or(probe.stepping);
     let microarchitecture = match (&vendor, family, model) {
-        (Some(v), Some(f), Some(m)) => microarchitecture(v, f, m, stepping),
+        (Some(v), Some(f), Some(m)) => {
+            microarchitecture(v, f, m, stepping).map(|name| server_core_by_flags(name, &info.flags))
+        }
         _ => None,
     }
     .or_else(|| arm_microarchitecture(info.arm_implementer?, info.arm_part?))

@@ -21,6 +21,24 @@ pub(super) fn microarchitecture(
     }
 }
 
+/// Corrects a client-core name that a hypervisor's CPU model contradicts:
+/// some cloud VMs report family 6 model 0xA7 (Rocket Lake) on Sapphire
+/// Rapids hosts. AMX tiles exist only on Xeon cores from Sapphire Rapids on,
+/// so a client name with `amx_tile` among the flags becomes "Sapphire Rapids"
+/// (the earliest such core, with the same two 512-bit FMA units as its
+/// successors). Any other name is returned as it is.
+pub(super) fn server_core_by_flags(name: &'static str, flags: &[String]) -> &'static str {
+    let client = matches!(
+        name,
+        "Ice Lake" | "Tiger Lake" | "Rocket Lake" | "Alder Lake" | "Raptor Lake"
+    );
+    if client && flags.iter().any(|f| f == "amx_tile") {
+        "Sapphire Rapids"
+    } else {
+        name
+    }
+}
+
 /// Code names of Intel family 6 models; the stepping tells apart the
 /// generations that share a model number.
 fn intel_family6(model: u32, stepping: Option<u32>) -> Option<&'static str> {
@@ -188,5 +206,24 @@ mod tests {
         assert_eq!(amd(0x1A, 0x11), Some("Zen 5"));
         assert_eq!(amd(0x19, 0xF0), None);
         assert_eq!(microarchitecture("CentaurHauls", 6, 0x0F, None), None);
+    }
+
+    #[test]
+    fn amx_flags_override_a_client_model_number() {
+        let flags = |f: &[&str]| f.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let name = microarchitecture("GenuineIntel", 6, 0xA7, Some(1)).unwrap();
+        assert_eq!(name, "Rocket Lake");
+        assert_eq!(
+            server_core_by_flags(name, &flags(&["avx512f", "amx_tile", "amx_bf16"])),
+            "Sapphire Rapids"
+        );
+        assert_eq!(
+            server_core_by_flags(name, &flags(&["avx512f"])),
+            "Rocket Lake"
+        );
+        assert_eq!(
+            server_core_by_flags("Zen 3", &flags(&["amx_tile"])),
+            "Zen 3"
+        );
     }
 }
