@@ -11,8 +11,8 @@ use anyhow::{Result, anyhow};
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::inventory::{self, Inventory};
 use nodebench_core::{ResultStatus, Run, RunStatus};
-use nodebench_cpu::kernels::Kernel;
-use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
+use nodebench_cpu::config::{OpsConfig, Scaling};
+use nodebench_cpu::ops::CpuOps;
 use nodebench_disk::blocks::{DiskBlocks, DiskBlocksConfig};
 use nodebench_disk::dd::{Dd, DdConfig};
 use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
@@ -117,7 +117,7 @@ fn cpu_ops(a: &OpsArgs) -> CpuOps {
             repeats: a.repeats as usize,
             warmup: a.warmup as usize,
             kernels: if a.kernels.is_empty() {
-                Kernel::ALL.to_vec()
+                defaults.kernels
             } else {
                 a.kernels.clone()
             },
