@@ -313,7 +313,7 @@ pub struct LinpackArgs {
     /// run time; $NODEBENCH_BLAS_DIRS (colon-separated) overrides where they
     /// are looked for.
     #[arg(long, value_name = "BACKEND", default_value = "auto", value_parser = parse_blas)]
-    pub blas: nodebench_linpack::backend::BlasChoice,
+    pub blas: nodebench_linpack::config::BlasChoice,
     /// Solver threads (default: every CPU this process may use).
     #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub threads: Option<u64>,
@@ -740,9 +740,9 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_blas(s: &str) -> Result<nodebench_linpack::backend::BlasChoice, String> {
-    nodebench_linpack::backend::BlasChoice::parse(s)
-        .map_err(|e| e.trim_start_matches("--blas: ").to_string())
+fn parse_blas(s: &str) -> Result<nodebench_linpack::config::BlasChoice, String> {
+    s.parse()
+        .map_err(|e: nodebench_linpack::config::UnknownBackend| e.to_string())
 }
 
 fn parse_positive(s: &str) -> Result<u64, String> {
