@@ -579,6 +579,21 @@ mod tests {
     /// The replay of `kernel` as implemented by `isa`, and its operation count.
     fn reference(kernel: Kernel, isa: &str, iters: u64) -> (Chains, u64) {
         let (acc, lanes, fused) = layout(kernel, isa);
+        // Chains `x = x * m + c` of type $t from 2 + i/1000: one fused
+        // step (2 operations) or a multiply and an add (1 each).
+        macro_rules! float_replay {
+            ($t:ty, $m:expr, $c:expr, $chains:ident) => {{
+                let (m, c): ($t, $t) = ($m, $c);
+                let init = |i: usize| 2.0 + i as $t * 1e-3;
+                let (x, ops) = if fused {
+                    replay(acc, lanes, init, iters, &[(2, &|v: $t| v.mul_add(m, c))])
+                } else {
+                    let steps: [Step<'_, $t>; 2] = [(1, &|v| v * m), (1, &|v| v + c)];
+                    replay(acc, lanes, init, iters, &steps)
+                };
+                (Chains::$chains(x), ops)
+            }};
+        }
         match kernel {
             Kernel::IntScalar => {
                 let (a, b) = (0x9E37_79B9_7F4A_7C15u64, 0x2545_F491_4F6C_DD1Du64);
@@ -602,38 +617,8 @@ mod tests {
                 );
                 (Chains::U32(x), ops)
             }
-            Kernel::F32Scalar | Kernel::F32Vector => {
-                let (m, c) = (0.999_99f32, 1e-5f32);
-                let init = |i: usize| 2.0 + i as f32 * 1e-3;
-                let (x, ops) = if fused {
-                    replay(acc, lanes, init, iters, &[(2, &|v: f32| v.mul_add(m, c))])
-                } else {
-                    replay(
-                        acc,
-                        lanes,
-                        init,
-                        iters,
-                        &[(1, &|v: f32| v * m), (1, &|v| v + c)],
-                    )
-                };
-                (Chains::F32(x), ops)
-            }
-            Kernel::F64Scalar | Kernel::F64Vector => {
-                let (m, c) = (0.999_999f64, 1e-6f64);
-                let init = |i: usize| 2.0 + i as f64 * 1e-3;
-                let (x, ops) = if fused {
-                    replay(acc, lanes, init, iters, &[(2, &|v: f64| v.mul_add(m, c))])
-                } else {
-                    replay(
-                        acc,
-                        lanes,
-                        init,
-                        iters,
-                        &[(1, &|v: f64| v * m), (1, &|v| v + c)],
-                    )
-                };
-                (Chains::F64(x), ops)
-            }
+            Kernel::F32Scalar | Kernel::F32Vector => float_replay!(f32, 0.999_99, 1e-5, F32),
+            Kernel::F64Scalar | Kernel::F64Vector => float_replay!(f64, 0.999_999, 1e-6, F64),
         }
     }
 
