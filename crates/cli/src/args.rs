@@ -313,7 +313,7 @@ pub struct LinpackArgs {
     /// run time; $NODEBENCH_BLAS_DIRS (colon-separated) overrides where they
     /// are looked for.
     #[arg(long, value_name = "BACKEND", default_value = "auto", value_parser = parse_blas)]
-    pub blas: nodebench_linpack::backend::BlasChoice,
+    pub blas: nodebench_linpack::config::BlasChoice,
     /// Solver threads (default: every CPU this process may use).
     #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub threads: Option<u64>,
@@ -349,7 +349,7 @@ pub struct OpsArgs {
     pub warmup: u64,
     /// Kernels to run, comma-separated: int.scalar,int.vector,f32.scalar,f32.vector,f64.scalar,f64.vector (default all).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_kernel)]
-    pub kernels: Vec<nodebench_cpu::kernels::Kernel>,
+    pub kernels: Vec<nodebench_cpu::config::Kernel>,
     /// Strong (fixed total work), weak (fixed work per thread) or both.
     #[arg(long, value_enum, default_value = "both")]
     pub scaling: ScalingArg,
@@ -740,9 +740,9 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_blas(s: &str) -> Result<nodebench_linpack::backend::BlasChoice, String> {
-    nodebench_linpack::backend::BlasChoice::parse(s)
-        .map_err(|e| e.trim_start_matches("--blas: ").to_string())
+fn parse_blas(s: &str) -> Result<nodebench_linpack::config::BlasChoice, String> {
+    s.parse()
+        .map_err(|e: nodebench_linpack::config::UnknownBackend| e.to_string())
 }
 
 fn parse_positive(s: &str) -> Result<u64, String> {
@@ -857,10 +857,9 @@ fn parse_ntimes(s: &str) -> Result<u64, String> {
     }
 }
 
-fn parse_kernel(s: &str) -> Result<nodebench_cpu::kernels::Kernel, String> {
-    nodebench_cpu::kernels::Kernel::parse(s).ok_or_else(|| {
-        format!("unknown kernel '{s}': expected int.scalar, int.vector, f32.scalar, f32.vector, f64.scalar or f64.vector")
-    })
+fn parse_kernel(s: &str) -> Result<nodebench_cpu::config::Kernel, String> {
+    s.parse()
+        .map_err(|e: nodebench_core::config::UnknownChoice| e.to_string())
 }
 
 fn parse_format(s: &str) -> Result<nodebench_report::export::Format, String> {

@@ -11,8 +11,8 @@ use anyhow::{Result, anyhow};
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::inventory;
 use nodebench_core::{ResultStatus, Run, RunStatus};
-use nodebench_cpu::kernels::Kernel;
-use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
+use nodebench_cpu::config::{OpsConfig, Scaling};
+use nodebench_cpu::ops::CpuOps;
 use nodebench_disk::blocks::{DiskBlocks, DiskBlocksConfig};
 use nodebench_disk::dd::{Dd, DdConfig};
 use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
@@ -21,7 +21,8 @@ use nodebench_http::download::{Download, DownloadConfig};
 use nodebench_http::load::{HttpLoad, LoadConfig, Model, RequestSpec};
 use nodebench_http::server::{ENDPOINTS, Server, ServerConfig as HttpServerConfig};
 use nodebench_http::sweep::{DEFAULT_USERS, Sweep, SweepConfig};
-use nodebench_linpack::{FULL_MEMORY_FRACTION, Linpack, LinpackConfig, Sizes};
+use nodebench_linpack::Linpack;
+use nodebench_linpack::config::{FULL_MEMORY_FRACTION, LinpackConfig, Sizes};
 use nodebench_memory::blocks::{Blocks, BlocksConfig};
 use nodebench_memory::latency::{Latency, LatencyConfig};
 use nodebench_memory::stream::{Stream, StreamConfig};
@@ -117,7 +118,7 @@ fn cpu_ops(a: &OpsArgs) -> CpuOps {
             repeats: a.repeats as usize,
             warmup: a.warmup as usize,
             kernels: if a.kernels.is_empty() {
-                Kernel::ALL.to_vec()
+                defaults.kernels
             } else {
                 a.kernels.clone()
             },

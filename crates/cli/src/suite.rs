@@ -7,11 +7,12 @@
 use std::time::Duration;
 
 use nodebench_core::bench::Benchmark;
-use nodebench_cpu::kernels::Kernel;
-use nodebench_cpu::ops::{CpuOps, OpsConfig, Scaling};
+use nodebench_cpu::config::{OpsConfig, Scaling};
+use nodebench_cpu::ops::CpuOps;
 use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
 use nodebench_http::loopback::HttpLoopback;
-use nodebench_linpack::{Linpack, LinpackConfig, Sizes};
+use nodebench_linpack::Linpack;
+use nodebench_linpack::config::{LinpackConfig, Sizes};
 use nodebench_memory::latency::{Latency, LatencyConfig};
 use nodebench_memory::stream::{Stream, StreamConfig};
 use nodebench_net::loopback::Loopback;
@@ -23,7 +24,6 @@ pub fn quick() -> Vec<Box<dyn Benchmark>> {
             duration: Duration::from_millis(100),
             repeats: 3,
             warmup: 1,
-            kernels: Kernel::ALL.to_vec(),
             scaling: vec![Scaling::Strong],
             ..OpsConfig::default()
         },

@@ -10,61 +10,38 @@
 //!   ISA has it. Each FMA counts as 2 floating-point operations.
 //!
 //! Floating-point chains run `x = x * m + c` with `m` just under 1, which
-//! converges to a normal number (no denormals, no overflow).
+//! converges to a normal number (no denormals, no overflow). Chain `i`
+//! starts at `2 + i/1000`, far enough from the fixed point 1 that every
+//! iteration changes every chain for the first hundred thousand iterations:
+//! each kernel returns its chains, and the tests replay them bit for bit
+//! against a scalar model that counts its operations.
 
-/// Which operation-rate kernel to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kernel {
-    /// 64-bit integer add + xor, one element per instruction.
-    IntScalar,
-    /// 32-bit integer add + xor over SIMD lanes.
-    IntVector,
-    /// Single-precision multiply + add, one element per instruction.
-    F32Scalar,
-    /// Single-precision fused multiply-add over SIMD lanes.
-    F32Vector,
-    /// Double-precision multiply + add, one element per instruction.
-    F64Scalar,
-    /// Double-precision fused multiply-add over SIMD lanes.
-    F64Vector,
+use crate::config::Kernel;
+
+/// The final state of a kernel's chains, lane by lane (accumulator 0's
+/// lanes first): every chain's value depends on every iteration, so the
+/// work cannot be discarded, and a test can replay the recurrence.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Chains {
+    /// 64-bit integer chains.
+    U64(Vec<u64>),
+    /// 32-bit integer lanes.
+    U32(Vec<u32>),
+    /// Single-precision chains.
+    F32(Vec<f32>),
+    /// Double-precision chains.
+    F64(Vec<f64>),
 }
 
-impl Kernel {
-    /// Every kernel, in display order.
-    pub const ALL: [Kernel; 6] = [
-        Kernel::IntScalar,
-        Kernel::IntVector,
-        Kernel::F32Scalar,
-        Kernel::F32Vector,
-        Kernel::F64Scalar,
-        Kernel::F64Vector,
-    ];
-
-    /// The name used on the command line and in labels.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::IntScalar => "int.scalar",
-            Kernel::IntVector => "int.vector",
-            Kernel::F32Scalar => "f32.scalar",
-            Kernel::F32Vector => "f32.vector",
-            Kernel::F64Scalar => "f64.scalar",
-            Kernel::F64Vector => "f64.vector",
-        }
+impl From<Vec<f64>> for Chains {
+    fn from(v: Vec<f64>) -> Chains {
+        Chains::F64(v)
     }
+}
 
-    /// Parses a name written by [`Kernel::name`].
-    pub fn parse(s: &str) -> Option<Kernel> {
-        Kernel::ALL.into_iter().find(|k| k.name() == s)
-    }
-
-    /// True for floating-point kernels (rates in flop/s, set against the peak).
-    pub fn is_float(self) -> bool {
-        !matches!(self, Kernel::IntScalar | Kernel::IntVector)
-    }
-
-    /// True for the double-precision kernels.
-    pub fn is_double(self) -> bool {
-        matches!(self, Kernel::F64Scalar | Kernel::F64Vector)
+impl From<Vec<f32>> for Chains {
+    fn from(v: Vec<f32>) -> Chains {
+        Chains::F32(v)
     }
 }
 
@@ -77,31 +54,46 @@ pub struct KernelImpl {
     pub isa: &'static str,
     /// Operations (flop or integer ops) per loop iteration.
     pub ops_per_iter: u64,
-    run: fn(u64) -> f64,
+    run: fn(u64) -> Chains,
 }
 
 impl KernelImpl {
-    /// Runs `iters` iterations; returns a value derived from every chain so
-    /// the work cannot be discarded.
-    pub fn run(&self, iters: u64) -> f64 {
+    /// Runs `iters` iterations (at least one); returns the chains' final
+    /// state.
+    pub fn run(&self, iters: u64) -> Chains {
         (self.run)(iters)
     }
 }
 
-/// Picks the implementation of `kernel` for this CPU (run-time detection).
-pub fn select(kernel: Kernel) -> KernelImpl {
-    let (isa, ops_per_iter, run): (&'static str, u64, fn(u64) -> f64) = match kernel {
-        Kernel::IntScalar => ("scalar 64-bit add+xor", 16, scalar::int),
-        Kernel::F32Scalar => ("scalar mul+add", 24, scalar::f32),
-        Kernel::F64Scalar => ("scalar mul+add", 24, scalar::f64),
-        Kernel::IntVector | Kernel::F32Vector | Kernel::F64Vector => vector::select(kernel),
+/// An implementation: its ISA text, operations per iteration and entry point.
+type Implementation = (&'static str, u64, fn(u64) -> Chains);
+
+/// Every implementation of `kernel` this CPU runs (run-time detection), the
+/// widest first.
+pub fn available(kernel: Kernel) -> Vec<KernelImpl> {
+    let found: Vec<Implementation> = match kernel {
+        Kernel::IntScalar => vec![("scalar 64-bit add+xor", 16, scalar::int)],
+        Kernel::F32Scalar => vec![("scalar mul+add", 24, scalar::f32)],
+        Kernel::F64Scalar => vec![("scalar mul+add", 24, scalar::f64)],
+        Kernel::IntVector | Kernel::F32Vector | Kernel::F64Vector => vector::available(kernel),
     };
-    KernelImpl {
-        kernel,
-        isa,
-        ops_per_iter,
-        run,
-    }
+    found
+        .into_iter()
+        .map(|(isa, ops_per_iter, run)| KernelImpl {
+            kernel,
+            isa,
+            ops_per_iter,
+            run,
+        })
+        .collect()
+}
+
+/// Picks the widest implementation of `kernel` this CPU runs.
+pub fn select(kernel: Kernel) -> KernelImpl {
+    available(kernel)
+        .into_iter()
+        .next()
+        .expect("every kernel has a baseline implementation")
 }
 
 mod scalar {
@@ -109,9 +101,11 @@ mod scalar {
     use std::arch::asm;
     use std::hint::black_box;
 
+    use super::Chains;
+
     /// 8 chains of `x = (x + a) ^ b`: 16 integer ops per iteration.
     #[cfg(target_arch = "x86_64")]
-    pub(super) fn int(iters: u64) -> f64 {
+    pub(super) fn int(iters: u64) -> Chains {
         let (a, b): (u64, u64) = (
             black_box(0x9E37_79B9_7F4A_7C15),
             black_box(0x2545_F491_4F6C_DD1D),
@@ -134,14 +128,14 @@ mod scalar {
                 options(nomem, nostack),
             );
         }
-        x.iter().fold(0u64, |s, v| s ^ v) as f64
+        Chains::U64(x.to_vec())
     }
 
     /// 12 chains of `x = x * m + c` (mulsd + addsd): 24 flop per iteration.
     #[cfg(target_arch = "x86_64")]
-    pub(super) fn f64(iters: u64) -> f64 {
+    pub(super) fn f64(iters: u64) -> Chains {
         let (m, c): (f64, f64) = (black_box(0.999_999), black_box(1e-6));
-        let mut x: [f64; 12] = std::array::from_fn(|i| black_box(1.0 + i as f64 * 1e-3));
+        let mut x: [f64; 12] = std::array::from_fn(|i| black_box(2.0 + i as f64 * 1e-3));
         let n = iters.max(1);
         // SAFETY: register-only arithmetic and a counted loop; no memory access.
         unsafe {
@@ -163,14 +157,14 @@ mod scalar {
                 options(nomem, nostack),
             );
         }
-        x.iter().sum()
+        Chains::F64(x.to_vec())
     }
 
     /// 12 chains of `x = x * m + c` (mulss + addss): 24 flop per iteration.
     #[cfg(target_arch = "x86_64")]
-    pub(super) fn f32(iters: u64) -> f64 {
+    pub(super) fn f32(iters: u64) -> Chains {
         let (m, c): (f32, f32) = (black_box(0.999_99), black_box(1e-5));
-        let mut x: [f32; 12] = std::array::from_fn(|i| black_box(1.0 + i as f32 * 1e-3));
+        let mut x: [f32; 12] = std::array::from_fn(|i| black_box(2.0 + i as f32 * 1e-3));
         let n = iters.max(1);
         // SAFETY: register-only arithmetic and a counted loop; no memory access.
         unsafe {
@@ -192,12 +186,12 @@ mod scalar {
                 options(nomem, nostack),
             );
         }
-        x.iter().map(|v| *v as f64).sum()
+        Chains::F32(x.to_vec())
     }
 
     /// Portable integer kernel (same op count as the x86-64 one).
     #[cfg(not(target_arch = "x86_64"))]
-    pub(super) fn int(iters: u64) -> f64 {
+    pub(super) fn int(iters: u64) -> Chains {
         let (a, b): (u64, u64) = (
             black_box(0x9E37_79B9_7F4A_7C15),
             black_box(0x2545_F491_4F6C_DD1D),
@@ -208,45 +202,47 @@ mod scalar {
                 *v = v.wrapping_add(a) ^ b;
             }
         }
-        x.iter().fold(0u64, |s, v| s ^ v) as f64
+        Chains::U64(x.to_vec())
     }
 
     /// Portable double-precision kernel (same op count as the x86-64 one).
     #[cfg(not(target_arch = "x86_64"))]
-    pub(super) fn f64(iters: u64) -> f64 {
+    pub(super) fn f64(iters: u64) -> Chains {
         let (m, c): (f64, f64) = (black_box(0.999_999), black_box(1e-6));
-        let mut x: [f64; 12] = std::array::from_fn(|i| black_box(1.0 + i as f64 * 1e-3));
+        let mut x: [f64; 12] = std::array::from_fn(|i| black_box(2.0 + i as f64 * 1e-3));
         for _ in 0..iters.max(1) {
             for v in x.iter_mut() {
                 *v = *v * m + c;
             }
         }
-        x.iter().sum()
+        Chains::F64(x.to_vec())
     }
 
     /// Portable single-precision kernel (same op count as the x86-64 one).
     #[cfg(not(target_arch = "x86_64"))]
-    pub(super) fn f32(iters: u64) -> f64 {
+    pub(super) fn f32(iters: u64) -> Chains {
         let (m, c): (f32, f32) = (black_box(0.999_99), black_box(1e-5));
-        let mut x: [f32; 12] = std::array::from_fn(|i| black_box(1.0 + i as f32 * 1e-3));
+        let mut x: [f32; 12] = std::array::from_fn(|i| black_box(2.0 + i as f32 * 1e-3));
         for _ in 0..iters.max(1) {
             for v in x.iter_mut() {
                 *v = *v * m + c;
             }
         }
-        x.iter().map(|v| *v as f64).sum()
+        Chains::F32(x.to_vec())
     }
 }
 
 mod vector {
-    use super::Kernel;
+    use super::Chains;
+    use crate::config::Kernel;
 
-    /// Chooses the widest implementation this CPU runs.
-    pub(super) fn select(kernel: Kernel) -> (&'static str, u64, fn(u64) -> f64) {
+    /// Every implementation this CPU runs, the widest first.
+    pub(super) fn available(kernel: Kernel) -> Vec<super::Implementation> {
+        let mut found: Vec<super::Implementation> = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx512f") {
-                return match kernel {
+                found.push(match kernel {
                     Kernel::IntVector => (
                         "AVX-512F 512-bit add+xor",
                         x86::AVX512_ACC * 16 * 2,
@@ -262,12 +258,12 @@ mod vector {
                         x86::AVX512_ACC * 8 * 2,
                         x86::f64_avx512,
                     ),
-                };
+                });
             }
             if std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("fma")
             {
-                return match kernel {
+                found.push(match kernel {
                     Kernel::IntVector => {
                         ("AVX2 256-bit add+xor", x86::AVX2_ACC * 8 * 2, x86::int_avx2)
                     }
@@ -275,17 +271,17 @@ mod vector {
                         ("AVX2+FMA 256-bit FMA", x86::AVX2_ACC * 8 * 2, x86::f32_fma)
                     }
                     _ => ("AVX2+FMA 256-bit FMA", x86::AVX2_ACC * 4 * 2, x86::f64_fma),
-                };
+                });
             }
-            match kernel {
+            found.push(match kernel {
                 Kernel::IntVector => ("SSE2 128-bit add+xor", x86::AVX2_ACC * 4 * 2, x86::int_sse2),
                 Kernel::F32Vector => ("SSE2 128-bit mul+add", x86::AVX2_ACC * 4 * 2, x86::f32_sse2),
                 _ => ("SSE2 128-bit mul+add", x86::AVX2_ACC * 2 * 2, x86::f64_sse2),
-            }
+            });
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            match kernel {
+            found.push(match kernel {
                 Kernel::IntVector => (
                     "portable (compiler-vectorised) add+xor",
                     64 * 2,
@@ -301,8 +297,9 @@ mod vector {
                     32 * 2,
                     portable::f64,
                 ),
-            }
+            });
         }
+        found
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -316,26 +313,36 @@ mod vector {
         /// Independent accumulators with 32 vector registers.
         pub(super) const AVX512_ACC: u64 = 24;
 
+        use super::Chains;
+
+        /// Every lane of `acc`, accumulator by accumulator.
+        ///
+        /// # Safety
+        /// `V` must be a SIMD vector type made of lanes of type `E`.
+        unsafe fn lanes<V, E: Copy>(acc: &[V]) -> Vec<E> {
+            let n = std::mem::size_of_val(acc) / std::mem::size_of::<E>();
+            // SAFETY: per the caller, `acc` is `n` lanes of `E` with no
+            // padding, aligned at least as `E` is.
+            unsafe { std::slice::from_raw_parts(acc.as_ptr().cast::<E>(), n) }.to_vec()
+        }
+
         macro_rules! fp_kernel {
-            ($name:ident, $feat:literal, $acc:expr, $vec:ty, $set1:ident, $step:expr, $reduce:expr, $elem:ty, $m:expr, $c:expr) => {
+            ($name:ident, $feat:literal, $acc:expr, $vec:ty, $set1:ident, $step:expr, $elem:ty, $m:expr, $c:expr) => {
                 /// Floating-point chains `x = x * m + c`; see the module docs.
-                pub(super) fn $name(iters: u64) -> f64 {
+                pub(super) fn $name(iters: u64) -> Chains {
                     #[target_feature(enable = $feat)]
-                    unsafe fn inner(iters: u64) -> f64 {
+                    unsafe fn inner(iters: u64) -> Chains {
                         let m: $vec = $set1(black_box($m));
                         let c: $vec = $set1(black_box($c));
                         let mut acc: [$vec; $acc as usize] =
-                            std::array::from_fn(|i| $set1(black_box(1.0 + i as $elem * 1e-3)));
+                            std::array::from_fn(|i| $set1(black_box(2.0 + i as $elem * 1e-3)));
                         for _ in 0..iters.max(1) {
                             for a in acc.iter_mut() {
                                 *a = $step(*a, m, c);
                             }
                         }
-                        let mut sum = 0.0;
-                        for a in acc.iter() {
-                            sum += $reduce(*a) as f64;
-                        }
-                        sum
+                        // SAFETY: the vectors are made of `$elem` lanes.
+                        Chains::from(unsafe { lanes::<$vec, $elem>(&acc) })
                     }
                     // SAFETY: `select` returns this kernel only after detecting the feature.
                     unsafe { inner(iters) }
@@ -344,11 +351,11 @@ mod vector {
         }
 
         macro_rules! int_kernel {
-            ($name:ident, $feat:literal, $acc:expr, $vec:ty, $set1:ident, $add:ident, $xor:ident, $store:expr) => {
+            ($name:ident, $feat:literal, $acc:expr, $vec:ty, $set1:ident, $add:ident, $xor:ident) => {
                 /// Integer chains `x = (x + a) ^ b` over 32-bit lanes.
-                pub(super) fn $name(iters: u64) -> f64 {
+                pub(super) fn $name(iters: u64) -> Chains {
                     #[target_feature(enable = $feat)]
-                    unsafe fn inner(iters: u64) -> f64 {
+                    unsafe fn inner(iters: u64) -> Chains {
                         let a: $vec = $set1(black_box(0x7F4A_7C15));
                         let b: $vec = $set1(black_box(0x4F6C_DD1D));
                         let mut acc: [$vec; $acc as usize] =
@@ -358,61 +365,13 @@ mod vector {
                                 *x = $xor($add(*x, a), b);
                             }
                         }
-                        let mut sum = 0i64;
-                        for x in acc.iter() {
-                            sum = sum.wrapping_add($store(*x) as i64);
-                        }
-                        sum as f64
+                        // SAFETY: the vectors are made of 32-bit integer lanes.
+                        Chains::U32(unsafe { lanes::<$vec, u32>(&acc) })
                     }
                     // SAFETY: `select` returns this kernel only after detecting the feature.
                     unsafe { inner(iters) }
                 }
             };
-        }
-
-        fn hsum_pd256(v: __m256d) -> f64 {
-            let mut out = [0.0f64; 4];
-            // SAFETY: `out` holds 4 f64; unaligned store.
-            unsafe { _mm256_storeu_pd(out.as_mut_ptr(), v) };
-            out.iter().sum()
-        }
-        fn hsum_ps256(v: __m256) -> f32 {
-            let mut out = [0.0f32; 8];
-            // SAFETY: `out` holds 8 f32; unaligned store.
-            unsafe { _mm256_storeu_ps(out.as_mut_ptr(), v) };
-            out.iter().sum()
-        }
-        fn hsum_pd128(v: __m128d) -> f64 {
-            let mut out = [0.0f64; 2];
-            // SAFETY: `out` holds 2 f64; unaligned store.
-            unsafe { _mm_storeu_pd(out.as_mut_ptr(), v) };
-            out.iter().sum()
-        }
-        fn hsum_ps128(v: __m128) -> f32 {
-            let mut out = [0.0f32; 4];
-            // SAFETY: `out` holds 4 f32; unaligned store.
-            unsafe { _mm_storeu_ps(out.as_mut_ptr(), v) };
-            out.iter().sum()
-        }
-        #[target_feature(enable = "avx512f")]
-        fn hsum_pd512(v: __m512d) -> f64 {
-            _mm512_reduce_add_pd(v)
-        }
-        #[target_feature(enable = "avx512f")]
-        fn hsum_ps512(v: __m512) -> f32 {
-            _mm512_reduce_add_ps(v)
-        }
-        #[target_feature(enable = "avx512f")]
-        fn first_epi32_512(v: __m512i) -> i32 {
-            _mm512_reduce_add_epi32(v)
-        }
-        #[target_feature(enable = "avx2")]
-        fn first_epi32_256(v: __m256i) -> i32 {
-            _mm256_extract_epi32::<0>(v)
-        }
-        fn first_epi32_128(v: __m128i) -> i32 {
-            // SAFETY: SSE2 is part of the x86-64 baseline.
-            unsafe { _mm_cvtsi128_si32(v) }
         }
 
         fp_kernel!(
@@ -422,7 +381,6 @@ mod vector {
             __m512d,
             _mm512_set1_pd,
             _mm512_fmadd_pd,
-            hsum_pd512,
             f64,
             0.999_999,
             1e-6
@@ -434,7 +392,6 @@ mod vector {
             __m512,
             _mm512_set1_ps,
             _mm512_fmadd_ps,
-            hsum_ps512,
             f32,
             0.999_99,
             1e-5
@@ -446,7 +403,6 @@ mod vector {
             __m256d,
             _mm256_set1_pd,
             _mm256_fmadd_pd,
-            hsum_pd256,
             f64,
             0.999_999,
             1e-6
@@ -458,7 +414,6 @@ mod vector {
             __m256,
             _mm256_set1_ps,
             _mm256_fmadd_ps,
-            hsum_ps256,
             f32,
             0.999_99,
             1e-5
@@ -470,7 +425,6 @@ mod vector {
             __m128d,
             _mm_set1_pd,
             |x, m, c| _mm_add_pd(_mm_mul_pd(x, m), c),
-            hsum_pd128,
             f64,
             0.999_999,
             1e-6
@@ -482,7 +436,6 @@ mod vector {
             __m128,
             _mm_set1_ps,
             |x, m, c| _mm_add_ps(_mm_mul_ps(x, m), c),
-            hsum_ps128,
             f32,
             0.999_99,
             1e-5
@@ -494,8 +447,7 @@ mod vector {
             __m512i,
             _mm512_set1_epi32,
             _mm512_add_epi32,
-            _mm512_xor_si512,
-            first_epi32_512
+            _mm512_xor_si512
         );
         int_kernel!(
             int_avx2,
@@ -504,8 +456,7 @@ mod vector {
             __m256i,
             _mm256_set1_epi32,
             _mm256_add_epi32,
-            _mm256_xor_si256,
-            first_epi32_256
+            _mm256_xor_si256
         );
         int_kernel!(
             int_sse2,
@@ -514,8 +465,7 @@ mod vector {
             __m128i,
             _mm_set1_epi32,
             _mm_add_epi32,
-            _mm_xor_si128,
-            first_epi32_128
+            _mm_xor_si128
         );
     }
 
@@ -523,32 +473,34 @@ mod vector {
     mod portable {
         use std::hint::black_box;
 
+        use super::super::Chains;
+
         /// 32 double chains, left to the compiler to vectorise.
-        pub(super) fn f64(iters: u64) -> f64 {
+        pub(super) fn f64(iters: u64) -> Chains {
             let (m, c): (f64, f64) = (black_box(0.999_999), black_box(1e-6));
-            let mut x: [f64; 32] = std::array::from_fn(|i| black_box(1.0 + i as f64 * 1e-3));
+            let mut x: [f64; 32] = std::array::from_fn(|i| black_box(2.0 + i as f64 * 1e-3));
             for _ in 0..iters.max(1) {
                 for v in x.iter_mut() {
                     *v = v.mul_add(m, c);
                 }
             }
-            x.iter().sum()
+            Chains::F64(x.to_vec())
         }
 
         /// 64 single chains, left to the compiler to vectorise.
-        pub(super) fn f32(iters: u64) -> f64 {
+        pub(super) fn f32(iters: u64) -> Chains {
             let (m, c): (f32, f32) = (black_box(0.999_99), black_box(1e-5));
-            let mut x: [f32; 64] = std::array::from_fn(|i| black_box(1.0 + i as f32 * 1e-3));
+            let mut x: [f32; 64] = std::array::from_fn(|i| black_box(2.0 + i as f32 * 1e-3));
             for _ in 0..iters.max(1) {
                 for v in x.iter_mut() {
                     *v = v.mul_add(m, c);
                 }
             }
-            x.iter().map(|v| *v as f64).sum()
+            Chains::F32(x.to_vec())
         }
 
         /// 64 integer chains, left to the compiler to vectorise.
-        pub(super) fn int(iters: u64) -> f64 {
+        pub(super) fn int(iters: u64) -> Chains {
             let (a, b): (u32, u32) = (black_box(0x7F4A_7C15), black_box(0x4F6C_DD1D));
             let mut x: [u32; 64] = std::array::from_fn(|i| black_box(i as u32));
             for _ in 0..iters.max(1) {
@@ -556,7 +508,7 @@ mod vector {
                     *v = v.wrapping_add(a) ^ b;
                 }
             }
-            x.iter().fold(0u32, |s, v| s ^ v) as f64
+            Chains::U32(x.to_vec())
         }
     }
 }
@@ -564,21 +516,160 @@ mod vector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nodebench_core::config::Choice;
 
-    #[test]
-    fn every_kernel_runs_and_stays_finite() {
-        for k in Kernel::ALL {
-            let imp = select(k);
-            let v = imp.run(1000);
-            assert!(v.is_finite(), "{}: {v}", k.name());
-            assert!(imp.ops_per_iter > 0);
-            assert_eq!(Kernel::parse(k.name()), Some(k));
+    /// One operation of a recurrence, with the operations it counts for
+    /// (a fused multiply-add counts 2).
+    type Step<'a, T> = (u64, &'a dyn Fn(T) -> T);
+
+    /// A plain scalar replay of a kernel: `accumulators` registers of
+    /// `lanes` lanes each, accumulator `i` starting at `init(i)` in every
+    /// lane, each lane stepped `iters` times through `steps`. Returns the
+    /// lanes and the operations it performed.
+    fn replay<T: Copy>(
+        accumulators: usize,
+        lanes: usize,
+        init: impl Fn(usize) -> T,
+        iters: u64,
+        steps: &[Step<'_, T>],
+    ) -> (Vec<T>, u64) {
+        let mut x: Vec<T> = (0..accumulators)
+            .flat_map(|i| std::iter::repeat_n(init(i), lanes))
+            .collect();
+        let mut ops = 0;
+        for _ in 0..iters {
+            for v in x.iter_mut() {
+                for (count, step) in steps {
+                    *v = step(*v);
+                    ops += count;
+                }
+            }
+        }
+        (x, ops)
+    }
+
+    /// The register layout of an implementation, known from its ISA alone:
+    /// (accumulators, lanes per accumulator, fused multiply-add).
+    fn layout(kernel: Kernel, isa: &str) -> (usize, usize, bool) {
+        let lane_bits = match kernel {
+            Kernel::IntScalar | Kernel::F64Scalar | Kernel::F64Vector => 64,
+            Kernel::IntVector | Kernel::F32Scalar | Kernel::F32Vector => 32,
+        };
+        if isa.starts_with("scalar") {
+            // 8 integer registers, 12 xmm registers, one element each.
+            let accumulators = if kernel.is_float() { 12 } else { 8 };
+            return (accumulators, 1, false);
+        }
+        if isa.starts_with("portable") {
+            let chains = if kernel == Kernel::F64Vector { 32 } else { 64 };
+            return (chains, 1, kernel.is_float());
+        }
+        // 24 accumulators with AVX-512's 32 registers, 12 with 16.
+        let (bits, accumulators) = if isa.contains("512-bit") {
+            (512, 24)
+        } else if isa.contains("256-bit") {
+            (256, 12)
+        } else {
+            assert!(isa.contains("128-bit"), "unknown ISA {isa}");
+            (128, 12)
+        };
+        (accumulators, bits / lane_bits, isa.ends_with("FMA"))
+    }
+
+    /// The replay of `kernel` as implemented by `isa`, and its operation count.
+    fn reference(kernel: Kernel, isa: &str, iters: u64) -> (Chains, u64) {
+        let (acc, lanes, fused) = layout(kernel, isa);
+        // Chains `x = x * m + c` of type $t from 2 + i/1000: one fused
+        // step (2 operations) or a multiply and an add (1 each).
+        macro_rules! float_replay {
+            ($t:ty, $m:expr, $c:expr, $chains:ident) => {{
+                let (m, c): ($t, $t) = ($m, $c);
+                let init = |i: usize| 2.0 + i as $t * 1e-3;
+                let (x, ops) = if fused {
+                    replay(acc, lanes, init, iters, &[(2, &|v: $t| v.mul_add(m, c))])
+                } else {
+                    let steps: [Step<'_, $t>; 2] = [(1, &|v| v * m), (1, &|v| v + c)];
+                    replay(acc, lanes, init, iters, &steps)
+                };
+                (Chains::$chains(x), ops)
+            }};
+        }
+        match kernel {
+            Kernel::IntScalar => {
+                let (a, b) = (0x9E37_79B9_7F4A_7C15u64, 0x2545_F491_4F6C_DD1Du64);
+                let (x, ops) = replay(
+                    acc,
+                    lanes,
+                    |i| i as u64 + 1,
+                    iters,
+                    &[(1, &|v: u64| v.wrapping_add(a)), (1, &|v| v ^ b)],
+                );
+                (Chains::U64(x), ops)
+            }
+            Kernel::IntVector => {
+                let (a, b) = (0x7F4A_7C15u32, 0x4F6C_DD1Du32);
+                let (x, ops) = replay(
+                    acc,
+                    lanes,
+                    |i| i as u32,
+                    iters,
+                    &[(1, &|v: u32| v.wrapping_add(a)), (1, &|v| v ^ b)],
+                );
+                (Chains::U32(x), ops)
+            }
+            Kernel::F32Scalar | Kernel::F32Vector => float_replay!(f32, 0.999_99, 1e-5, F32),
+            Kernel::F64Scalar | Kernel::F64Vector => float_replay!(f64, 0.999_999, 1e-6, F64),
+        }
+    }
+
+    /// The bit patterns of every lane, tagged with the lane type.
+    fn bits(c: &Chains) -> (&'static str, Vec<u64>) {
+        match c {
+            Chains::U64(v) => ("u64", v.clone()),
+            Chains::U32(v) => ("u32", v.iter().map(|&x| x as u64).collect()),
+            Chains::F32(v) => ("f32", v.iter().map(|x| x.to_bits() as u64).collect()),
+            Chains::F64(v) => ("f64", v.iter().map(|x| x.to_bits()).collect()),
         }
     }
 
     #[test]
+    fn every_kernel_does_exactly_the_operations_it_claims() {
+        let mut checked = 0;
+        for imp in Kernel::ALL.iter().flat_map(|&k| available(k)) {
+            let kernel = imp.kernel;
+            checked += 1;
+            for iters in [1u64, 2, 777] {
+                let (want, ops) = reference(kernel, imp.isa, iters);
+                let got = imp.run(iters);
+                assert_eq!(
+                    bits(&got),
+                    bits(&want),
+                    "{kernel} ({}): chains after {iters} iterations",
+                    imp.isa
+                );
+                assert_eq!(
+                    ops,
+                    iters * imp.ops_per_iter,
+                    "{kernel} ({}): operations of {iters} iterations",
+                    imp.isa
+                );
+                // One iteration fewer gives other chains: a kernel that
+                // skipped one could not pass.
+                if iters > 1 {
+                    let (short, _) = reference(kernel, imp.isa, iters - 1);
+                    assert_ne!(bits(&got), bits(&short), "{kernel}: {iters} iterations");
+                }
+            }
+        }
+        // Three scalar kernels and at least the baseline of each vector one.
+        assert!(checked >= 6, "{checked} implementations");
+    }
+
+    #[test]
     fn float_chains_converge_without_overflow() {
-        let v = select(Kernel::F64Vector).run(5_000_000);
-        assert!(v.is_finite() && v > 0.0);
+        let Chains::F64(x) = select(Kernel::F64Vector).run(5_000_000) else {
+            panic!("f64.vector runs f64 chains");
+        };
+        assert!(x.iter().all(|v| v.is_finite() && *v > 0.0), "{x:?}");
     }
 }

@@ -1,5 +1,10 @@
 //! CPU benchmarks: integer and floating-point operation rates with thread
 //! scaling, and the theoretical peak they are set against.
+//!
+//! - config.rs: the kernels, the scaling modes and `cpu ops`' options.
+//! - kernels.rs: the kernels themselves, per instruction set.
+//! - ops.rs: the `cpu.ops` benchmark (calibration, thread teams, figures).
 
+pub mod config;
 pub mod kernels;
 pub mod ops;

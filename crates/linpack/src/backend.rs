@@ -4,66 +4,13 @@
 
 use std::time::Duration;
 
-use crate::blas::{BlasLibrary, Family};
-use crate::matrix::{Kind, System};
+use nodebench_core::config::Choice;
+
+use crate::blas::BlasLibrary;
+use crate::config::{BlasChoice, Family, Kind};
+use crate::error::SolveError;
+use crate::matrix::{Equations, System, flops};
 use crate::rust::{FAER_VERSION, RustSolver};
-
-/// What `--blas` asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BlasChoice {
-    /// The fastest of the Rust backend and every system BLAS found.
-    Auto,
-    /// The pure-Rust backend.
-    Rust,
-    /// A library family searched on the loader's path.
-    Family(Family),
-    /// A library file given by path.
-    Path(String),
-}
-
-impl BlasChoice {
-    /// Parses a `--blas` value: auto, rust, openblas, mkl, flame or a path
-    /// (anything containing `/` or ending in `.so`).
-    pub fn parse(s: &str) -> Result<BlasChoice, String> {
-        Ok(match s {
-            "auto" => BlasChoice::Auto,
-            "rust" => BlasChoice::Rust,
-            "openblas" => BlasChoice::Family(Family::OpenBlas),
-            "mkl" => BlasChoice::Family(Family::Mkl),
-            "flame" => BlasChoice::Family(Family::Flame),
-            p if p.contains('/') || p.contains(".so") => BlasChoice::Path(p.to_string()),
-            other => {
-                return Err(format!(
-                    "--blas: '{other}' is not a backend; expected auto, rust, openblas, mkl, flame or a library path"
-                ));
-            }
-        })
-    }
-}
-
-/// Why a solve did not give a solution.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SolveError {
-    /// U(column, column) is exactly zero (1-based, as LAPACK's info).
-    Singular {
-        /// The 1-based column of the zero pivot.
-        column: usize,
-    },
-    /// The library refused the call.
-    Library(String),
-}
-
-impl std::fmt::Display for SolveError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SolveError::Singular { column } => write!(
-                f,
-                "the matrix is singular: U({column},{column}) is exactly zero"
-            ),
-            SolveError::Library(why) => f.write_str(why),
-        }
-    }
-}
 
 /// A ready solver.
 pub enum Solver {
@@ -90,19 +37,13 @@ impl Solver {
         }
     }
 
-    /// Solves A x = b in place (A becomes its LU factors, b becomes x) and
-    /// returns the time of the solve alone, taken by the backend around its
-    /// own work.
-    pub fn solve(
-        &self,
-        n: usize,
-        a: &mut [f64],
-        lda: usize,
-        b: &mut [f64],
-    ) -> Result<Duration, SolveError> {
+    /// Solves the equations in place (A becomes its LU factors, b becomes
+    /// x) and returns the time of the solve alone, taken by the backend
+    /// around its own work.
+    pub fn solve(&self, eq: Equations<'_>) -> Result<Duration, SolveError> {
         match self {
-            Solver::Rust(r) => r.solve(n, a, lda, b),
-            Solver::Blas(l) => l.solve(n, a, lda, b),
+            Solver::Rust(r) => r.solve(eq),
+            Solver::Blas(l) => l.solve(eq),
         }
     }
 }
@@ -146,10 +87,10 @@ pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> 
         BlasChoice::Auto => {
             let mut candidates = vec![Solver::Rust(RustSolver::new(threads)?)];
             let mut missing = Vec::new();
-            for family in [Family::OpenBlas, Family::Mkl, Family::Flame] {
+            for &family in Family::ALL {
                 match BlasLibrary::find(family) {
                     Ok(lib) => candidates.push(load(lib)),
-                    Err(_) => missing.push(family.name()),
+                    Err(_) => missing.push(family.as_str()),
                 }
             }
             let mut notes = Vec::new();
@@ -190,12 +131,10 @@ pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> 
 
 /// GFLOPS of one solve of `system` (refilled first) by `solver`.
 fn calibrate(solver: &Solver, system: &mut System, threads: usize) -> Result<f64, String> {
-    let n = system.n;
     system.fill(threads);
     let mut x = system.rhs();
-    let lda = system.lda;
     let time = solver
-        .solve(n, system.matrix_mut(), lda, &mut x)
+        .solve(system.equations(&mut x))
         .map_err(|e| format!("--blas auto: {} failed calibration: {e}", solver.name()))?;
-    Ok(crate::flops(n) / time.as_secs_f64() / 1e9)
+    Ok(flops(system.n) / time.as_secs_f64() / 1e9)
 }

@@ -11,7 +11,11 @@ use std::time::{Duration, Instant};
 
 use libloading::Library;
 
-use crate::backend::SolveError;
+use nodebench_core::config::Choice;
+
+use crate::config::Family;
+use crate::error::SolveError;
+use crate::matrix::Equations;
 
 /// LAPACK's dgesv with integers of type `I`: i32 (LP64) or i64 (ILP64).
 type DgesvFn<I> = unsafe extern "C" fn(
@@ -45,43 +49,21 @@ enum Dgesv {
     Ilp64(DgesvFn<i64>),
 }
 
-/// Which library family `--blas` asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    /// OpenBLAS.
-    OpenBlas,
-    /// Intel MKL (libmkl_rt).
-    Mkl,
-    /// libFLAME, usually over BLIS.
-    Flame,
+/// Library names of `family` searched on the dynamic loader's path, best first.
+fn library_names(family: Family) -> &'static [&'static str] {
+    match family {
+        Family::OpenBlas => &["libopenblas.so.0", "libopenblas.so", "libopenblas64_.so.0"],
+        Family::Mkl => &["libmkl_rt.so.2", "libmkl_rt.so", "libmkl_rt.so.1"],
+        Family::Flame => &["libflame.so.1", "libflame.so"],
+    }
 }
 
-impl Family {
-    /// Library names searched on the dynamic loader's path, best first.
-    pub fn candidates(self) -> &'static [&'static str] {
-        match self {
-            Family::OpenBlas => &["libopenblas.so.0", "libopenblas.so", "libopenblas64_.so.0"],
-            Family::Mkl => &["libmkl_rt.so.2", "libmkl_rt.so", "libmkl_rt.so.1"],
-            Family::Flame => &["libflame.so.1", "libflame.so"],
-        }
-    }
-
-    /// The `--blas` value naming the family.
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::OpenBlas => "openblas",
-            Family::Mkl => "mkl",
-            Family::Flame => "flame",
-        }
-    }
-
-    /// The package that provides it on Debian, for the error message.
-    fn package(self) -> &'static str {
-        match self {
-            Family::OpenBlas => "libopenblas0",
-            Family::Mkl => "intel-mkl or libmkl-rt",
-            Family::Flame => "libflame1",
-        }
+/// The package that provides `family` on Debian, for the error message.
+fn package(family: Family) -> &'static str {
+    match family {
+        Family::OpenBlas => "libopenblas0",
+        Family::Mkl => "intel-mkl or libmkl-rt",
+        Family::Flame => "libflame1",
     }
 }
 
@@ -138,9 +120,16 @@ impl BlasLibrary {
         let tried: Vec<String> = match &dirs {
             Some(dirs) => dirs
                 .iter()
-                .flat_map(|d| family.candidates().iter().map(move |n| format!("{d}/{n}")))
+                .flat_map(|d| {
+                    library_names(family)
+                        .iter()
+                        .map(move |n| format!("{d}/{n}"))
+                })
                 .collect(),
-            None => family.candidates().iter().map(|n| n.to_string()).collect(),
+            None => library_names(family)
+                .iter()
+                .map(|n| n.to_string())
+                .collect(),
         };
         for name in &tried {
             if let Ok(lib) = BlasLibrary::open(name) {
@@ -149,8 +138,8 @@ impl BlasLibrary {
         }
         Err(format!(
             "--blas {}: no {} library found (tried {}{}); install {} or give the library's path: --blas /path/to/lib.so",
-            family.name(),
-            family.name(),
+            family.as_str(),
+            family.as_str(),
             if tried.is_empty() {
                 "nothing".to_string()
             } else {
@@ -161,7 +150,7 @@ impl BlasLibrary {
             } else {
                 ""
             },
-            family.package()
+            package(family)
         ))
     }
 
@@ -255,16 +244,11 @@ impl BlasLibrary {
         }
     }
 
-    /// Solves A x = b in place with dgesv: `a` (column-major, leading
-    /// dimension `lda`) becomes its LU factors and `b` becomes x. Returns the
-    /// time of the dgesv call alone, taken on the thread that makes it.
-    pub fn solve(
-        &self,
-        n: usize,
-        a: &mut [f64],
-        lda: usize,
-        b: &mut [f64],
-    ) -> Result<Duration, SolveError> {
+    /// Solves the equations in place with dgesv (A becomes its LU factors
+    /// and b becomes x). Returns the time of the dgesv call alone, taken on
+    /// the thread that makes it.
+    pub fn solve(&self, eq: Equations<'_>) -> Result<Duration, SolveError> {
+        let Equations { n, a, lda, b } = eq;
         assert!(a.len() >= lda * n && b.len() >= n && lda >= n.max(1));
         let _turn = CALLS.lock().unwrap_or_else(|e| e.into_inner());
         let (info, time) = match self.dgesv {

@@ -5,81 +5,35 @@
 //! peak. The solver is the pure-Rust LU (faer) or the node's BLAS loaded at
 //! run time (`--blas`).
 //!
-//! - matrix.rs: the seeded system, leading dimension, memory sizing, and the
-//!   residual check.
+//! Modules, bottom up (each uses only those above it in this list):
+//! - error.rs: why a solve failed. config.rs: `--blas`, the orders, the
+//!   defaults and their check.
+//! - matrix.rs: the seeded system, leading dimension, memory sizing, HPL's
+//!   flop count and the residual check.
 //! - rust.rs: the faer backend. blas.rs: dlopen'd dgesv (OpenBLAS, MKL,
-//!   libFLAME, any LAPACK). backend.rs: `--blas` and `auto`'s calibration.
+//!   libFLAME, any LAPACK).
+//! - backend.rs: the solver `--blas` names, and `auto`'s calibration.
+//! - this file: the `cpu.linpack` benchmark.
 
 pub mod backend;
 pub mod blas;
+pub mod config;
+pub mod error;
 pub mod matrix;
 pub mod rust;
 
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::buffer::FIT_FRACTION;
+use nodebench_core::config::Config;
 use nodebench_core::inventory::available_memory_bytes;
+use nodebench_core::names::linpack::{self as names, label::TRIAL, param};
 use nodebench_core::peak;
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Better, Metric, Reference, Unit};
 
-use crate::backend::{BlasChoice, Selection, select};
-use crate::matrix::{Kind, System, THRESHOLD, bytes_needed, largest_order};
-
-/// Floating-point operations HPL counts for a system of order `n`:
-/// 2/3 n^3 + 3/2 n^2.
-pub fn flops(n: usize) -> f64 {
-    let n = n as f64;
-    2.0 / 3.0 * n * n * n + 1.5 * n * n
-}
-
-/// The orders Intel's sample run uses, and ours by default.
-pub const DEFAULT_SIZES: [usize; 4] = [1000, 2000, 5000, 10000];
-
-/// The memory fraction `--full` uses when `--memory-fraction` is not given.
-pub const FULL_MEMORY_FRACTION: f64 = 0.8;
-
-/// Which orders to solve.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Sizes {
-    /// These orders, in this order.
-    List(Vec<usize>),
-    /// The largest order whose system fits in this fraction of the memory
-    /// available when the run starts.
-    MemoryFraction(f64),
-}
-
-/// Options of `cpu linpack`.
-#[derive(Debug, Clone)]
-pub struct LinpackConfig {
-    /// Orders to solve.
-    pub sizes: Sizes,
-    /// Trials per order.
-    pub trials: usize,
-    /// The backend.
-    pub blas: BlasChoice,
-    /// Solver threads (default: every CPU this process may run on).
-    pub threads: Option<usize>,
-    /// Ask for transparent huge pages for A.
-    pub hugepages: bool,
-    /// Seed of the random matrix.
-    pub seed: u64,
-    /// The matrix to build: random, or (for tests) exactly singular.
-    pub matrix: Kind,
-}
-
-impl Default for LinpackConfig {
-    fn default() -> Self {
-        LinpackConfig {
-            sizes: Sizes::List(DEFAULT_SIZES.to_vec()),
-            trials: 4,
-            blas: BlasChoice::Auto,
-            threads: None,
-            hugepages: true,
-            seed: 42,
-            matrix: Kind::Random,
-        }
-    }
-}
+use crate::backend::{Selection, select};
+use crate::config::{LinpackConfig, Sizes};
+use crate::matrix::{System, THRESHOLD, bytes_needed, flops, largest_order};
 
 /// The `cpu.linpack` benchmark: one result per order.
 pub struct Linpack {
@@ -88,17 +42,12 @@ pub struct Linpack {
 }
 
 impl Linpack {
-    /// The orders to solve, each checked against the memory available now,
-    /// before anything is allocated.
+    /// The orders to solve (of a valid config), each checked against the
+    /// memory available now, before anything is allocated.
     fn orders(&self) -> Result<Vec<usize>, BenchError> {
         let available = available_memory_bytes();
         match &self.config.sizes {
             Sizes::MemoryFraction(f) => {
-                if !(*f > 0.0 && *f <= 1.0) {
-                    return Err(BenchError::Invalid(format!(
-                        "--memory-fraction: expected a fraction in (0, 1], got {f}"
-                    )));
-                }
                 let avail = available.ok_or_else(|| {
                     BenchError::System(
                         "--memory-fraction: available memory is unknown (no MemAvailable in /proc/meminfo); give --sizes".into(),
@@ -115,11 +64,6 @@ impl Linpack {
                 Ok(vec![n])
             }
             Sizes::List(sizes) => {
-                if sizes.is_empty() || sizes.contains(&0) {
-                    return Err(BenchError::Invalid(
-                        "--sizes: expected positive orders, e.g. 1000,2000,5000".into(),
-                    ));
-                }
                 if let Some(avail) = available {
                     let budget = (avail as f64 * FIT_FRACTION) as u64;
                     if let Some(&n) = sizes.iter().find(|&&n| bytes_needed(n) > budget) {
@@ -139,16 +83,16 @@ impl Linpack {
 
 impl Benchmark for Linpack {
     fn id(&self) -> &'static str {
-        "cpu.linpack"
+        names::LINPACK
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        self.validate()?;
         let c = &self.config;
-        if c.trials == 0 {
-            return Err(BenchError::Invalid(
-                "--trials: expected a positive count".into(),
-            ));
-        }
         let orders = self.orders()?;
         let threads = c
             .threads
@@ -166,23 +110,22 @@ impl Benchmark for Linpack {
             }
             let mut system = System::new(n, c.seed, c.matrix, c.hugepages, "--sizes")
                 .map_err(BenchError::System)?;
-            let lda = system.lda;
             let mut result = BenchResult::new(self.id());
-            result.set_param("n", n);
-            result.set_param("lda", lda);
-            result.set_param("align_kib", system.alignment() / 1024);
-            result.set_param("trials", c.trials);
-            result.set_param("threads", threads);
-            result.set_param("backend", solver.name());
-            result.set_param("backend_version", solver.version());
+            result.set_param(param::N, n);
+            result.set_param(param::LDA, system.lda);
+            result.set_param(param::ALIGN_KIB, system.alignment() / 1024);
+            result.set_param(param::TRIALS, c.trials);
+            result.set_param(param::THREADS, threads);
+            result.set_param(param::BACKEND, solver.name());
+            result.set_param(param::BACKEND_VERSION, solver.version());
             if !notes.is_empty() {
-                result.set_param("backend_selection", &notes);
+                result.set_param(param::BACKEND_SELECTION, &notes);
             }
-            result.set_param("flops_counted", "2/3 n^3 + 3/2 n^2 per solve, as HPL");
-            result.set_param("seed", c.seed);
+            result.set_param(param::FLOPS_COUNTED, "2/3 n^3 + 3/2 n^2 per solve, as HPL");
+            result.set_param(param::SEED, c.seed);
             match &peak {
-                Ok(p) => result.set_param("peak", p.describe(true)),
-                Err(why) => result.set_param("peak", format!("unknown: {why}")),
+                Ok(p) => result.set_param(param::PEAK, p.describe(true)),
+                Err(why) => result.set_param(param::PEAK, format!("unknown: {why}")),
             }
 
             ctx.progress
@@ -195,7 +138,7 @@ impl Benchmark for Linpack {
                 }
                 system.fill(threads);
                 let mut x = system.rhs();
-                let secs = match solver.solve(n, system.matrix_mut(), lda, &mut x) {
+                let secs = match solver.solve(system.equations(&mut x)) {
                     Ok(time) => time.as_secs_f64(),
                     Err(e) => {
                         failures.push(format!("trial {trial}: {e}"));
@@ -206,25 +149,31 @@ impl Benchmark for Linpack {
                 let rate = flops(n) / secs;
                 rates.push(rate);
                 result.metrics.push(
-                    Metric::new("time", secs, Unit::Seconds, Better::Lower).label("trial", trial),
+                    Metric::new(names::TIME, secs, Unit::Seconds, Better::Lower)
+                        .label(TRIAL, trial),
                 );
                 result.metrics.push(
-                    Metric::new("rate", rate, Unit::FlopsPerSecond, Better::Higher)
-                        .label("trial", trial)
+                    Metric::new(names::RATE, rate, Unit::FlopsPerSecond, Better::Higher)
+                        .label(TRIAL, trial)
                         .with_reference(reference.clone()),
                 );
                 result.metrics.push(
-                    Metric::new("residual", residual.residual, Unit::Count, Better::Lower)
-                        .label("trial", trial),
+                    Metric::new(
+                        names::RESIDUAL,
+                        residual.residual,
+                        Unit::Count,
+                        Better::Lower,
+                    )
+                    .label(TRIAL, trial),
                 );
                 result.metrics.push(
                     Metric::new(
-                        "residual_norm",
+                        names::RESIDUAL_NORM,
                         residual.normalised,
                         Unit::Count,
                         Better::Lower,
                     )
-                    .label("trial", trial),
+                    .label(TRIAL, trial),
                 );
                 if !residual.passed() {
                     failures.push(format!(
@@ -238,7 +187,7 @@ impl Benchmark for Linpack {
             if !rates.is_empty() {
                 let avg = rates.iter().sum::<f64>() / rates.len() as f64;
                 let max = rates.iter().cloned().fold(0.0, f64::max);
-                for (name, v) in [("rate_average", avg), ("rate_maximal", max)] {
+                for (name, v) in [(names::RATE_AVERAGE, avg), (names::RATE_MAXIMAL, max)] {
                     result.metrics.push(
                         Metric::new(name, v, Unit::FlopsPerSecond, Better::Higher)
                             .with_reference(reference.clone()),
@@ -250,7 +199,8 @@ impl Benchmark for Linpack {
             } else if ctx.cancel.is_cancelled() {
                 result.mark_cancelled();
             }
-            ctx.sink.record(result)?;
+            // A failed order does not stop the next one, as Intel's LINPACK.
+            ctx.record(result)?;
         }
         Ok(())
     }

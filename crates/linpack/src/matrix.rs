@@ -2,33 +2,40 @@
 //! [-0.5, 0.5), stored column-major in a page-aligned buffer with a padded
 //! leading dimension, and the HPL residual check.
 //!
-//! The generator is counter-based (element k of the stream is SplitMix64 of
-//! `seed + (k + 1) * golden`), so any element can be regenerated on its own:
-//! the check rebuilds A from the seed instead of keeping a second copy, as
-//! HPL does, and both the fill and the check run in parallel.
+//! The generator is counter-based (element k of the SplitMix64 stream
+//! seeded with `seed`), so any element can be regenerated on its own: the
+//! check rebuilds A from the seed instead of keeping a second copy, as HPL
+//! does, and both the fill and the check run in parallel.
 
 use nodebench_core::buffer::Buffer;
+use nodebench_core::rng::{GOLDEN_GAMMA, splitmix64};
 
-/// SplitMix64's increment (the golden ratio in 64-bit fixed point).
-const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+use crate::config::Kind;
 
-/// Element `k` of the seeded stream, uniform in [-0.5, 0.5).
+/// Floating-point operations HPL counts for a system of order `n`:
+/// 2/3 n^3 + 3/2 n^2.
+pub fn flops(n: usize) -> f64 {
+    let n = n as f64;
+    2.0 / 3.0 * n * n * n + 1.5 * n * n
+}
+
+/// Element `k` of the stream seeded with `seed`, uniform in [-0.5, 0.5).
 fn element(seed: u64, k: u64) -> f64 {
-    let mut z = seed.wrapping_add(k.wrapping_add(1).wrapping_mul(GOLDEN));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
+    let z = splitmix64(seed.wrapping_add(k.wrapping_mul(GOLDEN_GAMMA)));
     (z >> 11) as f64 * (1.0 / (1u64 << 53) as f64) - 0.5
 }
 
-/// Which matrix to build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Uniform random entries: non-singular with probability one.
-    Random,
-    /// Random, with column 0 set to zero: exactly singular, for the tests
-    /// that the check never passes a singular system.
-    ZeroColumn,
+/// A system to solve in place: A (column-major, leading dimension `lda`)
+/// becomes its LU factors and b becomes x.
+pub struct Equations<'a> {
+    /// Order of the system.
+    pub n: usize,
+    /// A, `lda * n` elements.
+    pub a: &'a mut [f64],
+    /// Leading dimension of A.
+    pub lda: usize,
+    /// b on entry, x on return.
+    pub b: &'a mut [f64],
 }
 
 /// The leading dimension used for order `n`: `n` rounded up to whole cache
@@ -143,6 +150,17 @@ impl System {
         unsafe { self.a.part(0..self.a.len()) }
     }
 
+    /// A (as last filled) with the right-hand side `b`, ready to solve.
+    pub fn equations<'a>(&'a mut self, b: &'a mut [f64]) -> Equations<'a> {
+        let (n, lda) = (self.n, self.lda);
+        Equations {
+            n,
+            a: self.matrix_mut(),
+            lda,
+            b,
+        }
+    }
+
     /// HPL's check of a solution x of the original system (A and b are
     /// regenerated from the seed, so this works after A was factored in
     /// place), with `threads` threads each owning a band of rows.
@@ -234,6 +252,22 @@ impl Residual {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entries_are_the_splitmix64_stream_of_the_seed() {
+        // Values of the generator as first written (SplitMix64 of
+        // seed + (k + 1) * golden, by hand): the matrices, and so every
+        // stored residual, stay the same.
+        for (seed, k, bits) in [
+            (42, 0, 0x3fce_eb99_1317_f5b4_u64),
+            (42, 1, 0xbfd5_c407_3313_6644),
+            (42, 999_999, 0x3fd7_0dbc_cbd7_c31e),
+            (7, 123_456_789, 0x3fc4_b600_9834_0e3c),
+            (u64::MAX, u64::MAX, 0x3fca_682a_fe79_65dc),
+        ] {
+            assert_eq!(element(seed, k).to_bits(), bits, "seed {seed}, k {k}");
+        }
+    }
 
     #[test]
     fn entries_are_uniform_in_the_half_interval() {

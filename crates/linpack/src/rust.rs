@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use faer::{MatMut, Par};
 
-use crate::backend::SolveError;
+use crate::error::SolveError;
+use crate::matrix::Equations;
 
 /// faer's version, as recorded with results.
 pub const FAER_VERSION: &str = "0.24";
@@ -33,16 +34,11 @@ impl RustSolver {
         Ok(RustSolver { pool, threads })
     }
 
-    /// Solves A x = b in place: `a` (column-major, leading dimension `lda`)
-    /// becomes its LU factors and `b` becomes x. Returns the time of the
-    /// factorisation and the triangular solves.
-    pub fn solve(
-        &self,
-        n: usize,
-        a: &mut [f64],
-        lda: usize,
-        b: &mut [f64],
-    ) -> Result<Duration, SolveError> {
+    /// Solves the equations in place (A becomes its LU factors and b
+    /// becomes x). Returns the time of the factorisation and the triangular
+    /// solves.
+    pub fn solve(&self, eq: Equations<'_>) -> Result<Duration, SolveError> {
+        let Equations { n, a, lda, b } = eq;
         let par = if self.threads > 1 {
             Par::rayon(self.threads)
         } else {

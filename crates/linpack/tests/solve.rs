@@ -3,11 +3,10 @@
 //! singular matrix never passing.
 
 use nodebench_core::bench::{Cancel, collect};
+use nodebench_core::names::linpack::{self as names, param};
 use nodebench_core::{BenchResult, ResultStatus, inventory};
-use nodebench_linpack::backend::BlasChoice;
-use nodebench_linpack::blas::Family;
-use nodebench_linpack::matrix::Kind;
-use nodebench_linpack::{Linpack, LinpackConfig, Sizes};
+use nodebench_linpack::Linpack;
+use nodebench_linpack::config::{BlasChoice, Family, Kind, LinpackConfig, Sizes};
 
 fn run(blas: BlasChoice, sizes: &[usize], trials: usize, matrix: Kind) -> Vec<BenchResult> {
     let bench = Linpack {
@@ -24,23 +23,28 @@ fn run(blas: BlasChoice, sizes: &[usize], trials: usize, matrix: Kind) -> Vec<Be
 }
 
 fn count(r: &BenchResult, name: &str) -> usize {
-    r.metrics.iter().filter(|m| m.name == name).count()
+    r.metrics_named(name).count()
 }
 
 fn check_passed(results: &[BenchResult], sizes: &[usize], trials: usize, backend: &str) {
     assert_eq!(results.len(), sizes.len());
     for (r, &n) in results.iter().zip(sizes) {
         assert_eq!(r.status, ResultStatus::Passed, "{:?}", r.error);
-        assert_eq!(r.parameters["n"], n);
-        assert_eq!(r.parameters["backend"], backend);
-        for name in ["time", "rate", "residual", "residual_norm"] {
+        assert_eq!(r.param(param::N).unwrap(), n);
+        assert_eq!(r.param(param::BACKEND).unwrap(), backend);
+        for name in [
+            names::TIME,
+            names::RATE,
+            names::RESIDUAL,
+            names::RESIDUAL_NORM,
+        ] {
             assert_eq!(count(r, name), trials, "{name}");
         }
-        for m in r.metrics.iter().filter(|m| m.name == "residual_norm") {
+        for m in r.metrics_named(names::RESIDUAL_NORM) {
             assert!(m.value < 16.0 && m.value > 0.0, "{}", m.value);
         }
-        let max = r.metrics.iter().find(|m| m.name == "rate_maximal").unwrap();
-        let avg = r.metrics.iter().find(|m| m.name == "rate_average").unwrap();
+        let max = r.metric(names::RATE_MAXIMAL, &[]).unwrap();
+        let avg = r.metric(names::RATE_AVERAGE, &[]).unwrap();
         assert!(max.value >= avg.value && avg.value > 0.0);
     }
 }
@@ -81,6 +85,10 @@ fn a_singular_matrix_fails_with_every_backend() {
         assert_eq!(r.status, ResultStatus::Failed, "{blas:?}");
         let error = r.error.as_deref().unwrap_or_default();
         assert!(error.contains("singular"), "{blas:?}: {error}");
-        assert_eq!(count(r, "rate_maximal"), 0, "no figures for a failed solve");
+        assert_eq!(
+            count(r, names::RATE_MAXIMAL),
+            0,
+            "no figures for a failed solve"
+        );
     }
 }

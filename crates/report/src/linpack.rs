@@ -1,33 +1,32 @@
-//! `cpu.linpack` results printed as Intel's optimized LINPACK prints them
-//! (seeds/002): one line per trial with Size, LDA, Align., Time(s), GFlops,
+//! `cpu.linpack` results printed as Intel's optimized LINPACK prints them:
+//! one line per trial with Size, LDA, Align., Time(s), GFlops,
 //! Residual, Residual(norm) and Check, then the Performance Summary with
 //! the average and maximal GFLOPS per size. Every GFLOPS figure is followed
 //! by its % of the theoretical peak. Figures come from the metrics only.
 
 use std::fmt::Write as _;
 
+use nodebench_core::names::linpack::{self as names, label::TRIAL, param};
 use nodebench_core::{BenchResult, Metric, ResultStatus};
-
-/// Benchmark id of LINPACK.
-const BENCHMARK: &str = "cpu.linpack";
 
 /// True for a LINPACK result.
 pub fn is_linpack(result: &BenchResult) -> bool {
-    result.benchmark == BENCHMARK
+    result.benchmark == names::LINPACK
 }
 
+/// Parameter `key` as printed: strings bare, other values as JSON, nothing
+/// when absent.
 fn param(r: &BenchResult, key: &str) -> String {
-    match r.parameters.get(key) {
+    match r.param(key) {
         Some(serde_json::Value::String(s)) => s.clone(),
         Some(v) => v.to_string(),
         None => String::new(),
     }
 }
 
-fn metric<'a>(r: &'a BenchResult, name: &str, trial: Option<u64>) -> Option<&'a Metric> {
-    r.metrics.iter().find(|m| {
-        m.name == name && m.labels.get("trial").map(|t| t.parse::<u64>().ok()) == trial.map(Some)
-    })
+/// Metric `name` of trial `trial`.
+fn of_trial<'a>(r: &'a BenchResult, name: &str, trial: u64) -> Option<&'a Metric> {
+    r.metric(name, &[(TRIAL, &trial.to_string())])
 }
 
 /// `64.1234 (62.9%)`, or the bare GFLOPS when the peak is unknown.
@@ -58,9 +57,9 @@ fn c_exp(v: f64) -> String {
 fn size_columns(r: &BenchResult) -> String {
     format!(
         "{:<7} {:<7} {:<6}",
-        param(r, "n"),
-        param(r, "lda"),
-        param(r, "align_kib")
+        param(r, param::N),
+        param(r, param::LDA),
+        param(r, param::ALIGN_KIB)
     )
 }
 
@@ -77,16 +76,16 @@ pub fn report(results: &[&BenchResult]) -> String {
     let _ = writeln!(
         out,
         "Backend: {} ({})",
-        param(first, "backend"),
-        param(first, "backend_version")
+        param(first, param::BACKEND),
+        param(first, param::BACKEND_VERSION)
     );
-    if let Some(serde_json::Value::Array(notes)) = first.parameters.get("backend_selection") {
+    if let Some(serde_json::Value::Array(notes)) = first.param(param::BACKEND_SELECTION) {
         for n in notes {
             let _ = writeln!(out, "  {}", n.as_str().unwrap_or_default());
         }
     }
-    let _ = writeln!(out, "Number of threads: {}", param(first, "threads"));
-    let _ = writeln!(out, "Peak: {}", param(first, "peak"));
+    let _ = writeln!(out, "Number of threads: {}", param(first, param::THREADS));
+    let _ = writeln!(out, "Peak: {}", param(first, param::PEAK));
     let _ = writeln!(
         out,
         "GFlops count 2/3 n^3 + 3/2 n^2 per solve, as HPL; Align. in KiB."
@@ -98,13 +97,13 @@ pub fn report(results: &[&BenchResult]) -> String {
         "Size", "LDA", "Align.", "Time(s)", "GFlops", "Residual", "Residual(norm)"
     );
     for r in results {
-        let trials: u64 = param(r, "trials").parse().unwrap_or(0);
+        let trials: u64 = param(r, param::TRIALS).parse().unwrap_or(0);
         for t in 1..=trials {
             let (Some(time), Some(rate), Some(res), Some(norm)) = (
-                metric(r, "time", Some(t)),
-                metric(r, "rate", Some(t)),
-                metric(r, "residual", Some(t)),
-                metric(r, "residual_norm", Some(t)),
+                of_trial(r, names::TIME, t),
+                of_trial(r, names::RATE, t),
+                of_trial(r, names::RESIDUAL, t),
+                of_trial(r, names::RESIDUAL_NORM, t),
             ) else {
                 continue;
             };
@@ -142,8 +141,8 @@ pub fn report(results: &[&BenchResult]) -> String {
     );
     for r in results {
         if let (Some(avg), Some(max)) = (
-            metric(r, "rate_average", None),
-            metric(r, "rate_maximal", None),
+            r.metric(names::RATE_AVERAGE, &[]),
+            r.metric(names::RATE_MAXIMAL, &[]),
         ) {
             let _ = writeln!(
                 out,
@@ -167,6 +166,108 @@ pub fn report(results: &[&BenchResult]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nodebench_core::{Better, Reference, Unit};
+
+    /// A result of order `n` with two trials, as the benchmark records it.
+    fn result(n: usize, residual_norm: f64) -> BenchResult {
+        let mut r = BenchResult::new(names::LINPACK);
+        r.set_param(param::N, n);
+        r.set_param(param::LDA, n + 8);
+        r.set_param(param::ALIGN_KIB, 4);
+        r.set_param(param::TRIALS, 2);
+        r.set_param(param::THREADS, 2);
+        r.set_param(param::BACKEND, "rust");
+        r.set_param(param::BACKEND_VERSION, "faer 0.24 (pure Rust)");
+        r.set_param(param::PEAK, "theoretical peak: 100 GFLOPS");
+        let peak = Some(Reference {
+            name: "peak".into(),
+            value: 100e9,
+        });
+        for (trial, secs, rate) in [(1, 0.5, 40e9), (2, 0.25, 80e9)] {
+            r.metrics.extend([
+                Metric::new(names::TIME, secs, Unit::Seconds, Better::Lower).label(TRIAL, trial),
+                Metric::new(names::RATE, rate, Unit::FlopsPerSecond, Better::Higher)
+                    .label(TRIAL, trial)
+                    .with_reference(peak.clone()),
+                Metric::new(names::RESIDUAL, 1e-12, Unit::Count, Better::Lower).label(TRIAL, trial),
+                Metric::new(
+                    names::RESIDUAL_NORM,
+                    residual_norm,
+                    Unit::Count,
+                    Better::Lower,
+                )
+                .label(TRIAL, trial),
+            ]);
+        }
+        for (name, rate) in [(names::RATE_AVERAGE, 60e9), (names::RATE_MAXIMAL, 80e9)] {
+            r.metrics.push(
+                Metric::new(name, rate, Unit::FlopsPerSecond, Better::Higher)
+                    .with_reference(peak.clone()),
+            );
+        }
+        r
+    }
+
+    fn words(line: &str) -> Vec<&str> {
+        line.split_whitespace().collect()
+    }
+
+    #[test]
+    fn prints_a_line_per_trial_and_the_performance_summary() {
+        let (a, b) = (result(1000, 0.02), result(2000, 0.03));
+        let text = report(&[&a, &b]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "Backend: rust (faer 0.24 (pure Rust))");
+        assert_eq!(lines[2], "Number of threads: 2");
+        assert_eq!(lines[3], "Peak: theoretical peak: 100 GFLOPS");
+        let trials: Vec<Vec<&str>> = lines
+            .iter()
+            .filter(|l| l.ends_with("PASSED") && !l.starts_with("Residual"))
+            .map(|l| words(l))
+            .collect();
+        assert_eq!(trials.len(), 4, "{text}");
+        assert_eq!(
+            trials[1],
+            [
+                "1000",
+                "1008",
+                "4",
+                "0.250",
+                "80.0000",
+                "(80.0%)",
+                "1.000000e-12",
+                "2.000000e-02",
+                "PASSED"
+            ]
+        );
+        let summary = lines
+            .iter()
+            .position(|l| *l == "Performance Summary (GFlops)")
+            .unwrap();
+        assert_eq!(
+            words(lines[summary + 4]),
+            [
+                "2000", "2008", "4", "60.0000", "(60.0%)", "80.0000", "(80.0%)"
+            ]
+        );
+        assert_eq!(lines.last(), Some(&"Residual checks PASSED"));
+    }
+
+    #[test]
+    fn a_failed_order_prints_failed_lines_and_fails_the_run() {
+        let mut r = result(1000, 20.0);
+        r.mark_failed("trial 1: normalised residual 2.000000e+01 is not below 16 (FAILED)");
+        let text = report(&[&r]);
+        let trials = text
+            .lines()
+            .filter(|l| l.starts_with("1000") && l.ends_with(" FAILED"));
+        assert_eq!(trials.count(), 2, "{text}");
+        assert!(
+            text.contains("1000    1008    4      FAILED: trial 1: normalised residual"),
+            "{text}"
+        );
+        assert_eq!(text.lines().last(), Some("Residual checks FAILED"));
+    }
 
     #[test]
     fn residuals_print_with_c_exponents() {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use comfy_table::{CellAlignment, Table, presets};
+use nodebench_core::names::cpu;
 use nodebench_core::{BenchResult, Metric, Run, Unit};
 
 use crate::format;
@@ -83,7 +84,7 @@ pub fn result_table(result: &BenchResult) -> String {
     if let [t] = threads[..] {
         let _ = write!(heading, "  threads={t}");
     }
-    if let Some(serde_json::Value::String(isa)) = result.parameters.get("isa") {
+    if let Some(serde_json::Value::String(isa)) = result.param(cpu::param::ISA) {
         let _ = write!(heading, "  isa={isa}");
     }
     let _ = writeln!(out, "{heading}");
@@ -111,7 +112,7 @@ pub fn result_table(result: &BenchResult) -> String {
     if result.benchmark == "http.download" {
         out.push_str(&crate::http_sweep::download_lines(result));
     }
-    if let Some(serde_json::Value::String(p)) = result.parameters.get("peak") {
+    if let Some(serde_json::Value::String(p)) = result.param(cpu::param::PEAK) {
         let _ = writeln!(out, "(%) = percent of the {p}");
     }
     out
@@ -316,15 +317,16 @@ pub fn run_report(run: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nodebench_core::names::labels::{KERNEL, THREADS};
     use nodebench_core::{Better, Reference, Unit};
 
     fn scaling_result() -> BenchResult {
-        let mut r = BenchResult::new("cpu.ops");
+        let mut r = BenchResult::new(cpu::OPS);
         for (t, v) in [(1, 50e9), (2, 100e9)] {
             r.metrics.push(
-                Metric::new("rate", v, Unit::FlopsPerSecond, Better::Higher)
-                    .label("kernel", "f64.vector")
-                    .label("threads", t)
+                Metric::new(cpu::RATE, v, Unit::FlopsPerSecond, Better::Higher)
+                    .label(KERNEL, "f64.vector")
+                    .label(THREADS, t)
                     .with_reference(Some(Reference {
                         name: "peak".into(),
                         value: 100e9,

@@ -1,4 +1,50 @@
 //! Names of the CPU op-rate benchmark's results.
+//!
+//! The kernel and thread count of a figure are the shared label keys
+//! [`super::labels::KERNEL`] and [`super::labels::THREADS`].
 
 /// Benchmark id of the op-rate kernels.
 pub const OPS: &str = "cpu.ops";
+
+/// Metric: operations (integer) or flop (floating point) per second of one
+/// kernel, scaling mode and thread count; the median of the repeats.
+pub const RATE: &str = "rate";
+/// Metric: the rate at a thread count over the one-thread rate of the same
+/// kernel and scaling mode.
+pub const SPEEDUP: &str = "speedup";
+/// Metric: speedup per thread, in percent (100 % is perfect scaling).
+pub const EFFICIENCY: &str = "efficiency";
+
+/// Label keys of the op-rate figures.
+pub mod label {
+    /// Scaling mode of a figure: `strong` (fixed total work) or `weak`
+    /// (fixed work per thread).
+    pub const SCALING: &str = "scaling";
+}
+
+/// Parameter names of an op-rate result (one result per kernel).
+pub mod param {
+    /// The kernel measured (`f64.vector`).
+    pub const KERNEL: &str = "kernel";
+    /// The instructions the kernel runs on this CPU (`AVX2+FMA 256-bit FMA`).
+    pub const ISA: &str = "isa";
+    /// The thread counts measured, in order.
+    pub const THREADS: &str = "threads";
+    /// Target time of one single-thread measurement, in seconds.
+    pub const DURATION_S: &str = "duration_s";
+    /// Reported repeats per cell.
+    pub const REPEATS: &str = "repeats";
+    /// Unreported warm-up runs per cell.
+    pub const WARMUP: &str = "warmup";
+    /// The scaling modes measured (`["strong", "weak"]`).
+    pub const SCALING: &str = "scaling";
+    /// Whether the worker threads were pinned to CPUs.
+    pub const PINNED: &str = "pinned";
+    /// Operations (or flop) one loop iteration of the kernel performs.
+    pub const OPS_PER_ITERATION: &str = "ops_per_iteration";
+    /// Loop iterations of one unit of work (about `duration` on one thread).
+    pub const ITERATIONS_PER_UNIT: &str = "iterations_per_unit";
+    /// The theoretical peak the floating-point rates are set against, in
+    /// words (`unknown: why` when it could not be computed).
+    pub const PEAK: &str = "peak";
+}
