@@ -15,6 +15,7 @@ mod figures;
 use std::sync::Barrier;
 use std::time::Instant;
 
+use nodebench_core::BenchResult;
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::config::{Choice, Config};
 use nodebench_core::names::disk::{self as names, param};
@@ -24,7 +25,6 @@ use figures::{TestFigures, record_cell};
 
 use crate::job::{self, EndSync, Engine, JobOutcome, JobSpec, Rw, Siblings};
 use crate::scratch::{self, OpenMode, ScratchFile};
-use nodebench_core::BenchResult;
 
 /// The `disk.iozone` benchmark.
 #[derive(Debug, Clone)]
@@ -83,24 +83,11 @@ enum CellEnd {
     Cancelled,
 }
 
-/// The tests of one cell that finished, and how the cell ended.
-struct Cell {
-    figures: Vec<(Test, TestFigures)>,
-    end: CellEnd,
-}
-
 impl Iozone {
-    /// Runs the tests of one cell on every worker, keeping the figures of
-    /// the tests that finished when one fails or the run is cancelled.
-    fn run_cell(&self, ctx: &mut Context<'_>, file_size: u64, record: u64) -> Cell {
-        let mut figures = Vec::new();
-        let end = self.run_tests(ctx, file_size, record, &mut figures);
-        Cell { figures, end }
-    }
-
-    /// [`run_cell`](Self::run_cell)'s work: pushes each finished test's
-    /// figures onto `done` and says how the cell ended.
-    fn run_tests(
+    /// Runs the tests of one cell on every worker, pushing each finished
+    /// test's figures onto `done` (so they are kept when a later test fails
+    /// or the run is cancelled), and says how the cell ended.
+    fn run_cell(
         &self,
         ctx: &mut Context<'_>,
         file_size: u64,
@@ -204,8 +191,8 @@ impl Iozone {
         CellEnd::Done
     }
 
-    /// The parameters of the result of one file size.
-    fn result(&self, file_size: u64, records: &[u64]) -> BenchResult {
+    /// A new result for one file size, with the run's parameters.
+    fn new_result(&self, file_size: u64, records: &[u64]) -> BenchResult {
         let c = &self.config;
         let mut result = BenchResult::new(self.id());
         result.set_param(param::DIR, c.dir.display().to_string());
@@ -308,18 +295,19 @@ impl Benchmark for Iozone {
             if ctx.cancel.is_cancelled() {
                 break;
             }
-            let mut result = self.result(*file_size, records);
+            let mut result = self.new_result(*file_size, records);
             for &record in records {
-                let cell = self.run_cell(ctx, *file_size, record);
+                let mut figures = Vec::new();
+                let end = self.run_cell(ctx, *file_size, record, &mut figures);
                 record_cell(
                     &mut result,
-                    &cell.figures,
+                    &figures,
                     *file_size,
                     record,
                     c.workers,
                     c.workers > 1,
                 );
-                match cell.end {
+                match end {
                     CellEnd::Done => {}
                     CellEnd::Failed(e) => {
                         result.mark_failed(e);
