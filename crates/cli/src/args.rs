@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use nodebench_core::config::Choice;
 use nodebench_core::{affinity, units};
 
 /// nodebench: benchmark a compute node and the server stack on it.
@@ -830,17 +831,31 @@ fn parse_block_op(s: &str) -> Result<nodebench_memory::blocks::BlockOp, String> 
     })
 }
 
+/// The names of `T`, as "a, b or c".
+fn one_of<T: Choice>() -> String {
+    let names: Vec<&str> = T::ALL.iter().map(|v| v.as_str()).collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 fn parse_iozone_test(s: &str) -> Result<nodebench_disk::iozone::Test, String> {
-    nodebench_disk::iozone::Test::parse(s).ok_or_else(|| {
+    s.parse().map_err(|_| {
         format!(
-            "unknown test '{s}': expected write, rewrite, read, reread, random_read, random_write, backward_read, record_rewrite, stride_read, fwrite, frewrite, fread, freread, pwrite, pread or mixed"
+            "unknown test '{s}': expected {}",
+            one_of::<nodebench_disk::iozone::Test>()
         )
     })
 }
 
 fn parse_disk_op(s: &str) -> Result<nodebench_disk::blocks::DiskOp, String> {
-    nodebench_disk::blocks::DiskOp::parse(s).ok_or_else(|| {
-        format!("unknown operation '{s}': expected seq_read, rand_read or read_write")
+    s.parse().map_err(|_| {
+        format!(
+            "unknown operation '{s}': expected {}",
+            one_of::<nodebench_disk::blocks::DiskOp>()
+        )
     })
 }
 

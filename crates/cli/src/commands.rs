@@ -15,7 +15,7 @@ use nodebench_cpu::config::{OpsConfig, Scaling};
 use nodebench_cpu::ops::CpuOps;
 use nodebench_disk::blocks::{DiskBlocks, DiskBlocksConfig};
 use nodebench_disk::dd::{Dd, DdConfig};
-use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
+use nodebench_disk::iozone::{Iozone, IozoneConfig};
 use nodebench_disk::job::Engine;
 use nodebench_http::download::{Download, DownloadConfig};
 use nodebench_http::load::{HttpLoad, LoadConfig, Model, RequestSpec};
@@ -205,13 +205,14 @@ fn latency(a: &LatencyArgs) -> Latency {
 }
 
 fn iozone(a: &IozoneArgs) -> Iozone {
+    let defaults = IozoneConfig::default();
     Iozone {
         config: IozoneConfig {
             dir: a.dir.clone(),
             file_size: a.file_size,
             record_size: a.record_size,
             tests: if a.tests.is_empty() {
-                Test::ALL.to_vec()
+                defaults.tests
             } else {
                 a.tests.clone()
             },
@@ -224,17 +225,19 @@ fn iozone(a: &IozoneArgs) -> Iozone {
             drop_caches: a.drop_caches,
             engine: match a.engine {
                 EngineArg::Psync => Engine::Psync,
-                EngineArg::IoUring => Engine::IoUring {
-                    depth: a.iodepth as u32,
-                },
+                EngineArg::IoUring => Engine::IoUring,
             },
+            iodepth: a.iodepth.try_into().unwrap_or(u32::MAX),
             verify: a.verify,
         },
     }
 }
 
 fn disk_blocks(a: &DiskBlocksArgs) -> DiskBlocks {
-    let mut c = DiskBlocksConfig::new(a.dir.clone());
+    let mut c = DiskBlocksConfig {
+        dir: a.dir.clone(),
+        ..DiskBlocksConfig::default()
+    };
     if !a.block_sizes.is_empty() {
         c.block_sizes = a.block_sizes.clone();
     }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use nodebench_core::bench::Benchmark;
 use nodebench_cpu::config::{OpsConfig, Scaling};
 use nodebench_cpu::ops::CpuOps;
-use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
+use nodebench_disk::iozone::{BASIC_TESTS, Iozone, IozoneConfig};
 use nodebench_http::loopback::HttpLoopback;
 use nodebench_linpack::Linpack;
 use nodebench_linpack::config::{LinpackConfig, Sizes};
@@ -49,17 +49,12 @@ pub fn quick() -> Vec<Box<dyn Benchmark>> {
     };
     let disk = Iozone {
         config: IozoneConfig {
-            tests: vec![
-                Test::Write,
-                Test::Rewrite,
-                Test::Read,
-                Test::Reread,
-                Test::RandomRead,
-                Test::RandomWrite,
-            ],
+            file_size: 256 << 20,
+            record_size: 64 << 10,
+            tests: BASIC_TESTS.to_vec(),
             fsync_in_timing: true,
             purge: true,
-            ..IozoneConfig::new(std::env::temp_dir(), 256 << 20, 64 << 10)
+            ..IozoneConfig::default()
         },
     };
     let net = Loopback {

@@ -1,7 +1,8 @@
 //! Large page-aligned buffers whose pages are left untouched until the
 //! threads that use them write them (first touch puts each page on the NUMA
 //! node of the thread that owns that part), and a check of free memory
-//! before anything is allocated.
+//! before anything is allocated. Every buffer starts on a page boundary, so
+//! it also serves as O_DIRECT I/O memory.
 
 use std::alloc::{Layout, alloc, dealloc};
 use std::ptr::NonNull;
@@ -11,6 +12,10 @@ use crate::units::format_bytes;
 
 /// Alignment of large buffers: 2 MiB, so transparent huge pages can back them.
 const HUGE_ALIGN: usize = 2 << 20;
+
+/// Alignment of every buffer at least: one page, which is also more than
+/// O_DIRECT asks of user memory on any file system in use (512 or 4096).
+pub const PAGE_ALIGN: usize = 4096;
 
 /// An uninitialised, aligned buffer of `len` elements of `T`, shared by the
 /// threads of a team; each thread writes only its own part.
@@ -27,9 +32,10 @@ unsafe impl<T: Copy + Send> Send for Buffer<T> {}
 unsafe impl<T: Copy + Sync> Sync for Buffer<T> {}
 
 impl<T: Copy> Buffer<T> {
-    /// Allocates `len` elements (pages untouched), asking for transparent
-    /// huge pages when `huge` and the buffer spans at least one. `what` names
-    /// the flag the size came from, for the error message.
+    /// Allocates `len` elements (pages untouched), aligned to [`PAGE_ALIGN`]
+    /// (2 MiB from 2 MiB up), asking for transparent huge pages when `huge`
+    /// and the buffer spans at least one. `what` names the flag the size came
+    /// from, for the error message.
     pub fn new(len: usize, huge: bool, what: &str) -> Result<Buffer<T>, String> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
@@ -38,7 +44,7 @@ impl<T: Copy> Buffer<T> {
         let align = if bytes >= HUGE_ALIGN {
             HUGE_ALIGN
         } else {
-            4096
+            PAGE_ALIGN
         };
         let layout = Layout::from_size_align(bytes, align).map_err(|e| format!("{what}: {e}"))?;
         // SAFETY: layout has a non-zero size.
@@ -49,9 +55,7 @@ impl<T: Copy> Buffer<T> {
         if huge && align == HUGE_ALIGN {
             // SAFETY: advising our own mapping; failure only means no huge pages.
             unsafe {
-                if std::env::var_os("NB_NOHP").is_none() {
-                    libc::madvise(raw as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
-                }
+                libc::madvise(raw as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
             }
         }
         Ok(Buffer { ptr, len, layout })
@@ -82,6 +86,18 @@ impl<T: Copy> Buffer<T> {
         assert!(range.start <= range.end && range.end <= self.len);
         // SAFETY: in bounds (asserted); exclusivity is the caller's promise.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(range.start), range.len()) }
+    }
+
+    /// Slot `i` of the buffer cut into equal slots of `slot_len` elements:
+    /// one I/O buffer per operation in flight, as fio keeps them.
+    ///
+    /// # Safety
+    /// As [`part`](Self::part): at most one live slice per slot (an io_uring
+    /// slot stays busy until its completion is reaped), written before read.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn slot(&self, i: usize, slot_len: usize) -> &mut [T] {
+        // SAFETY: the caller's promise, passed on; `part` checks the bounds.
+        unsafe { self.part(i * slot_len..(i + 1) * slot_len) }
     }
 }
 
@@ -149,7 +165,27 @@ mod tests {
         assert_eq!(s.iter().sum::<f64>(), 1.5 * (1 << 20) as f64);
         assert_eq!(b.as_ptr() as usize % HUGE_ALIGN, 0);
         assert!(Buffer::<f64>::new(usize::MAX / 4, true, "--array-size").is_err());
+        let small: Buffer<u8> = Buffer::new(3 * 512, false, "--record-size").unwrap();
+        assert_eq!(small.as_ptr() as usize % PAGE_ALIGN, 0);
         let e = check_fits(u64::MAX / 2, "--array-size").unwrap_err();
         assert!(e.starts_with("--array-size: needs"), "{e}");
+    }
+
+    #[test]
+    fn slots_are_disjoint_equal_parts() {
+        let b: Buffer<u8> = Buffer::new(3 * 512, false, "--record-size").unwrap();
+        for i in 0..3 {
+            // SAFETY: one slot at a time, written before read.
+            unsafe { b.slot(i, 512) }.fill(i as u8 + 1);
+        }
+        // SAFETY: no other slice is live now; every byte was written.
+        let all = unsafe { b.part(0..b.len()) };
+        for i in 0..3 {
+            assert!(
+                all[i * 512..(i + 1) * 512]
+                    .iter()
+                    .all(|&x| x == i as u8 + 1)
+            );
+        }
     }
 }

@@ -1,18 +1,20 @@
-//! `nodebench disk blocks`: the disk matrix of seeds/002: sequential read,
-//! random read and read+write (alternating) for block sizes x thread counts.
-//! Each thread has its own file; a fixed total (split across the threads) is
-//! moved per cell, bounded by a time limit so 8-byte blocks finish; the
-//! file's pages are dropped from the cache before each cell unless `--direct`
-//! bypasses it anyway. Throughput is total bytes over the wall time; latency
-//! is the mean time of one operation.
+//! `nodebench disk blocks`: sequential read, random read and read+write
+//! (alternating) for block sizes x thread counts. Each thread has its own
+//! file; a fixed total (split across the threads) is moved per cell,
+//! bounded by a time limit so 8-byte blocks finish; the file's pages are
+//! dropped from the cache before each cell unless `--direct` bypasses it
+//! anyway. Throughput is total bytes over the wall time; latency is the mean
+//! time of one operation.
 
 use std::path::PathBuf;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
-use nodebench_core::{BenchResult, Better, Metric, ResultStatus, Unit};
+use nodebench_core::config::{Choice, Config};
+use nodebench_core::names::disk::{self as names, label, metric, op, param};
+use nodebench_core::names::labels;
+use nodebench_core::{BenchResult, Better, Metric, Unit};
 
 use crate::job::{self, Access, EndSync, Engine, JobSpec, Rw};
 use crate::scratch::{self, OpenMode, ScratchFile};
@@ -28,24 +30,20 @@ pub enum DiskOp {
     ReadWrite,
 }
 
-impl DiskOp {
+impl Choice for DiskOp {
     /// All operations in display order.
-    pub const ALL: [DiskOp; 3] = [DiskOp::SeqRead, DiskOp::RandRead, DiskOp::ReadWrite];
+    const ALL: &'static [DiskOp] = &[DiskOp::SeqRead, DiskOp::RandRead, DiskOp::ReadWrite];
 
-    /// Label and command-line name.
-    pub fn name(self) -> &'static str {
+    fn as_str(self) -> &'static str {
         match self {
-            DiskOp::SeqRead => "seq_read",
-            DiskOp::RandRead => "rand_read",
-            DiskOp::ReadWrite => "read_write",
+            DiskOp::SeqRead => op::SEQ_READ,
+            DiskOp::RandRead => op::RAND_READ,
+            DiskOp::ReadWrite => op::READ_WRITE,
         }
     }
-
-    /// Parses [`DiskOp::name`].
-    pub fn parse(s: &str) -> Option<DiskOp> {
-        DiskOp::ALL.into_iter().find(|o| o.name() == s)
-    }
 }
+
+nodebench_core::choice_from_str!(DiskOp);
 
 /// Everything `disk blocks` runs with.
 #[derive(Debug, Clone)]
@@ -66,11 +64,13 @@ pub struct DiskBlocksConfig {
     pub cell_time_limit: Duration,
 }
 
-impl DiskBlocksConfig {
-    /// The seeds/002 defaults in `dir`.
-    pub fn new(dir: PathBuf) -> Self {
+impl Default for DiskBlocksConfig {
+    /// 8 B, 8 KiB, 8 MiB and 80 MiB blocks on 1, 2, 4 and 8 threads, every
+    /// operation, 256 MiB per cell, at most 5 s a cell, in the temporary
+    /// directory through the page cache.
+    fn default() -> DiskBlocksConfig {
         DiskBlocksConfig {
-            dir,
+            dir: std::env::temp_dir(),
             block_sizes: vec![8, 8 << 10, 8 << 20, 80 << 20],
             threads: vec![1, 2, 4, 8],
             total: 256 << 20,
@@ -78,6 +78,39 @@ impl DiskBlocksConfig {
             direct: false,
             cell_time_limit: Duration::from_secs(5),
         }
+    }
+}
+
+impl DiskBlocksConfig {
+    /// The largest block size (1 when there is none).
+    fn max_block(&self) -> u64 {
+        self.block_sizes.iter().copied().max().unwrap_or(1)
+    }
+}
+
+impl Config for DiskBlocksConfig {
+    fn validate(&self) -> Result<(), BenchError> {
+        if self.block_sizes.is_empty() || self.block_sizes.contains(&0) {
+            return Err(BenchError::Invalid(
+                "--block-sizes: expected positive sizes like 8,8KiB,8MiB,80MiB".into(),
+            ));
+        }
+        if self.threads.is_empty() || self.threads.contains(&0) {
+            return Err(BenchError::Invalid(
+                "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
+            ));
+        }
+        if self.ops.is_empty() || self.total == 0 {
+            return Err(BenchError::Invalid("--ops/--total: nothing to do".into()));
+        }
+        if self.cell_time_limit.is_zero() {
+            return Err(BenchError::Invalid(
+                "--cell-time: expected a positive duration like 5s".into(),
+            ));
+        }
+        let max_threads = self.threads.iter().copied().max().unwrap_or(1) as u64;
+        let need = self.total.max(self.max_block().saturating_mul(max_threads));
+        scratch::check_dir(&self.dir, need).map_err(BenchError::Invalid)
     }
 }
 
@@ -90,29 +123,17 @@ pub struct DiskBlocks {
 
 impl Benchmark for DiskBlocks {
     fn id(&self) -> &'static str {
-        "disk.blocks"
+        names::BLOCKS
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let c = &self.config;
-        if c.block_sizes.is_empty() || c.block_sizes.contains(&0) {
-            return Err(BenchError::Invalid(
-                "--block-sizes: expected positive sizes like 8,8KiB,8MiB,80MiB".into(),
-            ));
-        }
-        if c.threads.is_empty() || c.threads.contains(&0) {
-            return Err(BenchError::Invalid(
-                "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
-            ));
-        }
-        if c.ops.is_empty() || c.total == 0 {
-            return Err(BenchError::Invalid("--ops/--total: nothing to do".into()));
-        }
+        c.validate()?;
         job::ignore_sigxfsz();
-        let max_block = *c.block_sizes.iter().max().unwrap_or(&1);
-        let max_threads = *c.threads.iter().max().unwrap_or(&1) as u64;
-        scratch::check_dir(&c.dir, c.total.max(max_block * max_threads))
-            .map_err(BenchError::Invalid)?;
         ctx.progress.start(
             "disk blocks",
             (c.threads.len() * c.ops.len() * c.block_sizes.len()) as u64,
@@ -122,18 +143,15 @@ impl Benchmark for DiskBlocks {
                 break;
             }
             let mut result = BenchResult::new(self.id());
-            result.set_param("dir", c.dir.display().to_string());
-            result.set_param("threads", threads);
-            result.set_param("total_bytes", c.total);
-            result.set_param("direct", c.direct);
-            result.set_param("cell_time_limit_s", c.cell_time_limit.as_secs_f64());
-            if let Err(e) = self.run_threads(ctx, threads, max_block, &mut result) {
+            result.set_param(param::DIR, c.dir.display().to_string());
+            result.set_param(param::THREADS, threads);
+            result.set_param(param::TOTAL_BYTES, c.total);
+            result.set_param(param::DIRECT, c.direct);
+            result.set_param(param::CELL_TIME_LIMIT_S, c.cell_time_limit.as_secs_f64());
+            if let Err(e) = self.run_threads(ctx, threads, &mut result) {
                 result.mark_failed(e);
             }
-            result.ended_at = Utc::now();
-            let stop = result.status != ResultStatus::Passed;
-            ctx.sink.record(result)?;
-            if stop {
+            if !ctx.record(result)? {
                 break;
             }
         }
@@ -143,14 +161,16 @@ impl Benchmark for DiskBlocks {
 }
 
 impl DiskBlocks {
+    /// Runs every (operation, block size) cell on `threads` threads, one
+    /// file each, into `result`.
     fn run_threads(
         &self,
         ctx: &mut Context<'_>,
         threads: usize,
-        max_block: u64,
         result: &mut BenchResult,
     ) -> Result<(), String> {
         let c = &self.config;
+        let max_block = c.max_block();
         let per_thread = (c.total / threads as u64).max(max_block);
         let mode = OpenMode {
             direct: c.direct,
@@ -161,16 +181,11 @@ impl DiskBlocks {
             let s = ScratchFile::create(&c.dir, &format!("blocks{t}"))?;
             let f = s.open(mode)?;
             let path = s.path().display().to_string();
-            let layout = JobSpec {
-                rw: Rw::Write,
-                access: Access::Sequential,
-                record: max_block.clamp(4096, 1 << 20),
-                size: per_thread.div_ceil(4096) * 4096,
-                engine: Engine::Psync,
-                end_sync: EndSync::Fsync,
-                time_limit: None,
-                verifiable: None,
-            };
+            let layout = JobSpec::sequential_write(
+                max_block.clamp(4096, 1 << 20),
+                per_thread.div_ceil(4096) * 4096,
+                EndSync::Fsync,
+            );
             job::run_job(&f, &path, &layout, &ctx.cancel, None)?;
             files.push((s, f, path));
         }
@@ -196,6 +211,7 @@ impl DiskBlocks {
                     record: block,
                     size: per_thread,
                     engine: Engine::Psync,
+                    depth: 1,
                     end_sync: EndSync::None,
                     time_limit: Some(c.cell_time_limit),
                     verifiable: None,
@@ -228,30 +244,32 @@ impl DiskBlocks {
                     ops += o.ops;
                     busy += o.seconds;
                 }
-                let m = |n: &str, v: f64, u: Unit, b: Better| {
-                    Metric::new(n, v, u, b)
-                        .label("op", op.name())
-                        .label("block", block)
-                        .label("threads", threads)
+                let cell = |name: &str, value: f64, unit: Unit, better: Better| {
+                    Metric::new(name, value, unit, better)
+                        .label(label::OP, op.as_str())
+                        .label(label::BLOCK, block)
+                        .label(labels::THREADS, threads)
                 };
-                result.metrics.push(m(
-                    "bandwidth",
-                    bytes as f64 / wall.max(1e-12),
-                    Unit::BytesPerSecond,
-                    Better::Higher,
-                ));
-                result.metrics.push(m(
-                    "latency",
-                    busy / ops.max(1) as f64,
-                    Unit::Seconds,
-                    Better::Lower,
-                ));
-                result.metrics.push(m(
-                    "iops",
-                    ops as f64 / wall.max(1e-12),
-                    Unit::OpsPerSecond,
-                    Better::Higher,
-                ));
+                result.metrics.extend([
+                    cell(
+                        metric::BANDWIDTH,
+                        bytes as f64 / wall.max(1e-12),
+                        Unit::BytesPerSecond,
+                        Better::Higher,
+                    ),
+                    cell(
+                        metric::LATENCY,
+                        busy / ops.max(1) as f64,
+                        Unit::Seconds,
+                        Better::Lower,
+                    ),
+                    cell(
+                        metric::IOPS,
+                        ops as f64 / wall.max(1e-12),
+                        Unit::OpsPerSecond,
+                        Better::Higher,
+                    ),
+                ]);
                 ctx.progress.advance(1);
             }
         }
@@ -262,6 +280,7 @@ impl DiskBlocks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nodebench_core::ResultStatus;
     use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 
@@ -269,10 +288,13 @@ mod tests {
     fn matrix_cells_have_bandwidth_latency_and_iops() {
         let dir = tempfile::tempdir().unwrap();
         let inv = Inventory::default();
-        let mut cfg = DiskBlocksConfig::new(dir.path().to_path_buf());
-        cfg.block_sizes = vec![8, 64 << 10];
-        cfg.threads = vec![1, 2];
-        cfg.total = 1 << 20;
+        let cfg = DiskBlocksConfig {
+            dir: dir.path().to_path_buf(),
+            block_sizes: vec![8, 64 << 10],
+            threads: vec![1, 2],
+            total: 1 << 20,
+            ..DiskBlocksConfig::default()
+        };
         let out = collect(&DiskBlocks { config: cfg }, &inv, Cancel::new()).unwrap();
         assert_eq!(out.len(), 2);
         for r in &out {
@@ -285,5 +307,69 @@ mod tests {
             );
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn ops_parse_by_name() {
+        assert_eq!("rand_read".parse::<DiskOp>().unwrap(), DiskOp::RandRead);
+        assert_eq!(DiskOp::ReadWrite.to_string(), "read_write");
+        let e = "scribble".parse::<DiskOp>().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "unknown value 'scribble' (accepted: seq_read, rand_read, read_write)"
+        );
+    }
+
+    #[test]
+    fn validate_names_the_flag_of_each_bad_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = DiskBlocksConfig {
+            dir: dir.path().to_path_buf(),
+            total: 1 << 20,
+            block_sizes: vec![4096],
+            ..DiskBlocksConfig::default()
+        };
+        ok.validate().unwrap();
+        let cases = [
+            (
+                DiskBlocksConfig {
+                    block_sizes: vec![8, 0],
+                    ..ok.clone()
+                },
+                "--block-sizes: expected positive sizes like 8,8KiB,8MiB,80MiB",
+            ),
+            (
+                DiskBlocksConfig {
+                    threads: vec![],
+                    ..ok.clone()
+                },
+                "--threads: expected a list of positive thread counts like 1,2,4,8",
+            ),
+            (
+                DiskBlocksConfig {
+                    ops: vec![],
+                    ..ok.clone()
+                },
+                "--ops/--total: nothing to do",
+            ),
+            (
+                DiskBlocksConfig {
+                    cell_time_limit: Duration::ZERO,
+                    ..ok.clone()
+                },
+                "--cell-time: expected a positive duration like 5s",
+            ),
+        ];
+        for (cfg, want) in cases {
+            assert_eq!(cfg.validate().unwrap_err().to_string(), want);
+        }
+        let e = DiskBlocksConfig {
+            total: u64::MAX / 4,
+            ..ok
+        }
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("--dir ") && e.contains("free"), "{e}");
     }
 }

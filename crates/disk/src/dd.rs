@@ -6,11 +6,12 @@
 
 use std::path::PathBuf;
 
-use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::config::{Choice, Config};
+use nodebench_core::names::disk::{self as names, label, metric, param};
 use nodebench_core::{BenchResult, Better, Metric, Unit};
 
-use crate::job::{self, Access, EndSync, Engine, JobSpec, Rw};
+use crate::job::{self, EndSync, JobSpec};
 use crate::scratch::{self, OpenMode, ScratchFile};
 
 /// Everything `disk dd` runs with.
@@ -26,6 +27,34 @@ pub struct DdConfig {
     pub direct: bool,
 }
 
+impl Default for DdConfig {
+    /// `dd bs=100M count=100` in the temporary directory, through the page
+    /// cache.
+    fn default() -> DdConfig {
+        DdConfig {
+            dir: std::env::temp_dir(),
+            block_size: 100 << 20,
+            count: 100,
+            direct: false,
+        }
+    }
+}
+
+impl Config for DdConfig {
+    fn validate(&self) -> Result<(), BenchError> {
+        if self.block_size == 0 || self.count == 0 {
+            return Err(BenchError::Invalid(
+                "--block-size/--count: expected positive values like 100M and 100".into(),
+            ));
+        }
+        let total = self
+            .block_size
+            .checked_mul(self.count)
+            .ok_or_else(|| BenchError::Invalid("--block-size x --count overflows".into()))?;
+        scratch::check_dir(&self.dir, total).map_err(BenchError::Invalid)
+    }
+}
+
 /// The `disk.dd` benchmark: one result with a figure per sync mode.
 #[derive(Debug, Clone)]
 pub struct Dd {
@@ -35,30 +64,27 @@ pub struct Dd {
 
 impl Benchmark for Dd {
     fn id(&self) -> &'static str {
-        "disk.dd"
+        names::DD
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let c = &self.config;
-        if c.block_size == 0 || c.count == 0 {
-            return Err(BenchError::Invalid(
-                "--block-size/--count: expected positive values like 100M and 100".into(),
-            ));
-        }
-        let total = c
-            .block_size
-            .checked_mul(c.count)
-            .ok_or_else(|| BenchError::Invalid("--block-size x --count overflows".into()))?;
+        c.validate()?;
+        // No overflow: `validate` refused one.
+        let total = c.block_size * c.count;
         job::ignore_sigxfsz();
-        scratch::check_dir(&c.dir, total).map_err(BenchError::Invalid)?;
         let mut result = BenchResult::new(self.id());
-        result.set_param("dir", c.dir.display().to_string());
-        result.set_param("block_size", c.block_size);
-        result.set_param("count", c.count);
-        result.set_param("direct", c.direct);
-        result.set_param("mb", "1 MB = 10^6 bytes, as dd prints");
+        result.set_param(param::DIR, c.dir.display().to_string());
+        result.set_param(param::BLOCK_SIZE, c.block_size);
+        result.set_param(param::COUNT, c.count);
+        result.set_param(param::DIRECT, c.direct);
+        result.set_param(param::MB, "1 MB = 10^6 bytes, as dd prints");
         ctx.progress.start("disk dd", 2);
-        for (name, sync) in [("none", EndSync::None), ("fdatasync", EndSync::Fdatasync)] {
+        for sync in [EndSync::None, EndSync::Fdatasync] {
             if ctx.cancel.is_cancelled() {
                 result.mark_cancelled();
                 break;
@@ -68,16 +94,7 @@ impl Benchmark for Dd {
                     direct: c.direct,
                     sync: false,
                 })?;
-                let spec = JobSpec {
-                    rw: Rw::Write,
-                    access: Access::Sequential,
-                    record: c.block_size,
-                    size: total,
-                    engine: Engine::Psync,
-                    end_sync: sync,
-                    time_limit: None,
-                    verifiable: None,
-                };
+                let spec = JobSpec::sequential_write(c.block_size, total, sync);
                 job::run_job(
                     &file,
                     &f.path().display().to_string(),
@@ -89,16 +106,22 @@ impl Benchmark for Dd {
             match outcome {
                 Ok(o) => {
                     let m = |n: &str, v: f64, u: Unit, b: Better| {
-                        Metric::new(n, v, u, b).label("sync", name)
+                        Metric::new(n, v, u, b).label(label::SYNC, sync.as_str())
                     };
-                    result
-                        .metrics
-                        .push(m("bytes", o.bytes as f64, Unit::Bytes, Better::Higher));
-                    result
-                        .metrics
-                        .push(m("seconds", o.seconds, Unit::Seconds, Better::Lower));
                     result.metrics.push(m(
-                        "bandwidth",
+                        metric::BYTES,
+                        o.bytes as f64,
+                        Unit::Bytes,
+                        Better::Higher,
+                    ));
+                    result.metrics.push(m(
+                        metric::SECONDS,
+                        o.seconds,
+                        Unit::Seconds,
+                        Better::Lower,
+                    ));
+                    result.metrics.push(m(
+                        metric::BANDWIDTH,
                         o.bytes as f64 / o.seconds.max(1e-12),
                         Unit::BytesPerSecond,
                         Better::Higher,
@@ -116,8 +139,7 @@ impl Benchmark for Dd {
             ctx.progress.advance(1);
         }
         ctx.progress.finish();
-        result.ended_at = Utc::now();
-        ctx.sink.record(result)?;
+        ctx.record(result)?;
         Ok(())
     }
 }
@@ -139,7 +161,7 @@ mod tests {
                     dir: dir.path().to_path_buf(),
                     block_size: 1 << 20,
                     count: 4,
-                    direct: false,
+                    ..DdConfig::default()
                 },
             },
             &inv,
@@ -148,13 +170,39 @@ mod tests {
         .unwrap();
         let r = &out[0];
         assert_eq!(r.status, ResultStatus::Passed);
-        let bytes: Vec<f64> = r
-            .metrics
-            .iter()
-            .filter(|m| m.name == "bytes")
-            .map(|m| m.value)
+        let bytes: Vec<(f64, Option<&str>)> = r
+            .metrics_named(metric::BYTES)
+            .map(|m| (m.value, m.label_value(label::SYNC)))
             .collect();
-        assert_eq!(bytes, vec![4.0 * 1048576.0; 2]);
+        assert_eq!(
+            bytes,
+            [
+                (4.0 * 1048576.0, Some("none")),
+                (4.0 * 1048576.0, Some("fdatasync"))
+            ]
+        );
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn validate_refuses_empty_and_overflowing_writes() {
+        let ok = DdConfig::default();
+        let e = DdConfig {
+            count: 0,
+            ..ok.clone()
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--block-size/--count: expected positive values like 100M and 100"
+        );
+        let e = DdConfig {
+            count: u64::MAX,
+            ..ok
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(e.to_string(), "--block-size x --count overflows");
     }
 }

@@ -12,6 +12,11 @@ use std::time::Instant;
 
 use hdrhistogram::Histogram;
 use nodebench_core::bench::Cancel;
+use nodebench_core::buffer::Buffer;
+use nodebench_core::config::Choice;
+use nodebench_core::latency;
+use nodebench_core::names::disk::{engine, sync};
+use nodebench_core::rng::{GOLDEN_GAMMA, XorShift64};
 
 /// The order records are visited in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,30 +46,30 @@ pub enum Rw {
     Mixed,
 }
 
-/// How operations reach the kernel.
+/// How operations reach the kernel (fio's `ioengine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
     /// pread/pwrite, one at a time.
     Psync,
-    /// io_uring with up to `depth` operations in flight.
-    IoUring {
-        /// Queue depth.
-        depth: u32,
-    },
+    /// io_uring with up to [`JobSpec::depth`] operations in flight.
+    IoUring,
     /// Buffered stdio-like streams (IOzone's fread/fwrite), sequential.
     Stdio,
 }
 
-impl Engine {
-    /// The name shown in labels: `psync`, `io_uring`, `stdio`.
-    pub fn name(self) -> &'static str {
+impl Choice for Engine {
+    const ALL: &'static [Engine] = &[Engine::Psync, Engine::IoUring, Engine::Stdio];
+
+    fn as_str(self) -> &'static str {
         match self {
-            Engine::Psync => "psync",
-            Engine::IoUring { .. } => "io_uring",
-            Engine::Stdio => "stdio",
+            Engine::Psync => engine::PSYNC,
+            Engine::IoUring => engine::IO_URING,
+            Engine::Stdio => engine::STDIO,
         }
     }
 }
+
+nodebench_core::choice_from_str!(Engine);
 
 /// What to flush after the last write, inside the timing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +81,20 @@ pub enum EndSync {
     /// fdatasync(2): data (and the metadata needed to read it).
     Fdatasync,
 }
+
+impl Choice for EndSync {
+    const ALL: &'static [EndSync] = &[EndSync::None, EndSync::Fsync, EndSync::Fdatasync];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            EndSync::None => sync::NONE,
+            EndSync::Fsync => sync::FSYNC,
+            EndSync::Fdatasync => sync::FDATASYNC,
+        }
+    }
+}
+
+nodebench_core::choice_from_str!(EndSync);
 
 /// One job.
 #[derive(Debug, Clone, Copy)]
@@ -90,6 +109,9 @@ pub struct JobSpec {
     pub size: u64,
     /// The engine.
     pub engine: Engine,
+    /// Operations in flight with io_uring (fio's `iodepth`); the other
+    /// engines have one.
+    pub depth: u32,
     /// Flush to stable storage after the last write, inside the timing
     /// (IOzone `-e`, dd `conv=fdatasync`).
     pub end_sync: EndSync,
@@ -97,6 +119,25 @@ pub struct JobSpec {
     pub time_limit: Option<std::time::Duration>,
     /// Write content derived from (seed, record index) so `verify` can check it.
     pub verifiable: Option<u64>,
+}
+
+impl JobSpec {
+    /// A sequential psync write of `size` bytes in `record`-byte records,
+    /// flushed with `end_sync`: dd's write, and how a file is laid out
+    /// before tests read it.
+    pub fn sequential_write(record: u64, size: u64, end_sync: EndSync) -> JobSpec {
+        JobSpec {
+            rw: Rw::Write,
+            access: Access::Sequential,
+            record,
+            size,
+            engine: Engine::Psync,
+            depth: 1,
+            end_sync,
+            time_limit: None,
+            verifiable: None,
+        }
+    }
 }
 
 /// What a job did.
@@ -138,67 +179,14 @@ pub fn io_error(what: &str, path: &str, offset: u64, e: &std::io::Error) -> Stri
     }
 }
 
-/// Page-aligned I/O buffers (O_DIRECT needs aligned memory).
-struct Buffers {
-    ptr: *mut u8,
-    layout: std::alloc::Layout,
-    record: usize,
-    count: usize,
-}
-
-impl Buffers {
-    fn new(record: usize, count: usize) -> Result<Buffers, String> {
-        let layout =
-            std::alloc::Layout::from_size_align(record * count, 4096).map_err(|e| e.to_string())?;
-        // SAFETY: non-zero size (record and count are at least 1).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(format!(
-                "cannot allocate {} bytes of I/O buffers",
-                record * count
-            ));
-        }
-        let mut b = Buffers {
-            ptr,
-            layout,
-            record,
-            count,
-        };
-        // Incompressible content: xorshift bytes.
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        for chunk in b.all().chunks_mut(8) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let bytes = x.to_le_bytes();
-            chunk.copy_from_slice(&bytes[..chunk.len()]);
-        }
-        Ok(b)
-    }
-
-    fn all(&mut self) -> &mut [u8] {
-        // SAFETY: owned allocation of this size.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.record * self.count) }
-    }
-
-    /// Slot `i` (modulo the slot count).
-    ///
-    /// # Safety
-    /// At most one live slice per slot: io_uring keeps a slot busy until its
-    /// completion is reaped, and the sync engines use one slot at a time.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn get(&self, i: usize) -> &mut [u8] {
-        let i = i % self.count;
-        // SAFETY: slot i lies inside the allocation; one user per slot at a time.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(i * self.record), self.record) }
-    }
-}
-
-impl Drop for Buffers {
-    fn drop(&mut self) {
-        // SAFETY: allocated with this layout.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
-    }
+/// Page-aligned I/O buffers (O_DIRECT needs aligned memory): `slots` slots
+/// of `record` bytes, one per operation in flight as fio keeps them, filled
+/// with incompressible xorshift bytes.
+fn io_buffers(record: usize, slots: usize) -> Result<Buffer<u8>, String> {
+    let bufs = Buffer::new(record.saturating_mul(slots), false, "I/O buffers")?;
+    // SAFETY: the buffer was just made; this is the only slice of it.
+    XorShift64::new(GOLDEN_GAMMA).fill_bytes(unsafe { bufs.part(0..bufs.len()) });
+    Ok(bufs)
 }
 
 /// Makes each written record unique without regenerating it: stamps the
@@ -207,24 +195,18 @@ impl Drop for Buffers {
 /// records that share one random buffer.
 fn scramble(buf: &mut [u8], op: u64) {
     for (k, block) in buf.chunks_mut(4096).enumerate() {
-        let stamp = (op.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k as u64).to_le_bytes();
+        let stamp = (op.wrapping_mul(GOLDEN_GAMMA) ^ k as u64).to_le_bytes();
         let n = block.len().min(8);
         block[..n].copy_from_slice(&stamp[..n]);
     }
 }
 
-/// Fills `buf` with content derived from `seed` and the record index.
+/// Fills `buf` with xorshift bytes derived from `seed` and the record index
+/// only, so [`verify`] can regenerate what any record should hold.
 pub fn fill_verifiable(buf: &mut [u8], seed: u64, record_index: u64) {
-    let mut x = (seed.wrapping_mul(0xD6E8_FEB8_6659_FD93)
-        ^ record_index.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        | 1;
-    for chunk in buf.chunks_mut(8) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let bytes = x.to_le_bytes();
-        chunk.copy_from_slice(&bytes[..chunk.len()]);
-    }
+    let start =
+        (seed.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ record_index.wrapping_mul(GOLDEN_GAMMA)) | 1;
+    XorShift64::new(start).fill_bytes(buf);
 }
 
 /// The record indexes of `n` records in `access` order.
@@ -242,23 +224,11 @@ pub fn order(access: Access, n: u64) -> Vec<u64> {
         }
         Access::Random(seed) => {
             let mut v: Vec<u64> = (0..n).collect();
-            let mut x = seed | 1;
-            for i in (1..v.len()).rev() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                v.swap(i, (x % (i as u64 + 1)) as usize);
-            }
+            XorShift64::new(seed | 1).shuffle(&mut v);
             v
         }
         Access::Fixed(r) => vec![r.min(n.saturating_sub(1)); n as usize],
     }
-}
-
-fn new_histogram() -> Histogram<u64> {
-    // 1 ns .. 1 hour, 3 significant digits; the bounds are valid constants.
-    Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
-        .unwrap_or_else(|_| Histogram::new(3).expect("3 digits is valid"))
 }
 
 /// Runs `spec` on `file` (opened by the caller with the right flags).
@@ -273,17 +243,16 @@ pub fn run_job(
     let record = spec.record as usize;
     let offsets = order(spec.access, n);
     let depth = match spec.engine {
-        Engine::IoUring { depth } => depth.max(1) as usize,
+        Engine::IoUring => spec.depth.max(1) as usize,
         _ => 1,
     };
-    // One buffer per operation in flight, as fio has; `scramble` keeps the
-    // written records distinct.
-    let bufs = Buffers::new(record, depth)?;
+    // `scramble` keeps the written records of one buffer distinct.
+    let bufs = io_buffers(record, depth)?;
     let mut out = JobOutcome {
         bytes: 0,
         ops: 0,
         seconds: 0.0,
-        latency_ns: new_histogram(),
+        latency_ns: latency::histogram(),
         bytes_when_first_done: None,
         cancelled: false,
     };
@@ -294,7 +263,7 @@ pub fn run_job(
     };
     match spec.engine {
         Engine::Psync => psync(file, path, spec, &offsets, &bufs, &stop, siblings, &mut out)?,
-        Engine::IoUring { .. } => uring(
+        Engine::IoUring => uring(
             file, path, spec, &offsets, &bufs, depth, &stop, siblings, &mut out,
         )?,
         Engine::Stdio => stdio(file, path, spec, n, &bufs, &stop, siblings, &mut out)?,
@@ -357,7 +326,7 @@ fn psync(
     path: &str,
     spec: &JobSpec,
     offsets: &[u64],
-    bufs: &Buffers,
+    bufs: &Buffer<u8>,
     stop: &Stop<'_>,
     siblings: Option<&Siblings>,
     out: &mut JobOutcome,
@@ -368,8 +337,8 @@ fn psync(
             break;
         }
         let off = idx * record;
-        // SAFETY: one operation at a time uses this slot.
-        let buf = unsafe { bufs.get(i) };
+        // SAFETY: one operation at a time uses the one slot.
+        let buf = unsafe { bufs.slot(0, record as usize) };
         let write = is_write(spec.rw, i as u64);
         if write {
             match spec.verifiable {
@@ -385,7 +354,7 @@ fn psync(
             file.read_exact_at(buf, off)
                 .map_err(|e| io_error("reading", path, off, &e))?;
         }
-        let _ = out.latency_ns.record(t.elapsed().as_nanos().max(1) as u64);
+        latency::record(&mut out.latency_ns, t.elapsed());
         out.bytes += record;
         out.ops += 1;
         note_siblings(out, siblings);
@@ -399,7 +368,7 @@ fn uring(
     path: &str,
     spec: &JobSpec,
     offsets: &[u64],
-    bufs: &Buffers,
+    bufs: &Buffer<u8>,
     depth: usize,
     stop: &Stop<'_>,
     siblings: Option<&Siblings>,
@@ -429,7 +398,7 @@ fn uring(
             let off = idx * record;
             let write = is_write(spec.rw, next as u64);
             // SAFETY: `slot` came off the free list; nothing else uses it until reaped.
-            let buf = unsafe { bufs.get(slot) };
+            let buf = unsafe { bufs.slot(slot, record as usize) };
             if write {
                 match spec.verifiable {
                     Some(seed) => fill_verifiable(buf, seed, idx),
@@ -474,7 +443,7 @@ fn uring(
         for (slot, res) in done {
             let slot = slot as usize;
             let (t, off, write) = started[slot];
-            let _ = out.latency_ns.record(t.elapsed().as_nanos().max(1) as u64);
+            latency::record(&mut out.latency_ns, t.elapsed());
             free.push(slot);
             inflight -= 1;
             let what = if write { "writing" } else { "reading" };
@@ -505,7 +474,7 @@ fn stdio(
     path: &str,
     spec: &JobSpec,
     n: u64,
-    bufs: &Buffers,
+    bufs: &Buffer<u8>,
     stop: &Stop<'_>,
     siblings: Option<&Siblings>,
     out: &mut JobOutcome,
@@ -528,12 +497,12 @@ fn stdio(
             if i % 256 == 0 && stop.now(out) {
                 break;
             }
-            // SAFETY: one operation at a time uses this slot.
-            let buf = unsafe { bufs.get(i as usize) };
+            // SAFETY: one operation at a time uses the one slot.
+            let buf = unsafe { bufs.slot(0, record as usize) };
             let t = Instant::now();
             r.read_exact(buf)
                 .map_err(|e| io_error("reading", path, i * record, &e))?;
-            let _ = out.latency_ns.record(t.elapsed().as_nanos().max(1) as u64);
+            latency::record(&mut out.latency_ns, t.elapsed());
             out.bytes += record;
             out.ops += 1;
             note_siblings(out, siblings);
@@ -544,8 +513,8 @@ fn stdio(
             if i % 256 == 0 && stop.now(out) {
                 break;
             }
-            // SAFETY: one operation at a time uses this slot.
-            let buf = unsafe { bufs.get(i as usize) };
+            // SAFETY: one operation at a time uses the one slot.
+            let buf = unsafe { bufs.slot(0, record as usize) };
             match spec.verifiable {
                 Some(seed) => fill_verifiable(buf, seed, i),
                 None => scramble(buf, i),
@@ -553,7 +522,7 @@ fn stdio(
             let t = Instant::now();
             w.write_all(buf)
                 .map_err(|e| io_error("writing", path, i * record, &e))?;
-            let _ = out.latency_ns.record(t.elapsed().as_nanos().max(1) as u64);
+            latency::record(&mut out.latency_ns, t.elapsed());
             out.bytes += record;
             out.ops += 1;
             note_siblings(out, siblings);
@@ -569,11 +538,11 @@ fn stdio(
 /// the content written with `seed`; `Err` names the first bad offset.
 pub fn verify(file: &File, path: &str, size: u64, record: u64, seed: u64) -> Result<u64, String> {
     let n = (size / record.max(1)).max(1);
-    let bufs = Buffers::new(record as usize, 2)?;
+    let bufs = io_buffers(record as usize, 2)?;
+    // SAFETY: two distinct slots, the only slices of the buffer.
+    let (got, want) = unsafe { (bufs.slot(0, record as usize), bufs.slot(1, record as usize)) };
     for idx in 0..n {
         let off = idx * record;
-        // SAFETY: two distinct slots.
-        let (got, want) = unsafe { (bufs.get(0), bufs.get(1)) };
         file.read_exact_at(got, off)
             .map_err(|e| io_error("verifying", path, off, &e))?;
         fill_verifiable(want, seed, idx);
@@ -642,6 +611,48 @@ mod tests {
         assert_eq!(order(Access::Stride(3), 7), vec![0, 3, 6, 1, 4, 2, 5]);
         assert_eq!(order(Access::Backward, 3), vec![2, 1, 0]);
         assert_eq!(order(Access::Fixed(0), 3), vec![0, 0, 0]);
+        // The permutation of a seed stays the one earlier runs used.
+        assert_eq!(
+            order(Access::Random(7), 10),
+            vec![2, 3, 8, 1, 0, 4, 5, 9, 6, 7]
+        );
+    }
+
+    #[test]
+    fn verifiable_content_is_fixed_by_seed_and_record() {
+        let mut a = [0u8; 12];
+        fill_verifiable(&mut a, 42, 3);
+        assert_eq!(a, [189, 127, 247, 203, 246, 188, 114, 199, 2, 222, 76, 136]);
+        let mut b = [0u8; 12];
+        fill_verifiable(&mut b, 42, 4);
+        assert_ne!(a, b, "another record");
+        fill_verifiable(&mut b, 43, 3);
+        assert_ne!(a, b, "another seed");
+    }
+
+    #[test]
+    fn io_buffers_are_incompressible() {
+        let record = 64 << 10;
+        let bufs = io_buffers(record, 2).unwrap();
+        // SAFETY: the only slice; every byte was written by `io_buffers`.
+        let all = unsafe { bufs.part(0..bufs.len()) };
+        let mut words: Vec<u64> = all
+            .chunks(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let n = words.len();
+        words.sort_unstable();
+        words.dedup();
+        assert_eq!(words.len(), n, "a repeated 8-byte word");
+        let mut counts = [0usize; 256];
+        for &b in all.iter() {
+            counts[b as usize] += 1;
+        }
+        // 512 expected per byte value; a compressible buffer is far off.
+        assert!(
+            counts.iter().all(|&c| (384..640).contains(&c)),
+            "{counts:?}"
+        );
     }
 
     fn spec(rw: Rw, access: Access, engine: Engine) -> JobSpec {
@@ -651,6 +662,7 @@ mod tests {
             record: 4096,
             size: 1 << 20,
             engine,
+            depth: 8,
             end_sync: EndSync::Fsync,
             time_limit: None,
             verifiable: Some(42),
@@ -660,7 +672,7 @@ mod tests {
     #[test]
     fn every_engine_writes_reads_and_verifies() {
         let dir = tempfile::tempdir().unwrap();
-        for engine in [Engine::Psync, Engine::IoUring { depth: 8 }, Engine::Stdio] {
+        for &engine in Engine::ALL {
             let f = ScratchFile::create(dir.path(), "job").unwrap();
             let file = f.open(OpenMode::default()).unwrap();
             let path = f.path().display().to_string();
@@ -698,6 +710,12 @@ mod tests {
             assert_eq!(verify(&file, &path, 1 << 20, 4096, 42).unwrap(), 1 << 20);
             let e = verify(&file, &path, 1 << 20, 4096, 43).unwrap_err();
             assert!(e.contains("offset 0 differs"), "{e}");
+            // One flipped byte in record 73 is caught, at that record.
+            let mut byte = [0u8];
+            file.read_exact_at(&mut byte, 300_000).unwrap();
+            file.write_all_at(&[!byte[0]], 300_000).unwrap();
+            let e = verify(&file, &path, 1 << 20, 4096, 42).unwrap_err();
+            assert!(e.contains("at offset 299008 differs"), "{e}");
         }
     }
 

@@ -111,7 +111,7 @@ pub fn check_dir(dir: &Path, bytes: u64) -> Result<(), String> {
         return Err(format!("--dir {}: not a directory", dir.display()));
     }
     let free = free_bytes(dir)?;
-    let need = bytes + bytes / 20;
+    let need = bytes.saturating_add(bytes / 20);
     if free < need {
         return Err(format!(
             "--dir {}: needs {} free for the test files but only {} is free; use a smaller --file-size or fewer workers",

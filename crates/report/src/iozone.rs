@@ -9,12 +9,10 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+use nodebench_core::names::disk::{self as names, label, metric, param, test};
 use nodebench_core::{BenchResult, Metric};
 
 use crate::format;
-
-/// Benchmark id of the IOzone-style disk benchmark.
-const BENCHMARK: &str = "disk.iozone";
 
 /// IOzone's kilobyte.
 const KB: f64 = 1024.0;
@@ -59,45 +57,73 @@ const fn t(
 
 /// Every test, in IOzone's table column order.
 const TESTS: [TestInfo; 16] = [
-    t("write", "initial writers", true, "", "write", 9),
-    t("rewrite", "rewriters", true, "", "rewrite", 9),
-    t("read", "readers", true, "", "read", 9),
-    t("reread", "re-readers", false, "", "reread", 9),
-    t("random_read", "random readers", false, "random", "read", 9),
+    t(test::WRITE, "initial writers", true, "", "write", 9),
+    t(test::REWRITE, "rewriters", true, "", "rewrite", 9),
+    t(test::READ, "readers", true, "", "read", 9),
+    t(test::REREAD, "re-readers", false, "", "reread", 9),
     t(
-        "random_write",
+        test::RANDOM_READ,
+        "random readers",
+        false,
+        "random",
+        "read",
+        9,
+    ),
+    t(
+        test::RANDOM_WRITE,
         "random writers",
         false,
         "random",
         "write",
         9,
     ),
-    t("backward_read", "reverse readers", false, "bkwd", "read", 9),
     t(
-        "record_rewrite",
+        test::BACKWARD_READ,
+        "reverse readers",
+        false,
+        "bkwd",
+        "read",
+        9,
+    ),
+    t(
+        test::RECORD_REWRITE,
         "record rewriters",
         false,
         "record",
         "rewrite",
         10,
     ),
-    t("stride_read", "stride readers", false, "stride", "read", 10),
-    t("fwrite", "fwriters", true, "", "fwrite", 9),
-    t("frewrite", "re-fwriters", false, "", "frewrite", 9),
-    t("fread", "freaders", true, "", "fread", 9),
-    t("freread", "re-freaders", false, "", "freread", 9),
-    t("pwrite", "pwrite writers", false, "", "pwrite", 9),
-    t("pread", "pread readers", false, "", "pread", 9),
-    t("mixed", "mixed workload", false, "mixed", "workload", 10),
+    t(
+        test::STRIDE_READ,
+        "stride readers",
+        false,
+        "stride",
+        "read",
+        10,
+    ),
+    t(test::FWRITE, "fwriters", true, "", "fwrite", 9),
+    t(test::FREWRITE, "re-fwriters", false, "", "frewrite", 9),
+    t(test::FREAD, "freaders", true, "", "fread", 9),
+    t(test::FREREAD, "re-freaders", false, "", "freread", 9),
+    t(test::PWRITE, "pwrite writers", false, "", "pwrite", 9),
+    t(test::PREAD, "pread readers", false, "", "pread", 9),
+    t(
+        test::MIXED,
+        "mixed workload",
+        false,
+        "mixed",
+        "workload",
+        10,
+    ),
 ];
 
 /// The latency metrics of the nodebench latency table, with their headings.
 const LATENCIES: [(&str, &str); 5] = [
-    ("latency_p50", "p50"),
-    ("latency_p90", "p90"),
-    ("latency_p99", "p99"),
-    ("latency_p999", "p99.9"),
-    ("latency_max", "max"),
+    (metric::LATENCY_P50, "p50"),
+    (metric::LATENCY_P90, "p90"),
+    (metric::LATENCY_P99, "p99"),
+    (metric::LATENCY_P999, "p99.9"),
+    (metric::LATENCY_MAX, "max"),
 ];
 
 fn info(test: &str) -> Option<&'static TestInfo> {
@@ -106,32 +132,30 @@ fn info(test: &str) -> Option<&'static TestInfo> {
 
 /// Whether `result` is a `disk.iozone` result.
 pub fn is_iozone(result: &BenchResult) -> bool {
-    result.benchmark == BENCHMARK
+    result.benchmark == names::IOZONE
 }
 
 fn param_u64(result: &BenchResult, key: &str) -> Option<u64> {
-    let v = result.parameters.get(key)?;
+    let v = result.param(key)?;
     v.as_u64()
         .or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f.round() as u64))
 }
 
 fn param_bool(result: &BenchResult, key: &str) -> bool {
     result
-        .parameters
-        .get(key)
+        .param(key)
         .and_then(serde_json::Value::as_bool)
         .unwrap_or(false)
 }
 
 fn param_str<'a>(result: &'a BenchResult, key: &str) -> Option<&'a str> {
-    result.parameters.get(key)?.as_str()
+    result.param(key)?.as_str()
 }
 
 /// The test ids of `parameters.tests`, in run order.
 fn param_tests(result: &BenchResult) -> Vec<&str> {
     result
-        .parameters
-        .get("tests")
+        .param(param::TESTS)
         .and_then(serde_json::Value::as_array)
         .map(|a| a.iter().filter_map(serde_json::Value::as_str).collect())
         .unwrap_or_default()
@@ -139,7 +163,7 @@ fn param_tests(result: &BenchResult) -> Vec<&str> {
 
 /// A numeric label (bytes or a count written as a string).
 fn label_u64(m: &Metric, key: &str) -> Option<u64> {
-    let s = m.labels.get(key)?;
+    let s = m.label_value(key)?;
     s.parse().ok().or_else(|| {
         s.parse::<f64>()
             .ok()
@@ -159,18 +183,15 @@ struct Row {
 /// size and record; a metric without such a label matches any). Non-finite
 /// values count as missing.
 fn value(result: &BenchResult, name: &str, test: &str, row: Option<Row>) -> Option<f64> {
-    let matches = |m: &&Metric| {
-        m.name == name
-            && m.labels.get("test").map(String::as_str) == Some(test)
-            && row.is_none_or(|r| {
-                label_u64(m, "file_size").is_none_or(|f| f == r.file_size)
-                    && label_u64(m, "record").is_none_or(|x| x == r.record)
-            })
-    };
     result
-        .metrics
-        .iter()
-        .find(matches)
+        .metrics_named(name)
+        .find(|m| {
+            m.has_labels(&[(label::TEST, test)])
+                && row.is_none_or(|r| {
+                    label_u64(m, label::FILE_SIZE).is_none_or(|f| f == r.file_size)
+                        && label_u64(m, label::RECORD).is_none_or(|x| x == r.record)
+                })
+        })
         .map(|m| m.value)
         .filter(|v| v.is_finite())
 }
@@ -180,9 +201,9 @@ fn workers(result: &BenchResult, test: &str) -> u64 {
     result
         .metrics
         .iter()
-        .filter(|m| m.labels.get("test").map(String::as_str) == Some(test))
-        .find_map(|m| label_u64(m, "workers"))
-        .or_else(|| param_u64(result, "workers"))
+        .filter(|m| m.has_labels(&[(label::TEST, test)]))
+        .find_map(|m| label_u64(m, label::WORKERS))
+        .or_else(|| param_u64(result, param::WORKERS))
         .unwrap_or(1)
 }
 
@@ -190,10 +211,10 @@ fn workers(result: &BenchResult, test: &str) -> u64 {
 /// for the options the result ran with, plus nodebench's engine line.
 pub fn header(result: &BenchResult) -> String {
     let mut out = String::new();
-    let auto = param_bool(result, "auto");
-    let throughput = param_bool(result, "throughput_mode");
-    let file_kb = param_u64(result, "file_size").map(|b| b / 1024);
-    let record_kb = param_u64(result, "record_size").map(|b| b / 1024);
+    let auto = param_bool(result, param::AUTO);
+    let throughput = param_bool(result, param::THROUGHPUT_MODE);
+    let file_kb = param_u64(result, param::FILE_SIZE).map(|b| b / 1024);
+    let record_kb = param_u64(result, param::RECORD_SIZE).map(|b| b / 1024);
     let mut line = |s: String| {
         out.push('\t');
         out.push_str(&s);
@@ -210,27 +231,27 @@ pub fn header(result: &BenchResult) -> String {
         }
     }
     for (key, text) in [
-        ("purge", "Purge Mode On"),
-        ("fsync_in_timing", "Include fsync in write timing"),
-        ("o_sync", "SYNC Mode."),
-        ("direct", "O_DIRECT feature enabled"),
+        (param::PURGE, "Purge Mode On"),
+        (param::FSYNC_IN_TIMING, "Include fsync in write timing"),
+        (param::O_SYNC, "SYNC Mode."),
+        (param::DIRECT, "O_DIRECT feature enabled"),
     ] {
         if param_bool(result, key) {
             line(text.into());
         }
     }
-    if let Some(engine) = param_str(result, "engine") {
-        match param_u64(result, "iodepth") {
+    if let Some(engine) = param_str(result, param::ENGINE) {
+        match param_u64(result, param::IODEPTH) {
             Some(d) => line(format!("I/O engine {engine}, queue depth {d}")),
             None => line(format!("I/O engine {engine}")),
         }
     }
     line("Output is in kBytes/sec".into());
-    if let Some(s) = param_u64(result, "stride_records") {
+    if let Some(s) = param_u64(result, param::STRIDE_RECORDS) {
         line(format!("File stride size set to {s} * record size."));
     }
     if throughput {
-        let n = param_u64(result, "workers").unwrap_or(1);
+        let n = param_u64(result, param::WORKERS).unwrap_or(1);
         let port = if n == 1 { "process" } else { "processes" };
         line(format!("Throughput test with {n} {port}"));
         if let (Some(f), Some(r)) = (file_kb, record_kb) {
@@ -246,8 +267,8 @@ pub fn header(result: &BenchResult) -> String {
 fn tests_in_run_order(result: &BenchResult) -> Vec<&str> {
     let mut tests = param_tests(result);
     for m in &result.metrics {
-        if let Some(t) = m.labels.get("test")
-            && !tests.contains(&t.as_str())
+        if let Some(t) = m.label_value(label::TEST)
+            && !tests.contains(&t)
         {
             tests.push(t);
         }
@@ -268,7 +289,7 @@ fn throughput_line(out: &mut String, label: &str, value: Option<String>) {
 pub fn throughput_report(result: &BenchResult) -> String {
     let mut out = String::new();
     for test in tests_in_run_order(result) {
-        if value(result, "children_see", test, None).is_none() {
+        if value(result, metric::CHILDREN_SEE, test, None).is_none() {
             continue;
         }
         let info = info(test);
@@ -279,28 +300,23 @@ pub fn throughput_report(result: &BenchResult) -> String {
         } else {
             n.to_string()
         };
-        let rate = |metric: &str| {
-            value(result, metric, test, None).map(|v| format!("{:>10.2} kB/sec", v / KB))
-        };
-        let lines = [
-            (
-                format!("Children see throughput for {count} {name}"),
-                rate("children_see"),
-            ),
-            (
-                format!("Parent sees throughput for {count} {name}"),
-                rate("parent_sees"),
-            ),
-            ("Min throughput per process".into(), rate("min_per_worker")),
-            ("Max throughput per process".into(), rate("max_per_worker")),
-            ("Avg throughput per process".into(), rate("avg_per_worker")),
-            (
-                "Min xfer".into(),
-                value(result, "min_xfer", test, None).map(|v| format!("{:>10.2} kB", v / KB)),
-            ),
+        let labels = [
+            format!("Children see throughput for {count} {name}"),
+            format!("Parent sees throughput for {count} {name}"),
+            "Min throughput per process".into(),
+            "Max throughput per process".into(),
+            "Avg throughput per process".into(),
+            "Min xfer".into(),
         ];
-        for (label, v) in lines {
-            throughput_line(&mut out, &label, v);
+        for (text, name) in labels.iter().zip(metric::THROUGHPUT) {
+            // kB/sec for the rates, kB for the bytes of Min xfer.
+            let unit = if name == metric::MIN_XFER {
+                "kB"
+            } else {
+                "kB/sec"
+            };
+            let v = value(result, name, test, None).map(|v| format!("{:>10.2} {unit}", v / KB));
+            throughput_line(&mut out, text, v);
         }
         out.push('\n');
     }
@@ -320,12 +336,7 @@ fn columns(results: &[&BenchResult]) -> Vec<&'static TestInfo> {
     let mut present: BTreeSet<&str> = BTreeSet::new();
     for r in results {
         present.extend(param_tests(r));
-        present.extend(
-            r.metrics
-                .iter()
-                .filter_map(|m| m.labels.get("test"))
-                .map(String::as_str),
-        );
+        present.extend(r.metrics.iter().filter_map(|m| m.label_value(label::TEST)));
     }
     TESTS.iter().filter(|i| present.contains(i.id)).collect()
 }
@@ -354,7 +365,7 @@ fn table_row(out: &mut String, result: &BenchResult, row: Row, cols: &[&TestInfo
     field(&mut line, &(row.file_size / 1024).to_string(), 16);
     field(&mut line, &(row.record / 1024).to_string(), 8);
     for c in cols {
-        let v = value(result, "bandwidth", c.id, Some(row))
+        let v = value(result, metric::BANDWIDTH, c.id, Some(row))
             .map(|v| format!("{}", (v / KB).trunc() as i64))
             .unwrap_or_default();
         field(&mut line, &v, c.width);
@@ -365,16 +376,16 @@ fn table_row(out: &mut String, result: &BenchResult, row: Row, cols: &[&TestInfo
 /// The (file size, record) rows the metrics of `result` hold; when none
 /// carries them, the one row its parameters describe.
 fn rows(result: &BenchResult) -> Vec<Row> {
-    let file_size = param_u64(result, "file_size");
-    let record = param_u64(result, "record_size");
+    let file_size = param_u64(result, param::FILE_SIZE);
+    let record = param_u64(result, param::RECORD_SIZE);
     let mut rows: BTreeSet<Row> = result
         .metrics
         .iter()
-        .filter(|m| m.labels.contains_key("test"))
+        .filter(|m| m.label_value(label::TEST).is_some())
         .filter_map(|m| {
             Some(Row {
-                file_size: label_u64(m, "file_size").or(file_size)?,
-                record: label_u64(m, "record").or(record)?,
+                file_size: label_u64(m, label::FILE_SIZE).or(file_size)?,
+                record: label_u64(m, label::RECORD).or(record)?,
             })
         })
         .collect();
@@ -400,7 +411,7 @@ fn iops(v: f64) -> String {
 
 /// The test's name in the latency table: `write`, `random read`.
 fn short_name(c: &TestInfo) -> String {
-    if c.id == "mixed" {
+    if c.id == test::MIXED {
         c.name.to_string()
     } else if c.top.is_empty() {
         c.bottom.to_string()
@@ -420,7 +431,7 @@ fn latency_table(out: &mut String, result: &BenchResult, cols: &[&TestInfo]) {
     for c in cols {
         let name = short_name(c);
         let mut line = format!("  {name:<16}");
-        let v = value(result, "iops", c.id, None).map(iops);
+        let v = value(result, metric::IOPS, c.id, None).map(iops);
         field(&mut line, &v.unwrap_or_default(), 12);
         for (metric, _) in LATENCIES {
             let v = value(result, metric, c.id, None).map(format::seconds);
@@ -470,9 +481,9 @@ pub fn auto_report(results: &[&BenchResult]) -> String {
 pub fn report(result: &BenchResult) -> String {
     let mut out = header(result);
     out.push('\n');
-    if param_bool(result, "throughput_mode") {
+    if param_bool(result, param::THROUGHPUT_MODE) {
         out.push_str(&throughput_report(result));
-    } else if param_bool(result, "auto") {
+    } else if param_bool(result, param::AUTO) {
         out.push_str(&auto_report(&[result]));
     } else {
         out.push_str(&single_report(result));
@@ -493,7 +504,7 @@ mod tests {
 
     const MIB: u64 = 1024 * 1024;
 
-    fn metric(
+    fn cell_metric(
         name: &str,
         value: f64,
         unit: Unit,
@@ -516,7 +527,7 @@ mod tests {
 
     /// A `disk.iozone` result with the common parameters.
     fn result(tests: &[&str], file: u64, record: Option<u64>, workers: u64) -> BenchResult {
-        let mut r = BenchResult::new(BENCHMARK);
+        let mut r = BenchResult::new(names::IOZONE);
         r.set_param("file_size", file);
         if let Some(rec) = record {
             r.set_param("record_size", rec);
@@ -539,7 +550,7 @@ mod tests {
     /// Bandwidth, IOPS and latencies of one test at one (file, record).
     fn push_single(r: &mut BenchResult, test: &str, file: u64, rec: u64, kbps: f64) {
         let bw = kbps * KB;
-        r.metrics.push(metric(
+        r.metrics.push(cell_metric(
             "bandwidth",
             bw,
             Unit::BytesPerSecond,
@@ -548,7 +559,7 @@ mod tests {
             rec,
             1,
         ));
-        r.metrics.push(metric(
+        r.metrics.push(cell_metric(
             "iops",
             bw / rec as f64,
             Unit::OpsPerSecond,
@@ -560,32 +571,24 @@ mod tests {
         for (i, (name, _)) in LATENCIES.iter().enumerate() {
             let v = 10e-6 * (i + 1) as f64;
             r.metrics
-                .push(metric(name, v, Unit::Seconds, test, file, rec, 1));
+                .push(cell_metric(name, v, Unit::Seconds, test, file, rec, 1));
         }
     }
 
     /// The throughput-mode metrics of one test from kB/s figures.
     fn push_throughput(r: &mut BenchResult, test: &str, kb: [f64; 6]) {
         let (file, rec) = (2048 * MIB, 4096);
-        let names = [
-            "children_see",
-            "parent_sees",
-            "min_per_worker",
-            "max_per_worker",
-            "avg_per_worker",
-            "min_xfer",
-        ];
-        for (name, v) in names.iter().zip(kb) {
-            let unit = if *name == "min_xfer" {
+        for (name, v) in metric::THROUGHPUT.into_iter().zip(kb) {
+            let unit = if name == metric::MIN_XFER {
                 Unit::Bytes
             } else {
                 Unit::BytesPerSecond
             };
             r.metrics
-                .push(metric(name, v * KB, unit, test, file, rec, 2));
+                .push(cell_metric(name, v * KB, unit, test, file, rec, 2));
         }
-        r.metrics.push(metric(
-            "bandwidth",
+        r.metrics.push(cell_metric(
+            metric::BANDWIDTH,
             kb[0] * KB,
             Unit::BytesPerSecond,
             test,
@@ -814,7 +817,7 @@ mod tests {
         // Throughput mode: parent and min xfer missing; a test without metrics.
         let mut r = result(&["write", "read"], 2048 * MIB, Some(4096), 2);
         r.set_param("throughput_mode", true);
-        r.metrics.push(metric(
+        r.metrics.push(cell_metric(
             "children_see",
             369.74 * KB,
             Unit::BytesPerSecond,
@@ -841,7 +844,7 @@ mod tests {
         assert!(text.contains("\n  write\n"), "{text}");
 
         // No parameters and no metrics at all.
-        let empty = BenchResult::new(BENCHMARK);
+        let empty = BenchResult::new(names::IOZONE);
         let text = report(&empty);
         assert!(text.contains("Output is in kBytes/sec"), "{text}");
         assert!(auto_report(&[]).contains("kB  reclen"));

@@ -1,0 +1,120 @@
+//! The metrics of one IOzone cell: per test, bandwidth, IOPS, latency
+//! percentiles and the latency histogram, bytes and operations, and in
+//! throughput mode IOzone's six throughput-mode figures.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram as Hdr;
+use nodebench_core::config::Choice;
+use nodebench_core::latency;
+use nodebench_core::names::disk::{label, metric};
+use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
+
+use super::config::Test;
+use crate::job::JobOutcome;
+
+/// What every worker did in one test of a cell.
+pub(super) struct TestFigures {
+    /// One outcome per worker.
+    pub per_worker: Vec<JobOutcome>,
+    /// Seconds from the start of the first worker to the end of the last.
+    pub wall: f64,
+}
+
+/// The latency percentile metrics of `hist` (ns), in seconds.
+fn percentile_metrics(hist: &Hdr<u64>) -> [(&'static str, f64); 5] {
+    let q = |p: f64| hist.value_at_quantile(p) as f64 * 1e-9;
+    [
+        (metric::LATENCY_P50, q(0.50)),
+        (metric::LATENCY_P90, q(0.90)),
+        (metric::LATENCY_P99, q(0.99)),
+        (metric::LATENCY_P999, q(0.999)),
+        (metric::LATENCY_MAX, hist.max() as f64 * 1e-9),
+    ]
+}
+
+/// Appends the metrics and histograms of the tests in `figures`, measured on
+/// `workers` files of `file_size` bytes in `record`-byte records.
+pub(super) fn record_cell(
+    result: &mut BenchResult,
+    figures: &[(Test, TestFigures)],
+    file_size: u64,
+    record: u64,
+    workers: usize,
+    throughput: bool,
+) {
+    for (test, f) in figures {
+        let labels: BTreeMap<String, String> = [
+            (label::TEST, test.as_str().to_string()),
+            (label::FILE_SIZE, file_size.to_string()),
+            (label::RECORD, record.to_string()),
+            (label::WORKERS, workers.to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let mut push = |name: &str, value: f64, unit: Unit| {
+            let better = if unit == Unit::Seconds {
+                Better::Lower
+            } else {
+                Better::Higher
+            };
+            let mut m = Metric::new(name, value, unit, better);
+            m.labels = labels.clone();
+            result.metrics.push(m);
+        };
+        let rates: Vec<f64> = f
+            .per_worker
+            .iter()
+            .map(|o| o.bytes as f64 / o.seconds.max(1e-12))
+            .collect();
+        let children = rates.iter().sum::<f64>();
+        let bytes: u64 = f.per_worker.iter().map(|o| o.bytes).sum();
+        let ops: u64 = f.per_worker.iter().map(|o| o.ops).sum();
+        let mut hist = latency::histogram();
+        for o in &f.per_worker {
+            let _ = hist.add(&o.latency_ns);
+        }
+        push(metric::BANDWIDTH, children, Unit::BytesPerSecond);
+        let iops = f
+            .per_worker
+            .iter()
+            .map(|o| o.ops as f64 / o.seconds.max(1e-12))
+            .sum::<f64>();
+        push(metric::IOPS, iops, Unit::OpsPerSecond);
+        for (name, v) in percentile_metrics(&hist) {
+            push(name, v, Unit::Seconds);
+        }
+        push(metric::BYTES, bytes as f64, Unit::Bytes);
+        push(metric::OPERATIONS, ops as f64, Unit::Count);
+        if throughput {
+            let min_xfer = f
+                .per_worker
+                .iter()
+                .map(|o| o.bytes_when_first_done.unwrap_or(o.bytes))
+                .min()
+                .unwrap_or(0);
+            let min = rates.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = rates.iter().copied().fold(0.0, f64::max);
+            let avg = children / rates.len().max(1) as f64;
+            let parent = bytes as f64 / f.wall.max(1e-12);
+            for (name, v) in [
+                (metric::CHILDREN_SEE, children),
+                (metric::PARENT_SEES, parent),
+                (metric::MIN_PER_WORKER, min),
+                (metric::MAX_PER_WORKER, max),
+                (metric::AVG_PER_WORKER, avg),
+            ] {
+                push(name, v, Unit::BytesPerSecond);
+            }
+            push(metric::MIN_XFER, min_xfer as f64, Unit::Bytes);
+        }
+        result.histograms.push(Histogram::from_hdr(
+            metric::LATENCY,
+            Unit::Seconds,
+            1e9,
+            labels,
+            &hist,
+        ));
+    }
+}
