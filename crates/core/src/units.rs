@@ -60,24 +60,31 @@ pub fn parse_size(s: &str) -> Result<u64, ParseError> {
     if num.is_empty() {
         return Err(err());
     }
-    let value: f64 = num.parse().map_err(|_| err())?;
-    let mult: f64 = match suffix.trim() {
-        "" | "b" | "B" => 1.0,
-        "k" | "K" | "KiB" | "kiB" | "Ki" => 1024.0,
-        "m" | "M" | "MiB" | "Mi" => 1024f64.powi(2),
-        "g" | "G" | "GiB" | "Gi" => 1024f64.powi(3),
-        "t" | "T" | "TiB" | "Ti" => 1024f64.powi(4),
-        "kB" | "KB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "TB" => 1e12,
+    let mult: u64 = match suffix.trim() {
+        "" | "b" | "B" => 1,
+        "k" | "K" | "KiB" | "kiB" | "Ki" => 1 << 10,
+        "m" | "M" | "MiB" | "Mi" => 1 << 20,
+        "g" | "G" | "GiB" | "Gi" => 1 << 30,
+        "t" | "T" | "TiB" | "Ti" => 1 << 40,
+        "kB" | "KB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "TB" => 1_000_000_000_000,
         _ => return Err(err()),
     };
-    let bytes = value * mult;
-    if !bytes.is_finite() || bytes > u64::MAX as f64 || bytes.fract() != 0.0 {
-        return Err(err());
+    scaled(num, mult).ok_or_else(err)
+}
+
+/// `num x mult` as a whole number: exact integer arithmetic for a whole
+/// `num` (so every u64 round-trips), f64 for a fraction (`1.5g`); `None` on
+/// overflow, a fractional result or a malformed number.
+fn scaled(num: &str, mult: u64) -> Option<u64> {
+    if !num.contains('.') {
+        return num.parse::<u64>().ok()?.checked_mul(mult);
     }
-    Ok(bytes as u64)
+    let v = num.parse::<f64>().ok()? * mult as f64;
+    // 2^64 is exactly representable; anything from it up does not fit.
+    (v.is_finite() && v.fract() == 0.0 && v < 18_446_744_073_709_551_616.0).then_some(v as u64)
 }
 
 /// Parses a duration (see the module docs); zero and negative durations are refused.
@@ -113,33 +120,28 @@ pub const BITRATE_FORMS: &str =
 /// `-b`); `0` means unlimited.
 pub fn parse_bitrate(s: &str) -> Result<u64, ParseError> {
     decimal_with_suffix(s, true)
-        .filter(|v| *v >= 0.0)
-        .map(|v| v as u64)
         .ok_or_else(|| ParseError(format!("invalid bit rate '{s}': expected {BITRATE_FORMS}")))
 }
 
 /// A whole non-negative number with an optional k/m/g (and, when
 /// `allow_t`, t) suffix meaning powers of 1000; `None` when it is not one.
-fn decimal_with_suffix(s: &str, allow_t: bool) -> Option<f64> {
+fn decimal_with_suffix(s: &str, allow_t: bool) -> Option<u64> {
     let (num, suffix) = split_number(s.trim());
-    let value: f64 = num.parse().ok()?;
     let mult = match suffix {
-        "" => 1.0,
-        "k" | "K" => 1e3,
-        "m" | "M" => 1e6,
-        "g" | "G" => 1e9,
-        "t" | "T" if allow_t => 1e12,
+        "" => 1,
+        "k" | "K" => 1_000,
+        "m" | "M" => 1_000_000,
+        "g" | "G" => 1_000_000_000,
+        "t" | "T" if allow_t => 1_000_000_000_000,
         _ => return None,
     };
-    let v = value * mult;
-    (v.is_finite() && v.fract() == 0.0 && v <= u64::MAX as f64).then_some(v)
+    scaled(num, mult)
 }
 
 /// Parses a positive count with an optional k/m/g (powers of 1000) suffix.
 pub fn parse_count(s: &str) -> Result<u64, ParseError> {
     decimal_with_suffix(s, false)
-        .filter(|v| *v >= 1.0)
-        .map(|v| v as u64)
+        .filter(|v| *v >= 1)
         .ok_or_else(|| ParseError(format!("invalid count '{s}': expected {COUNT_FORMS}")))
 }
 
