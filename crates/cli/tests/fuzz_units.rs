@@ -102,23 +102,32 @@ fn fuzz_sizes_parse_exactly_or_are_refused() {
 
 #[test]
 fn fuzz_counts_and_bitrates_parse_exactly_or_are_refused() {
-    let suffixes: &[(&str, u64)] = &[("", 1), ("k", 1_000), ("m", 1_000_000), ("g", 1_000_000_000)];
-    fuzz::run("units::parse_count", (number(), 0..suffixes.len()), |(n, s)| {
-        let (suffix, mult) = suffixes[s];
-        let text = format!("{n}{suffix}");
-        match n.checked_mul(mult) {
-            Some(0) => prop_assert!(parse_count(&text).is_err(), "{}: 0 is no count", text),
-            Some(v) => {
-                prop_assert_eq!(parse_count(&text), Ok(v), "{}", text);
-                prop_assert_eq!(parse_bitrate(&text), Ok(v), "{}", text);
+    let suffixes: &[(&str, u64)] = &[
+        ("", 1),
+        ("k", 1_000),
+        ("m", 1_000_000),
+        ("g", 1_000_000_000),
+    ];
+    fuzz::run(
+        "units::parse_count",
+        (number(), 0..suffixes.len()),
+        |(n, s)| {
+            let (suffix, mult) = suffixes[s];
+            let text = format!("{n}{suffix}");
+            match n.checked_mul(mult) {
+                Some(0) => prop_assert!(parse_count(&text).is_err(), "{}: 0 is no count", text),
+                Some(v) => {
+                    prop_assert_eq!(parse_count(&text), Ok(v), "{}", text);
+                    prop_assert_eq!(parse_bitrate(&text), Ok(v), "{}", text);
+                }
+                None => {
+                    prop_assert!(parse_count(&text).is_err(), "{} overflows", text);
+                    prop_assert!(parse_bitrate(&text).is_err(), "{} overflows", text);
+                }
             }
-            None => {
-                prop_assert!(parse_count(&text).is_err(), "{} overflows", text);
-                prop_assert!(parse_bitrate(&text).is_err(), "{} overflows", text);
-            }
-        }
-        Ok(())
-    });
+            Ok(())
+        },
+    );
 }
 
 #[test]
@@ -133,33 +142,54 @@ fn fuzz_durations_parse_to_their_length() {
         ("h", 3600.0),
         ("d", 86400.0),
     ];
-    fuzz::run("units::parse_duration", (number(), 0..units.len()), |(n, u)| {
-        let (suffix, scale) = units[u];
-        let text = format!("{n}{suffix}");
-        let secs = n as f64 * scale;
-        match parse_duration(&text) {
-            Ok(d) => {
-                prop_assert!(secs > 0.0 && secs <= 1e9, "{} accepted as {:?}", text, d);
-                let want = Duration::from_secs_f64(secs);
-                let diff = d.abs_diff(want);
-                prop_assert!(diff <= Duration::from_nanos(1), "{}: {:?} vs {:?}", text, d, want);
+    fuzz::run(
+        "units::parse_duration",
+        (number(), 0..units.len()),
+        |(n, u)| {
+            let (suffix, scale) = units[u];
+            let text = format!("{n}{suffix}");
+            let secs = n as f64 * scale;
+            match parse_duration(&text) {
+                Ok(d) => {
+                    prop_assert!(secs > 0.0 && secs <= 1e9, "{} accepted as {:?}", text, d);
+                    let want = Duration::from_secs_f64(secs);
+                    let diff = d.abs_diff(want);
+                    prop_assert!(
+                        diff <= Duration::from_nanos(1),
+                        "{}: {:?} vs {:?}",
+                        text,
+                        d,
+                        want
+                    );
+                }
+                Err(_) => {
+                    prop_assert!(secs <= 0.0 || secs > 1e9 || secs < 1e-9, "{} refused", text)
+                }
             }
-            Err(_) => prop_assert!(secs <= 0.0 || secs > 1e9 || secs < 1e-9, "{} refused", text),
-        }
-        Ok(())
-    });
+            Ok(())
+        },
+    );
 }
 
 #[test]
 fn fuzz_thread_lists_are_bounded_and_positive() {
-    fuzz::run("units::parse_thread_list", (near_valid(), 1usize..512), |(text, cpus)| {
-        if let Ok(list) = parse_thread_list(&text, cpus) {
-            prop_assert!(!list.is_empty(), "{}: empty list", text);
-            prop_assert!(list.iter().all(|n| (1..=4096).contains(n)), "{}: {:?}", text, list);
-            prop_assert!(list.len() <= 4096, "{}: {} entries", text, list.len());
-        }
-        Ok(())
-    });
+    fuzz::run(
+        "units::parse_thread_list",
+        (near_valid(), 1usize..512),
+        |(text, cpus)| {
+            if let Ok(list) = parse_thread_list(&text, cpus) {
+                prop_assert!(!list.is_empty(), "{}: empty list", text);
+                prop_assert!(
+                    list.iter().all(|n| (1..=4096).contains(n)),
+                    "{}: {:?}",
+                    text,
+                    list
+                );
+                prop_assert!(list.len() <= 4096, "{}: {} entries", text, list.len());
+            }
+            Ok(())
+        },
+    );
 }
 
 #[test]
