@@ -1,6 +1,6 @@
 //! Which local interface traffic to a host leaves by, and its MTU: recorded
 //! with every network result, so a run at MTU 1500 and one at 9000 (the
-//! seeds/001 comparison) can be told apart in the store.
+//! comparison of jumbo and standard frames) can be told apart in the store.
 
 use std::ffi::CStr;
 use std::net::{IpAddr, SocketAddr, UdpSocket};
