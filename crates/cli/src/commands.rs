@@ -29,7 +29,7 @@ use nodebench_memory::stream::{Stream, StreamConfig};
 use nodebench_net::iperf3::{self, ClientConfig, Protocol, ServerConfig};
 use nodebench_net::pingpong::{EchoServer, Pingpong, PingpongConfig, Proto};
 use nodebench_net::throughput::Throughput;
-use nodebench_report::{export, table};
+use nodebench_report::{export, reporters};
 use nodebench_store::{Recorder, SqliteStore, Store};
 
 use crate::args::{
@@ -575,7 +575,7 @@ fn run_benchmarks(
             print!("{}", nodebench_report::inventory::report(&inventory));
             println!();
         }
-        print!("{}", table::run_report(&run));
+        print!("{}", reporters::run_report(&run));
     }
     for e in &errors {
         eprintln!("error: {e}");
@@ -663,7 +663,7 @@ fn runs_cmd(cli: &Cli, cmd: &RunsCommand) -> Result<ExitCode> {
             if cli.json {
                 println!("{}", serde_json::to_string_pretty(&run)?);
             } else {
-                print!("{}", table::run_report(&run));
+                print!("{}", reporters::run_report(&run));
             }
         }
         RunsCommand::Export { id, format, output } => {

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use nodebench_core::names::disk::{self as names, label, metric, param, test};
+use nodebench_core::names::disk::{label, metric, param, test};
 use nodebench_core::{BenchResult, Metric};
 
 use crate::format;
@@ -128,11 +128,6 @@ const LATENCIES: [(&str, &str); 5] = [
 
 fn info(test: &str) -> Option<&'static TestInfo> {
     TESTS.iter().find(|i| i.id == test)
-}
-
-/// Whether `result` is a `disk.iozone` result.
-pub fn is_iozone(result: &BenchResult) -> bool {
-    result.benchmark == names::IOZONE
 }
 
 fn param_u64(result: &BenchResult, key: &str) -> Option<u64> {
@@ -500,6 +495,7 @@ pub fn report(result: &BenchResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nodebench_core::names::disk as names;
     use nodebench_core::{Better, Unit};
 
     const MIB: u64 = 1024 * 1024;
@@ -615,12 +611,6 @@ mod tests {
             [19369.47, 19368.78, 9663.02, 9706.45, 9684.73, 2087912.0],
         );
         r
-    }
-
-    #[test]
-    fn only_disk_iozone_is_iozone() {
-        assert!(is_iozone(&result(&[], 1, None, 1)));
-        assert!(!is_iozone(&BenchResult::new("disk.seq")));
     }
 
     #[test]

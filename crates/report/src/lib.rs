@@ -1,6 +1,7 @@
 //! Reports built from the result model only: human tables for the terminal
 //! and exports (JSON, CSV, Markdown).
 
+pub mod dd;
 pub mod export;
 pub mod format;
 pub mod http;
@@ -8,4 +9,5 @@ pub mod http_sweep;
 pub mod inventory;
 pub mod iozone;
 pub mod linpack;
+pub mod reporters;
 pub mod table;

@@ -9,11 +9,6 @@ use std::fmt::Write as _;
 use nodebench_core::names::linpack::{self as names, label::TRIAL, param};
 use nodebench_core::{BenchResult, Metric, ResultStatus};
 
-/// True for a LINPACK result.
-pub fn is_linpack(result: &BenchResult) -> bool {
-    result.benchmark == names::LINPACK
-}
-
 /// Parameter `key` as printed: strings bare, other values as JSON, nothing
 /// when absent.
 fn param(r: &BenchResult, key: &str) -> String {

@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 
 use comfy_table::{CellAlignment, Table, presets};
 use nodebench_core::names::cpu;
-use nodebench_core::{BenchResult, Metric, Run, Unit};
+use nodebench_core::names::labels::THREADS;
+use nodebench_core::{BenchResult, Metric, Unit};
 
 use crate::format;
 
@@ -24,7 +25,7 @@ fn common_labels(result: &BenchResult) -> BTreeMap<String, String> {
         });
     }
     let mut c = common.unwrap_or_default();
-    c.remove("threads");
+    c.remove(THREADS);
     c
 }
 
@@ -32,7 +33,7 @@ fn row_key(m: &Metric, common: &BTreeMap<String, String>) -> String {
     let rest: Vec<String> = m
         .labels
         .iter()
-        .filter(|(k, _)| k.as_str() != "threads" && !common.contains_key(*k))
+        .filter(|(k, _)| k.as_str() != THREADS && !common.contains_key(*k))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     if rest.is_empty() {
@@ -50,29 +51,16 @@ fn cell(m: &Metric, divisor: f64) -> String {
     s
 }
 
-/// The table of one result, pivoted on `threads` where present; IOzone
-/// results print as IOzone does.
+/// The generic table of one result, pivoted on `threads` where present,
+/// then its error, warnings and time series; the benchmarks that print like
+/// their classic tool are picked in [`crate::reporters`].
 pub fn result_table(result: &BenchResult) -> String {
-    if crate::http::is_http_load(result) {
-        return crate::http::report(result);
-    }
-    if crate::http_sweep::is_http_sweep(result) {
-        return crate::http_sweep::report(result);
-    }
-    if crate::iozone::is_iozone(result) {
-        return format!(
-            "{} [{}]\n{}",
-            result.benchmark,
-            result.status.as_str(),
-            crate::iozone::report(result)
-        );
-    }
     let common = common_labels(result);
     let mut out = String::new();
     let mut threads: Vec<u64> = result
         .metrics
         .iter()
-        .filter_map(|m| m.labels.get("threads").and_then(|t| t.parse().ok()))
+        .filter_map(|m| m.labels.get(THREADS).and_then(|t| t.parse().ok()))
         .collect();
     threads.sort_unstable();
     threads.dedup();
@@ -82,7 +70,7 @@ pub fn result_table(result: &BenchResult) -> String {
         let _ = write!(heading, "  {k}={v}");
     }
     if let [t] = threads[..] {
-        let _ = write!(heading, "  threads={t}");
+        let _ = write!(heading, "  {THREADS}={t}");
     }
     if let Some(serde_json::Value::String(isa)) = result.param(cpu::param::ISA) {
         let _ = write!(heading, "  isa={isa}");
@@ -103,14 +91,8 @@ pub fn result_table(result: &BenchResult) -> String {
     for w in &result.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
-    if result.benchmark == "disk.dd" {
-        out.push_str(&dd_lines(result));
-    }
     for series in &result.series {
         out.push_str(&series_lines(series));
-    }
-    if result.benchmark == "http.download" {
-        out.push_str(&crate::http_sweep::download_lines(result));
     }
     if let Some(serde_json::Value::String(p)) = result.param(cpu::param::PEAK) {
         let _ = writeln!(out, "(%) = percent of the {p}");
@@ -135,7 +117,7 @@ fn thread_pivot(
         let key = row_key(m, common);
         let t = m
             .labels
-            .get("threads")
+            .get(THREADS)
             .and_then(|t| t.parse().ok())
             .unwrap_or(0);
         if !rows.contains_key(&key) {
@@ -173,7 +155,7 @@ fn name_pivot(table: &mut Table, result: &BenchResult, common: &BTreeMap<String,
         let labels: Vec<String> = m
             .labels
             .iter()
-            .filter(|(k, _)| k.as_str() != "threads" && !common.contains_key(*k))
+            .filter(|(k, _)| k.as_str() != THREADS && !common.contains_key(*k))
             .map(|(_, v)| v.clone())
             .collect();
         let key = labels.join(" ");
@@ -222,32 +204,6 @@ fn name_pivot(table: &mut Table, result: &BenchResult, common: &BTreeMap<String,
     }
 }
 
-/// dd's closing line for each sync mode of a `disk.dd` result:
-/// `104857600 bytes (105 MB, 100 MiB) copied, 0.5 s, 210 MB/s`.
-fn dd_lines(result: &BenchResult) -> String {
-    let mut out = String::new();
-    for sync in ["none", "fdatasync"] {
-        let get = |name: &str| {
-            result
-                .metrics
-                .iter()
-                .find(|m| m.name == name && m.labels.get("sync").map(String::as_str) == Some(sync))
-                .map(|m| m.value)
-        };
-        if let (Some(bytes), Some(secs)) = (get("bytes"), get("seconds")) {
-            let (dp, dd) = format::si_prefix(bytes);
-            let _ = writeln!(
-                out,
-                "{sync:>9}: {bytes:.0} bytes ({:.0} {dp}B, {}) copied, {secs:.3} s, {:.0} MB/s",
-                bytes / dd,
-                nodebench_core::units::format_bytes(bytes as u64),
-                bytes / secs.max(1e-12) / 1e6
-            );
-        }
-    }
-    out
-}
-
 /// One line per sample of a time series, iperf3-interval style:
 /// `throughput  0.00-1.00 s  2345.6 MB/s`.
 fn series_lines(series: &nodebench_core::TimeSeries) -> String {
@@ -267,57 +223,10 @@ fn series_lines(series: &nodebench_core::TimeSeries) -> String {
     out
 }
 
-/// A short heading for a run followed by the table of each result.
-pub fn run_report(run: &Run) -> String {
-    let mut out = String::new();
-    let id = run
-        .id
-        .map(|i| format!("run {i}"))
-        .unwrap_or_else(|| "run (not saved)".into());
-    let _ = writeln!(
-        out,
-        "{id}: {} started {}{}",
-        run.status.as_str(),
-        run.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
-        if run.tags.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "  tags: {}",
-                run.tags
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            )
-        }
-    );
-    let linpack: Vec<&BenchResult> = run
-        .results
-        .iter()
-        .filter(|r| crate::linpack::is_linpack(r))
-        .collect();
-    let mut linpack_printed = false;
-    for r in &run.results {
-        if crate::linpack::is_linpack(r) {
-            // All sizes print as one Intel-style table, where the first was.
-            if !linpack_printed {
-                let _ = writeln!(out);
-                out.push_str(&crate::linpack::report(&linpack));
-                linpack_printed = true;
-            }
-            continue;
-        }
-        let _ = writeln!(out);
-        out.push_str(&result_table(r));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::names::labels::{KERNEL, THREADS};
+    use nodebench_core::names::labels::KERNEL;
     use nodebench_core::{Better, Reference, Unit};
 
     fn scaling_result() -> BenchResult {

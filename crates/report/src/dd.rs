@@ -1,0 +1,54 @@
+//! `disk.dd` results close with dd's own summary line for each sync mode,
+//! under the generic table.
+
+use std::fmt::Write as _;
+
+use nodebench_core::BenchResult;
+use nodebench_core::names::disk::{label, metric, sync};
+
+use crate::format;
+
+/// dd's closing line for each sync mode of a `disk.dd` result:
+/// `104857600 bytes (105 MB, 100 MiB) copied, 0.5 s, 210 MB/s`.
+pub fn closing_lines(result: &BenchResult) -> String {
+    let mut out = String::new();
+    for mode in [sync::NONE, sync::FDATASYNC] {
+        let get = |name: &str| result.metric(name, &[(label::SYNC, mode)]).map(|m| m.value);
+        if let (Some(bytes), Some(secs)) = (get(metric::BYTES), get(metric::SECONDS)) {
+            let (dp, dd) = format::si_prefix(bytes);
+            let _ = writeln!(
+                out,
+                "{mode:>9}: {bytes:.0} bytes ({:.0} {dp}B, {}) copied, {secs:.3} s, {:.0} MB/s",
+                bytes / dd,
+                nodebench_core::units::format_bytes(bytes as u64),
+                bytes / secs.max(1e-12) / 1e6
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodebench_core::names::disk;
+    use nodebench_core::{Better, Metric, Unit};
+
+    #[test]
+    fn one_dd_line_per_sync_mode() {
+        let mut r = BenchResult::new(disk::DD);
+        for (mode, secs) in [(sync::NONE, 0.5), (sync::FDATASYNC, 2.0)] {
+            r.metrics.extend([
+                Metric::new(metric::BYTES, 104857600.0, Unit::Bytes, Better::Higher)
+                    .label(label::SYNC, mode),
+                Metric::new(metric::SECONDS, secs, Unit::Seconds, Better::Lower)
+                    .label(label::SYNC, mode),
+            ]);
+        }
+        assert_eq!(
+            closing_lines(&r),
+            "     none: 104857600 bytes (105 MB, 100 MiB) copied, 0.500 s, 210 MB/s\n\
+             fdatasync: 104857600 bytes (105 MB, 100 MiB) copied, 2.000 s, 52 MB/s\n"
+        );
+    }
+}

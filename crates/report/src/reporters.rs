@@ -1,0 +1,169 @@
+//! Which reporter prints a result: one table keyed by benchmark id. The
+//! benchmarks that print the way their classic tool does (LINPACK, IOzone,
+//! dd, ab/httperf, JMeter, wget) have an entry; every other result gets the
+//! generic table of [`table::result_table`].
+
+use std::fmt::Write as _;
+
+use nodebench_core::names::{disk, http, linpack};
+use nodebench_core::{BenchResult, Run};
+
+use crate::table;
+
+/// How the results of one benchmark print.
+#[derive(Clone, Copy)]
+pub enum Reporter {
+    /// Each result on its own.
+    Each(fn(&BenchResult) -> String),
+    /// All of a run's results of the benchmark as one report, printed where
+    /// the first of them was (Intel's LINPACK prints every order in one
+    /// table with one performance summary).
+    Together(fn(&[&BenchResult]) -> String),
+}
+
+/// The reporters of the benchmarks that print like their classic tool, by
+/// benchmark id.
+const REPORTERS: &[(&str, Reporter)] = &[
+    (linpack::LINPACK, Reporter::Together(crate::linpack::report)),
+    (disk::IOZONE, Reporter::Each(iozone)),
+    (disk::DD, Reporter::Each(dd)),
+    (http::LOAD, Reporter::Each(crate::http::report)),
+    (http::SWEEP, Reporter::Each(crate::http_sweep::report)),
+    (http::DOWNLOAD, Reporter::Each(download)),
+];
+
+/// The reporter of benchmark `id`: its entry in the table, else the
+/// generic table.
+pub fn reporter(id: &str) -> Reporter {
+    REPORTERS
+        .iter()
+        .find(|(k, _)| *k == id)
+        .map_or(Reporter::Each(table::result_table), |&(_, r)| r)
+}
+
+/// The report of one result, by its benchmark's reporter.
+pub fn result_report(result: &BenchResult) -> String {
+    match reporter(&result.benchmark) {
+        Reporter::Each(f) => f(result),
+        Reporter::Together(f) => f(&[result]),
+    }
+}
+
+/// IOzone's report under the result's heading.
+fn iozone(result: &BenchResult) -> String {
+    format!(
+        "{} [{}]\n{}",
+        result.benchmark,
+        result.status.as_str(),
+        crate::iozone::report(result)
+    )
+}
+
+/// The generic table, then dd's closing lines.
+fn dd(result: &BenchResult) -> String {
+    table::result_table(result) + &crate::dd::closing_lines(result)
+}
+
+/// The generic table (with the per-second series), then wget's closing line.
+fn download(result: &BenchResult) -> String {
+    table::result_table(result) + &crate::http_sweep::download_lines(result)
+}
+
+/// A short heading for a run followed by the report of each result.
+pub fn run_report(run: &Run) -> String {
+    let mut out = String::new();
+    let id = run
+        .id
+        .map(|i| format!("run {i}"))
+        .unwrap_or_else(|| "run (not saved)".into());
+    let _ = writeln!(
+        out,
+        "{id}: {} started {}{}",
+        run.status.as_str(),
+        run.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
+        if run.tags.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "  tags: {}",
+                run.tags
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        }
+    );
+    let mut printed_together: Vec<&str> = Vec::new();
+    for r in &run.results {
+        let text = match reporter(&r.benchmark) {
+            Reporter::Each(f) => f(r),
+            Reporter::Together(f) => {
+                if printed_together.contains(&r.benchmark.as_str()) {
+                    continue;
+                }
+                printed_together.push(&r.benchmark);
+                let group: Vec<&BenchResult> = run
+                    .results
+                    .iter()
+                    .filter(|o| o.benchmark == r.benchmark)
+                    .collect();
+                f(&group)
+            }
+        };
+        let _ = writeln!(out);
+        out.push_str(&text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodebench_core::names::{cpu, disk};
+    use nodebench_core::{Better, Metric, Unit};
+
+    fn with_metric(id: &str, name: &str) -> BenchResult {
+        let mut r = BenchResult::new(id);
+        r.metrics
+            .push(Metric::new(name, 2.0, Unit::Seconds, Better::Lower));
+        r
+    }
+
+    #[test]
+    fn ids_in_the_table_get_their_tool_report_and_others_the_generic_table() {
+        let generic = table::result_table(&with_metric("disk.seq", "latency"));
+        assert_eq!(result_report(&with_metric("disk.seq", "latency")), generic);
+        let iozone = result_report(&with_metric(disk::IOZONE, "latency"));
+        assert!(
+            iozone.starts_with("disk.iozone [passed]\n\tOutput is in kBytes/sec\n"),
+            "{iozone}"
+        );
+        assert!(!generic.contains("kBytes/sec"), "{generic}");
+    }
+
+    #[test]
+    fn results_printed_together_print_once_where_the_first_was() {
+        let mut run = Run::start(vec!["nodebench".into()], Default::default());
+        let mut a = BenchResult::new(linpack::LINPACK);
+        a.set_param(linpack::param::N, 1000);
+        let mut b = BenchResult::new(linpack::LINPACK);
+        b.set_param(linpack::param::N, 2000);
+        run.results = vec![
+            with_metric(cpu::OPS, "rate"),
+            a,
+            with_metric("disk.seq", "latency"),
+            b,
+        ];
+        let text = run_report(&run);
+        assert_eq!(
+            text.matches("Performance Summary (GFlops)").count(),
+            1,
+            "{text}"
+        );
+        let ops = text.find("cpu.ops [passed]").unwrap();
+        let summary = text.find("Performance Summary").unwrap();
+        let seq = text.find("disk.seq [passed]").unwrap();
+        assert!(ops < summary && summary < seq, "{text}");
+    }
+}
