@@ -1,48 +1,17 @@
 //! End-to-end tests of the `nodebench` binary: real runs against a temporary
 //! store, checked through the commands a user has.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{
+    TempStore, bin, closed_port, find_metric, interrupt, json, one_line_error,
+    skipped_without_root, stderr, stdout,
+};
 use serde_json::Value;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_nodebench"));
-    c.env_remove("NODEBENCH_STORE").stdin(Stdio::null());
-    c
-}
-
-struct Tmp {
-    dir: tempfile::TempDir,
-}
-
-impl Tmp {
-    fn new() -> Tmp {
-        Tmp {
-            dir: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn store(&self) -> PathBuf {
-        self.dir.path().join("results.db")
-    }
-    fn run(&self, args: &[&str]) -> Output {
-        bin()
-            .arg("--store")
-            .arg(self.store())
-            .args(args)
-            .output()
-            .unwrap()
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A cpu ops run short enough for tests.
 const QUICK_OPS: &[&str] = &[
@@ -67,12 +36,10 @@ fn schema_path() -> PathBuf {
 
 #[test]
 fn cpu_ops_json_validates_against_the_checked_in_schema() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     let mut args = QUICK_OPS.to_vec();
     args.push("--json");
-    let out = t.run(&args);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let run: Value = serde_json::from_str(&stdout(&out)).expect("stdout is JSON");
+    let run = json(&t.run(&args));
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
@@ -101,9 +68,7 @@ fn cpu_ops_json_validates_against_the_checked_in_schema() {
 
 #[test]
 fn checked_in_schema_matches_the_model() {
-    let out = bin().arg("schema").output().unwrap();
-    assert!(out.status.success());
-    let generated: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let generated = json(&bin().arg("schema").output().unwrap());
     let checked_in: Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path()).unwrap()).unwrap();
     assert_eq!(
@@ -114,12 +79,10 @@ fn checked_in_schema_matches_the_model() {
 
 #[test]
 fn runs_list_shows_the_run_and_csv_export_has_every_metric() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     let mut args = QUICK_OPS.to_vec();
     args.extend(["--tag", "config=test", "--json"]);
-    let out = t.run(&args);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let run: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let run = json(&t.run(&args));
     let id = run["id"].as_i64().expect("saved run has an id");
 
     let list = t.run(&["runs", "list"]);
@@ -170,10 +133,10 @@ fn runs_list_shows_the_run_and_csv_export_has_every_metric() {
 
 #[test]
 fn runs_delete_removes_the_run() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     let mut args = QUICK_OPS.to_vec();
     args.push("--json");
-    let run: Value = serde_json::from_str(&stdout(&t.run(&args))).unwrap();
+    let run = json(&t.run(&args));
     let id = run["id"].as_i64().unwrap().to_string();
     let del = t.run(&["runs", "delete", &id]);
     assert!(del.status.success(), "{}", stderr(&del));
@@ -190,38 +153,18 @@ fn runs_delete_removes_the_run() {
 
 #[test]
 fn no_save_leaves_the_store_empty() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     let mut args = QUICK_OPS.to_vec();
     args.extend(["--no-save", "--json"]);
-    let out = t.run(&args);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let run: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let run = json(&t.run(&args));
     assert!(run.get("id").is_none());
     let list = stdout(&t.run(&["runs", "list"]));
     assert_eq!(list.lines().count(), 1, "only the header:\n{list}");
 }
 
-fn assert_one_line_error(out: &Output, must_contain: &[&str]) {
-    let err = stderr(out);
-    assert!(
-        !out.status.success(),
-        "expected failure, got success: {err}"
-    );
-    assert_ne!(out.status.code(), Some(101), "panicked: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line expected:\n{err}"
-    );
-    for s in must_contain {
-        assert!(err.contains(s), "{s:?} not in: {err}");
-    }
-}
-
 #[test]
 fn bad_input_gives_one_clear_line_and_a_non_zero_exit() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     let cases: &[(&[&str], &[&str])] = &[
         (&["cpu", "ops", "--threads", "0"], &["--threads", "1,2,4,8"]),
         (
@@ -270,27 +213,24 @@ fn bad_input_gives_one_clear_line_and_a_non_zero_exit() {
         ),
     ];
     for (args, needles) in cases {
-        let out = t.run(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert_one_line_error(&out, needles);
+        one_line_error(&t.run(args), 2, needles);
     }
 }
 
 #[test]
 fn a_stream_array_larger_than_memory_is_refused_before_allocating() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     let start = Instant::now();
     let out = t.run(&["memory", "stream", "--array-size", "100g", "--quiet"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_one_line_error(&out, &["--array-size", "needs", "available"]);
+    one_line_error(&out, 1, &["--array-size", "needs", "available"]);
     // Refused up front: allocating and touching 2.4 TB would take far longer.
     assert!(start.elapsed() < Duration::from_secs(20));
 }
 
 #[test]
 fn memory_commands_report_their_metrics() {
-    let t = Tmp::new();
-    let out = t.run(&[
+    let t = TempStore::new();
+    let run = json(&t.run(&[
         "memory",
         "stream",
         "--threads",
@@ -301,23 +241,16 @@ fn memory_commands_report_their_metrics() {
         "3",
         "--json",
         "--quiet",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let run: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    ]));
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), 2, "one result per thread count");
     for r in results {
         assert_eq!(r["status"], "passed");
-        let triad = r["metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["name"] == "bandwidth" && m["labels"]["kernel"] == "triad")
-            .expect("triad bandwidth");
+        let triad = find_metric(r, "bandwidth", &[("kernel", "triad")]);
         assert_eq!(triad["unit"], "B/s");
         assert_eq!(triad["stats"]["n"], 2, "first of 3 iterations dropped");
     }
-    let out = t.run(&[
+    let run = json(&t.run(&[
         "memory",
         "blocks",
         "--block-sizes",
@@ -328,9 +261,7 @@ fn memory_commands_report_their_metrics() {
         "8MiB",
         "--json",
         "--quiet",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let run: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    ]));
     let metrics: usize = run["results"]
         .as_array()
         .unwrap()
@@ -361,17 +292,17 @@ fn unwritable_store_is_one_clear_line() {
         .args(QUICK_OPS)
         .output()
         .unwrap();
-    assert_one_line_error(&out, &["/proc/nodebench-no-such-dir/results.db"]);
+    one_line_error(&out, 1, &["/proc/nodebench-no-such-dir/results.db"]);
     let out = bin()
         .env("NODEBENCH_STORE", "/proc/nodebench-no-such-dir/env.db")
         .args(["runs", "list"])
         .output()
         .unwrap();
-    assert_one_line_error(&out, &["/proc/nodebench-no-such-dir/env.db"]);
+    one_line_error(&out, 1, &["/proc/nodebench-no-such-dir/env.db"]);
 }
 
 /// Polls `runs list --json` until the newest run has at least one result.
-fn wait_for_first_result(t: &Tmp, child: &mut std::process::Child) -> i64 {
+fn wait_for_first_result(t: &TempStore, child: &mut std::process::Child) -> i64 {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         assert!(Instant::now() < deadline, "no result was committed in 60 s");
@@ -387,7 +318,7 @@ fn wait_for_first_result(t: &Tmp, child: &mut std::process::Child) -> i64 {
         if !out.status.success() {
             continue;
         }
-        let list: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let list = json(&out);
         if let Some(r) = list.as_array().and_then(|a| a.first())
             && r["results"].as_u64().unwrap_or(0) >= 1
         {
@@ -397,10 +328,8 @@ fn wait_for_first_result(t: &Tmp, child: &mut std::process::Child) -> i64 {
 }
 
 /// A long cpu ops run: six kernels, each a second or more.
-fn long_run(t: &Tmp) -> std::process::Child {
-    bin()
-        .arg("--store")
-        .arg(t.store())
+fn long_run(t: &TempStore) -> std::process::Child {
+    t.command()
         .args([
             "cpu",
             "ops",
@@ -420,7 +349,7 @@ fn long_run(t: &Tmp) -> std::process::Child {
 
 #[test]
 fn a_run_killed_with_sigkill_is_listed_incomplete_with_its_finished_results() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     let mut child = long_run(&t);
     let id = wait_for_first_result(&t, &mut child);
     child.kill().unwrap(); // SIGKILL
@@ -432,9 +361,7 @@ fn a_run_killed_with_sigkill_is_listed_incomplete_with_its_finished_results() {
         .find(|l| l.split_whitespace().next() == Some(&id.to_string()))
         .unwrap();
     assert!(row.contains("incomplete"), "{row}");
-    let shown = t.run(&["runs", "show", &id.to_string(), "--json"]);
-    assert!(shown.status.success(), "{}", stderr(&shown));
-    let run: Value = serde_json::from_str(&stdout(&shown)).unwrap();
+    let run = json(&t.run(&["runs", "show", &id.to_string(), "--json"]));
     assert_eq!(run["status"], "incomplete");
     let results = run["results"].as_array().unwrap();
     assert!(
@@ -451,28 +378,16 @@ fn a_run_killed_with_sigkill_is_listed_incomplete_with_its_finished_results() {
 
 #[test]
 fn ctrl_c_stops_cleanly_and_saves_what_finished() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     let mut child = long_run(&t);
     let id = wait_for_first_result(&t, &mut child);
-    // SAFETY: sending SIGINT to our own child process.
-    unsafe { libc_kill(child.id() as i32, 2) };
+    interrupt(child.id());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
-    let run: Value = serde_json::from_str(&stdout(&t.run(&[
-        "runs",
-        "show",
-        &id.to_string(),
-        "--json",
-    ])))
-    .unwrap();
+    let run = json(&t.run(&["runs", "show", &id.to_string(), "--json"]));
     assert_eq!(run["status"], "incomplete");
     assert!(!run["results"].as_array().unwrap().is_empty());
-}
-
-unsafe extern "C" {
-    #[link_name = "kill"]
-    fn libc_kill(pid: i32, sig: i32) -> i32;
 }
 
 /// A directory on the target's file system (O_DIRECT works there, unlike tmpfs).
@@ -489,7 +404,7 @@ fn leftovers(dir: &Path) -> Vec<String> {
 
 #[test]
 fn iozone_throughput_mode_prints_the_fields_of_iozone() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     let d = disk_dir();
     let dir = d.path().to_str().unwrap();
     let out = t.run(&[
@@ -538,7 +453,7 @@ fn iozone_throughput_mode_prints_the_fields_of_iozone() {
 
 #[test]
 fn efbig_part_way_is_a_clear_error_and_leaves_no_files() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     let d = disk_dir();
     // RLIMIT_FSIZE of 1 MiB (ulimit -f counts 1024-byte blocks).
     let script = format!(
@@ -568,9 +483,7 @@ fn efbig_part_way_is_a_clear_error_and_leaves_no_files() {
 
 #[test]
 fn a_dir_without_room_is_refused_up_front() {
-    // SAFETY: geteuid has no failure mode.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("a_dir_without_room_is_refused_up_front: skipped: needs root (mounts a tmpfs)");
+    if skipped_without_root("a_dir_without_room_is_refused_up_front", "mounts a tmpfs") {
         return;
     }
     let d = disk_dir();
@@ -581,7 +494,7 @@ fn a_dir_without_room_is_refused_up_front() {
         .map(|s| s.success())
         .unwrap_or(false);
     assert!(mounted, "mounting a 2 MiB tmpfs as root failed");
-    let t = Tmp::new();
+    let t = TempStore::new();
     let out = t.run(&[
         "disk",
         "iozone",
@@ -599,15 +512,16 @@ fn a_dir_without_room_is_refused_up_front() {
     ]);
     let files = leftovers(d.path());
     let _ = Command::new("umount").arg(d.path()).status();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert_one_line_error(&out, &["--dir", "needs", "free"]);
+    one_line_error(&out, 1, &["--dir", "needs", "free"]);
     assert!(files.is_empty(), "{files:?}");
 }
 
 #[test]
 fn disk_bad_input_is_one_clear_line() {
-    let t = Tmp::new();
-    let cases: &[(&[&str], &[&str])] = &[
+    let t = TempStore::new();
+    // Values clap refuses exit 2; a configuration the benchmark refuses
+    // (a missing directory, a record larger than the file) exits 1.
+    let cases: &[(&[&str], i32, &[&str])] = &[
         (
             &[
                 "disk",
@@ -617,46 +531,46 @@ fn disk_bad_input_is_one_clear_line() {
                 "-s",
                 "1m",
             ],
+            1,
             &["--dir /nonexistent-nodebench"],
         ),
         (
             &["disk", "iozone", "--dir", "/tmp", "-s", "1m", "-r", "4m"],
+            1,
             &["--record-size"],
         ),
         (
             &["disk", "iozone", "--dir", "/tmp", "--tests", "scribble"],
+            2,
             &["--tests", "random_read"],
         ),
         (
             &["disk", "iozone", "--dir", "/tmp", "-r", "0"],
+            2,
             &["--record-size", "8KiB"],
         ),
         (
             &["disk", "dd", "--dir", "/tmp", "--count", "0"],
+            2,
             &["--count"],
         ),
         (
             &["disk", "blocks", "--dir", "/tmp", "--block-sizes", "0"],
+            2,
             &["--block-sizes"],
         ),
-        (&["disk", "iozone", "-s", "1m"], &["--dir"]),
+        (&["disk", "iozone", "-s", "1m"], 2, &["--dir"]),
     ];
-    for (args, needles) in cases {
-        let out = t.run(args);
-        assert!(!out.status.success(), "{args:?}");
-        assert_one_line_error(&out, needles);
+    for (args, code, needles) in cases {
+        one_line_error(&t.run(args), *code, needles);
     }
 }
 
 #[test]
 fn net_errors_are_one_clear_line() {
-    let t = Tmp::new();
+    let t = TempStore::new();
     // A closed port: refused at once.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let closed = closed_port();
     let start = Instant::now();
     let out = t.run(&[
         "net",
@@ -668,8 +582,7 @@ fn net_errors_are_one_clear_line() {
         "1",
         "--quiet",
     ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_one_line_error(&out, &["cannot connect", "refused"]);
+    one_line_error(&out, 1, &["cannot connect", "refused"]);
     assert!(start.elapsed() < Duration::from_secs(5));
     // A port already in use.
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -682,8 +595,7 @@ fn net_errors_are_one_clear_line() {
         "--max-tests",
         "1",
     ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_one_line_error(&out, &[&format!("--port {port}"), "in use"]);
+    one_line_error(&out, 1, &[&format!("--port {port}"), "in use"]);
     for (args, needles) in [
         (
             vec!["net", "udp", "127.0.0.1", "-b", "fast"],
@@ -698,18 +610,14 @@ fn net_errors_are_one_clear_line() {
             vec!["--time", "10s"],
         ),
     ] {
-        let out = t.run(&args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert_one_line_error(&out, &needles);
+        one_line_error(&t.run(&args), 2, &needles);
     }
 }
 
 #[test]
 fn a_test_longer_than_max_duration_is_refused_with_a_message() {
-    let t = Tmp::new();
-    let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = probe.local_addr().unwrap().port();
-    drop(probe);
+    let t = TempStore::new();
+    let port = closed_port();
     let mut server = bin()
         .args([
             "net",
@@ -744,6 +652,5 @@ fn a_test_longer_than_max_duration_is_refused_with_a_message() {
     };
     let _ = server.kill();
     let _ = server.wait();
-    assert_eq!(out.status.code(), Some(1));
-    assert_one_line_error(&out, &["--max-duration"]);
+    one_line_error(&out, 1, &["--max-duration"]);
 }

@@ -3,30 +3,18 @@
 //! against the built-in server reports what the server counted, and the
 //! client's memory does not grow with the length of a run.
 
-use std::net::TcpListener;
+mod common;
+
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{bin, closed_port, json, metric, one_line_error, stderr};
 use nodebench_http::server::{Server, ServerConfig, ServerHandle};
-use serde_json::Value;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_nodebench"));
-    c.env_remove("NODEBENCH_STORE").stdin(Stdio::null());
-    c
-}
-
+/// `nodebench --no-save -q http load ARGS`.
 fn load(args: &[&str]) -> Output {
-    bin()
-        .args(["--no-save", "-q", "http", "load"])
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::run(&[&["http", "load"], args].concat())
 }
 
 fn server() -> ServerHandle {
@@ -37,26 +25,6 @@ fn server() -> ServerHandle {
     })
     .unwrap()
     .spawn()
-}
-
-/// A loopback port nothing listens on.
-fn closed_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Exit code `code`, exactly one line on stderr containing every `want`.
-fn one_line_error(o: &Output, code: i32, want: &[&str]) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err:?}");
-    assert!(!err.contains("panicked"), "{err}");
-    for w in want {
-        assert!(err.contains(w), "{w:?} missing from {err:?}");
-    }
 }
 
 #[test]
@@ -134,17 +102,6 @@ fn an_unreachable_target_fails_fast_with_one_line() {
     );
 }
 
-fn metric(result: &Value, name: &str) -> f64 {
-    result["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name && m.get("labels").is_none())
-        .unwrap_or_else(|| panic!("no metric {name}"))["value"]
-        .as_f64()
-        .unwrap()
-}
-
 #[test]
 fn a_run_reports_what_the_server_served_and_prints_ab_lines() {
     let h = server();
@@ -178,11 +135,10 @@ fn a_run_reports_what_the_server_served_and_prints_ab_lines() {
         .arg(&url)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let run = json(&o);
     let r = &run["results"][0];
     assert_eq!(r["benchmark"], "http.load");
-    assert_eq!(metric(r, "requests_completed"), 200.0);
+    assert_eq!(metric(r, "requests_completed", &[]), 200.0);
     assert_eq!(h.requests_served(), 700);
     h.stop();
 }

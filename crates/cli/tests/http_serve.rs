@@ -2,37 +2,14 @@
 //! served process counts the requests, and the counts the client commands
 //! report add up to it exactly; bad input gets one line and exit 2.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_nodebench"));
-    c.env_remove("NODEBENCH_STORE").stdin(Stdio::null());
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(["--no-save", "-q"]).args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Exit code `code`, exactly one line on stderr containing every `want`.
-fn one_line_error(o: &Output, code: i32, want: &[&str]) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err:?}");
-    assert!(!err.contains("panicked"), "{err}");
-    for w in want {
-        assert!(err.contains(w), "{w:?} missing from {err:?}");
-    }
-}
+use common::{bin, interrupt, json, metric, one_line_error, run, stderr};
 
 /// A `nodebench http serve` process on a free loopback port; killed when dropped.
 struct Served {
@@ -63,14 +40,7 @@ impl Served {
 
     /// Ctrl-C, then everything the server printed after its banner.
     fn interrupt(mut self) -> String {
-        let pid = self.child.id().to_string();
-        assert!(
-            Command::new("kill")
-                .args(["-INT", &pid])
-                .status()
-                .unwrap()
-                .success()
-        );
+        interrupt(self.child.id());
         let end = Instant::now() + Duration::from_secs(10);
         while self.child.try_wait().unwrap().is_none() && Instant::now() < end {
             std::thread::sleep(Duration::from_millis(20));
@@ -94,25 +64,6 @@ impl Drop for Served {
     }
 }
 
-fn json(o: &Output) -> Value {
-    assert!(o.status.success(), "{}", stderr(o));
-    serde_json::from_slice(&o.stdout).expect("stdout is JSON")
-}
-
-fn metric(result: &Value, name: &str, users: Option<u32>) -> f64 {
-    result["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| {
-            m["name"] == name
-                && users.is_none_or(|u| m["labels"]["users"] == Value::String(u.to_string()))
-        })
-        .unwrap_or_else(|| panic!("metric {name} users={users:?}"))["value"]
-        .as_f64()
-        .unwrap()
-}
-
 #[test]
 fn download_and_sweep_counts_add_up_to_what_the_server_served() {
     let served = Served::start(&[]);
@@ -127,7 +78,7 @@ fn download_and_sweep_counts_add_up_to_what_the_server_served() {
     let r = &run_json["results"][0];
     assert_eq!(r["benchmark"], "http.download");
     assert_eq!(r["status"], "passed");
-    assert_eq!(metric(r, "bytes", None), 52_428_800.0);
+    assert_eq!(metric(r, "bytes", &[]), 52_428_800.0);
     assert!(!r["series"][0]["points"].as_array().unwrap().is_empty());
 
     let text = run(&["http", "download", &format!("{base}/bytes/3985")]);
@@ -157,13 +108,13 @@ fn download_and_sweep_counts_add_up_to_what_the_server_served() {
     let mut sweep_requests = 0;
     for u in users {
         assert_eq!(
-            metric(r, "requests", Some(u)),
+            metric(r, "requests", &[("users", &u.to_string())]),
             f64::from(u * iterations),
             "users={u}"
         );
         sweep_requests += u64::from(u * iterations);
     }
-    assert_eq!(metric(r, "percent_of_first", Some(1)), 100.0);
+    assert_eq!(metric(r, "percent_of_first", &[("users", "1")]), 100.0);
 
     let text = run(&[
         "http",

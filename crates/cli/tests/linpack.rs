@@ -1,25 +1,21 @@
 //! `nodebench cpu linpack` end to end: the Intel LINPACK table, backend
 //! choice with and without a system BLAS, and refused input.
 
-use std::process::{Command, Output, Stdio};
+mod common;
 
-use serde_json::Value;
+use std::process::Output;
 
+use common::{bin, json, one_line_error, stderr, stdout};
+
+/// `nodebench --no-save ARGS`, with $NODEBENCH_BLAS_DIRS set to `blas_dirs`
+/// when given.
 fn nodebench(args: &[&str], blas_dirs: Option<&str>) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_nodebench"));
-    c.env_remove("NODEBENCH_STORE")
-        .env_remove("NODEBENCH_BLAS_DIRS")
-        .stdin(Stdio::null())
-        .arg("--no-save")
-        .args(args);
+    let mut c = bin();
+    c.arg("--no-save").args(args);
     if let Some(d) = blas_dirs {
         c.env("NODEBENCH_BLAS_DIRS", d);
     }
     c.output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]
@@ -30,8 +26,8 @@ fn the_table_has_the_fields_of_intel_linpack_and_its_summary() {
         ],
         None,
     );
-    let out = text(&o.stdout);
-    assert!(o.status.success(), "{out}{}", text(&o.stderr));
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
     let header = out
         .lines()
         .find(|l| l.starts_with("Size") && l.contains("Check"))
@@ -86,8 +82,7 @@ fn without_a_system_blas_auto_runs_rust_and_says_so() {
         ],
         Some(dir),
     );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let run = json(&o);
     let r = &run["results"][0];
     assert_eq!(r["parameters"]["backend"], "rust");
     assert_eq!(r["status"], "passed");
@@ -99,13 +94,7 @@ fn without_a_system_blas_auto_runs_rust_and_says_so() {
         &["cpu", "linpack", "--sizes", "150", "--blas", "openblas"],
         Some(dir),
     );
-    assert!(!o.status.success());
-    let err = text(&o.stderr);
-    assert!(
-        err.contains("--blas openblas: no openblas library found"),
-        "{err}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
+    one_line_error(&o, 1, &["--blas openblas: no openblas library found"]);
 }
 
 #[test]
@@ -116,8 +105,7 @@ fn auto_with_openblas_installed_calibrates_both_and_records_the_pick() {
         ],
         None,
     );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let run = json(&o);
     let p = &run["results"][0]["parameters"];
     let notes = p["backend_selection"].to_string();
     assert!(
@@ -154,11 +142,6 @@ fn bad_linpack_input_is_one_clear_line() {
         ),
     ];
     for (args, expect, code) in cases {
-        let o = nodebench(args, None);
-        let err = text(&o.stderr);
-        assert_eq!(o.status.code(), Some(*code), "{args:?}: {err}");
-        assert!(err.contains(expect), "{args:?}: {err}");
-        assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        one_line_error(&nodebench(args, None), *code, &[expect]);
     }
 }

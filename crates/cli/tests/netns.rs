@@ -1,13 +1,16 @@
 //! Two hosts on one machine: network namespaces joined by a veth pair
 //! (scripts/netns-pair), nodebench serving in one and measuring from the
 //! other, at MTU 1500 and 9000; the run's metadata records the MTU. Needs
-//! root (CI runs as root).
+//! root to create the namespaces (CI runs as root); skipped, saying so,
+//! otherwise.
+
+mod common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use common::{json, metric, skipped_without_root};
 
 fn script() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/netns-pair")
@@ -33,7 +36,7 @@ fn run_at_mtu(mtu: u32) {
         .unwrap();
     assert!(
         up.status.success(),
-        "netns-pair up failed (root needed): {}",
+        "netns-pair up failed: {}",
         String::from_utf8_lossy(&up.stderr)
     );
     let _pair = Pair(a.clone(), b.clone());
@@ -83,12 +86,7 @@ fn run_at_mtu(mtu: u32) {
     };
     let _ = server.kill();
     let _ = server.wait();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = json(&out);
     let r = &run["results"][0];
     assert_eq!(r["status"], "passed");
     assert_eq!(
@@ -96,21 +94,19 @@ fn run_at_mtu(mtu: u32) {
         "MTU recorded in the run's metadata"
     );
     assert_eq!(r["parameters"]["local_address"], "169.254.231.2");
-    let bytes = |side: &str| {
-        r["metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["name"] == "bytes" && m["labels"]["side"] == side)
-            .map(|m| m["value"].as_f64().unwrap())
-            .unwrap()
-    };
+    let bytes = |side: &str| metric(r, "bytes", &[("side", side)]);
     assert!(bytes("sender") > 0.0);
     assert_eq!(bytes("sender"), bytes("receiver"));
 }
 
 #[test]
 fn tcp_between_two_namespaces_records_mtu_1500_and_9000() {
+    if skipped_without_root(
+        "tcp_between_two_namespaces_records_mtu_1500_and_9000",
+        "creates network namespaces and a veth pair",
+    ) {
+        return;
+    }
     run_at_mtu(1500);
     run_at_mtu(9000);
 }

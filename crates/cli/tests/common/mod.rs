@@ -1,0 +1,130 @@
+//! Helpers shared by the CLI's integration tests: the `nodebench` command
+//! with a clean environment, a temporary store, the text and JSON of an
+//! output, the one-line error check, metric look-ups in `--json` output,
+//! Ctrl-C for a child, and skipping tests that need root.
+
+// Each test file is its own crate and uses only some of these.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// The `nodebench` binary under test, stdin closed, without the
+/// environment variables that would point it at the user's store or
+/// BLAS libraries.
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_nodebench"));
+    c.env_remove("NODEBENCH_STORE")
+        .env_remove("NODEBENCH_BLAS_DIRS")
+        .stdin(Stdio::null());
+    c
+}
+
+/// `nodebench --no-save -q ARGS`, waited for.
+pub fn run(args: &[&str]) -> Output {
+    bin().args(["--no-save", "-q"]).args(args).output().unwrap()
+}
+
+/// A temporary directory holding a results store, removed when dropped.
+pub struct TempStore {
+    dir: tempfile::TempDir,
+}
+
+impl TempStore {
+    /// A new, empty directory.
+    pub fn new() -> TempStore {
+        TempStore {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// The store's path (the file exists once a run saved to it).
+    pub fn store(&self) -> PathBuf {
+        self.dir.path().join("results.db")
+    }
+
+    /// `nodebench --store STORE ARGS`, waited for.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().unwrap()
+    }
+
+    /// `nodebench --store STORE`, to add arguments to and spawn.
+    pub fn command(&self) -> Command {
+        let mut c = bin();
+        c.arg("--store").arg(self.store());
+        c
+    }
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The JSON on standard output of a run that succeeded.
+pub fn json(o: &Output) -> Value {
+    assert!(o.status.success(), "{}", stderr(o));
+    serde_json::from_slice(&o.stdout).expect("stdout is JSON")
+}
+
+/// Exit code `code`, no panic, and exactly one line on stderr containing
+/// every `want`.
+pub fn one_line_error(o: &Output, code: i32, want: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err:?}");
+    for w in want {
+        assert!(err.contains(w), "{w:?} missing from {err:?}");
+    }
+}
+
+/// The first metric of a `--json` result named `name` whose labels include
+/// every `(key, value)` of `labels`.
+pub fn find_metric<'a>(result: &'a Value, name: &str, labels: &[(&str, &str)]) -> &'a Value {
+    result["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name && labels.iter().all(|(k, v)| m["labels"][*k] == *v))
+        .unwrap_or_else(|| panic!("no metric {name} {labels:?}"))
+}
+
+/// The value of [`find_metric`].
+pub fn metric(result: &Value, name: &str, labels: &[(&str, &str)]) -> f64 {
+    find_metric(result, name, labels)["value"].as_f64().unwrap()
+}
+
+/// A loopback port nothing listens on (bound, then let go).
+pub fn closed_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Sends SIGINT (Ctrl-C) to process `pid`.
+pub fn interrupt(pid: u32) {
+    // SAFETY: kill has no memory effects; pid is a child of this test.
+    let sent = unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0, "kill -INT {pid}");
+}
+
+/// True, after saying so on stderr, when this process is not root: the
+/// caller returns at once. `what` says what needs root.
+pub fn skipped_without_root(test: &str, what: &str) -> bool {
+    // SAFETY: geteuid has no failure mode.
+    if unsafe { libc::geteuid() } == 0 {
+        return false;
+    }
+    eprintln!("{test}: skipped: needs root ({what})");
+    true
+}
