@@ -76,15 +76,16 @@ pub enum HttpCommand {
     /// many requests it served.
     #[command(after_help = nodebench_http::server::ENDPOINTS)]
     Serve(HttpServeArgs),
-    /// JMeter-style user sweep (seeds/003): for each user count N, N users
-    /// each fetch the URL --iterations times; per step the average, minimum
-    /// and maximum latency in ms, the rate per second and its % of the first
-    /// step; then where the rate stops growing and what saturated (client
-    /// CPU, server CPU for a server on this machine, or the link).
+    /// JMeter-style user sweep (one Thread Group per user count): for each
+    /// user count N, N users each fetch the URL --iterations times; per step
+    /// the figures of JMeter's Summary Report (average, minimum and maximum
+    /// latency in ms, rate per second) and the rate's % of the first step;
+    /// then where the rate stops growing and what saturated (client CPU,
+    /// server CPU for a server on this machine, or the link).
     Sweep(SweepArgs),
-    /// One large download over one connection, as wget (seeds/001): the body
-    /// is read and discarded; byte count, time to first byte, average and
-    /// best one-second rate, and the rate of every second.
+    /// One large download over one connection, as wget: the body is read
+    /// and discarded; byte count, time to first byte, average and best
+    /// one-second rate, and the rate of every second.
     Download(DownloadArgs),
 }
 
@@ -370,7 +371,7 @@ pub enum MemoryCommand {
     /// STREAM's count; the stores=nontemporal figures use streaming stores,
     /// which skip that read.
     Stream(StreamArgs),
-    /// The block-size x thread matrix (seeds/002): sequential write (memset),
+    /// The block-size x thread matrix: sequential write (memset),
     /// random write and read+write (memcpy) per block size and thread count,
     /// over a fixed total split across the threads; throughput and mean
     /// latency of one block operation.
