@@ -16,6 +16,10 @@
 //! Thread lists: `1,2,4,8`, a range `1..8` (every count from 1 to 8),
 //! a doubling range `1..8:x2`, `all` (the logical CPU count), or a mix
 //! separated by commas.
+//!
+//! Numbers are read exactly, in integer arithmetic (`1.5MiB` is 1 572 864
+//! bytes, `9007199254740993` stays odd); a value that does not fit its type
+//! is an error, never a wrapped or saturated number.
 
 use std::fmt;
 use std::time::Duration;
@@ -43,6 +47,7 @@ pub const COUNT_FORMS: &str = "a positive whole number like 100, 10k (x1000), 2m
 /// The accepted forms of a thread list.
 pub const THREADS_FORMS: &str = "a list of positive thread counts like 1,2,4,8, a range 1..8, a doubling range 1..16:x2, or 'all'";
 
+/// Splits `s` at the end of its leading run of digits and dots.
 fn split_number(s: &str) -> (&str, &str) {
     let end = s
         .char_indices()
@@ -52,15 +57,108 @@ fn split_number(s: &str) -> (&str, &str) {
     (&s[..end], &s[end..])
 }
 
+/// Most digits after the dot a number may have (trailing zeros aside), so
+/// that the power of ten under them fits in 128 bits.
+const MAX_FRACTION_DIGITS: usize = 38;
+
+/// A number on the command line, read exactly: `int + frac / 10^scale`.
+/// Computing with it instead of `f64` keeps every value exact (no rounding
+/// above 2^53) and turns overflow into an error, never a wrapped or
+/// saturated value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Decimal {
+    /// The digits before the dot.
+    int: u128,
+    /// The digits after the dot, trailing zeros dropped.
+    frac: u128,
+    /// How many digits `frac` has.
+    scale: u32,
+}
+
+/// A [`Decimal`] times a whole unit: the whole part, and what is left over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Product {
+    /// The whole part.
+    whole: u128,
+    /// No fraction left over.
+    exact: bool,
+    /// The fraction left over is a half or more.
+    half_or_more: bool,
+}
+
+/// The greatest common divisor of `a` and `b`.
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Reads `digits` as a whole number; `None` if one is not a digit or the
+/// number does not fit in 128 bits.
+fn whole_number(digits: &str) -> Option<u128> {
+    digits.bytes().try_fold(0u128, |n, c| {
+        c.is_ascii_digit().then_some(())?;
+        n.checked_mul(10)?.checked_add(u128::from(c - b'0'))
+    })
+}
+
+impl Decimal {
+    /// Reads digits with at most one dot (`12`, `1.5`, `1.`, `.5`); `None`
+    /// for anything else, or a number too long to hold exactly.
+    fn parse(num: &str) -> Option<Decimal> {
+        let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+        if int.is_empty() && frac.is_empty() {
+            return None;
+        }
+        let frac = frac.trim_end_matches('0');
+        if frac.len() > MAX_FRACTION_DIGITS {
+            return None;
+        }
+        Some(Decimal {
+            int: whole_number(int)?,
+            frac: whole_number(frac)?,
+            scale: frac.len() as u32,
+        })
+    }
+
+    /// `self × unit`, exactly; `None` when it does not fit in 128 bits.
+    fn times(self, unit: u64) -> Option<Product> {
+        let unit = u128::from(unit);
+        // frac × unit / 10^scale, reduced first so that it cannot overflow
+        // for units made of 2, 3 and 5 (bytes, nanoseconds, powers of 1000).
+        let den = 10u128.pow(self.scale);
+        let g = gcd(unit, den);
+        let (unit_r, den_r) = (unit / g, den / g);
+        let rest = (self.frac % den_r).checked_mul(unit_r)?;
+        let whole = self
+            .int
+            .checked_mul(unit)?
+            .checked_add(self.frac / den_r * unit_r)?
+            .checked_add(rest / den_r)?;
+        let left = rest % den_r;
+        Some(Product {
+            whole,
+            exact: left == 0,
+            half_or_more: left >= den_r - left,
+        })
+    }
+}
+
+/// A whole quantity: `num` times `unit`, exactly, if it fits in 64 bits.
+fn exact_u64(num: &str, unit: u64) -> Option<u64> {
+    let p = Decimal::parse(num)?.times(unit)?;
+    if !p.exact {
+        return None;
+    }
+    u64::try_from(p.whole).ok()
+}
+
 /// Parses a size in bytes (see the module docs for which suffixes are 1000 or 1024).
 pub fn parse_size(s: &str) -> Result<u64, ParseError> {
     let err = || ParseError(format!("invalid size '{s}': expected {SIZE_FORMS}"));
-    let t = s.trim();
-    let (num, suffix) = split_number(t);
-    if num.is_empty() {
-        return Err(err());
-    }
-    let mult: u64 = match suffix.trim() {
+    let (num, suffix) = split_number(s.trim());
+    let unit: u64 = match suffix.trim() {
         "" | "b" | "B" => 1,
         "k" | "K" | "KiB" | "kiB" | "Ki" => 1 << 10,
         "m" | "M" | "MiB" | "Mi" => 1 << 20,
@@ -72,44 +170,37 @@ pub fn parse_size(s: &str) -> Result<u64, ParseError> {
         "TB" => 1_000_000_000_000,
         _ => return Err(err()),
     };
-    scaled(num, mult).ok_or_else(err)
+    exact_u64(num, unit).ok_or_else(err)
 }
 
-/// `num x mult` as a whole number: exact integer arithmetic for a whole
-/// `num` (so every u64 round-trips), f64 for a fraction (`1.5g`); `None` on
-/// overflow, a fractional result or a malformed number.
-fn scaled(num: &str, mult: u64) -> Option<u64> {
-    if !num.contains('.') {
-        return num.parse::<u64>().ok()?.checked_mul(mult);
-    }
-    let v = num.parse::<f64>().ok()? * mult as f64;
-    // 2^64 is exactly representable; anything from it up does not fit.
-    (v.is_finite() && v.fract() == 0.0 && v < 18_446_744_073_709_551_616.0).then_some(v as u64)
-}
+/// The longest duration accepted: 10^9 seconds (about 31 years).
+const MAX_DURATION_NS: u128 = 1_000_000_000 * 1_000_000_000;
 
-/// Parses a duration (see the module docs); zero and negative durations are refused.
+/// Parses a duration (see the module docs); zero and negative durations
+/// are refused. Parts of a nanosecond round to the nearest nanosecond, and
+/// a duration that rounds to zero is refused too.
 pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
     let err = || ParseError(format!("invalid duration '{s}': expected {DURATION_FORMS}"));
-    let t = s.trim();
-    let (num, suffix) = split_number(t);
-    if num.is_empty() {
-        return Err(err());
-    }
-    let value: f64 = num.parse().map_err(|_| err())?;
-    let secs = match suffix {
-        "ns" => value * 1e-9,
-        "us" | "µs" => value * 1e-6,
-        "ms" => value * 1e-3,
-        "" | "s" => value,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        "d" => value * 86400.0,
+    let (num, suffix) = split_number(s.trim());
+    let unit_ns: u64 = match suffix {
+        "ns" => 1,
+        "us" | "µs" => 1_000,
+        "ms" => 1_000_000,
+        "" | "s" => 1_000_000_000,
+        "m" | "min" => 60 * 1_000_000_000,
+        "h" => 3_600 * 1_000_000_000,
+        "d" => 86_400 * 1_000_000_000,
         _ => return Err(err()),
     };
-    if secs.is_nan() || secs <= 0.0 || !secs.is_finite() || secs > 1e9 {
+    let p = Decimal::parse(num)
+        .and_then(|d| d.times(unit_ns))
+        .ok_or_else(err)?;
+    let ns = p.whole + u128::from(p.half_or_more && !p.exact);
+    if ns == 0 || ns > MAX_DURATION_NS {
         return Err(err());
     }
-    Ok(Duration::from_secs_f64(secs))
+    // At most 10^18 ns: fits in 64 bits.
+    Ok(Duration::from_nanos(ns as u64))
 }
 
 /// The accepted forms of a bit rate.
@@ -124,10 +215,11 @@ pub fn parse_bitrate(s: &str) -> Result<u64, ParseError> {
 }
 
 /// A whole non-negative number with an optional k/m/g (and, when
-/// `allow_t`, t) suffix meaning powers of 1000; `None` when it is not one.
+/// `allow_t`, t) suffix meaning powers of 1000; `None` when it is not one
+/// or does not fit in 64 bits.
 fn decimal_with_suffix(s: &str, allow_t: bool) -> Option<u64> {
     let (num, suffix) = split_number(s.trim());
-    let mult = match suffix {
+    let unit: u64 = match suffix {
         "" => 1,
         "k" | "K" => 1_000,
         "m" | "M" => 1_000_000,
@@ -135,7 +227,7 @@ fn decimal_with_suffix(s: &str, allow_t: bool) -> Option<u64> {
         "t" | "T" if allow_t => 1_000_000_000_000,
         _ => return None,
     };
-    scaled(num, mult)
+    exact_u64(num, unit)
 }
 
 /// Parses a positive count with an optional k/m/g (powers of 1000) suffix.
@@ -145,19 +237,22 @@ pub fn parse_count(s: &str) -> Result<u64, ParseError> {
         .ok_or_else(|| ParseError(format!("invalid count '{s}': expected {COUNT_FORMS}")))
 }
 
+/// The most threads one entry of a thread list may name.
+pub const MAX_THREADS: usize = 4096;
+
 /// Parses a thread list; `all` expands to `logical_cpus`. The result keeps
-/// the given order with duplicates removed, and is never empty.
+/// the given order with duplicates removed, and is never empty; it holds
+/// at most [`MAX_THREADS`] counts besides `all`'s.
 pub fn parse_thread_list(s: &str, logical_cpus: usize) -> Result<Vec<usize>, ParseError> {
     let err = |what: &str| {
         ParseError(format!(
             "invalid thread list '{s}'{what}: expected {THREADS_FORMS}"
         ))
     };
-    let mut out: Vec<usize> = Vec::new();
     let parse_one = |p: &str| -> Result<usize, ParseError> {
         match p.trim().parse::<usize>() {
             Ok(0) => Err(err(" (0 threads)")),
-            Ok(n) if n > 4096 => Err(err(" (more than 4096 threads)")),
+            Ok(n) if n > MAX_THREADS => Err(err(&format!(" (more than {MAX_THREADS} threads)"))),
             Ok(n) => Ok(n),
             Err(_) => Err(err("")),
         }
@@ -165,10 +260,19 @@ pub fn parse_thread_list(s: &str, logical_cpus: usize) -> Result<Vec<usize>, Par
     if s.trim().is_empty() {
         return Err(err(" (empty)"));
     }
+    // Duplicates are dropped as they come, so repeated ranges cannot grow
+    // the list past MAX_THREADS + 1 entries.
+    let mut out: Vec<usize> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut push = |n: usize| {
+        if seen.insert(n) {
+            out.push(n);
+        }
+    };
     for part in s.split(',') {
         let part = part.trim();
         if part.eq_ignore_ascii_case("all") {
-            out.push(logical_cpus.max(1));
+            push(logical_cpus.max(1));
         } else if let Some((a, b)) = part.split_once("..") {
             let (b, doubling) = match b.split_once(':') {
                 Some((b, "x2")) => (b, true),
@@ -181,15 +285,13 @@ pub fn parse_thread_list(s: &str, logical_cpus: usize) -> Result<Vec<usize>, Par
             }
             let mut n = a;
             while n <= b {
-                out.push(n);
+                push(n);
                 n = if doubling { n * 2 } else { n + 1 };
             }
         } else {
-            out.push(parse_one(part)?);
+            push(parse_one(part)?);
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|n| seen.insert(*n));
     Ok(out)
 }
 

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use nodebench_core::inventory::Inventory;
@@ -12,7 +12,9 @@ use nodebench_core::{
     BenchResult, Better, Histogram, Metric, Reference, ResultStatus, Run, RunStatus, TimeSeries,
     Unit,
 };
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{
+    Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
+};
 use serde::de::DeserializeOwned;
 
 use crate::{RunSummary, Store, StoreError};
@@ -92,6 +94,9 @@ CREATE INDEX series_result_id ON series (result_id);
 /// How long a statement waits for another process's lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The longest pause between two tries of [`retry_busy`].
+const MAX_BUSY_PAUSE: Duration = Duration::from_millis(50);
+
 /// The results store in one SQLite file (WAL mode, so `nodebench runs list`
 /// can read while a run writes).
 pub struct SqliteStore {
@@ -149,11 +154,33 @@ impl SqliteStore {
 /// for power loss), foreign keys (for cascading deletes), busy timeout.
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Switching a new database to WAL needs an exclusive lock, and SQLite
+    // fails at once instead of calling the busy handler when another
+    // process holds the file (two runs creating the store together).
     let _mode: String =
-        conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
+        retry_busy(|| conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0)))?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
+}
+
+/// Runs `op` again while SQLite reports the database busy, pausing a little
+/// longer each time, until [`BUSY_TIMEOUT`] has passed: for the statements
+/// where SQLite does not wait for the lock itself.
+fn retry_busy<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match op() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == ErrorCode::DatabaseBusy && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(MAX_BUSY_PAUSE);
+            }
+            other => return other,
+        }
+    }
 }
 
 /// The schema version this build writes and understands.
