@@ -5,3 +5,6 @@ pub mod blocks;
 pub mod dmi;
 pub mod latency;
 pub mod stream;
+
+// Shared by the configurations above; imports none of them.
+mod config;
