@@ -385,4 +385,35 @@ mod tests {
         .to_string();
         assert!(e.contains("--threads"), "{e}");
     }
+
+    #[test]
+    fn no_ops_and_zero_total_are_refused() {
+        let err = |config: BlocksConfig| Blocks { config }.validate().unwrap_err().to_string();
+        assert_eq!(
+            err(BlocksConfig {
+                ops: vec![],
+                ..BlocksConfig::default()
+            }),
+            "--ops: expected seq_write, rand_write and/or read_write"
+        );
+        assert_eq!(
+            err(BlocksConfig {
+                total: 0,
+                ..BlocksConfig::default()
+            }),
+            "--total: expected a positive size like 1.28GB"
+        );
+        assert!(BlocksConfig::default().validate().is_ok());
+    }
+
+    #[test]
+    fn ops_parse_by_their_label_names() {
+        for &o in BlockOp::ALL {
+            assert_eq!(o.as_str().parse::<BlockOp>().unwrap(), o);
+        }
+        assert_eq!(
+            "memcpy".parse::<BlockOp>().unwrap_err().accepted,
+            "seq_write, rand_write, read_write"
+        );
+    }
 }

@@ -282,6 +282,47 @@ mod tests {
     }
 
     #[test]
+    fn crossed_or_empty_working_sets_are_refused() {
+        let err = |config: LatencyConfig| Latency { config }.validate().unwrap_err().to_string();
+        assert_eq!(
+            err(LatencyConfig {
+                min_size: 8192,
+                max_size: Some(4096),
+                ..LatencyConfig::default()
+            }),
+            "--min-size/--max-size: expected min <= max, got 8192 > 4096"
+        );
+        assert_eq!(
+            err(LatencyConfig {
+                sizes: Some(vec![]),
+                ..LatencyConfig::default()
+            }),
+            "--min-size/--max-size: expected at least one working set"
+        );
+        assert!(LatencyConfig::default().validate().is_ok());
+    }
+
+    #[test]
+    fn working_sets_under_two_lines_are_refused_at_run_time() {
+        let e = collect(
+            &Latency {
+                config: LatencyConfig {
+                    sizes: Some(vec![64]),
+                    ..LatencyConfig::default()
+                },
+            },
+            &Inventory::default(),
+            Cancel::new(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "--min-size/--max-size: working sets must be at least two cache lines (128 B) and min <= max"
+        );
+    }
+
+    #[test]
     fn the_chain_is_one_cycle_through_every_line() {
         let lines = 1000;
         let buf: Buffer<usize> = Buffer::new(lines * 8, false, "test").unwrap();

@@ -686,6 +686,41 @@ mod tests {
     }
 
     #[test]
+    fn bad_configs_name_their_flag() {
+        let err = |config: StreamConfig| {
+            Stream {
+                config,
+                corrupt: None,
+            }
+            .validate()
+            .unwrap_err()
+            .to_string()
+        };
+        assert_eq!(
+            err(StreamConfig {
+                ntimes: 1,
+                ..StreamConfig::default()
+            }),
+            "--ntimes: expected at least 2 (the first iteration is dropped)"
+        );
+        assert_eq!(
+            err(StreamConfig {
+                array_size: Some(0),
+                ..StreamConfig::default()
+            }),
+            "--array-size: expected a positive number of elements"
+        );
+        assert_eq!(
+            err(StreamConfig {
+                threads: vec![1, 0],
+                ..StreamConfig::default()
+            }),
+            "--threads: expected a list of positive thread counts like 1,2,4,8"
+        );
+        assert!(StreamConfig::default().validate().is_ok());
+    }
+
+    #[test]
     fn default_size_is_four_times_the_llc() {
         assert_eq!(default_array_size(Some(32 << 20)), 16_777_216);
         assert_eq!(default_array_size(Some(1 << 20)), MIN_DEFAULT_ELEMENTS);
