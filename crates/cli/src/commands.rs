@@ -165,7 +165,6 @@ fn stream(a: &StreamArgs) -> Stream {
             nontemporal: !a.no_nontemporal,
             pin: !a.no_pin,
             hugepages: !a.no_hugepages,
-            corrupt: None,
         },
     }
 }
