@@ -17,10 +17,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
 use hdrhistogram::Histogram as Hdr;
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
-use nodebench_core::{BenchResult, Better, Histogram, Metric, ResultStatus, Unit};
+use nodebench_core::latency;
+use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
 
 /// Largest UDP payload over IPv4.
 pub const MAX_UDP_PAYLOAD: usize = 65_507;
@@ -72,11 +72,6 @@ pub struct Pingpong {
     pub config: PingpongConfig,
 }
 
-fn histogram() -> Hdr<u64> {
-    Hdr::new_with_bounds(1, 60_000_000_000, 3)
-        .unwrap_or_else(|_| Hdr::new(3).expect("3 digits is valid"))
-}
-
 /// What one client thread did in one cell.
 struct ThreadOutcome {
     round_trips: u64,
@@ -89,7 +84,7 @@ impl ThreadOutcome {
         ThreadOutcome {
             round_trips: 0,
             lost: 0,
-            latency: histogram(),
+            latency: latency::histogram(),
         }
     }
 }
@@ -253,7 +248,7 @@ impl Benchmark for Pingpong {
                             .collect()
                     });
                     let wall = t0.elapsed().as_secs_f64();
-                    let mut hist = histogram();
+                    let mut hist = latency::histogram();
                     let (mut trips, mut lost) = (0u64, 0u64);
                     for o in outcomes {
                         match o {
@@ -321,10 +316,7 @@ impl Benchmark for Pingpong {
                     ctx.progress.advance(1);
                 }
             }
-            result.ended_at = Utc::now();
-            let stop = result.status != ResultStatus::Passed;
-            ctx.sink.record(result)?;
-            if stop {
+            if !ctx.record(result)? {
                 break;
             }
         }
@@ -443,6 +435,7 @@ fn read_full(s: &mut TcpStream, buf: &mut [u8], cancel: &Cancel) -> std::io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nodebench_core::ResultStatus;
     use nodebench_core::bench::collect;
     use nodebench_core::inventory::Inventory;
 

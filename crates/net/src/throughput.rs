@@ -5,7 +5,6 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
-use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::{BenchResult, Better, Metric, TimeSeries, Unit};
 
@@ -251,8 +250,7 @@ impl Benchmark for Throughput {
             }
         }
         ctx.progress.finish();
-        result.ended_at = Utc::now();
-        ctx.sink.record(result)?;
+        ctx.record(result)?;
         Ok(())
     }
 }
