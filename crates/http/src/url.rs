@@ -4,6 +4,8 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
+use nodebench_core::config::Choice;
+
 /// The accepted form, quoted in every parse error.
 const FORM: &str = "expected http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH";
 
@@ -16,15 +18,21 @@ pub enum Scheme {
     Https,
 }
 
-impl Scheme {
-    /// `http` or `https`.
-    pub fn as_str(self) -> &'static str {
+/// The scheme's name as written before `://` (lower case).
+impl Choice for Scheme {
+    const ALL: &'static [Self] = &[Scheme::Http, Scheme::Https];
+
+    fn as_str(self) -> &'static str {
         match self {
             Scheme::Http => "http",
             Scheme::Https => "https",
         }
     }
+}
 
+nodebench_core::choice_from_str!(Scheme);
+
+impl Scheme {
     /// The port used when the URL names none.
     pub fn default_port(self) -> u16 {
         match self {
@@ -47,17 +55,27 @@ pub struct Target {
     pub path_and_query: String,
 }
 
+/// `http://127.0.0.1/`, the local machine's web server: a placeholder for
+/// configurations built from defaults, which name their own target.
+impl Default for Target {
+    fn default() -> Target {
+        Target {
+            scheme: Scheme::Http,
+            host: "127.0.0.1".into(),
+            port: Scheme::Http.default_port(),
+            path_and_query: "/".into(),
+        }
+    }
+}
+
 impl Target {
     /// Parses `s`; the error names the URL and the accepted form.
     pub fn parse(s: &str) -> Result<Target, String> {
         let err = |why: &str| format!("URL: '{s}' {why}; {FORM}");
         let (scheme, rest) = match s.split_once("://") {
             Some((sch, rest)) => {
-                let scheme = match sch.to_ascii_lowercase().as_str() {
-                    "http" => Scheme::Http,
-                    "https" => Scheme::Https,
-                    _ => return Err(err("has an unsupported scheme")),
-                };
+                let scheme = Scheme::from_name(&sch.to_ascii_lowercase())
+                    .map_err(|_| err("has an unsupported scheme"))?;
                 (scheme, rest)
             }
             None => return Err(err("has no scheme")),
