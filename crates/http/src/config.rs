@@ -150,6 +150,14 @@ impl Model {
         }
     }
 
+    /// Requests in all (`-n`), when the closed or open model is bounded by count.
+    pub fn requests(&self) -> Option<u64> {
+        match *self {
+            Model::Closed { requests, .. } | Model::Open { requests, .. } => requests,
+            Model::ConnRate { .. } => None,
+        }
+    }
+
     /// Connections kept at once (closed and open model) or opened in all (`ConnRate`).
     pub fn connections(&self) -> u64 {
         match *self {
@@ -277,15 +285,15 @@ impl LoadConfig {
                 ));
             }
         }
+        if let Some(n) = self.model.requests() {
+            positive("-n/--requests", n)?;
+        }
         match self.model {
             Model::Closed {
                 requests,
                 concurrency,
                 time_limit,
             } => {
-                if let Some(n) = requests {
-                    positive("-n/--requests", n)?;
-                }
                 positive("-c/--concurrency", u64::from(concurrency))?;
                 if requests.is_none() && time_limit.is_none() {
                     return Err("closed model: give -n/--requests or -t/--time-limit".into());
@@ -299,9 +307,6 @@ impl LoadConfig {
             } => {
                 positive_rate("--rate", rate)?;
                 positive("-c/--concurrency", u64::from(connections))?;
-                if let Some(n) = requests {
-                    positive("-n/--requests", n)?;
-                }
                 if requests.is_none() && duration.is_none() {
                     return Err("open model: give -n/--requests or --duration".into());
                 }

@@ -399,22 +399,16 @@ mod tests {
 
     #[test]
     fn errno_maps_to_kinds() {
-        assert_eq!(
-            ErrorKind::from_errno(libc::ECONNREFUSED),
-            ErrorKind::ConnectRefused
-        );
-        assert_eq!(
-            ErrorKind::from_errno(libc::EMFILE),
-            ErrorKind::NoFileDescriptors
-        );
-        assert_eq!(
-            ErrorKind::from_errno(libc::EADDRNOTAVAIL),
-            ErrorKind::NoLocalAddresses
-        );
-        assert_eq!(
-            ErrorKind::from_errno(libc::ETIMEDOUT),
-            ErrorKind::SocketTimeout
-        );
+        for (errno, kind) in [
+            (libc::ECONNREFUSED, ErrorKind::ConnectRefused),
+            (libc::EMFILE, ErrorKind::NoFileDescriptors),
+            (libc::EADDRNOTAVAIL, ErrorKind::NoLocalAddresses),
+            (libc::ETIMEDOUT, ErrorKind::SocketTimeout),
+            (libc::EPIPE, ErrorKind::ConnectReset),
+            (libc::EPROTO, ErrorKind::Exception),
+        ] {
+            assert_eq!(ErrorKind::from_errno(errno), kind, "errno {errno}");
+        }
         for (i, k) in ErrorKind::ALL.iter().enumerate() {
             assert_eq!(k.index(), i);
         }

@@ -13,6 +13,10 @@ use nodebench_http::client::h1::{Feed, MAX_HEAD, ReplyParser};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
+mod mutate;
+
+use mutate::{apply, edits};
+
 /// How a generated reply's body is delimited.
 #[derive(Debug, Clone)]
 enum Framing {
@@ -403,26 +407,6 @@ fn valid_replies_parse_whatever_the_reads() {
         }
         Ok(())
     });
-}
-
-/// Byte edits: insert, delete or replace at a position (modulo the length).
-fn edits() -> impl Strategy<Value = Vec<(usize, u8, u8)>> {
-    prop::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 1..6)
-}
-
-fn apply(mut b: Vec<u8>, edits: &[(usize, u8, u8)]) -> Vec<u8> {
-    for &(at, byte, kind) in edits {
-        let i = if b.is_empty() { 0 } else { at % (b.len() + 1) };
-        match kind {
-            0 => b.insert(i, byte),
-            1 if i < b.len() => {
-                b.remove(i);
-            }
-            _ if i < b.len() => b[i] = byte,
-            _ => b.push(byte),
-        }
-    }
-    b
 }
 
 /// Huge or malformed numbers put in place of a valid reply's lengths.

@@ -14,6 +14,10 @@ use nodebench_http::url::{Scheme, Target};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
+mod mutate;
+
+use mutate::{apply, edits};
+
 /// The parts a valid URL is generated from, and what parsing must give.
 #[derive(Debug, Clone)]
 struct Parts {
@@ -133,27 +137,6 @@ fn parts() -> impl Strategy<Value = Parts> {
                 fragment,
             },
         )
-}
-
-/// Byte edits: insert, delete or replace at a position (taken modulo the
-/// length).
-fn edits() -> impl Strategy<Value = Vec<(usize, u8, u8)>> {
-    prop::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 0..5)
-}
-
-fn apply(mut b: Vec<u8>, edits: &[(usize, u8, u8)]) -> Vec<u8> {
-    for &(at, byte, kind) in edits {
-        let i = if b.is_empty() { 0 } else { at % (b.len() + 1) };
-        match kind {
-            0 => b.insert(i, byte),
-            1 if i < b.len() => {
-                b.remove(i);
-            }
-            _ if i < b.len() => b[i] = byte,
-            _ => b.push(byte),
-        }
-    }
-    b
 }
 
 /// Text near valid URLs (a valid one with bytes inserted, deleted or

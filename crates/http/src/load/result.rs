@@ -91,14 +91,11 @@ fn set_params(r: &mut BenchResult, cfg: &LoadConfig, s: &ThreadStats) {
     r.set_param(param::TIMEOUT_S, cfg.timeout.as_secs_f64());
     match cfg.model {
         Model::Closed {
-            requests,
             concurrency,
             time_limit,
+            ..
         } => {
             r.set_param(param::CONCURRENCY, concurrency);
-            if let Some(n) = requests {
-                r.set_param(param::REQUESTS, n);
-            }
             if let Some(t) = time_limit {
                 r.set_param(param::TIME_LIMIT_S, t.as_secs_f64());
             }
@@ -106,14 +103,11 @@ fn set_params(r: &mut BenchResult, cfg: &LoadConfig, s: &ThreadStats) {
         Model::Open {
             rate,
             connections,
-            requests,
             duration,
+            ..
         } => {
             r.set_param(param::RATE, rate);
             r.set_param(param::CONCURRENCY, connections);
-            if let Some(n) = requests {
-                r.set_param(param::REQUESTS, n);
-            }
             if let Some(t) = duration {
                 r.set_param(param::DURATION_S, t.as_secs_f64());
             }
@@ -127,6 +121,9 @@ fn set_params(r: &mut BenchResult, cfg: &LoadConfig, s: &ThreadStats) {
             r.set_param(param::CALLS_PER_CONN, calls_per_conn);
             r.set_param(param::NUM_CONNS, connections);
         }
+    }
+    if let Some(n) = cfg.model.requests() {
+        r.set_param(param::REQUESTS, n);
     }
     if let Some(sv) = &s.server {
         r.set_param(param::SERVER_SOFTWARE, sv);

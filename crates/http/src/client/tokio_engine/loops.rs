@@ -86,12 +86,7 @@ impl Engine {
             if self.plan.past_deadline(due) {
                 break;
             }
-            if self
-                .or_halt(tokio::time::sleep_until(due.into()))
-                .await
-                .is_none()
-                || !self.plan.claim()
-            {
+            if !self.wait_and_claim(due).await {
                 break;
             }
             if free <= due && Instant::now().saturating_duration_since(due) > LATE_SLACK {
@@ -110,12 +105,7 @@ impl Engine {
         let mut live: Vec<JoinHandle<()>> = Vec::new();
         for k in 0..u64::from(self.plan.connections) {
             let due = self.plan.conn_planned(k);
-            if self
-                .or_halt(tokio::time::sleep_until(due.into()))
-                .await
-                .is_none()
-                || !self.plan.claim()
-            {
+            if !self.wait_and_claim(due).await {
                 break;
             }
             if Instant::now().saturating_duration_since(due) > LATE_SLACK {
@@ -127,6 +117,14 @@ impl Engine {
         for t in live {
             let _ = t.await;
         }
+    }
+
+    /// Waits until `due` and claims one request (open model) or connection
+    /// (`ConnRate`) from the budget; false when the run halted first or the
+    /// budget is spent.
+    async fn wait_and_claim(&self, due: Instant) -> bool {
+        let slept = self.or_halt(tokio::time::sleep_until(due.into())).await;
+        slept.is_some() && self.plan.claim()
     }
 
     /// Connection rate: one connection's calls, one after the other, the

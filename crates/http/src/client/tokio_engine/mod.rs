@@ -30,7 +30,7 @@
 //! default every unit of concurrency (`-c`) is its own connection carrying
 //! one stream at a time, as h2load does with `-m 1`. With `--streams M`
 //! each connection carries M request slots at once, each on its own stream
-//! (h2load `-m M`): the slots of a connection share it ([`http2`]), the
+//! (h2load `-m M`): the slots of a connection share it (`http2`), the
 //! first to need it connecting and the others joining, and when it fails
 //! the next slot to need one opens a new one. With keep-alive off each
 //! request gets a new connection, for HTTP/2 too. Over TLS the protocol
@@ -54,11 +54,11 @@
 //! so and names the flag); after a first success failures are counted and
 //! the run goes on.
 //!
-//! Its parts, bottom up: [`io`] (byte-counting sockets and the mapping of
-//! I/O errors to error kinds), [`tls`] (the rustls client configuration),
-//! [`http2`] (the request in HTTP/2 form and connection sharing), [`engine`]
+//! Its parts, bottom up: `io` (byte-counting sockets and the mapping of
+//! I/O errors to error kinds), `tls` (the rustls client configuration),
+//! `http2` (the request in HTTP/2 form and connection sharing), `engine`
 //! (a thread's state: connecting and one exchange on a connection) and
-//! [`loops`] (the closed, open and connection-rate load loops).
+//! `loops` (the closed, open and connection-rate load loops).
 //!
 //! [`ErrorKind::from_errno`]: crate::stats::ErrorKind::from_errno
 //! [`LATE_SLACK`]: crate::client::LATE_SLACK
