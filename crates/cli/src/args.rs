@@ -827,7 +827,7 @@ fn parse_block_size(s: &str) -> Result<u64, String> {
 }
 
 fn parse_block_op(s: &str) -> Result<nodebench_memory::blocks::BlockOp, String> {
-    nodebench_memory::blocks::BlockOp::parse(s).ok_or_else(|| {
+    s.parse().map_err(|_| {
         format!("unknown operation '{s}': expected seq_write, rand_write or read_write")
     })
 }
@@ -866,7 +866,7 @@ fn parse_bitrate(s: &str) -> Result<u64, String> {
 
 fn parse_ntimes(s: &str) -> Result<u64, String> {
     match units::parse_count(s) {
-        Ok(n) if n >= 2 => Ok(n),
+        Ok(n) if n >= nodebench_memory::stream::MIN_NTIMES as u64 => Ok(n),
         _ => Err(format!(
             "invalid iteration count '{s}': expected a whole number of at least 2 (the first is dropped)"
         )),

@@ -165,7 +165,6 @@ fn stream(a: &StreamArgs) -> Stream {
             nontemporal: !a.no_nontemporal,
             pin: !a.no_pin,
             hugepages: !a.no_hugepages,
-            corrupt: None,
         },
     }
 }
@@ -370,32 +369,11 @@ fn net_serve(a: &ServeArgs) -> Result<ExitCode> {
 /// `http load`: the typed load configuration from the flags.
 fn http_load(cli: &Cli, a: &LoadArgs) -> Result<ExitCode> {
     let model = if let Some(conn_rate) = a.conn_rate {
-        Model::ConnRate {
-            conn_rate,
-            calls_per_conn: a.calls_per_conn,
-            connections: a
-                .num_conns
-                .unwrap_or_else(|| (conn_rate * 10.0).ceil().max(1.0) as u64),
-        }
+        Model::conn_rate(conn_rate, a.calls_per_conn, a.num_conns)
     } else if let Some(rate) = a.rate {
-        Model::Open {
-            rate,
-            connections: a.concurrency.unwrap_or(10),
-            requests: a.requests,
-            duration: match (a.duration, a.requests) {
-                (None, None) => Some(Duration::from_secs(10)),
-                (d, _) => d,
-            },
-        }
+        Model::open(rate, a.concurrency, a.requests, a.duration)
     } else {
-        Model::Closed {
-            requests: match (a.requests, a.time_limit) {
-                (None, None) => Some(1),
-                (n, _) => n,
-            },
-            concurrency: a.concurrency.unwrap_or(1),
-            time_limit: a.time_limit,
-        }
+        Model::closed(a.requests, a.concurrency, a.time_limit)
     };
     let body = match (&a.body, &a.body_file) {
         (Some(b), _) => b.clone().into_bytes(),
@@ -420,8 +398,9 @@ fn http_load(cli: &Cli, a: &LoadArgs) -> Result<ExitCode> {
         timeout: a.timeout,
         pin: !a.no_pin,
     };
-    config.validate().map_err(anyhow::Error::msg)?;
-    run_benchmarks(cli, vec![Box::new(HttpLoad { config })], false)
+    let load = HttpLoad { config };
+    load.validate()?;
+    run_benchmarks(cli, vec![Box::new(load)], false)
 }
 
 /// `http serve`: the built-in target server until Ctrl-C (exit 0), then

@@ -8,24 +8,9 @@
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram as Hdr;
-
-/// Highest latency a histogram keeps exactly (one hour, in ns); longer ones
-/// are recorded as this value.
-pub const MAX_LATENCY_NS: u64 = 3_600_000_000_000;
-
-/// Significant decimal digits kept by every latency histogram.
-const SIGFIGS: u8 = 3;
-
-/// A new latency histogram in nanoseconds, 1 ns to one hour, 3 digits.
-pub fn latency_histogram() -> Hdr<u64> {
-    Hdr::new_with_bounds(1, MAX_LATENCY_NS, SIGFIGS)
-        .unwrap_or_else(|_| Hdr::new(SIGFIGS).expect("3 significant digits is valid"))
-}
-
-fn record(h: &mut Hdr<u64>, d: Duration) {
-    let ns = (d.as_nanos().min(MAX_LATENCY_NS as u128) as u64).max(1);
-    h.saturating_record(ns);
-}
+use nodebench_core::config::Choice;
+use nodebench_core::latency::{histogram, record};
+use nodebench_core::names::http::load as names;
 
 /// Why a request or connection failed. The names follow httperf's error
 /// list; [`ErrorKind::ab_class`] folds them into ab's four failure columns.
@@ -54,39 +39,9 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// Every kind, in the order of [`ErrorKind::index`].
-    pub const ALL: [ErrorKind; 10] = [
-        ErrorKind::ConnectRefused,
-        ErrorKind::ConnectReset,
-        ErrorKind::ConnectOther,
-        ErrorKind::ClientTimeout,
-        ErrorKind::SocketTimeout,
-        ErrorKind::Receive,
-        ErrorKind::Length,
-        ErrorKind::NoFileDescriptors,
-        ErrorKind::NoLocalAddresses,
-        ErrorKind::Exception,
-    ];
-
     /// Position in [`ErrorKind::ALL`] and in [`ThreadStats::errors`].
     pub fn index(self) -> usize {
         self as usize
-    }
-
-    /// The label used in results (`kind=...`), httperf's names.
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorKind::ConnectRefused => "connrefused",
-            ErrorKind::ConnectReset => "connreset",
-            ErrorKind::ConnectOther => "connect_other",
-            ErrorKind::ClientTimeout => "client_timeout",
-            ErrorKind::SocketTimeout => "socket_timeout",
-            ErrorKind::Receive => "receive",
-            ErrorKind::Length => "length",
-            ErrorKind::NoFileDescriptors => "fd_unavail",
-            ErrorKind::NoLocalAddresses => "addr_unavail",
-            ErrorKind::Exception => "exception",
-        }
     }
 
     /// Maps an errno from socket/connect/read/write.
@@ -104,20 +59,45 @@ impl ErrorKind {
         }
     }
 
-    /// ab's failure column: `connect`, `receive`, `length` or `exceptions`.
+    /// ab's failure column, one of [`names::FAILED_CLASSES`]: `connect`,
+    /// `receive`, `length` or `exceptions`.
     pub fn ab_class(self) -> &'static str {
+        let [connect, receive, length, exceptions] = names::FAILED_CLASSES;
         match self {
             ErrorKind::ConnectRefused
             | ErrorKind::ConnectOther
             | ErrorKind::NoFileDescriptors
-            | ErrorKind::NoLocalAddresses => "connect",
+            | ErrorKind::NoLocalAddresses => connect,
             ErrorKind::ConnectReset
             | ErrorKind::ClientTimeout
             | ErrorKind::SocketTimeout
-            | ErrorKind::Receive => "receive",
-            ErrorKind::Length => "length",
-            ErrorKind::Exception => "exceptions",
+            | ErrorKind::Receive => receive,
+            ErrorKind::Length => length,
+            ErrorKind::Exception => exceptions,
         }
+    }
+}
+
+nodebench_core::choice_from_str!(ErrorKind);
+
+/// The label of each kind in results (`kind=...`): httperf's names.
+impl Choice for ErrorKind {
+    /// Every kind, in the order of [`ErrorKind::index`] and [`names::ERROR_KINDS`].
+    const ALL: &'static [Self] = &[
+        ErrorKind::ConnectRefused,
+        ErrorKind::ConnectReset,
+        ErrorKind::ConnectOther,
+        ErrorKind::ClientTimeout,
+        ErrorKind::SocketTimeout,
+        ErrorKind::Receive,
+        ErrorKind::Length,
+        ErrorKind::NoFileDescriptors,
+        ErrorKind::NoLocalAddresses,
+        ErrorKind::Exception,
+    ];
+
+    fn as_str(self) -> &'static str {
+        names::ERROR_KINDS[self.index()]
     }
 }
 
@@ -175,9 +155,9 @@ pub struct ThreadStats {
     /// Replies completed (any status).
     pub completed: u64,
     /// Replies by status class: index 0 = 1xx ... 4 = 5xx; 5 = anything else.
-    pub status: [u64; 6],
+    pub status: [u64; names::STATUS_CLASSES.len()],
     /// Errors by kind, indexed by [`ErrorKind::index`].
-    pub errors: [u64; 10],
+    pub errors: [u64; names::ERROR_KINDS.len()],
     /// Connections opened successfully.
     pub connections: u64,
     /// Requests written.
@@ -209,13 +189,13 @@ impl ThreadStats {
     pub fn new(start: Instant) -> Self {
         ThreadStats {
             start,
-            total: latency_histogram(),
-            uncorrected: latency_histogram(),
-            connect: latency_histogram(),
-            waiting: latency_histogram(),
+            total: histogram(),
+            uncorrected: histogram(),
+            connect: histogram(),
+            waiting: histogram(),
             completed: 0,
-            status: [0; 6],
-            errors: [0; 10],
+            status: [0; names::STATUS_CLASSES.len()],
+            errors: [0; names::ERROR_KINDS.len()],
             connections: 0,
             requests_sent: 0,
             sent_late: 0,
@@ -419,24 +399,26 @@ mod tests {
 
     #[test]
     fn errno_maps_to_kinds() {
-        assert_eq!(
-            ErrorKind::from_errno(libc::ECONNREFUSED),
-            ErrorKind::ConnectRefused
-        );
-        assert_eq!(
-            ErrorKind::from_errno(libc::EMFILE),
-            ErrorKind::NoFileDescriptors
-        );
-        assert_eq!(
-            ErrorKind::from_errno(libc::EADDRNOTAVAIL),
-            ErrorKind::NoLocalAddresses
-        );
-        assert_eq!(
-            ErrorKind::from_errno(libc::ETIMEDOUT),
-            ErrorKind::SocketTimeout
-        );
+        for (errno, kind) in [
+            (libc::ECONNREFUSED, ErrorKind::ConnectRefused),
+            (libc::EMFILE, ErrorKind::NoFileDescriptors),
+            (libc::EADDRNOTAVAIL, ErrorKind::NoLocalAddresses),
+            (libc::ETIMEDOUT, ErrorKind::SocketTimeout),
+            (libc::EPIPE, ErrorKind::ConnectReset),
+            (libc::EPROTO, ErrorKind::Exception),
+        ] {
+            assert_eq!(ErrorKind::from_errno(errno), kind, "errno {errno}");
+        }
         for (i, k) in ErrorKind::ALL.iter().enumerate() {
             assert_eq!(k.index(), i);
         }
+        assert_eq!(ErrorKind::ALL.len(), names::ERROR_KINDS.len());
+        assert_eq!(ErrorKind::ClientTimeout.as_str(), "client_timeout");
+        assert_eq!(ErrorKind::NoLocalAddresses.to_string(), "addr_unavail");
+        assert_eq!(
+            "fd_unavail".parse::<ErrorKind>(),
+            Ok(ErrorKind::NoFileDescriptors)
+        );
+        assert_eq!(ErrorKind::Exception.ab_class(), "exceptions");
     }
 }

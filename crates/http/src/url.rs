@@ -4,8 +4,24 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
+use nodebench_core::config::Choice;
+
 /// The accepted form, quoted in every parse error.
 const FORM: &str = "expected http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH";
+
+/// `s` with its control characters escaped (`\n`, `\u{1b}`), so an error
+/// that quotes it stays on one line.
+fn quoted(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
 
 /// The URL scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,15 +32,21 @@ pub enum Scheme {
     Https,
 }
 
-impl Scheme {
-    /// `http` or `https`.
-    pub fn as_str(self) -> &'static str {
+/// The scheme's name as written before `://` (lower case).
+impl Choice for Scheme {
+    const ALL: &'static [Self] = &[Scheme::Http, Scheme::Https];
+
+    fn as_str(self) -> &'static str {
         match self {
             Scheme::Http => "http",
             Scheme::Https => "https",
         }
     }
+}
 
+nodebench_core::choice_from_str!(Scheme);
+
+impl Scheme {
     /// The port used when the URL names none.
     pub fn default_port(self) -> u16 {
         match self {
@@ -47,17 +69,27 @@ pub struct Target {
     pub path_and_query: String,
 }
 
+/// `http://127.0.0.1/`, the local machine's web server: a placeholder for
+/// configurations built from defaults, which name their own target.
+impl Default for Target {
+    fn default() -> Target {
+        Target {
+            scheme: Scheme::Http,
+            host: "127.0.0.1".into(),
+            port: Scheme::Http.default_port(),
+            path_and_query: "/".into(),
+        }
+    }
+}
+
 impl Target {
     /// Parses `s`; the error names the URL and the accepted form.
     pub fn parse(s: &str) -> Result<Target, String> {
-        let err = |why: &str| format!("URL: '{s}' {why}; {FORM}");
+        let err = |why: &str| format!("URL: '{}' {why}; {FORM}", quoted(s));
         let (scheme, rest) = match s.split_once("://") {
             Some((sch, rest)) => {
-                let scheme = match sch.to_ascii_lowercase().as_str() {
-                    "http" => Scheme::Http,
-                    "https" => Scheme::Https,
-                    _ => return Err(err("has an unsupported scheme")),
-                };
+                let scheme = Scheme::from_name(&sch.to_ascii_lowercase())
+                    .map_err(|_| err("has an unsupported scheme"))?;
                 (scheme, rest)
             }
             None => return Err(err("has no scheme")),
@@ -67,7 +99,8 @@ impl Target {
         {
             return Err(err("contains whitespace or control characters"));
         }
-        let (authority, path) = match rest.find(['/', '?']) {
+        // The authority ends at the path, the query or the fragment.
+        let (authority, path) = match rest.find(['/', '?', '#']) {
             Some(i) => (&rest[..i], &rest[i..]),
             None => (rest, ""),
         };
@@ -220,6 +253,27 @@ mod tests {
             );
             assert!(!e.contains('\n'));
         }
+    }
+
+    /// Inputs the fuzzer (tests/fuzz_url.rs) found mishandled.
+    #[test]
+    fn fuzz_regressions() {
+        // A fragment right after the host was taken as part of the host.
+        let t = Target::parse("http://A#").unwrap();
+        assert_eq!((t.host.as_str(), t.path_and_query.as_str()), ("A", "/"));
+        let t = Target::parse("https://h:8443#x/y?z").unwrap();
+        assert_eq!((t.port, t.path_and_query.as_str()), (8443, "/"));
+        // A control character in the URL broke its error onto two lines.
+        let e = Target::parse("\nhttp://0").unwrap_err();
+        assert_eq!(
+            e,
+            "URL: '\\nhttp://0' has an unsupported scheme; expected http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH"
+        );
+        let e = Target::parse("http://a b\u{1b}/").unwrap_err();
+        assert!(
+            e.starts_with("URL: 'http://a b\\u{1b}/' contains whitespace"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -509,7 +509,7 @@ fn self_signed_certificate_fails_without_insecure() {
     let mut cfg = config(&server.url("https", "/"), closed(10, 2));
     cfg.insecure = false;
     cfg.threads = 1;
-    let plan = &plans(&cfg, Instant::now(), &[])[0];
+    let plan = &plans(&cfg, Instant::now())[0];
     let s = tokio_engine::run_thread(plan, &cfg, &Cancel::new());
     assert_eq!(s.completed, 0);
     assert!(

@@ -1,5 +1,5 @@
-//! `nodebench memory blocks`: the block-size x thread matrix of seeds/002.
-//! For each operation, block size and thread count, a fixed total of bytes
+//! `nodebench memory blocks`: the block-size x thread matrix of memset and
+//! memcpy throughput and latency. For each operation, block size and thread count, a fixed total of bytes
 //! (split across the threads: strong scaling) is moved in blocks:
 //!
 //! * `seq_write`: memset of consecutive blocks;
@@ -15,12 +15,16 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::buffer::{Buffer, check_fits, split};
+use nodebench_core::config::{Choice, Config};
+use nodebench_core::names::labels;
+use nodebench_core::names::memory::{self as names, label, metric, op, param};
+use nodebench_core::rng::XorShift64;
+use nodebench_core::team::{self, SpinBarrier};
 use nodebench_core::{BenchResult, Better, Metric, Unit};
 
-use nodebench_core::buffer::{Buffer, check_fits, split};
-use nodebench_core::team::{self, SpinBarrier};
+use crate::config::{check_threads, hugepages_param};
 
 /// One operation of the matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,24 +37,21 @@ pub enum BlockOp {
     ReadWrite,
 }
 
-impl BlockOp {
+impl Choice for BlockOp {
     /// All operations in display order.
-    pub const ALL: [BlockOp; 3] = [BlockOp::SeqWrite, BlockOp::RandWrite, BlockOp::ReadWrite];
+    const ALL: &'static [BlockOp] = &[BlockOp::SeqWrite, BlockOp::RandWrite, BlockOp::ReadWrite];
 
-    /// The label and command-line name.
-    pub fn name(self) -> &'static str {
+    /// The `--ops` name and `op` label value.
+    fn as_str(self) -> &'static str {
         match self {
-            BlockOp::SeqWrite => "seq_write",
-            BlockOp::RandWrite => "rand_write",
-            BlockOp::ReadWrite => "read_write",
+            BlockOp::SeqWrite => op::SEQ_WRITE,
+            BlockOp::RandWrite => op::RAND_WRITE,
+            BlockOp::ReadWrite => op::READ_WRITE,
         }
     }
-
-    /// Parses [`BlockOp::name`].
-    pub fn parse(s: &str) -> Option<BlockOp> {
-        BlockOp::ALL.into_iter().find(|o| o.name() == s)
-    }
 }
+
+nodebench_core::choice_from_str!(BlockOp);
 
 /// Everything `memory blocks` runs with.
 #[derive(Debug, Clone)]
@@ -70,6 +71,8 @@ pub struct BlocksConfig {
 }
 
 impl Default for BlocksConfig {
+    /// 8 B, 8 KiB, 8 MiB and 80 MiB blocks on 1, 2, 4 and 8 pinned threads,
+    /// every operation, 1.28 GB per cell, transparent huge pages.
     fn default() -> Self {
         BlocksConfig {
             block_sizes: vec![8, 8 << 10, 8 << 20, 80 << 20],
@@ -79,6 +82,28 @@ impl Default for BlocksConfig {
             pin: true,
             hugepages: true,
         }
+    }
+}
+
+impl Config for BlocksConfig {
+    fn validate(&self) -> Result<(), BenchError> {
+        if self.block_sizes.is_empty() || self.block_sizes.contains(&0) {
+            return Err(BenchError::Invalid(
+                "--block-sizes: expected a list of positive sizes like 8,8KiB,8MiB,80MiB".into(),
+            ));
+        }
+        check_threads(&self.threads)?;
+        if self.ops.is_empty() {
+            return Err(BenchError::Invalid(
+                "--ops: expected seq_write, rand_write and/or read_write".into(),
+            ));
+        }
+        if self.total == 0 {
+            return Err(BenchError::Invalid(
+                "--total: expected a positive size like 1.28GB".into(),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -93,13 +118,6 @@ pub struct Blocks {
 struct ThreadCell {
     ops: u64,
     seconds: f64,
-}
-
-fn xorshift(x: &mut u64) -> u64 {
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
 }
 
 /// Runs `ops` block operations of `block` bytes on this thread's region.
@@ -117,11 +135,11 @@ unsafe fn run_ops(
     seed: u64,
 ) {
     let nblocks = (region / block).max(1) as u64;
-    let mut rng = seed | 1;
+    let mut rng = XorShift64::new(seed);
     let mut idx: u64 = 0;
     for i in 0..ops {
         let offset = match op {
-            BlockOp::RandWrite => (xorshift(&mut rng) % nblocks) as usize * block,
+            BlockOp::RandWrite => rng.below(nblocks) as usize * block,
             _ => {
                 let o = idx as usize * block;
                 idx += 1;
@@ -146,41 +164,18 @@ unsafe fn run_ops(
     black_box(dst);
 }
 
-impl Blocks {
-    fn validate(&self) -> Result<(), BenchError> {
-        let c = &self.config;
-        if c.block_sizes.is_empty() || c.block_sizes.contains(&0) {
-            return Err(BenchError::Invalid(
-                "--block-sizes: expected a list of positive sizes like 8,8KiB,8MiB,80MiB".into(),
-            ));
-        }
-        if c.threads.is_empty() || c.threads.contains(&0) {
-            return Err(BenchError::Invalid(
-                "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
-            ));
-        }
-        if c.ops.is_empty() {
-            return Err(BenchError::Invalid(
-                "--ops: expected seq_write, rand_write and/or read_write".into(),
-            ));
-        }
-        if c.total == 0 {
-            return Err(BenchError::Invalid(
-                "--total: expected a positive size like 1.28GB".into(),
-            ));
-        }
-        Ok(())
-    }
-}
-
 impl Benchmark for Blocks {
     fn id(&self) -> &'static str {
-        "memory.blocks"
+        names::BLOCKS
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
-        self.validate()?;
         let c = &self.config;
+        c.validate()?;
         let max_block = c.block_sizes.iter().copied().max().unwrap_or(1);
         let max_threads = c.threads.iter().copied().max().unwrap_or(1) as u64;
         // Each thread's region holds at least one block of the largest size.
@@ -199,12 +194,18 @@ impl Benchmark for Blocks {
                 break;
             }
             let mut result = BenchResult::new(self.id());
-            result.set_param("threads", threads);
-            result.set_param("total_bytes", c.total);
-            result.set_param("block_sizes", &c.block_sizes);
-            result.set_param("ops", c.ops.iter().map(|o| o.name()).collect::<Vec<_>>());
-            result.set_param("hugepages", if c.hugepages { "madvise" } else { "off" });
-            result.set_param("scaling", "strong: the total is split across the threads");
+            result.set_param(param::THREADS, threads);
+            result.set_param(param::TOTAL_BYTES, c.total);
+            result.set_param(param::BLOCK_SIZES, &c.block_sizes);
+            result.set_param(
+                param::OPS,
+                c.ops.iter().map(|o| o.as_str()).collect::<Vec<_>>(),
+            );
+            result.set_param(param::HUGEPAGES, hugepages_param(c.hugepages));
+            result.set_param(
+                param::SCALING,
+                "strong: the total is split across the threads",
+            );
             let region = (region_total / threads as u64) as usize;
             let len = region * threads;
             let dst: Buffer<u8> =
@@ -289,19 +290,19 @@ impl Benchmark for Blocks {
                         bytes += cell.ops * block;
                     }
                 }
-                let labels = |m: Metric| {
-                    m.label("op", op.name())
-                        .label("block", block)
-                        .label("threads", threads)
+                let labelled = |m: Metric| {
+                    m.label(label::OP, op.as_str())
+                        .label(label::BLOCK, block)
+                        .label(labels::THREADS, threads)
                 };
-                result.metrics.push(labels(Metric::new(
-                    "bandwidth",
+                result.metrics.push(labelled(Metric::new(
+                    metric::BANDWIDTH,
                     bytes as f64 / wall,
                     Unit::BytesPerSecond,
                     Better::Higher,
                 )));
-                result.metrics.push(labels(Metric::new(
-                    "latency",
+                result.metrics.push(labelled(Metric::new(
+                    metric::LATENCY,
                     op_seconds / threads as f64,
                     Unit::Seconds,
                     Better::Lower,
@@ -311,8 +312,7 @@ impl Benchmark for Blocks {
             if thread0.len() < c.ops.len() * c.block_sizes.len() {
                 result.mark_cancelled();
             }
-            result.ended_at = Utc::now();
-            ctx.sink.record(result)?;
+            ctx.record(result)?;
         }
         ctx.progress.finish();
         Ok(())
@@ -358,13 +358,10 @@ mod tests {
         // A 1 MiB memset moves more bytes per second than an 8-byte one.
         let bw = |block: &str| {
             out[0]
-                .metrics
-                .iter()
-                .find(|m| {
-                    m.name == "bandwidth"
-                        && m.labels["op"] == "seq_write"
-                        && m.labels["block"] == block
-                })
+                .metric(
+                    metric::BANDWIDTH,
+                    &[(label::OP, op::SEQ_WRITE), (label::BLOCK, block)],
+                )
                 .unwrap()
                 .value
         };
@@ -387,5 +384,36 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("--threads"), "{e}");
+    }
+
+    #[test]
+    fn no_ops_and_zero_total_are_refused() {
+        let err = |config: BlocksConfig| Blocks { config }.validate().unwrap_err().to_string();
+        assert_eq!(
+            err(BlocksConfig {
+                ops: vec![],
+                ..BlocksConfig::default()
+            }),
+            "--ops: expected seq_write, rand_write and/or read_write"
+        );
+        assert_eq!(
+            err(BlocksConfig {
+                total: 0,
+                ..BlocksConfig::default()
+            }),
+            "--total: expected a positive size like 1.28GB"
+        );
+        assert!(BlocksConfig::default().validate().is_ok());
+    }
+
+    #[test]
+    fn ops_parse_by_their_label_names() {
+        for &o in BlockOp::ALL {
+            assert_eq!(o.as_str().parse::<BlockOp>().unwrap(), o);
+        }
+        assert_eq!(
+            "memcpy".parse::<BlockOp>().unwrap_err().accepted,
+            "seq_write, rand_write, read_write"
+        );
     }
 }

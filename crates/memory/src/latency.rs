@@ -8,12 +8,15 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::buffer::{Buffer, check_fits};
+use nodebench_core::config::Config;
 use nodebench_core::inventory::Inventory;
+use nodebench_core::names::memory::{self as names, label, level, metric, param};
+use nodebench_core::rng::XorShift64;
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 
-use nodebench_core::buffer::{Buffer, check_fits};
+use crate::config::hugepages_param;
 
 /// Bytes per cache line assumed when the inventory does not say.
 const DEFAULT_LINE: usize = 64;
@@ -34,6 +37,8 @@ pub struct LatencyConfig {
 }
 
 impl Default for LatencyConfig {
+    /// Working sets from 4 KiB to 4x the last-level cache, 100 ms a point,
+    /// transparent huge pages.
     fn default() -> Self {
         LatencyConfig {
             min_size: 4096,
@@ -42,6 +47,27 @@ impl Default for LatencyConfig {
             duration: Duration::from_millis(100),
             hugepages: true,
         }
+    }
+}
+
+impl Config for LatencyConfig {
+    /// The working sets' floor of two cache lines depends on the machine's
+    /// line size: [`Latency::run`] checks it.
+    fn validate(&self) -> Result<(), BenchError> {
+        if let Some(max) = self.max_size
+            && max < self.min_size
+        {
+            return Err(BenchError::Invalid(format!(
+                "--min-size/--max-size: expected min <= max, got {} > {max}",
+                self.min_size
+            )));
+        }
+        if self.sizes.as_ref().is_some_and(|s| s.is_empty()) {
+            return Err(BenchError::Invalid(
+                "--min-size/--max-size: expected at least one working set".into(),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -55,17 +81,17 @@ pub struct Latency {
 /// The cache level a working set of `bytes` fits in, from the per-core sizes
 /// of the inventory; `unknown` when the sizes are not known.
 pub fn level_for(bytes: u64, inv: &Inventory) -> &'static str {
-    let levels = [(1, "L1"), (2, "L2"), (3, "L3")];
+    let levels = [(1, level::L1), (2, level::L2), (3, level::L3)];
     let mut any = false;
-    for (level, name) in levels {
-        if let Some(size) = inv.cache_bytes(level) {
+    for (index, name) in levels {
+        if let Some(size) = inv.cache_bytes(index) {
             any = true;
             if bytes <= size {
                 return name;
             }
         }
     }
-    if any { "DRAM" } else { "unknown" }
+    if any { level::DRAM } else { level::UNKNOWN }
 }
 
 /// Working sets from `min` doubling up to and including `max`, with a point
@@ -91,15 +117,10 @@ pub fn sweep(min: u64, max: u64) -> Vec<u64> {
 /// algorithm), each line's first word holding the address of the next.
 fn build_chain(buf: &Buffer<usize>, line_words: usize, lines: usize, seed: u64) {
     let mut order: Vec<usize> = (0..lines).collect();
-    let mut x = seed | 1;
+    let mut rng = XorShift64::new(seed);
     for i in (1..lines).rev() {
-        // xorshift64*
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        let r = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        let j = (r % i as u64) as usize;
-        order.swap(i, j);
+        // Sattolo: j < i, never i itself.
+        order.swap(i, rng.below(i as u64) as usize);
     }
     let base = buf.as_ptr();
     for w in 0..lines {
@@ -124,11 +145,16 @@ fn chase(start: *const usize, loads: u64) -> *const usize {
 
 impl Benchmark for Latency {
     fn id(&self) -> &'static str {
-        "memory.latency"
+        names::LATENCY
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let c = &self.config;
+        c.validate()?;
         let line = ctx
             .inventory
             .cpu
@@ -157,12 +183,12 @@ impl Benchmark for Latency {
         check_fits(largest, "--max-size").map_err(BenchError::Invalid)?;
 
         let mut result = BenchResult::new(self.id());
-        result.set_param("line_bytes", line);
-        result.set_param("sizes", &sizes);
-        result.set_param("duration_s", c.duration.as_secs_f64());
-        result.set_param("hugepages", if c.hugepages { "madvise" } else { "off" });
+        result.set_param(param::LINE_BYTES, line);
+        result.set_param(param::SIZES, &sizes);
+        result.set_param(param::DURATION_S, c.duration.as_secs_f64());
+        result.set_param(param::HUGEPAGES, hugepages_param(c.hugepages));
         result.set_param(
-            "method",
+            param::METHOD,
             "dependent loads over a random cyclic permutation of cache lines (Sattolo)",
         );
 
@@ -200,17 +226,20 @@ impl Benchmark for Latency {
                         let scale = c.duration.as_secs_f64() / el.as_secs_f64().max(1e-6);
                         loads = ((loads as f64 * scale.clamp(2.0, 100.0)) as u64).max(loads * 2);
                     };
-                    let level = level_for(size, inventory);
-                    let labelled = |m: Metric| m.label("working_set", size).label("level", level);
+                    let cache_level = level_for(size, inventory);
+                    let labelled = |m: Metric| {
+                        m.label(label::WORKING_SET, size)
+                            .label(label::LEVEL, cache_level)
+                    };
                     metrics.push(labelled(Metric::new(
-                        "latency",
+                        metric::LATENCY,
                         per_load,
                         Unit::Seconds,
                         Better::Lower,
                     )));
                     if let Some(hz) = clock {
                         metrics.push(labelled(Metric::new(
-                            "latency_cycles",
+                            metric::LATENCY_CYCLES,
                             per_load * hz,
                             Unit::Cycles,
                             Better::Lower,
@@ -225,7 +254,7 @@ impl Benchmark for Latency {
         });
         let (metrics, interrupted, clock) = outcome?;
         result.set_param(
-            "clock",
+            param::CLOCK,
             match clock {
                 Some(hz) => format!("{:.3} GHz measured on the pinned core", hz / 1e9),
                 None => "unknown (cycles not reported)".into(),
@@ -235,9 +264,8 @@ impl Benchmark for Latency {
         if interrupted {
             result.mark_cancelled();
         }
-        result.ended_at = Utc::now();
         progress.finish();
-        ctx.sink.record(result)?;
+        ctx.record(result)?;
         Ok(())
     }
 }
@@ -251,6 +279,47 @@ mod tests {
     fn sweep_doubles_with_midpoints() {
         assert_eq!(sweep(4096, 16384), vec![4096, 6144, 8192, 12288, 16384]);
         assert_eq!(sweep(4096, 10000), vec![4096, 6144, 8192, 10000]);
+    }
+
+    #[test]
+    fn crossed_or_empty_working_sets_are_refused() {
+        let err = |config: LatencyConfig| Latency { config }.validate().unwrap_err().to_string();
+        assert_eq!(
+            err(LatencyConfig {
+                min_size: 8192,
+                max_size: Some(4096),
+                ..LatencyConfig::default()
+            }),
+            "--min-size/--max-size: expected min <= max, got 8192 > 4096"
+        );
+        assert_eq!(
+            err(LatencyConfig {
+                sizes: Some(vec![]),
+                ..LatencyConfig::default()
+            }),
+            "--min-size/--max-size: expected at least one working set"
+        );
+        assert!(LatencyConfig::default().validate().is_ok());
+    }
+
+    #[test]
+    fn working_sets_under_two_lines_are_refused_at_run_time() {
+        let e = collect(
+            &Latency {
+                config: LatencyConfig {
+                    sizes: Some(vec![64]),
+                    ..LatencyConfig::default()
+                },
+            },
+            &Inventory::default(),
+            Cancel::new(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "--min-size/--max-size: working sets must be at least two cache lines (128 B) and min <= max"
+        );
     }
 
     #[test]
@@ -296,16 +365,14 @@ mod tests {
             Cancel::new(),
         )
         .unwrap();
-        let lat: Vec<(String, f64)> = out[0]
-            .metrics
-            .iter()
-            .filter(|m| m.name == "latency")
-            .map(|m| (m.labels["level"].clone(), m.value))
+        let lat: Vec<(&str, f64)> = out[0]
+            .metrics_named(metric::LATENCY)
+            .map(|m| (m.label_value(label::LEVEL).unwrap(), m.value))
             .collect();
         assert_eq!(lat.len(), 3);
-        assert_eq!(lat[0].0, "L1");
-        assert_eq!(lat[1].0, "L2");
-        assert_eq!(lat[2].0, "DRAM");
+        assert_eq!(lat[0].0, level::L1);
+        assert_eq!(lat[1].0, level::L2);
+        assert_eq!(lat[2].0, level::DRAM);
         assert!(
             lat[0].1 < lat[1].1,
             "L1 {:?} not below L2 {:?}",

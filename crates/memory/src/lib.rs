@@ -4,3 +4,6 @@
 pub mod blocks;
 pub mod latency;
 pub mod stream;
+
+// Shared by the configurations above; imports none of them.
+mod config;

@@ -19,14 +19,18 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::buffer::{Buffer, check_fits, split};
+use nodebench_core::config::{Choice, Config};
+use nodebench_core::names::labels;
+use nodebench_core::names::memory::{self as names, kernel, label, metric, param, stores};
 use nodebench_core::stats::Stats;
+use nodebench_core::team::{self, SpinBarrier};
 use nodebench_core::{BenchResult, Better, Metric, Reference, ResultStatus, Unit};
 
-use nodebench_core::buffer::{Buffer, check_fits, split};
 use nodebench_core::inventory::dmi;
-use nodebench_core::team::{self, SpinBarrier};
+
+use crate::config::{check_threads, hugepages_param};
 
 /// STREAM's scalar.
 const SCALAR: f64 = 3.0;
@@ -34,6 +38,8 @@ const SCALAR: f64 = 3.0;
 pub const EPSILON: f64 = 1e-13;
 /// STREAM's default (and our minimum default) array size, in elements.
 pub const MIN_DEFAULT_ELEMENTS: usize = 10_000_000;
+/// Fewest iterations: STREAM drops the first.
+pub const MIN_NTIMES: usize = 2;
 
 /// One of the four STREAM kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,25 +54,29 @@ pub enum StreamKernel {
     Triad,
 }
 
-impl StreamKernel {
+impl Choice for StreamKernel {
     /// The four kernels in STREAM's order.
-    pub const ALL: [StreamKernel; 4] = [
+    const ALL: &'static [StreamKernel] = &[
         StreamKernel::Copy,
         StreamKernel::Scale,
         StreamKernel::Add,
         StreamKernel::Triad,
     ];
 
-    /// Lower-case label value.
-    pub fn name(self) -> &'static str {
+    /// The `kernel` label value.
+    fn as_str(self) -> &'static str {
         match self {
-            StreamKernel::Copy => "copy",
-            StreamKernel::Scale => "scale",
-            StreamKernel::Add => "add",
-            StreamKernel::Triad => "triad",
+            StreamKernel::Copy => kernel::COPY,
+            StreamKernel::Scale => kernel::SCALE,
+            StreamKernel::Add => kernel::ADD,
+            StreamKernel::Triad => kernel::TRIAD,
         }
     }
+}
 
+nodebench_core::choice_from_str!(StreamKernel);
+
+impl StreamKernel {
     /// Bytes moved per element, as STREAM counts them.
     pub fn bytes_per_element(self) -> usize {
         match self {
@@ -76,17 +86,43 @@ impl StreamKernel {
     }
 }
 
+/// How a STREAM pass stores its results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stores {
+    /// Ordinary stores: the CPU reads each destination line before writing
+    /// it (write-allocate), traffic STREAM does not count.
+    Normal,
+    /// Non-temporal (streaming) stores, which skip that read (x86-64 only).
+    Nontemporal,
+}
+
+impl Choice for Stores {
+    /// In run order: the ordinary pass first.
+    const ALL: &'static [Stores] = &[Stores::Normal, Stores::Nontemporal];
+
+    /// The `stores` label value.
+    fn as_str(self) -> &'static str {
+        match self {
+            Stores::Normal => stores::NORMAL,
+            Stores::Nontemporal => stores::NONTEMPORAL,
+        }
+    }
+}
+
+nodebench_core::choice_from_str!(Stores);
+
 /// A deliberate corruption, to prove that validation catches wrong results:
 /// element `index` of the array kernel `after` just wrote (and the next
-/// kernel reads) is doubled in iteration `iteration`.
+/// kernel reads) is doubled in iteration `iteration`. Test builds only.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Corruption {
+struct Corruption {
     /// Iteration (0-based) in which to corrupt.
-    pub iteration: usize,
+    iteration: usize,
     /// Kernel after which to corrupt.
-    pub after: StreamKernel,
+    after: StreamKernel,
     /// Element to double.
-    pub index: usize,
+    index: usize,
 }
 
 /// Everything `memory stream` runs with.
@@ -105,11 +141,12 @@ pub struct StreamConfig {
     /// Ask for transparent huge pages for the arrays (fewer TLB misses,
     /// which matter most under virtualisation's nested paging).
     pub hugepages: bool,
-    /// Test hook: corrupt an element between kernels.
-    pub corrupt: Option<Corruption>,
 }
 
 impl Default for StreamConfig {
+    /// STREAM's defaults: every allowed CPU (as an OpenMP build uses), the
+    /// run-rule array size, `NTIMES` = 10; plus the non-temporal pass,
+    /// pinned threads and transparent huge pages.
     fn default() -> Self {
         StreamConfig {
             threads: vec![nodebench_core::affinity::allowed_cpus().len()],
@@ -118,8 +155,24 @@ impl Default for StreamConfig {
             nontemporal: true,
             pin: true,
             hugepages: true,
-            corrupt: None,
         }
+    }
+}
+
+impl Config for StreamConfig {
+    fn validate(&self) -> Result<(), BenchError> {
+        check_threads(&self.threads)?;
+        if self.ntimes < MIN_NTIMES {
+            return Err(BenchError::Invalid(
+                "--ntimes: expected at least 2 (the first iteration is dropped)".into(),
+            ));
+        }
+        if self.array_size == Some(0) {
+            return Err(BenchError::Invalid(
+                "--array-size: expected a positive number of elements".into(),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -135,6 +188,9 @@ pub fn default_array_size(llc_bytes: Option<u64>) -> usize {
 pub struct Stream {
     /// Its configuration.
     pub config: StreamConfig,
+    /// Test builds only: an element to corrupt between kernels.
+    #[cfg(test)]
+    corrupt: Option<Corruption>,
 }
 
 /// Per-kernel times of one pass, iteration by iteration.
@@ -153,6 +209,7 @@ struct Arrays {
 
 impl Arrays {
     /// The array kernel `k` writes.
+    #[cfg(test)]
     fn written_by(&self, k: StreamKernel) -> &Buffer<f64> {
         match k {
             StreamKernel::Copy | StreamKernel::Add => &self.c,
@@ -296,10 +353,12 @@ unsafe fn kernel_nontemporal(k: StreamKernel, arr: &Arrays, range: std::ops::Ran
 fn run_pass(
     arr: &Arrays,
     threads: usize,
-    cfg: &StreamConfig,
-    nontemporal: bool,
+    bench: &Stream,
+    stores: Stores,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> PassTimes {
+    let cfg = &bench.config;
+    let nontemporal = stores == Stores::Nontemporal;
     let n = arr.a.len();
     let barrier = SpinBarrier::new(threads);
     let stop = AtomicBool::new(false);
@@ -326,7 +385,7 @@ fn run_pass(
         }
         let mut times: [Vec<f64>; 4] = Default::default();
         let mut done = 0;
-        for k in 0..cfg.ntimes {
+        for _ in 0..cfg.ntimes {
             if t == 0 {
                 stop.store(cancelled(), Ordering::SeqCst);
             }
@@ -334,7 +393,7 @@ fn run_pass(
             if stop.load(Ordering::SeqCst) {
                 break;
             }
-            for (ki, kernel) in StreamKernel::ALL.into_iter().enumerate() {
+            for (ki, &kernel) in StreamKernel::ALL.iter().enumerate() {
                 // The last thread to arrive stamps the start just before it
                 // releases the team, and the last to finish stamps the end:
                 // no thread's scheduling delay shortens the measured time.
@@ -363,8 +422,9 @@ fn run_pass(
                         .load(Ordering::SeqCst)
                         .saturating_sub(start_ns.load(Ordering::SeqCst));
                     times[ki].push(ns as f64 * 1e-9);
-                    if let Some(f) = cfg.corrupt
-                        && f.iteration == k
+                    #[cfg(test)]
+                    if let Some(f) = bench.corrupt
+                        && f.iteration == done
                         && f.after == kernel
                         && f.index < n
                     {
@@ -406,37 +466,15 @@ pub fn validate(a: &[f64], b: &[f64], c: &[f64], iterations: usize) -> Result<()
     Ok(())
 }
 
-impl Stream {
-    fn validate_config(&self) -> Result<(), BenchError> {
-        let c = &self.config;
-        if c.threads.is_empty() || c.threads.contains(&0) {
-            return Err(BenchError::Invalid(
-                "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
-            ));
-        }
-        if c.ntimes < 2 {
-            return Err(BenchError::Invalid(
-                "--ntimes: expected at least 2 (the first iteration is dropped)".into(),
-            ));
-        }
-        if c.array_size == Some(0) {
-            return Err(BenchError::Invalid(
-                "--array-size: expected a positive number of elements".into(),
-            ));
-        }
-        Ok(())
-    }
-}
-
 fn record_pass(
     result: &mut BenchResult,
     times: &PassTimes,
     n: usize,
     threads: usize,
-    stores: &str,
+    stores: Stores,
     reference: &Option<Reference>,
 ) {
-    for (ki, kernel) in StreamKernel::ALL.into_iter().enumerate() {
+    for (ki, &kernel) in StreamKernel::ALL.iter().enumerate() {
         // The first iteration is dropped, as STREAM does.
         let t: Vec<f64> = times.times[ki].iter().skip(1).copied().collect();
         let Some(ts) = Stats::from_samples(&t) else {
@@ -447,14 +485,14 @@ fn record_pass(
         let Some(rs) = Stats::from_samples(&rates) else {
             continue;
         };
-        let labels = |m: Metric| {
-            m.label("kernel", kernel.name())
-                .label("stores", stores)
-                .label("threads", threads)
+        let labelled = |m: Metric| {
+            m.label(labels::KERNEL, kernel.as_str())
+                .label(label::STORES, stores.as_str())
+                .label(labels::THREADS, threads)
         };
         result.metrics.push(
-            labels(Metric::new(
-                "bandwidth",
+            labelled(Metric::new(
+                metric::BANDWIDTH,
                 bytes / ts.min,
                 Unit::BytesPerSecond,
                 Better::Higher,
@@ -462,20 +500,20 @@ fn record_pass(
             .with_stats(rs)
             .with_reference(reference.clone()),
         );
-        result.metrics.push(labels(Metric::new(
-            "time_avg",
+        result.metrics.push(labelled(Metric::new(
+            metric::TIME_AVG,
             ts.mean,
             Unit::Seconds,
             Better::Lower,
         )));
-        result.metrics.push(labels(Metric::new(
-            "time_min",
+        result.metrics.push(labelled(Metric::new(
+            metric::TIME_MIN,
             ts.min,
             Unit::Seconds,
             Better::Lower,
         )));
-        result.metrics.push(labels(Metric::new(
-            "time_max",
+        result.metrics.push(labelled(Metric::new(
+            metric::TIME_MAX,
             ts.max,
             Unit::Seconds,
             Better::Lower,
@@ -485,12 +523,16 @@ fn record_pass(
 
 impl Benchmark for Stream {
     fn id(&self) -> &'static str {
-        "memory.stream"
+        names::STREAM
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
-        self.validate_config()?;
         let c = &self.config;
+        c.validate()?;
         let n = c
             .array_size
             .unwrap_or_else(|| default_array_size(ctx.inventory.last_level_cache_bytes()));
@@ -500,10 +542,10 @@ impl Benchmark for Stream {
             name: p.describe(),
             value: p.bytes_per_second,
         });
-        let passes: Vec<bool> = if c.nontemporal && cfg!(target_arch = "x86_64") {
-            vec![false, true]
+        let passes: &[Stores] = if c.nontemporal && cfg!(target_arch = "x86_64") {
+            Stores::ALL
         } else {
-            vec![false]
+            &[Stores::Normal]
         };
         ctx.progress
             .start("memory stream", (c.threads.len() * passes.len()) as u64);
@@ -512,18 +554,18 @@ impl Benchmark for Stream {
                 break;
             }
             let mut result = BenchResult::new(self.id());
-            result.set_param("threads", threads);
-            result.set_param("array_size", n);
-            result.set_param("array_bytes", 8 * n);
-            result.set_param("ntimes", c.ntimes);
-            result.set_param("hugepages", if c.hugepages { "madvise" } else { "off" });
+            result.set_param(param::THREADS, threads);
+            result.set_param(param::ARRAY_SIZE, n);
+            result.set_param(param::ARRAY_BYTES, 8 * n);
+            result.set_param(param::NTIMES, c.ntimes);
+            result.set_param(param::HUGEPAGES, hugepages_param(c.hugepages));
             result.set_param(
-                "bytes_per_element",
+                param::BYTES_PER_ELEMENT,
                 "copy 16, scale 16, add 24, triad 24 (STREAM counting)",
             );
-            result.set_param("mb", "1 MB = 10^6 bytes");
+            result.set_param(param::MB, "1 MB = 10^6 bytes");
             result.set_param(
-                "dram_peak",
+                param::DRAM_PEAK,
                 match &peak {
                     Ok(p) => p.describe(),
                     Err(why) => format!("unknown: {why}"),
@@ -536,9 +578,8 @@ impl Benchmark for Stream {
             };
             let cancel = ctx.cancel.clone();
             let cancelled = move || cancel.is_cancelled();
-            for &nt in &passes {
-                let stores = if nt { "nontemporal" } else { "normal" };
-                let times = run_pass(&arrays, threads, c, nt, &cancelled);
+            for &stores in passes {
+                let times = run_pass(&arrays, threads, self, stores, &cancelled);
                 if times.done < c.ntimes {
                     result.mark_cancelled();
                 }
@@ -561,8 +602,7 @@ impl Benchmark for Stream {
                     break;
                 }
             }
-            result.ended_at = Utc::now();
-            ctx.sink.record(result)?;
+            ctx.record(result)?;
         }
         ctx.progress.finish();
         Ok(())
@@ -575,9 +615,9 @@ mod tests {
     use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 
-    fn run(cfg: StreamConfig) -> Vec<BenchResult> {
+    fn run(config: StreamConfig, corrupt: Option<Corruption>) -> Vec<BenchResult> {
         collect(
-            &Stream { config: cfg },
+            &Stream { config, corrupt },
             &Inventory::default(),
             Cancel::new(),
         )
@@ -595,11 +635,11 @@ mod tests {
 
     #[test]
     fn a_clean_run_validates_and_reports_every_kernel() {
-        let out = run(small(vec![1, 2]));
+        let out = run(small(vec![1, 2]), None);
         assert_eq!(out.len(), 2);
         for r in &out {
             assert_eq!(r.status, ResultStatus::Passed, "{:?}", r.error);
-            let bw: Vec<&Metric> = r.metrics.iter().filter(|m| m.name == "bandwidth").collect();
+            let bw: Vec<&Metric> = r.metrics_named(metric::BANDWIDTH).collect();
             assert_eq!(bw.len(), if cfg!(target_arch = "x86_64") { 8 } else { 4 });
             // Three repeats after dropping the first iteration.
             assert!(
@@ -611,14 +651,13 @@ mod tests {
 
     #[test]
     fn a_corrupted_element_fails_validation() {
-        for after in StreamKernel::ALL {
-            let mut cfg = small(vec![2]);
-            cfg.corrupt = Some(Corruption {
+        for &after in StreamKernel::ALL {
+            let corrupt = Corruption {
                 iteration: 1,
                 after,
                 index: 777_777,
-            });
-            let out = run(cfg);
+            };
+            let out = run(small(vec![2]), Some(corrupt));
             assert_eq!(
                 out[0].status,
                 ResultStatus::Failed,
@@ -648,6 +687,41 @@ mod tests {
     }
 
     #[test]
+    fn bad_configs_name_their_flag() {
+        let err = |config: StreamConfig| {
+            Stream {
+                config,
+                corrupt: None,
+            }
+            .validate()
+            .unwrap_err()
+            .to_string()
+        };
+        assert_eq!(
+            err(StreamConfig {
+                ntimes: 1,
+                ..StreamConfig::default()
+            }),
+            "--ntimes: expected at least 2 (the first iteration is dropped)"
+        );
+        assert_eq!(
+            err(StreamConfig {
+                array_size: Some(0),
+                ..StreamConfig::default()
+            }),
+            "--array-size: expected a positive number of elements"
+        );
+        assert_eq!(
+            err(StreamConfig {
+                threads: vec![1, 0],
+                ..StreamConfig::default()
+            }),
+            "--threads: expected a list of positive thread counts like 1,2,4,8"
+        );
+        assert!(StreamConfig::default().validate().is_ok());
+    }
+
+    #[test]
     fn default_size_is_four_times_the_llc() {
         assert_eq!(default_array_size(Some(32 << 20)), 16_777_216);
         assert_eq!(default_array_size(Some(1 << 20)), MIN_DEFAULT_ELEMENTS);
@@ -661,7 +735,11 @@ mod tests {
             array_size: Some(1 << 50),
             ..StreamConfig::default()
         };
-        let e = collect(&Stream { config: cfg }, &inv, Cancel::new())
+        let stream = Stream {
+            config: cfg,
+            corrupt: None,
+        };
+        let e = collect(&stream, &inv, Cancel::new())
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("--array-size: needs"), "{e}");

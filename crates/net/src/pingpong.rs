@@ -17,10 +17,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
 use hdrhistogram::Histogram as Hdr;
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
-use nodebench_core::{BenchResult, Better, Histogram, Metric, ResultStatus, Unit};
+use nodebench_core::config::{Choice, Config};
+use nodebench_core::latency;
+use nodebench_core::names::net as names;
+use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
 
 /// Largest UDP payload over IPv4.
 pub const MAX_UDP_PAYLOAD: usize = 65_507;
@@ -38,15 +40,17 @@ pub enum Proto {
     Udp,
 }
 
-impl Proto {
-    /// Label value.
-    pub fn name(self) -> &'static str {
+impl Choice for Proto {
+    const ALL: &'static [Self] = &[Proto::Tcp, Proto::Udp];
+    fn as_str(self) -> &'static str {
         match self {
-            Proto::Tcp => "tcp",
-            Proto::Udp => "udp",
+            Proto::Tcp => names::protocol::TCP,
+            Proto::Udp => names::protocol::UDP,
         }
     }
 }
+
+nodebench_core::choice_from_str!(Proto);
 
 /// Everything `net pingpong` runs with.
 #[derive(Debug, Clone)]
@@ -65,16 +69,60 @@ pub struct PingpongConfig {
     pub timeout: Duration,
 }
 
+impl Default for PingpongConfig {
+    /// Both protocols, 1 B to 64 KiB messages, 1 to 8 threads, 1 s a cell,
+    /// against the echo server of `nodebench net serve` on this host.
+    fn default() -> Self {
+        PingpongConfig {
+            server: SocketAddr::from(([127, 0, 0, 1], DEFAULT_ECHO_PORT)),
+            protocols: Proto::ALL.to_vec(),
+            sizes: vec![1, 64, 1024, 16 << 10, 64 << 10],
+            threads: vec![1, 2, 4, 8],
+            duration: Duration::from_secs(1),
+            timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+/// The echo server's default port: the iperf3 port (5201) plus one.
+pub const DEFAULT_ECHO_PORT: u16 = 5202;
+
+impl Config for PingpongConfig {
+    fn validate(&self) -> Result<(), BenchError> {
+        if self.protocols.is_empty() {
+            return Err(BenchError::Invalid(format!(
+                "--protocols: expected a list of {}",
+                Proto::accepted()
+            )));
+        }
+        if self.sizes.is_empty()
+            || self.sizes.contains(&0)
+            || self.sizes.iter().any(|&s| s > MAX_TCP_MESSAGE)
+        {
+            return Err(BenchError::Invalid(format!(
+                "--sizes: expected message sizes from 1 B to {} like 1,64,1KiB,64KiB",
+                MAX_TCP_MESSAGE
+            )));
+        }
+        if self.threads.is_empty() || self.threads.contains(&0) {
+            return Err(BenchError::Invalid(
+                "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
+            ));
+        }
+        if self.duration.is_zero() || self.timeout.is_zero() {
+            return Err(BenchError::Invalid(
+                "--duration: expected a positive duration like 1s".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The `net.pingpong` benchmark: one result per protocol.
 #[derive(Debug, Clone)]
 pub struct Pingpong {
     /// Its configuration.
     pub config: PingpongConfig,
-}
-
-fn histogram() -> Hdr<u64> {
-    Hdr::new_with_bounds(1, 60_000_000_000, 3)
-        .unwrap_or_else(|_| Hdr::new(3).expect("3 digits is valid"))
 }
 
 /// What one client thread did in one cell.
@@ -89,7 +137,7 @@ impl ThreadOutcome {
         ThreadOutcome {
             round_trips: 0,
             lost: 0,
-            latency: histogram(),
+            latency: latency::histogram(),
         }
     }
 }
@@ -189,25 +237,16 @@ fn udp_client(
 
 impl Benchmark for Pingpong {
     fn id(&self) -> &'static str {
-        "net.pingpong"
+        names::PINGPONG
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        self.config.validate()?;
         let c = &self.config;
-        if c.sizes.is_empty()
-            || c.sizes.contains(&0)
-            || c.sizes.iter().any(|&s| s > MAX_TCP_MESSAGE)
-        {
-            return Err(BenchError::Invalid(format!(
-                "--sizes: expected message sizes from 1 B to {} like 1,64,1KiB,64KiB",
-                MAX_TCP_MESSAGE
-            )));
-        }
-        if c.threads.is_empty() || c.threads.contains(&0) {
-            return Err(BenchError::Invalid(
-                "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
-            ));
-        }
         ctx.progress.start(
             "net pingpong",
             (c.protocols.len() * c.sizes.len() * c.threads.len()) as u64,
@@ -218,7 +257,7 @@ impl Benchmark for Pingpong {
             }
             let mut result = BenchResult::new(self.id());
             result.set_param("server", c.server.to_string());
-            result.set_param("protocol", proto.name());
+            result.set_param("protocol", proto.as_str());
             result.set_param("duration_s", c.duration.as_secs_f64());
             'cells: for &size in &c.sizes {
                 let size = if proto == Proto::Udp {
@@ -253,7 +292,7 @@ impl Benchmark for Pingpong {
                             .collect()
                     });
                     let wall = t0.elapsed().as_secs_f64();
-                    let mut hist = histogram();
+                    let mut hist = latency::histogram();
                     let (mut trips, mut lost) = (0u64, 0u64);
                     for o in outcomes {
                         match o {
@@ -270,7 +309,7 @@ impl Benchmark for Pingpong {
                     }
                     let m = |n: &str, v: f64, u: Unit, b: Better| {
                         Metric::new(n, v, u, b)
-                            .label("protocol", proto.name())
+                            .label("protocol", proto.as_str())
                             .label("size", size)
                             .label("threads", threads)
                     };
@@ -304,7 +343,7 @@ impl Benchmark for Pingpong {
                             .push(m("lost", lost as f64, Unit::Count, Better::Lower));
                     }
                     let labels = [
-                        ("protocol", proto.name().to_string()),
+                        ("protocol", proto.as_str().to_string()),
                         ("size", size.to_string()),
                         ("threads", threads.to_string()),
                     ]
@@ -321,10 +360,7 @@ impl Benchmark for Pingpong {
                     ctx.progress.advance(1);
                 }
             }
-            result.ended_at = Utc::now();
-            let stop = result.status != ResultStatus::Passed;
-            ctx.sink.record(result)?;
-            if stop {
+            if !ctx.record(result)? {
                 break;
             }
         }
@@ -443,6 +479,7 @@ fn read_full(s: &mut TcpStream, buf: &mut [u8], cancel: &Cancel) -> std::io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nodebench_core::ResultStatus;
     use nodebench_core::bench::collect;
     use nodebench_core::inventory::Inventory;
 

@@ -5,8 +5,9 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
-use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::config::Config;
+use nodebench_core::names::net as names;
 use nodebench_core::{BenchResult, Better, Metric, TimeSeries, Unit};
 
 use crate::iperf3::{self, ClientConfig, Protocol, StreamStats, TestOutcome};
@@ -208,9 +209,13 @@ pub fn record_outcome(result: &mut BenchResult, o: &TestOutcome) {
 impl Benchmark for Throughput {
     fn id(&self) -> &'static str {
         match self.config.protocol {
-            Protocol::Tcp => "net.tcp",
-            Protocol::Udp => "net.udp",
+            Protocol::Tcp => names::TCP,
+            Protocol::Udp => names::UDP,
         }
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
@@ -251,8 +256,7 @@ impl Benchmark for Throughput {
             }
         }
         ctx.progress.finish();
-        result.ended_at = Utc::now();
-        ctx.sink.record(result)?;
+        ctx.record(result)?;
         Ok(())
     }
 }

@@ -12,35 +12,28 @@
 
 use std::fmt::Write as _;
 
+use names::{label, param};
 use nodebench_core::BenchResult;
-
-/// Benchmark id of the HTTP load benchmark.
-const BENCHMARK: &str = "http.load";
+use nodebench_core::names::http::{self as ids, load as names};
+use nodebench_core::names::labels::PERCENTILE;
 
 /// True for results this module prints.
 pub fn is_http_load(result: &BenchResult) -> bool {
-    result.benchmark == BENCHMARK
+    result.benchmark == ids::LOAD
 }
 
 /// The value of metric `name` whose labels include all of `labels`.
 fn metric(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
-    r.metrics
-        .iter()
-        .find(|m| {
-            m.name == name
-                && labels
-                    .iter()
-                    .all(|(k, v)| m.labels.get(*k).is_some_and(|x| x == v))
-        })
-        .map(|m| m.value)
+    r.metric(name, labels).map(|m| m.value)
 }
 
 fn count(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> u64 {
     metric(r, name, labels).map_or(0, |v| v.round() as u64)
 }
 
+/// Parameter `key` as printed: a string as it is, anything else as JSON.
 fn param(r: &BenchResult, key: &str) -> Option<String> {
-    r.parameters.get(key).map(|v| match v {
+    r.param(key).map(|v| match v {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     })
@@ -50,270 +43,30 @@ fn ms(v: Option<f64>) -> String {
     v.map_or_else(String::new, |s| format!("{:.3}", s * 1e3))
 }
 
+/// One ab-style line: the key and a colon padded to 24 columns, then the value.
+fn line(w: &mut String, k: &str, v: String) {
+    let _ = writeln!(w, "{:<24}{v}", format!("{k}:"));
+}
+
 /// The report of one `http.load` result.
 pub fn report(r: &BenchResult) -> String {
     let mut out = String::new();
     let w = &mut out;
-    let line = |w: &mut String, k: &str, v: String| {
-        let _ = writeln!(w, "{:<24}{v}", format!("{k}:"));
-    };
-    let model = param(r, "model").unwrap_or_default();
+    let model = param(r, param::MODEL).unwrap_or_default();
+    let closed = model == names::MODEL_CLOSED;
     let _ = writeln!(
         w,
         "{} [{}]  model={model}  http={}  keepalive={}  threads={}",
         r.benchmark,
         r.status.as_str(),
-        param(r, "http_version").unwrap_or_default(),
-        param(r, "keepalive").unwrap_or_default(),
-        param(r, "threads").unwrap_or_default(),
+        param(r, param::HTTP_VERSION).unwrap_or_default(),
+        param(r, param::KEEPALIVE).unwrap_or_default(),
+        param(r, param::THREADS).unwrap_or_default(),
     );
-    let _ = writeln!(w);
-    line(
-        w,
-        "Server Software",
-        param(r, "server_software").unwrap_or_default(),
-    );
-    line(w, "Server Hostname", param(r, "host").unwrap_or_default());
-    line(w, "Server Port", param(r, "port").unwrap_or_default());
-    let _ = writeln!(w);
-    line(w, "Document Path", param(r, "path").unwrap_or_default());
-    line(
-        w,
-        "Document Length",
-        param(r, "document_length").map_or_else(String::new, |d| format!("{d} bytes")),
-    );
-    let _ = writeln!(w);
-    line(
-        w,
-        "Concurrency Level",
-        param(r, "concurrency").unwrap_or_default(),
-    );
-    if let Some(rate) = param(r, "rate") {
-        line(w, "Request Rate", format!("{rate} [#/sec] (planned)"));
-    }
-    if let Some(rate) = param(r, "conn_rate") {
-        line(
-            w,
-            "Connection Rate",
-            format!(
-                "{rate} [#/sec] (planned), {} calls per connection",
-                param(r, "calls_per_conn").unwrap_or_default()
-            ),
-        );
-    }
-    line(
-        w,
-        "Time taken for tests",
-        metric(r, "time_taken", &[]).map_or_else(String::new, |t| format!("{t:.3} seconds")),
-    );
-    line(
-        w,
-        "Complete requests",
-        count(r, "requests_completed", &[]).to_string(),
-    );
-    let failed = count(r, "requests_failed", &[]);
-    line(w, "Failed requests", failed.to_string());
-    if failed > 0 {
-        let _ = writeln!(
-            w,
-            "   (Connect: {}, Receive: {}, Length: {}, Exceptions: {})",
-            count(r, "failed_requests", &[("kind", "connect")]),
-            count(r, "failed_requests", &[("kind", "receive")]),
-            count(r, "failed_requests", &[("kind", "length")]),
-            count(r, "failed_requests", &[("kind", "exceptions")]),
-        );
-    }
-    let non2xx = count(r, "non_2xx", &[]);
-    if non2xx > 0 {
-        line(w, "Non-2xx responses", non2xx.to_string());
-    }
-    line(
-        w,
-        "Total transferred",
-        format!("{} bytes", count(r, "total_transferred", &[])),
-    );
-    line(
-        w,
-        "HTML transferred",
-        format!("{} bytes", count(r, "html_transferred", &[])),
-    );
-    if let Some(rps) = metric(r, "requests_per_second", &[]) {
-        line(w, "Requests per second", format!("{rps:.2} [#/sec] (mean)"));
-    }
-    if let Some(t) = metric(r, "time_per_request", &[("scope", "mean")]) {
-        line(
-            w,
-            "Time per request",
-            format!("{} [ms] (mean)", ms(Some(t))),
-        );
-    }
-    if let Some(t) = metric(r, "time_per_request", &[("scope", "across_all")]) {
-        line(
-            w,
-            "Time per request",
-            format!(
-                "{} [ms] (mean, across all concurrent requests)",
-                ms(Some(t))
-            ),
-        );
-    }
-    if let Some(t) = metric(r, "transfer_rate", &[]) {
-        line(
-            w,
-            "Transfer rate",
-            format!("{:.2} [Kbytes/sec] received", t / 1024.0),
-        );
-    }
-
-    if metric(r, "connection_time", &[("phase", "total"), ("stat", "min")]).is_some() {
-        let _ = writeln!(w);
-        let _ = writeln!(w, "Connection Times (ms)");
-        let _ = writeln!(w, "              min  mean[+/-sd] median   max");
-        for (label, phase) in [
-            ("Connect", "connect"),
-            ("Processing", "processing"),
-            ("Waiting", "waiting"),
-            ("Total", "total"),
-        ] {
-            let v = |stat: &str| {
-                metric(r, "connection_time", &[("phase", phase), ("stat", stat)]).map(|s| s * 1e3)
-            };
-            let Some(min) = v("min") else {
-                continue;
-            };
-            let _ = writeln!(
-                w,
-                "{:<11}{:>6.0} {:>5.0} {:>5.1} {:>6.0} {:>7.0}",
-                format!("{label}:"),
-                min,
-                v("mean").unwrap_or(0.0),
-                v("sd").unwrap_or(0.0),
-                v("median").unwrap_or(0.0),
-                v("max").unwrap_or(0.0),
-            );
-        }
-        let _ = writeln!(w);
-        let _ = writeln!(
-            w,
-            "Percentage of the requests served within a certain time (ms)"
-        );
-        for pct in [50, 66, 75, 80, 90, 95, 98, 99, 100] {
-            let p = pct.to_string();
-            if let Some(v) = metric(r, "served_within", &[("percent", p.as_str())]) {
-                let _ = writeln!(
-                    w,
-                    "{:>4}% {:>9.3}{}",
-                    pct,
-                    v * 1e3,
-                    if pct == 100 { " (longest request)" } else { "" }
-                );
-            }
-        }
-    }
-
-    // httperf's summary lines.
-    let _ = writeln!(w);
-    if let Some(avg) = metric(r, "reply_rate", &[("stat", "avg")]) {
-        let _ = writeln!(
-            w,
-            "Reply rate [replies/s]: min {:.1} avg {avg:.1} max {:.1} stddev {:.1} ({} samples)",
-            metric(r, "reply_rate", &[("stat", "min")]).unwrap_or(0.0),
-            metric(r, "reply_rate", &[("stat", "max")]).unwrap_or(0.0),
-            metric(r, "reply_rate", &[("stat", "stddev")]).unwrap_or(0.0),
-            count(r, "reply_rate_samples", &[]),
-        );
-    }
-    let _ = writeln!(
-        w,
-        "Reply status: 1xx={} 2xx={} 3xx={} 4xx={} 5xx={}",
-        count(r, "replies", &[("class", "1xx")]),
-        count(r, "replies", &[("class", "2xx")]),
-        count(r, "replies", &[("class", "3xx")]),
-        count(r, "replies", &[("class", "4xx")]),
-        count(r, "replies", &[("class", "5xx")]),
-    );
-    let user = metric(r, "client_cpu_time", &[("mode", "user")]).unwrap_or(0.0);
-    let sys = metric(r, "client_cpu_time", &[("mode", "sys")]).unwrap_or(0.0);
-    let elapsed = metric(r, "time_taken", &[]).unwrap_or(0.0).max(1e-9);
-    let _ = writeln!(
-        w,
-        "CPU time [s]: user {user:.2} system {sys:.2} (user {:.1}% system {:.1}% total {:.1}%)",
-        100.0 * user / elapsed,
-        100.0 * sys / elapsed,
-        100.0 * (user + sys) / elapsed,
-    );
-    if let Some(per) = metric(r, "client_cpu_per_request", &[]) {
-        let _ = writeln!(w, "CPU per request [us]: {:.2}", per * 1e6);
-    }
-    let rate_in = metric(r, "net_io_rate", &[("direction", "in")]).unwrap_or(0.0);
-    let rate_out = metric(r, "net_io_rate", &[("direction", "out")]).unwrap_or(0.0);
-    let total = rate_in + rate_out;
-    let _ = writeln!(
-        w,
-        "Net I/O: {:.1} KB/s ({:.1}*10^6 bps)",
-        total / 1024.0,
-        total * 8.0 / 1e6
-    );
-    let e = |k: &str| count(r, "errors", &[("kind", k)]);
-    let all: u64 = r
-        .metrics
-        .iter()
-        .filter(|m| m.name == "errors")
-        .map(|m| m.value.round() as u64)
-        .sum();
-    let _ = writeln!(
-        w,
-        "Errors: total {all} client-timo {} socket-timo {} connrefused {} connreset {}",
-        e("client_timeout"),
-        e("socket_timeout"),
-        e("connrefused"),
-        e("connreset"),
-    );
-    let _ = writeln!(
-        w,
-        "Errors: fd-unavail {} addrunavail {} ftab-full 0 other {}",
-        e("fd_unavail"),
-        e("addr_unavail"),
-        e("connect_other") + e("receive") + e("length") + e("exception"),
-    );
-    if model != "closed" {
-        let _ = writeln!(
-            w,
-            "Sent late: {} of {} requests (client busy at their planned time)",
-            count(r, "sent_late", &[]),
-            count(r, "requests_sent", &[]),
-        );
-    }
-
-    // wrk2's latency block.
-    let has_latency = metric(r, "latency", &[("latency", "corrected")]).is_some();
-    if has_latency {
-        let _ = writeln!(w);
-        let _ = writeln!(
-            w,
-            "Latency (ms)   {:>12} {:>12}",
-            if model == "closed" {
-                "total"
-            } else {
-                "corrected"
-            },
-            "uncorrected"
-        );
-        for p in ["50", "75", "90", "99", "99.9", "99.99", "99.999", "max"] {
-            let c = metric(r, "latency", &[("latency", "corrected"), ("percentile", p)]);
-            let u = metric(
-                r,
-                "latency",
-                &[("latency", "uncorrected"), ("percentile", p)],
-            );
-            let label = if p == "max" {
-                "max".to_string()
-            } else {
-                format!("{p}%")
-            };
-            let _ = writeln!(w, "{label:>9}      {:>12} {:>12}", ms(c), ms(u));
-        }
-    }
+    ab_summary(w, r);
+    ab_tables(w, r);
+    httperf_lines(w, r, closed);
+    wrk2_latency(w, r, closed);
     for warning in &r.warnings {
         let _ = writeln!(w, "warning: {warning}");
     }
@@ -321,6 +74,255 @@ pub fn report(r: &BenchResult) -> String {
         let _ = writeln!(w, "error: {e}");
     }
     out
+}
+
+/// ab's summary: server, document, concurrency, counts, rates, transfer.
+fn ab_summary(w: &mut String, r: &BenchResult) {
+    let _ = writeln!(w);
+    let text = |key: &str| param(r, key).unwrap_or_default();
+    line(w, "Server Software", text(param::SERVER_SOFTWARE));
+    line(w, "Server Hostname", text(param::HOST));
+    line(w, "Server Port", text(param::PORT));
+    let _ = writeln!(w);
+    line(w, "Document Path", text(param::PATH));
+    line(
+        w,
+        "Document Length",
+        param(r, param::DOCUMENT_LENGTH).map_or_else(String::new, |d| format!("{d} bytes")),
+    );
+    let _ = writeln!(w);
+    line(w, "Concurrency Level", text(param::CONCURRENCY));
+    if let Some(rate) = param(r, param::RATE) {
+        line(w, "Request Rate", format!("{rate} [#/sec] (planned)"));
+    }
+    if let Some(rate) = param(r, param::CONN_RATE) {
+        line(
+            w,
+            "Connection Rate",
+            format!(
+                "{rate} [#/sec] (planned), {} calls per connection",
+                text(param::CALLS_PER_CONN)
+            ),
+        );
+    }
+    line(
+        w,
+        "Time taken for tests",
+        metric(r, names::TIME_TAKEN, &[]).map_or_else(String::new, |t| format!("{t:.3} seconds")),
+    );
+    line(
+        w,
+        "Complete requests",
+        count(r, names::REQUESTS_COMPLETED, &[]).to_string(),
+    );
+    let failed = count(r, names::REQUESTS_FAILED, &[]);
+    line(w, "Failed requests", failed.to_string());
+    if failed > 0 {
+        let [connect, receive, length, exceptions] =
+            names::FAILED_CLASSES.map(|k| count(r, names::FAILED_REQUESTS, &[(label::KIND, k)]));
+        let _ = writeln!(
+            w,
+            "   (Connect: {connect}, Receive: {receive}, Length: {length}, Exceptions: {exceptions})",
+        );
+    }
+    let non2xx = count(r, names::NON_2XX, &[]);
+    if non2xx > 0 {
+        line(w, "Non-2xx responses", non2xx.to_string());
+    }
+    for (key, name) in [
+        ("Total transferred", names::TOTAL_TRANSFERRED),
+        ("HTML transferred", names::HTML_TRANSFERRED),
+    ] {
+        line(w, key, format!("{} bytes", count(r, name, &[])));
+    }
+    if let Some(rps) = metric(r, names::REQUESTS_PER_SECOND, &[]) {
+        line(w, "Requests per second", format!("{rps:.2} [#/sec] (mean)"));
+    }
+    for (scope, how) in [
+        (names::SCOPE_MEAN, "mean"),
+        (
+            names::SCOPE_ACROSS_ALL,
+            "mean, across all concurrent requests",
+        ),
+    ] {
+        if let Some(t) = metric(r, names::TIME_PER_REQUEST, &[(label::SCOPE, scope)]) {
+            line(
+                w,
+                "Time per request",
+                format!("{} [ms] ({how})", ms(Some(t))),
+            );
+        }
+    }
+    if let Some(t) = metric(r, names::TRANSFER_RATE, &[]) {
+        line(
+            w,
+            "Transfer rate",
+            format!("{:.2} [Kbytes/sec] received", t / 1024.0),
+        );
+    }
+}
+
+/// ab's "Connection Times" table and "served within" percentages.
+fn ab_tables(w: &mut String, r: &BenchResult) {
+    let [_, _, _, total] = names::PHASES;
+    let [min, mean, sd, median, max] = names::CONNECTION_STATS;
+    let time = |phase: &str, stat: &str| {
+        metric(
+            r,
+            names::CONNECTION_TIME,
+            &[(label::PHASE, phase), (label::STAT, stat)],
+        )
+        .map(|s| s * 1e3)
+    };
+    if time(total, min).is_none() {
+        return;
+    }
+    let _ = writeln!(w);
+    let _ = writeln!(w, "Connection Times (ms)");
+    let _ = writeln!(w, "              min  mean[+/-sd] median   max");
+    for (row, phase) in ["Connect", "Processing", "Waiting", "Total"]
+        .into_iter()
+        .zip(names::PHASES)
+    {
+        let Some(lowest) = time(phase, min) else {
+            continue;
+        };
+        let v = |stat: &str| time(phase, stat).unwrap_or(0.0);
+        let _ = writeln!(
+            w,
+            "{:<11}{:>6.0} {:>5.0} {:>5.1} {:>6.0} {:>7.0}",
+            format!("{row}:"),
+            lowest,
+            v(mean),
+            v(sd),
+            v(median),
+            v(max),
+        );
+    }
+    let _ = writeln!(w);
+    let _ = writeln!(
+        w,
+        "Percentage of the requests served within a certain time (ms)"
+    );
+    for pct in names::SERVED_WITHIN_PERCENTS {
+        let p = pct.to_string();
+        if let Some(v) = metric(r, names::SERVED_WITHIN, &[(label::PERCENT, p.as_str())]) {
+            let _ = writeln!(
+                w,
+                "{:>4}% {:>9.3}{}",
+                pct,
+                v * 1e3,
+                if pct == 100 { " (longest request)" } else { "" }
+            );
+        }
+    }
+}
+
+/// httperf's summary lines: reply rate, reply status, CPU time, net I/O,
+/// errors, and (open models) the requests sent late.
+fn httperf_lines(w: &mut String, r: &BenchResult, closed: bool) {
+    let _ = writeln!(w);
+    let rate = |stat: &str| metric(r, names::REPLY_RATE, &[(label::STAT, stat)]);
+    let [min, avg, max, stddev] = names::REPLY_RATE_STATS;
+    if let Some(avg) = rate(avg) {
+        let _ = writeln!(
+            w,
+            "Reply rate [replies/s]: min {:.1} avg {avg:.1} max {:.1} stddev {:.1} ({} samples)",
+            rate(min).unwrap_or(0.0),
+            rate(max).unwrap_or(0.0),
+            rate(stddev).unwrap_or(0.0),
+            count(r, names::REPLY_RATE_SAMPLES, &[]),
+        );
+    }
+    let [c1, c2, c3, c4, c5, _] =
+        names::STATUS_CLASSES.map(|c| count(r, names::REPLIES, &[(label::CLASS, c)]));
+    let _ = writeln!(
+        w,
+        "Reply status: 1xx={c1} 2xx={c2} 3xx={c3} 4xx={c4} 5xx={c5}"
+    );
+    let cpu = |mode: &str| metric(r, names::CLIENT_CPU_TIME, &[(label::MODE, mode)]).unwrap_or(0.0);
+    let (user, sys) = (cpu(names::MODE_USER), cpu(names::MODE_SYS));
+    let elapsed = metric(r, names::TIME_TAKEN, &[]).unwrap_or(0.0).max(1e-9);
+    let _ = writeln!(
+        w,
+        "CPU time [s]: user {user:.2} system {sys:.2} (user {:.1}% system {:.1}% total {:.1}%)",
+        100.0 * user / elapsed,
+        100.0 * sys / elapsed,
+        100.0 * (user + sys) / elapsed,
+    );
+    if let Some(per) = metric(r, names::CLIENT_CPU_PER_REQUEST, &[]) {
+        let _ = writeln!(w, "CPU per request [us]: {:.2}", per * 1e6);
+    }
+    let io = |dir: &str| metric(r, names::NET_IO_RATE, &[(label::DIRECTION, dir)]).unwrap_or(0.0);
+    let total = io(names::DIRECTION_IN) + io(names::DIRECTION_OUT);
+    let _ = writeln!(
+        w,
+        "Net I/O: {:.1} KB/s ({:.1}*10^6 bps)",
+        total / 1024.0,
+        total * 8.0 / 1e6
+    );
+    let e = |k: &str| count(r, names::ERRORS, &[(label::KIND, k)]);
+    let all: u64 = r
+        .metrics_named(names::ERRORS)
+        .map(|m| m.value.round() as u64)
+        .sum();
+    let _ = writeln!(
+        w,
+        "Errors: total {all} client-timo {} socket-timo {} connrefused {} connreset {}",
+        e(names::CLIENT_TIMEOUT),
+        e(names::SOCKET_TIMEOUT),
+        e(names::CONNREFUSED),
+        e(names::CONNRESET),
+    );
+    let _ = writeln!(
+        w,
+        "Errors: fd-unavail {} addrunavail {} ftab-full 0 other {}",
+        e(names::FD_UNAVAIL),
+        e(names::ADDR_UNAVAIL),
+        e(names::CONNECT_OTHER) + e(names::RECEIVE) + e(names::LENGTH) + e(names::EXCEPTION),
+    );
+    if !closed {
+        let _ = writeln!(
+            w,
+            "Sent late: {} of {} requests (client busy at their planned time)",
+            count(r, names::SENT_LATE, &[]),
+            count(r, names::REQUESTS_SENT, &[]),
+        );
+    }
+}
+
+/// wrk2's latency block: each percentile, corrected (the total latency in
+/// the closed model) and uncorrected.
+fn wrk2_latency(w: &mut String, r: &BenchResult, closed: bool) {
+    let latency = |which: &str, p: &str| {
+        metric(
+            r,
+            names::LATENCY,
+            &[(label::LATENCY, which), (PERCENTILE, p)],
+        )
+    };
+    if metric(r, names::LATENCY, &[(label::LATENCY, names::CORRECTED)]).is_none() {
+        return;
+    }
+    let _ = writeln!(w);
+    let _ = writeln!(
+        w,
+        "Latency (ms)   {:>12} {:>12}",
+        if closed { "total" } else { names::CORRECTED },
+        names::UNCORRECTED
+    );
+    let percentiles = names::LATENCY_PERCENTILES
+        .iter()
+        .map(|p| (p.to_string(), format!("{p}%")))
+        .chain([(
+            names::PERCENTILE_MAX.to_string(),
+            names::PERCENTILE_MAX.to_string(),
+        )]);
+    for (p, row) in percentiles {
+        let c = latency(names::CORRECTED, &p);
+        let u = latency(names::UNCORRECTED, &p);
+        let _ = writeln!(w, "{row:>9}      {:>12} {:>12}", ms(c), ms(u));
+    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! Names of the memory benchmarks' results.
+//! Names of the memory benchmarks' results: benchmark ids, metric names,
+//! label keys and values, and parameter names.
 
 /// Benchmark id of STREAM.
 pub const STREAM: &str = "memory.stream";
@@ -6,3 +7,128 @@ pub const STREAM: &str = "memory.stream";
 pub const BLOCKS: &str = "memory.blocks";
 /// Benchmark id of the latency sweep by working-set size.
 pub const LATENCY: &str = "memory.latency";
+
+/// STREAM's kernels, by the names the
+/// [`labels::KERNEL`](crate::names::labels::KERNEL) label holds.
+pub mod kernel {
+    /// `c = a`.
+    pub const COPY: &str = "copy";
+    /// `b = scalar * c`.
+    pub const SCALE: &str = "scale";
+    /// `c = a + b`.
+    pub const ADD: &str = "add";
+    /// `a = b + scalar * c`.
+    pub const TRIAD: &str = "triad";
+}
+
+/// How a STREAM pass stores its results (the `stores` label).
+pub mod stores {
+    /// Ordinary stores: each destination line is read first (write-allocate).
+    pub const NORMAL: &str = "normal";
+    /// Non-temporal (streaming) stores, which skip that read.
+    pub const NONTEMPORAL: &str = "nontemporal";
+}
+
+/// Operations of the `memory blocks` matrix (`--ops`, the `op` label).
+pub mod op {
+    /// memset of consecutive blocks.
+    pub const SEQ_WRITE: &str = "seq_write";
+    /// memset of blocks at random block-aligned offsets.
+    pub const RAND_WRITE: &str = "rand_write";
+    /// memcpy of consecutive blocks.
+    pub const READ_WRITE: &str = "read_write";
+}
+
+/// Where a `memory latency` working set fits (the `level` label).
+pub mod level {
+    /// The first-level data cache.
+    pub const L1: &str = "L1";
+    /// The second-level cache.
+    pub const L2: &str = "L2";
+    /// The third-level cache.
+    pub const L3: &str = "L3";
+    /// Larger than every cache.
+    pub const DRAM: &str = "DRAM";
+    /// The cache sizes are not known.
+    pub const UNKNOWN: &str = "unknown";
+}
+
+/// Values of the [`param::HUGEPAGES`] parameter.
+pub mod hugepages {
+    /// Transparent huge pages asked for with `madvise(MADV_HUGEPAGE)`.
+    pub const MADVISE: &str = "madvise";
+    /// Plain pages.
+    pub const OFF: &str = "off";
+}
+
+/// Metric names.
+pub mod metric {
+    /// Bytes per second: a STREAM kernel's best rate (bytes as STREAM counts
+    /// them over the shortest time), a `memory blocks` cell's total over the
+    /// team's wall time.
+    pub const BANDWIDTH: &str = "bandwidth";
+    /// A STREAM kernel's mean time, seconds (first iteration dropped).
+    pub const TIME_AVG: &str = "time_avg";
+    /// A STREAM kernel's shortest time, seconds.
+    pub const TIME_MIN: &str = "time_min";
+    /// A STREAM kernel's longest time, seconds.
+    pub const TIME_MAX: &str = "time_max";
+    /// Seconds: the mean time of one block operation of a `memory blocks`
+    /// cell, and the load-to-use latency of a `memory latency` working set.
+    pub const LATENCY: &str = "latency";
+    /// The load-to-use latency in core clock cycles.
+    pub const LATENCY_CYCLES: &str = "latency_cycles";
+}
+
+/// Label keys (the kernel is [`labels::KERNEL`](crate::names::labels::KERNEL)
+/// and the thread count [`labels::THREADS`](crate::names::labels::THREADS)).
+pub mod label {
+    /// The stores of a STREAM pass (a [`stores`](super::stores) name).
+    pub const STORES: &str = "stores";
+    /// The operation of a `memory blocks` cell (an [`op`](super::op) name).
+    pub const OP: &str = "op";
+    /// Block size of a `memory blocks` cell, in bytes.
+    pub const BLOCK: &str = "block";
+    /// Working set of a `memory latency` point, in bytes.
+    pub const WORKING_SET: &str = "working_set";
+    /// The cache level a working set fits in (a [`level`](super::level) name).
+    pub const LEVEL: &str = "level";
+}
+
+/// Parameter names.
+pub mod param {
+    /// Threads of a STREAM or `memory blocks` result.
+    pub const THREADS: &str = "threads";
+    /// Transparent huge pages for the buffers (a [`hugepages`](super::hugepages) value).
+    pub const HUGEPAGES: &str = "hugepages";
+    /// STREAM's elements per array (`STREAM_ARRAY_SIZE`).
+    pub const ARRAY_SIZE: &str = "array_size";
+    /// Bytes per STREAM array.
+    pub const ARRAY_BYTES: &str = "array_bytes";
+    /// STREAM's iterations (`NTIMES`), the first dropped.
+    pub const NTIMES: &str = "ntimes";
+    /// How STREAM counts bytes per element.
+    pub const BYTES_PER_ELEMENT: &str = "bytes_per_element";
+    /// STREAM's megabyte.
+    pub const MB: &str = "mb";
+    /// The DRAM's theoretical peak bandwidth, from SMBIOS, or why unknown.
+    pub const DRAM_PEAK: &str = "dram_peak";
+    /// Bytes per `memory blocks` cell, split across the threads.
+    pub const TOTAL_BYTES: &str = "total_bytes";
+    /// Block sizes of `memory blocks`, bytes.
+    pub const BLOCK_SIZES: &str = "block_sizes";
+    /// Operations of `memory blocks` (names from [`op`](super::op)).
+    pub const OPS: &str = "ops";
+    /// How `memory blocks` scales with threads.
+    pub const SCALING: &str = "scaling";
+    /// Cache line size the latency chain links, bytes.
+    pub const LINE_BYTES: &str = "line_bytes";
+    /// Working sets of `memory latency`, bytes.
+    pub const SIZES: &str = "sizes";
+    /// Target time per `memory latency` point, seconds.
+    pub const DURATION_S: &str = "duration_s";
+    /// How `memory latency` measures.
+    pub const METHOD: &str = "method";
+    /// The core clock the cycle figures are based on.
+    pub const CLOCK: &str = "clock";
+}

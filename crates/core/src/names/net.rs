@@ -8,3 +8,11 @@ pub const UDP: &str = "net.udp";
 pub const PINGPONG: &str = "net.pingpong";
 /// Benchmark id of the quick suite's in-process loopback pair.
 pub const LOOPBACK: &str = "net.loopback";
+
+/// Values of the transport protocol (`protocol` label and `--protocols`).
+pub mod protocol {
+    /// TCP.
+    pub const TCP: &str = "tcp";
+    /// UDP.
+    pub const UDP: &str = "udp";
+}

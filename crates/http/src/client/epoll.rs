@@ -1,4 +1,5 @@
-//! The plain HTTP/1.1 engine: one epoll instance per thread, libc only.
+//! The plain HTTP/1.1 engine: one epoll instance per thread over
+//! non-blocking sockets, as wrk runs its event loops.
 //!
 //! Lean by construction: the request is serialised once and sent with one
 //! `send` per request; each socket is registered once, edge-triggered, for
@@ -6,23 +7,35 @@
 //! into one per-thread buffer and parsed in place by [`ReplyParser`]
 //! without allocating; `epoll_wait` is shared by all ready connections. In
 //! steady state a keep-alive request is one `send` and one `recv`.
+//! Sockets are owned ([`TcpStream`]): dropping one closes it, which also
+//! takes it out of the epoll set.
 //!
 //! Timers (the open model's planned send times, httperf's connection
-//! schedule) wait in `epoll_pwait2` with a nanosecond timeout, falling back
-//! to `epoll_wait` in milliseconds on kernels before 5.11.
+//! schedule) wait with a nanosecond timeout ([`Epoll::wait_precise`]).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::net::SocketAddr;
-use std::os::fd::RawFd;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 use nodebench_core::bench::Cancel;
+use nodebench_core::epoll::{Epoll, HUP_OR_ERR, IN, OUT, Ready};
+use socket2::{Domain, SockAddr, Socket, Type};
 
 use crate::client::h1::{Feed, ReplyParser};
-use crate::client::{LATE_SLACK, ThreadPlan};
-use crate::load::{LoadConfig, Model};
+use crate::client::plan::{LATE_SLACK, ThreadPlan};
+use crate::client::request::serialize_request;
+use crate::config::{LoadConfig, Model};
 use crate::stats::{ErrorKind, Exchange, ThreadStats};
+
+/// The peer shut down its side (`EPOLLRDHUP`).
+const RDHUP: u32 = libc::EPOLLRDHUP as u32;
+
+/// What each socket is registered for, once: input, output and the peer's
+/// hang-up, edge-triggered.
+const SOCKET_EVENTS: u32 = IN | OUT | RDHUP | libc::EPOLLET as u32;
 
 /// Bytes read per `recv`; a reply up to this size takes one call.
 const READ_BUF: usize = 64 * 1024;
@@ -50,7 +63,8 @@ enum State {
 }
 
 struct Conn {
-    fd: RawFd,
+    /// The connection's socket, when open.
+    stream: Option<TcpStream>,
     state: State,
     parser: ReplyParser,
     /// Bytes of the request written so far.
@@ -74,7 +88,7 @@ struct Conn {
 impl Conn {
     fn new(head_request: bool, now: Instant) -> Conn {
         Conn {
-            fd: -1,
+            stream: None,
             state: State::Closed,
             parser: ReplyParser::new(head_request),
             written: 0,
@@ -96,13 +110,9 @@ impl Conn {
     }
 }
 
-fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
-}
-
-/// A short lower-case description of an errno for one-line messages.
-fn describe(errno: i32) -> String {
-    match errno {
+/// A short lower-case description of a socket error for one-line messages.
+fn describe(e: &io::Error) -> String {
+    match e.raw_os_error().unwrap_or(0) {
         libc::ECONNREFUSED => "connection refused".into(),
         libc::ECONNRESET => "connection reset".into(),
         libc::ETIMEDOUT => "connection timed out".into(),
@@ -110,52 +120,9 @@ fn describe(errno: i32) -> String {
         libc::ENETUNREACH => "network unreachable".into(),
         libc::EMFILE | libc::ENFILE => "no file descriptors left".into(),
         libc::EADDRNOTAVAIL => "no local address available".into(),
-        e => {
-            let s = std::io::Error::from_raw_os_error(e).to_string();
+        _ => {
+            let s = e.to_string();
             s.split(" (os error").next().unwrap_or(&s).to_lowercase()
-        }
-    }
-}
-
-/// A socket address in the form `connect(2)` takes.
-struct RawAddr {
-    storage: libc::sockaddr_storage,
-    len: libc::socklen_t,
-    family: libc::c_int,
-}
-
-impl RawAddr {
-    fn new(addr: SocketAddr) -> RawAddr {
-        // SAFETY: sockaddr_storage is plain data, large enough for either
-        // family; each arm writes a valid sockaddr_in/in6 at its start.
-        unsafe {
-            let mut storage: libc::sockaddr_storage = std::mem::zeroed();
-            match addr {
-                SocketAddr::V4(a) => {
-                    let sin = &mut *(&mut storage as *mut _ as *mut libc::sockaddr_in);
-                    sin.sin_family = libc::AF_INET as libc::sa_family_t;
-                    sin.sin_port = a.port().to_be();
-                    sin.sin_addr.s_addr = u32::from_ne_bytes(a.ip().octets());
-                    RawAddr {
-                        storage,
-                        len: std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
-                        family: libc::AF_INET,
-                    }
-                }
-                SocketAddr::V6(a) => {
-                    let sin6 = &mut *(&mut storage as *mut _ as *mut libc::sockaddr_in6);
-                    sin6.sin6_family = libc::AF_INET6 as libc::sa_family_t;
-                    sin6.sin6_port = a.port().to_be();
-                    sin6.sin6_addr.s6_addr = a.ip().octets();
-                    sin6.sin6_flowinfo = a.flowinfo();
-                    sin6.sin6_scope_id = a.scope_id();
-                    RawAddr {
-                        storage,
-                        len: std::mem::size_of::<libc::sockaddr_in6>() as libc::socklen_t,
-                        family: libc::AF_INET6,
-                    }
-                }
-            }
         }
     }
 }
@@ -173,9 +140,11 @@ enum Pace {
 
 struct Engine<'a> {
     plan: &'a ThreadPlan,
-    epfd: RawFd,
-    addr: RawAddr,
-    addr_text: SocketAddr,
+    epoll: Epoll,
+    /// The target's address, for `connect` and for messages.
+    addr: SocketAddr,
+    /// The same address in the form `connect` takes, built once.
+    sock_addr: SockAddr,
     request: Vec<u8>,
     pace: Pace,
     /// Close the connection after each request (keep-alive off).
@@ -199,8 +168,6 @@ struct Engine<'a> {
     /// The other half of `ready`, swapped in to drain it without allocating.
     ready_spare: Vec<u32>,
     stats: ThreadStats,
-    /// epoll_pwait2 is not available: wait in milliseconds.
-    coarse_wait: bool,
 }
 
 /// Runs one worker thread of a plain-HTTP/1.1 load and returns what it measured.
@@ -214,15 +181,13 @@ pub fn run_thread(plan: &ThreadPlan, cfg: &LoadConfig, cancel: &Cancel) -> Threa
             return stats;
         }
     };
-    // SAFETY: epoll_create1 has no memory arguments.
-    let epfd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
-    if epfd < 0 {
-        stats.fatal = Some(format!(
-            "cannot create an epoll instance: {}",
-            describe(errno())
-        ));
-        return stats;
-    }
+    let epoll = match Epoll::new() {
+        Ok(e) => e,
+        Err(e) => {
+            stats.fatal = Some(format!("cannot create an epoll instance: {}", describe(&e)));
+            return stats;
+        }
+    };
     let pace = match cfg.model {
         Model::Closed { .. } => Pace::Closed,
         Model::Open { .. } => Pace::Open,
@@ -239,10 +204,10 @@ pub fn run_thread(plan: &ThreadPlan, cfg: &LoadConfig, cancel: &Cancel) -> Threa
     };
     let mut engine = Engine {
         plan,
-        epfd,
-        addr: RawAddr::new(addr),
-        addr_text: addr,
-        request: crate::client::serialize_request(cfg),
+        epoll,
+        addr,
+        sock_addr: SockAddr::from(addr),
+        request: serialize_request(cfg),
         pace,
         close_each: !cfg.keepalive && !matches!(pace, Pace::ConnRate { .. }),
         head_request,
@@ -257,17 +222,9 @@ pub fn run_thread(plan: &ThreadPlan, cfg: &LoadConfig, cancel: &Cancel) -> Threa
         ready: Vec::with_capacity(fixed),
         ready_spare: Vec::with_capacity(fixed),
         stats,
-        coarse_wait: false,
     };
     engine.run(cancel);
-    for c in &engine.conns {
-        if c.fd >= 0 {
-            // SAFETY: fd is a socket this engine opened and still owns.
-            unsafe { libc::close(c.fd) };
-        }
-    }
-    // SAFETY: epfd is this engine's epoll instance.
-    unsafe { libc::close(epfd) };
+    // The sockets and the epoll instance close as the engine drops.
     engine.stats
 }
 
@@ -291,6 +248,7 @@ impl Engine<'_> {
         }
         let cap = self.conns.len().clamp(16, 1024);
         let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; cap];
+        let mut ready: Vec<Ready> = Vec::with_capacity(cap);
         let mut next_sweep = now + self.sweep_interval();
         loop {
             if cancel.is_cancelled() || self.stats.fatal.is_some() {
@@ -324,15 +282,20 @@ impl Engine<'_> {
             if !self.ready.is_empty() {
                 wake = now;
             }
-            let n = self.wait(&mut events, wake.saturating_duration_since(now));
-            if n == 0 {
+            // A failed wait (it cannot fail with a valid buffer) is an
+            // empty round: the loop checks the clock and cancellation again.
+            let timeout = wake.saturating_duration_since(now);
+            if self
+                .epoll
+                .wait_precise(&mut events, timeout, &mut ready)
+                .is_err()
+            {
                 continue;
             }
-            for ev in &events[..n] {
-                let (bits, key) = (ev.events, ev.u64 as usize);
+            for ev in &ready {
                 // A timestamp per event (one per reply), so latencies do
                 // not take the time spent on the events before it.
-                self.handle(key, bits, Instant::now());
+                self.handle(ev.token as usize, ev.events, Instant::now());
             }
         }
     }
@@ -346,40 +309,6 @@ impl Engine<'_> {
 
     fn sweep_interval(&self) -> Duration {
         (self.timeout / 4).clamp(Duration::from_millis(1), MAX_SWEEP)
-    }
-
-    /// Waits for events up to `timeout`; returns how many arrived.
-    fn wait(&mut self, events: &mut [libc::epoll_event], timeout: Duration) -> usize {
-        let max = events.len() as libc::c_int;
-        let n = if self.coarse_wait {
-            let ms = timeout.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as libc::c_int;
-            // SAFETY: events is a valid buffer of `max` entries.
-            unsafe { libc::epoll_wait(self.epfd, events.as_mut_ptr(), max, ms) }
-        } else {
-            let ts = libc::timespec {
-                tv_sec: timeout.as_secs() as libc::time_t,
-                tv_nsec: timeout.subsec_nanos() as libc::c_long,
-            };
-            // SAFETY: events holds `max` entries; ts outlives the call; a
-            // null sigmask means none.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_epoll_pwait2,
-                    self.epfd,
-                    events.as_mut_ptr(),
-                    max,
-                    &ts as *const libc::timespec,
-                    std::ptr::null::<libc::sigset_t>(),
-                    0usize,
-                )
-            };
-            if r < 0 && errno() == libc::ENOSYS {
-                self.coarse_wait = true;
-                return 0;
-            }
-            r as libc::c_int
-        };
-        if n < 0 { 0 } else { n as usize }
     }
 
     fn fire_timers(&mut self, now: Instant) {
@@ -489,13 +418,11 @@ impl Engine<'_> {
         }
     }
 
+    /// Closes connection `i`'s socket (dropping it also takes it out of
+    /// the epoll set) and readies the connection for a new one.
     fn close(&mut self, i: usize) {
         let c = &mut self.conns[i];
-        if c.fd >= 0 {
-            // SAFETY: the fd is ours; closing also removes it from epoll.
-            unsafe { libc::close(c.fd) };
-            c.fd = -1;
-        }
+        c.stream = None;
         c.state = State::Closed;
         c.written = 0;
         c.parser.reset();
@@ -509,62 +436,40 @@ impl Engine<'_> {
         c.first_byte = None;
         c.written = 0;
         c.parser.reset();
-        if c.fd >= 0 {
+        if c.stream.is_some() {
             c.state = State::Sending;
             self.write(i, now);
             return;
         }
         if let Err(e) = self.connect(i, now) {
-            self.connect_failed(i, e);
+            self.connect_failed(i, &e);
             return;
         }
         self.write(i, now);
     }
 
-    fn connect(&mut self, i: usize, now: Instant) -> Result<(), i32> {
-        // SAFETY: plain socket syscalls on an fd this function owns; the
-        // option and address pointers are valid for the given lengths.
-        unsafe {
-            let fd = libc::socket(
-                self.addr.family,
-                libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
-                0,
-            );
-            if fd < 0 {
-                return Err(errno());
-            }
-            let one: libc::c_int = 1;
-            libc::setsockopt(
-                fd,
-                libc::IPPROTO_TCP,
-                libc::TCP_NODELAY,
-                &one as *const _ as *const libc::c_void,
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            );
-            let mut ev = libc::epoll_event {
-                events: (libc::EPOLLIN | libc::EPOLLOUT | libc::EPOLLRDHUP | libc::EPOLLET) as u32,
-                u64: i as u64,
-            };
-            if libc::epoll_ctl(self.epfd, libc::EPOLL_CTL_ADD, fd, &mut ev) < 0 {
-                let e = errno();
-                libc::close(fd);
-                return Err(e);
-            }
-            let r = libc::connect(
-                fd,
-                &self.addr.storage as *const _ as *const libc::sockaddr,
-                self.addr.len,
-            );
-            if r < 0 && errno() != libc::EINPROGRESS {
-                let e = errno();
-                libc::close(fd);
-                return Err(e);
-            }
-            let c = &mut self.conns[i];
-            c.fd = fd;
-            c.state = State::Connecting;
-            c.connect_start = now;
+    /// Opens connection `i`'s socket (non-blocking, close-on-exec,
+    /// `TCP_NODELAY`), registers it and starts the connect: four syscalls,
+    /// `socket`, `setsockopt`, `epoll_ctl` and `connect`. A socket that
+    /// fails on the way is closed as it drops.
+    fn connect(&mut self, i: usize, now: Instant) -> io::Result<()> {
+        let socket = Socket::new(
+            Domain::for_address(self.addr),
+            Type::STREAM.nonblocking(),
+            None,
+        )?;
+        let _ = socket.set_tcp_nodelay(true);
+        self.epoll
+            .add(socket.as_raw_fd(), i as u64, SOCKET_EVENTS)?;
+        match socket.connect(&self.sock_addr) {
+            Ok(()) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
+            Err(e) => return Err(e),
         }
+        let c = &mut self.conns[i];
+        c.stream = Some(TcpStream::from(socket));
+        c.state = State::Connecting;
+        c.connect_start = now;
         Ok(())
     }
 
@@ -573,34 +478,27 @@ impl Engine<'_> {
     /// tried at once; EAGAIN waits for the socket's EPOLLOUT edge.
     fn write(&mut self, i: usize, now: Instant) {
         let c = &mut self.conns[i];
-        let rest = &self.request[c.written..];
-        // SAFETY: rest is a valid buffer; MSG_NOSIGNAL turns SIGPIPE into EPIPE.
-        let n = unsafe {
-            libc::send(
-                c.fd,
-                rest.as_ptr() as *const libc::c_void,
-                rest.len(),
-                libc::MSG_NOSIGNAL,
-            )
+        let Some(stream) = &c.stream else {
+            return;
         };
-        if n < 0 {
-            let e = errno();
-            if e == libc::EAGAIN || e == libc::EWOULDBLOCK {
+        // One `send` (MSG_NOSIGNAL: a closed peer is EPIPE, not SIGPIPE).
+        let n = match (&*stream).write(&self.request[c.written..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+            Err(e) => {
+                if c.state == State::Connecting {
+                    self.connect_failed(i, &e);
+                } else {
+                    self.request_failed(i, kind_of(&e), now);
+                }
                 return;
             }
-            if c.state == State::Connecting {
-                self.connect_failed(i, e);
-            } else {
-                self.request_failed(i, ErrorKind::from_errno(e), now);
-            }
-            return;
-        }
+        };
         if c.state == State::Connecting {
             let d = now.saturating_duration_since(c.connect_start);
             self.stats.record_connect(d);
         }
         let c = &mut self.conns[i];
-        let n = n as usize;
         c.written += n;
         self.stats.bytes_out += n as u64;
         if c.written < self.request.len() {
@@ -612,16 +510,12 @@ impl Engine<'_> {
     }
 
     /// A connect failed with `e` before any byte of the request went out.
-    fn connect_failed(&mut self, i: usize, e: i32) {
-        let kind = ErrorKind::from_errno(e);
+    fn connect_failed(&mut self, i: usize, e: &io::Error) {
+        let kind = kind_of(e);
         if self.stats.connections == 0 {
             // Nothing ever connected: the target is unreachable, so stop
             // with a clear reason instead of piling up errors.
-            self.stats.fatal = Some(format!(
-                "cannot connect to {}: {}",
-                self.addr_text,
-                describe(e)
-            ));
+            self.stats.fatal = Some(format!("cannot connect to {}: {}", self.addr, describe(e)));
         }
         self.request_failed(i, kind, Instant::now());
     }
@@ -643,46 +537,40 @@ impl Engine<'_> {
         let Some(c) = self.conns.get(i) else {
             return;
         };
-        let err = bits & (libc::EPOLLERR | libc::EPOLLHUP) as u32 != 0;
+        let err = bits & HUP_OR_ERR != 0;
         match c.state {
             State::Connecting => {
                 if err {
-                    let e = socket_error(c.fd);
-                    self.connect_failed(i, if e == 0 { libc::ECONNRESET } else { e });
-                } else if bits & libc::EPOLLOUT as u32 != 0 {
+                    let e = socket_error(c.stream.as_ref())
+                        .unwrap_or_else(|| io::Error::from_raw_os_error(libc::ECONNRESET));
+                    self.connect_failed(i, &e);
+                } else if bits & OUT != 0 {
                     self.write(i, now);
                 }
             }
             State::Sending => {
                 if err {
-                    let e = socket_error(c.fd);
-                    self.request_failed(i, ErrorKind::from_errno(e), now);
-                } else if bits & libc::EPOLLOUT as u32 != 0 {
+                    let kind = socket_error(c.stream.as_ref())
+                        .map_or(ErrorKind::Exception, |e| kind_of(&e));
+                    self.request_failed(i, kind, now);
+                } else if bits & OUT != 0 {
                     self.write(i, now);
                 }
                 // A reply may already be arriving (a server that answers
                 // before reading the whole request).
-                if self.conns[i].state == State::Waiting
-                    && bits & (libc::EPOLLIN | libc::EPOLLRDHUP) as u32 != 0
-                {
+                if self.conns[i].state == State::Waiting && bits & (IN | RDHUP) != 0 {
                     self.read(i, bits, now);
                 }
             }
             State::Waiting => {
-                if bits
-                    & (libc::EPOLLIN | libc::EPOLLRDHUP | libc::EPOLLHUP | libc::EPOLLERR) as u32
-                    != 0
-                {
+                if bits & (IN | RDHUP | HUP_OR_ERR) != 0 {
                     self.read(i, bits, now);
                 }
             }
             State::Idle => {
                 // Input on an idle keep-alive connection: the server closed
                 // it (keep-alive timeout); reconnect on the next request.
-                if bits
-                    & (libc::EPOLLIN | libc::EPOLLRDHUP | libc::EPOLLHUP | libc::EPOLLERR) as u32
-                    != 0
-                {
+                if bits & (IN | RDHUP | HUP_OR_ERR) != 0 {
                     self.close(i);
                 }
             }
@@ -692,29 +580,22 @@ impl Engine<'_> {
 
     /// Reads what arrived for connection `i` and completes its reply.
     fn read(&mut self, i: usize, bits: u32, now: Instant) {
-        let hup = bits & (libc::EPOLLRDHUP | libc::EPOLLHUP | libc::EPOLLERR) as u32 != 0;
+        let hup = bits & (RDHUP | HUP_OR_ERR) != 0;
         loop {
             let c = &mut self.conns[i];
-            // SAFETY: buf is a valid, writable buffer of its length.
-            let n = unsafe {
-                libc::recv(
-                    c.fd,
-                    self.buf.as_mut_ptr() as *mut libc::c_void,
-                    self.buf.len(),
-                    0,
-                )
+            let Some(stream) = &c.stream else {
+                return;
             };
-            if n < 0 {
-                let e = errno();
-                if e == libc::EAGAIN || e == libc::EWOULDBLOCK {
+            // One `recv` into the thread's buffer.
+            let n = match (&*stream).read(&mut self.buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.request_failed(i, kind_of(&e), now);
                     return;
                 }
-                if e == libc::EINTR {
-                    continue;
-                }
-                self.request_failed(i, ErrorKind::from_errno(e), now);
-                return;
-            }
+            };
             if n == 0 {
                 if c.parser.finish_at_eof() {
                     self.complete(i, now, true);
@@ -724,7 +605,6 @@ impl Engine<'_> {
                 }
                 return;
             }
-            let n = n as usize;
             self.stats.bytes_in += n as u64;
             if c.first_byte.is_none() {
                 c.first_byte = Some(now);
@@ -801,18 +681,12 @@ impl Engine<'_> {
     }
 }
 
-fn socket_error(fd: RawFd) -> i32 {
-    let mut e: libc::c_int = 0;
-    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-    // SAFETY: e and len are valid for getsockopt to fill.
-    unsafe {
-        libc::getsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            libc::SO_ERROR,
-            &mut e as *mut _ as *mut libc::c_void,
-            &mut len,
-        );
-    }
-    e
+/// The pending error of a socket (`SO_ERROR`), if any.
+fn socket_error(stream: Option<&TcpStream>) -> Option<io::Error> {
+    stream.and_then(|s| s.take_error().ok().flatten())
+}
+
+/// The error kind of a failed socket call, by its errno.
+fn kind_of(e: &io::Error) -> ErrorKind {
+    ErrorKind::from_errno(e.raw_os_error().unwrap_or(0))
 }

@@ -10,7 +10,8 @@ use std::sync::LazyLock;
 
 use memchr::memmem;
 
-/// Largest reply head accepted.
+/// Largest reply head accepted (status line, headers and the blank line),
+/// in one read or split across several.
 pub const MAX_HEAD: usize = 64 * 1024;
 
 /// What a [`ReplyParser::feed`] call found.
@@ -127,8 +128,12 @@ impl ReplyParser {
         loop {
             match self.state {
                 State::Head => {
+                    // A head longer than MAX_HEAD is refused however the
+                    // reads split it: when its end is found, and as soon
+                    // as the part without an end is longer.
                     let (end_in_data, head_len) = if self.head.is_empty() {
                         match find_head_end(data, pos) {
+                            Some(e) if e - pos > MAX_HEAD => return Feed::Bad,
                             Some(e) => (e, e - pos),
                             None => {
                                 if data.len() - pos > MAX_HEAD {
@@ -142,6 +147,7 @@ impl ReplyParser {
                         let old = self.head.len();
                         self.head.extend_from_slice(&data[pos..]);
                         match find_head_end(&self.head, old.saturating_sub(3)) {
+                            Some(e) if e > MAX_HEAD => return Feed::Bad,
                             Some(e) => {
                                 self.head.truncate(e);
                                 (pos + (e - old), e)
@@ -520,6 +526,32 @@ mod tests {
         let huge = vec![b'a'; MAX_HEAD + 10];
         let mut p = ReplyParser::new(false);
         assert_eq!(p.feed(&huge, &mut None), Feed::Bad);
+    }
+
+    /// An input the fuzzer (tests/fuzz_reply.rs) found mishandled: a head
+    /// over [`MAX_HEAD`] was accepted when it came in one read and refused
+    /// when split; now it is refused either way, and one of exactly
+    /// `MAX_HEAD` bytes is accepted either way.
+    #[test]
+    fn the_head_limit_does_not_depend_on_the_reads() {
+        let head = |len: usize| {
+            let fixed = "HTTP/1.1 200 OK\r\nX-Big: \r\nContent-Length: 0\r\n\r\n".len();
+            let h = format!(
+                "HTTP/1.1 200 OK\r\nX-Big: {}\r\nContent-Length: 0\r\n\r\n",
+                "b".repeat(len - fixed)
+            );
+            assert_eq!(h.len(), len);
+            h.into_bytes()
+        };
+        for step in [1 << 20, 40_000, 4096, 1000] {
+            let at_limit = head(MAX_HEAD);
+            assert_eq!(
+                run(&at_limit, step, false),
+                Some((200, 0, MAX_HEAD as u64, false, 0)),
+                "step {step}"
+            );
+            assert_eq!(run(&head(MAX_HEAD + 1), step, false), None, "step {step}");
+        }
     }
 
     #[test]

@@ -5,11 +5,11 @@
 
 /// Longest request head (request line and headers) the server reads; a
 /// longer one gets 431.
-pub(super) const MAX_HEAD: usize = 16 * 1024;
+pub const MAX_HEAD: usize = 16 * 1024;
 
 /// HTTP/1.0 or HTTP/1.1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Version {
+pub enum Version {
     /// HTTP/1.0: the connection closes unless `Connection: keep-alive`.
     Http10,
     /// HTTP/1.1: the connection stays open unless `Connection: close`.
@@ -18,7 +18,7 @@ pub(super) enum Version {
 
 /// A parsed request head.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Head<'a> {
+pub struct Head<'a> {
     /// The method, as sent (`GET`, `HEAD`, `POST`).
     pub method: &'a str,
     /// The path, without query string (absolute-form targets are reduced to it).
@@ -37,7 +37,7 @@ pub(super) struct Head<'a> {
 
 /// Why a head could not be used, with the status to answer.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Rejection {
+pub struct Rejection {
     /// 400 or 505.
     pub status: u16,
     /// A short reason for the response body.
@@ -50,7 +50,7 @@ fn reject(status: u16, reason: &'static str) -> Rejection {
 
 /// Where the head in `buf` ends (the index just past its blank line), or
 /// `None` while it is incomplete. Bare-LF line ends are accepted.
-pub(super) fn head_end(buf: &[u8]) -> Option<usize> {
+pub fn head_end(buf: &[u8]) -> Option<usize> {
     let mut i = 0;
     while let Some(off) = buf[i..].iter().position(|&b| b == b'\n') {
         let nl = i + off;
@@ -65,7 +65,7 @@ pub(super) fn head_end(buf: &[u8]) -> Option<usize> {
 
 /// How many empty lines (CRLF or LF) `buf` starts with, in bytes: RFC 9112
 /// asks servers to skip them before a request line.
-pub(super) fn leading_blank_lines(buf: &[u8]) -> usize {
+pub fn leading_blank_lines(buf: &[u8]) -> usize {
     let mut i = 0;
     loop {
         if buf[i..].starts_with(b"\r\n") {
@@ -86,7 +86,7 @@ fn is_token(s: &str) -> bool {
 
 /// Parses a complete head (as delimited by [`head_end`], without leading
 /// blank lines).
-pub(super) fn parse(head: &[u8]) -> Result<Head<'_>, Rejection> {
+pub fn parse(head: &[u8]) -> Result<Head<'_>, Rejection> {
     let text = std::str::from_utf8(head).map_err(|_| reject(400, "request head is not UTF-8"))?;
     let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let request_line = lines.next().unwrap_or_default();
@@ -198,7 +198,7 @@ enum Chunk {
 /// chunk-size lines (hex, with optional extensions), the data, the last
 /// (zero-size) chunk and the trailer section, whose empty line ends it.
 #[derive(Debug, Default)]
-pub(super) struct ChunkedBody {
+pub struct ChunkedBody {
     state: Chunk,
     /// Size of the current chunk as read so far, then its bytes left.
     size: u64,
@@ -213,7 +213,7 @@ impl ChunkedBody {
     /// Consumes what of `buf` belongs to the body: `(bytes, true)` when the
     /// body ended after `bytes` (the rest is the next request), `(buf.len(),
     /// false)` while more is to come; `Err` when the framing is malformed.
-    pub(super) fn skip(&mut self, buf: &[u8]) -> Result<(usize, bool), &'static str> {
+    pub fn skip(&mut self, buf: &[u8]) -> Result<(usize, bool), &'static str> {
         let mut i = 0;
         while i < buf.len() {
             let b = buf[i];
@@ -302,7 +302,7 @@ fn origin_path(target: &str) -> Option<&str> {
 }
 
 /// The reason phrase of the statuses the server sends.
-pub(super) fn reason_phrase(status: u16) -> &'static str {
+pub fn reason_phrase(status: u16) -> &'static str {
     match status {
         200 => "OK",
         400 => "Bad Request",

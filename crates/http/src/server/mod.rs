@@ -16,7 +16,7 @@
 //! Apache does) so the client reads the whole response instead of a reset.
 
 mod endpoints;
-mod http1;
+pub mod http1;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -1,5 +1,6 @@
 //! The client side of a test.
 
+use nodebench_core::config::Config;
 use std::io::{self, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs, UdpSocket};
 use std::os::fd::AsRawFd;
@@ -120,35 +121,6 @@ fn expect_state(
             s
         ))
     }
-}
-
-fn validate(cfg: &ClientConfig) -> Result<(), String> {
-    if cfg.parallel == 0 || cfg.parallel > proto::MAX_STREAMS {
-        return Err(format!(
-            "--parallel {}: must be 1 to {}",
-            cfg.parallel,
-            proto::MAX_STREAMS
-        ));
-    }
-    if cfg.reverse && cfg.bidir {
-        return Err("--reverse and --bidir cannot be combined".into());
-    }
-    if cfg.duration.is_zero() {
-        return Err("--time: must be more than 0 s".into());
-    }
-    if let Some(l) = cfg.length {
-        let (min, max) = match cfg.protocol {
-            Protocol::Tcp => (1, proto::MAX_TCP_LEN),
-            Protocol::Udp => (proto::UdpHeader::len(true), proto::MAX_UDP_LEN),
-        };
-        if !(min..=max).contains(&l) {
-            return Err(format!("--length {l}: must be {min} to {max} bytes"));
-        }
-    }
-    if cfg.connect_timeout.is_zero() {
-        return Err("--connect-timeout: must be more than 0 s".into());
-    }
-    Ok(())
 }
 
 /// Creates the data streams in iperf3's order: for bidirectional tests the
@@ -275,7 +247,7 @@ pub(crate) fn drain_receivers(
 }
 
 pub(crate) fn run(cfg: &ClientConfig, cancel: &Cancel) -> Result<TestOutcome, String> {
-    validate(cfg)?;
+    cfg.validate().map_err(|e| e.to_string())?;
     let target = host_port(
         cfg.host.trim_start_matches('[').trim_end_matches(']'),
         cfg.port,
@@ -502,15 +474,15 @@ mod tests {
     fn bad_configs_name_the_flag() {
         let mut c = ClientConfig::new("127.0.0.1");
         c.parallel = 0;
-        assert!(validate(&c).unwrap_err().contains("--parallel"));
+        assert!(c.validate().unwrap_err().to_string().contains("--parallel"));
         c.parallel = 1;
         c.reverse = true;
         c.bidir = true;
-        assert!(validate(&c).unwrap_err().contains("--bidir"));
+        assert!(c.validate().unwrap_err().to_string().contains("--bidir"));
         c.bidir = false;
         c.protocol = Protocol::Udp;
         c.length = Some(70_000);
-        assert!(validate(&c).unwrap_err().contains("--length"));
+        assert!(c.validate().unwrap_err().to_string().contains("--length"));
     }
 
     #[test]

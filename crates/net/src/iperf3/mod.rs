@@ -44,7 +44,9 @@ mod sys;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use nodebench_core::bench::Cancel;
+use nodebench_core::bench::{BenchError, Cancel};
+use nodebench_core::config::{Choice, Config};
+use nodebench_core::names::net as names;
 
 /// Transport protocol of a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +56,18 @@ pub enum Protocol {
     /// UDP streams.
     Udp,
 }
+
+impl Choice for Protocol {
+    const ALL: &'static [Self] = &[Protocol::Tcp, Protocol::Udp];
+    fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Tcp => names::protocol::TCP,
+            Protocol::Udp => names::protocol::UDP,
+        }
+    }
+}
+
+nodebench_core::choice_from_str!(Protocol);
 
 impl Protocol {
     fn transport(self) -> proto::Transport {
@@ -129,6 +143,46 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(5),
             token: None,
         }
+    }
+}
+
+impl Default for ClientConfig {
+    /// iperf3's defaults against the local host.
+    fn default() -> Self {
+        ClientConfig::new("localhost")
+    }
+}
+
+impl Config for ClientConfig {
+    /// The checks iperf3 makes of its client options, with the flag named.
+    fn validate(&self) -> Result<(), BenchError> {
+        let invalid = |m: String| Err(BenchError::Invalid(m));
+        if self.parallel == 0 || self.parallel > proto::MAX_STREAMS {
+            return invalid(format!(
+                "--parallel {}: must be 1 to {}",
+                self.parallel,
+                proto::MAX_STREAMS
+            ));
+        }
+        if self.reverse && self.bidir {
+            return invalid("--reverse and --bidir cannot be combined".into());
+        }
+        if self.duration.is_zero() {
+            return invalid("--time: must be more than 0 s".into());
+        }
+        if let Some(l) = self.length {
+            let (min, max) = match self.protocol {
+                Protocol::Tcp => (1, proto::MAX_TCP_LEN),
+                Protocol::Udp => (proto::UdpHeader::len(true), proto::MAX_UDP_LEN),
+            };
+            if !(min..=max).contains(&l) {
+                return invalid(format!("--length {l}: must be {min} to {max} bytes"));
+            }
+        }
+        if self.connect_timeout.is_zero() {
+            return invalid("--connect-timeout: must be more than 0 s".into());
+        }
+        Ok(())
     }
 }
 

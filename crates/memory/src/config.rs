@@ -1,0 +1,42 @@
+//! What the memory benchmarks' configurations share: the check of a thread
+//! list and the value of the huge-page parameter. Below every benchmark
+//! module; imports nothing from them.
+
+use nodebench_core::bench::BenchError;
+use nodebench_core::names::memory::hugepages;
+
+/// Checks a `--threads` list: not empty, no zero.
+pub(crate) fn check_threads(threads: &[usize]) -> Result<(), BenchError> {
+    if threads.is_empty() || threads.contains(&0) {
+        return Err(BenchError::Invalid(
+            "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The [`hugepages`] parameter value of a run that asked for transparent
+/// huge pages (`on`) or not.
+pub(crate) fn hugepages_param(on: bool) -> &'static str {
+    if on {
+        hugepages::MADVISE
+    } else {
+        hugepages::OFF
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_lists_need_positive_counts() {
+        assert!(check_threads(&[1, 2, 4]).is_ok());
+        for bad in [&[][..], &[0][..], &[2, 0, 4][..]] {
+            assert_eq!(
+                check_threads(bad).unwrap_err().to_string(),
+                "--threads: expected a list of positive thread counts like 1,2,4,8"
+            );
+        }
+    }
+}
