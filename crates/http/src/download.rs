@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
+use nodebench_core::config::Config;
+use nodebench_core::names::http as names;
 use nodebench_core::{BenchResult, Better, Metric, Reference, TimeSeries, Unit};
 
 use crate::client::h1::{Feed, ReplyParser};
@@ -51,6 +53,33 @@ impl DownloadConfig {
             insecure: false,
             interval: Duration::from_secs(1),
         }
+    }
+}
+
+impl Default for DownloadConfig {
+    /// [`DownloadConfig::new`]'s defaults against the default target.
+    fn default() -> Self {
+        DownloadConfig::new(Target::default())
+    }
+}
+
+impl Config for DownloadConfig {
+    fn validate(&self) -> Result<(), BenchError> {
+        let positive = |d: Duration, flag: &str| {
+            if d.is_zero() {
+                Err(BenchError::Invalid(format!(
+                    "{flag}: expected a positive duration like 30s"
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        positive(self.timeout, "--timeout")?;
+        positive(self.interval, "--interval")?;
+        if let Some(t) = self.max_time {
+            positive(t, "--max-time")?;
+        }
+        Ok(())
     }
 }
 
@@ -332,18 +361,22 @@ pub struct Download {
 
 impl Benchmark for Download {
     fn id(&self) -> &'static str {
-        "http.download"
+        names::DOWNLOAD
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        self.config.validate()?;
         let started_at = Utc::now();
         ctx.progress.start("http download", 1);
         let outcome = download(&self.config, &ctx.cancel);
         ctx.progress.finish();
         let mut result = download_result(&self.config, &outcome.map_err(BenchError::System)?);
         result.started_at = started_at;
-        result.ended_at = Utc::now();
-        ctx.sink.record(result)
+        ctx.record(result).map(|_| ())
     }
 }
 

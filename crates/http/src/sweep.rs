@@ -22,6 +22,8 @@ use std::time::Duration;
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
+use nodebench_core::config::Config;
+use nodebench_core::names::http as names;
 use nodebench_core::{BenchResult, Better, Metric, Reference, Unit};
 
 use crate::link::{self, Link};
@@ -55,19 +57,31 @@ pub struct SweepConfig {
     pub step_time_limit: Duration,
 }
 
-impl SweepConfig {
-    /// Checks what a library caller could get wrong; the message names the flag.
-    pub fn validate(&self) -> Result<(), String> {
+impl Default for SweepConfig {
+    /// JMeter-style defaults: 1 to 128 users, 100 requests each, at most 5 min a step.
+    fn default() -> Self {
+        SweepConfig {
+            load: LoadConfig::default(),
+            users: DEFAULT_USERS.to_vec(),
+            iterations: 100,
+            step_time_limit: Duration::from_secs(300),
+        }
+    }
+}
+
+impl Config for SweepConfig {
+    fn validate(&self) -> Result<(), BenchError> {
+        let invalid = |m: String| Err(BenchError::Invalid(m));
         if self.users.is_empty() || self.users.iter().any(|&u| u == 0 || u > MAX_USERS) {
-            return Err(format!(
+            return invalid(format!(
                 "--users: expected a list of user counts from 1 to {MAX_USERS} like 1,2,4,8"
             ));
         }
         if self.iterations == 0 {
-            return Err("--iterations: expected a positive count like 100".into());
+            return invalid("--iterations: expected a positive count like 100".into());
         }
         if self.step_time_limit.is_zero() {
-            return Err("--step-time: expected a positive duration like 5m".into());
+            return invalid("--step-time: expected a positive duration like 5m".into());
         }
         Ok(())
     }
@@ -287,12 +301,16 @@ pub struct Sweep {
 
 impl Benchmark for Sweep {
     fn id(&self) -> &'static str {
-        "http.sweep"
+        names::SWEEP
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let cfg = &self.config;
-        cfg.validate().map_err(BenchError::Invalid)?;
+        cfg.validate()?;
         let addr = cfg.load.target.resolve().map_err(BenchError::System)?;
         let link = link::link_to(addr);
         let started_at = Utc::now();
@@ -578,12 +596,25 @@ mod tests {
             iterations,
             step_time_limit: Duration::from_secs(1),
         };
-        assert!(cfg(vec![], 1).validate().unwrap_err().contains("--users"));
-        assert!(cfg(vec![0], 1).validate().unwrap_err().contains("--users"));
+        assert!(
+            cfg(vec![], 1)
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("--users")
+        );
+        assert!(
+            cfg(vec![0], 1)
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("--users")
+        );
         assert!(
             cfg(vec![1], 0)
                 .validate()
                 .unwrap_err()
+                .to_string()
                 .contains("--iterations")
         );
         assert!(cfg(vec![1, 2], 1).validate().is_ok());
