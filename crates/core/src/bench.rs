@@ -118,9 +118,7 @@ pub trait Benchmark {
     fn id(&self) -> &'static str;
     /// Checks the configuration once, before the store is opened or
     /// anything runs (see [`crate::config::Config::validate`]).
-    fn validate(&self) -> Result<(), BenchError> {
-        Ok(())
-    }
+    fn validate(&self) -> Result<(), BenchError>;
     /// Runs it, recording each finished result into `ctx.sink`.
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError>;
 }

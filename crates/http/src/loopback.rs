@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::config::Config;
 
 use crate::load::{LoadConfig, Model, load_result, run_load};
 use crate::server::{Server, ServerConfig, ServerHandle};
@@ -47,18 +48,10 @@ const PAGE: &str = "/3985";
 /// How long the server's count may trail the client's last reply.
 const COUNT_SETTLE: Duration = Duration::from_secs(1);
 
-impl Benchmark for HttpLoopback {
-    fn id(&self) -> &'static str {
-        "http.loopback"
-    }
-
-    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
-        let server = Server::bind(ServerConfig::default())
-            .map_err(BenchError::System)?
-            .spawn();
-        let target = Target::parse(&format!("http://{}{PAGE}", server.local_addr()))
-            .map_err(BenchError::System)?;
-        let base = LoadConfig {
+impl HttpLoopback {
+    /// The closed-model and the open-model load against `target`.
+    fn loads(&self, target: Target) -> [LoadConfig; 2] {
+        let closed = LoadConfig {
             timeout: Duration::from_secs(5),
             ..LoadConfig::new(
                 target,
@@ -76,10 +69,33 @@ impl Benchmark for HttpLoopback {
                 requests: None,
                 duration: Some(self.open_time),
             },
-            ..base.clone()
+            ..closed.clone()
         };
+        [closed, open]
+    }
+}
+
+impl Benchmark for HttpLoopback {
+    fn id(&self) -> &'static str {
+        "http.loopback"
+    }
+
+    /// Both loads' checks, against a placeholder target (the server's
+    /// address is known only once it runs).
+    fn validate(&self) -> Result<(), BenchError> {
+        self.loads(Target::default())
+            .iter()
+            .try_for_each(|load| load.validate())
+    }
+
+    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        let server = Server::bind(ServerConfig::default())
+            .map_err(BenchError::System)?
+            .spawn();
+        let target = Target::parse(&format!("http://{}{PAGE}", server.local_addr()))
+            .map_err(BenchError::System)?;
         ctx.progress.start("http loopback", 2);
-        for cfg in [base, open] {
+        for cfg in self.loads(target) {
             if ctx.cancel.is_cancelled() {
                 break;
             }
@@ -130,6 +146,19 @@ mod tests {
     use nodebench_core::ResultStatus;
     use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
+
+    #[test]
+    fn validate_checks_both_loads() {
+        assert!(HttpLoopback::default().validate().is_ok());
+        let slow = HttpLoopback {
+            open_rate: 0.0,
+            ..HttpLoopback::default()
+        };
+        assert_eq!(
+            slow.validate().unwrap_err().to_string(),
+            "--rate: expected a positive rate per second, got 0"
+        );
+    }
 
     #[test]
     fn closed_and_open_loads_match_the_server_count() {

@@ -83,7 +83,15 @@ impl Config for SweepConfig {
         if self.step_time_limit.is_zero() {
             return invalid("--step-time: expected a positive duration like 5m".into());
         }
-        Ok(())
+        // The request, threads and timeout every step loads with, under the
+        // first step's model (each step replaces the base config's).
+        let mut first = self.load.clone();
+        first.model = Model::Closed {
+            requests: Some(u64::from(self.users[0]) * self.iterations),
+            concurrency: self.users[0],
+            time_limit: Some(self.step_time_limit),
+        };
+        first.validate()
     }
 }
 
@@ -618,5 +626,11 @@ mod tests {
                 .contains("--iterations")
         );
         assert!(cfg(vec![1, 2], 1).validate().is_ok());
+        let mut bad_method = cfg(vec![1, 2], 1);
+        bad_method.load.request.method = "G T".into();
+        assert_eq!(
+            bad_method.validate().unwrap_err().to_string(),
+            "-m/--method: invalid method 'G T': expected a token such as GET, POST, PUT, HEAD"
+        );
     }
 }

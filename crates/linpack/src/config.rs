@@ -60,6 +60,18 @@ impl BlasChoice {
     }
 }
 
+impl fmt::Display for BlasChoice {
+    /// The `--blas` text that [`FromStr`] reads back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BlasChoice::Auto => f.write_str("auto"),
+            BlasChoice::Rust => f.write_str("rust"),
+            BlasChoice::Family(family) => write!(f, "{family}"),
+            BlasChoice::Path(path) => f.write_str(path),
+        }
+    }
+}
+
 /// A `--blas` value that names no backend.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownBackend(pub String);
@@ -205,6 +217,16 @@ mod tests {
             "libopenblas.so.0".parse(),
             Ok(BlasChoice::Path("libopenblas.so.0".into()))
         );
+        for text in [
+            "auto",
+            "rust",
+            "openblas",
+            "mkl",
+            "flame",
+            "/opt/lib/libblas.so",
+        ] {
+            assert_eq!(text.parse::<BlasChoice>().unwrap().to_string(), text);
+        }
         assert_eq!(
             "cuda".parse::<BlasChoice>().unwrap_err().to_string(),
             "'cuda' is not a backend; expected auto, rust, openblas, mkl, flame or a library path"

@@ -268,8 +268,10 @@ impl Config for IozoneConfig {
             ));
         }
         let largest = self.groups().iter().map(|(f, _)| *f).max().unwrap_or(0);
+        // A missing directory or one without room is the machine's refusal,
+        // not a malformed flag.
         scratch::check_dir(&self.dir, largest.saturating_mul(self.workers as u64))
-            .map_err(BenchError::Invalid)
+            .map_err(BenchError::System)
     }
 }
 
