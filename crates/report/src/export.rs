@@ -1,8 +1,10 @@
 //! Exports of a whole run: JSON (the result model as is), CSV (one row per
 //! metric, every metric of the run) and Markdown (one table per result).
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
+use std::str::FromStr;
 
+use nodebench_core::config::{Choice, UnknownChoice};
 use nodebench_core::{Metric, Run};
 
 /// Export formats of `runs export`.
@@ -16,15 +18,37 @@ pub enum Format {
     Markdown,
 }
 
-impl Format {
-    /// Parses `json`, `csv` or `md`/`markdown`.
-    pub fn parse(s: &str) -> Option<Format> {
-        match s {
-            "json" => Some(Format::Json),
-            "csv" => Some(Format::Csv),
-            "md" | "markdown" => Some(Format::Markdown),
-            _ => None,
+impl Choice for Format {
+    const ALL: &'static [Format] = &[Format::Json, Format::Csv, Format::Markdown];
+
+    /// The `--format` name.
+    fn as_str(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Markdown => "md",
         }
+    }
+}
+
+/// The long name `--format` also takes for [`Format::Markdown`].
+const MARKDOWN: &str = "markdown";
+
+impl FromStr for Format {
+    type Err = UnknownChoice;
+
+    /// A [`Choice`] name, or `markdown` for `md`.
+    fn from_str(s: &str) -> Result<Format, UnknownChoice> {
+        if s == MARKDOWN {
+            return Ok(Format::Markdown);
+        }
+        Format::from_name(s)
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -167,7 +191,12 @@ mod tests {
         assert_eq!(lines.len(), 3);
         assert!(lines[1].starts_with("7,0,cpu.ops,passed,rate,threads=2,1500000000,op/s,higher"));
         assert!(to_markdown(&run).contains("| speedup | threads=2 | 1.9 |"));
-        assert_eq!(Format::parse("md"), Some(Format::Markdown));
-        assert_eq!(Format::parse("xml"), None);
+        assert_eq!("md".parse(), Ok(Format::Markdown));
+        assert_eq!("markdown".parse(), Ok(Format::Markdown));
+        assert_eq!(Format::Markdown.to_string(), "md");
+        assert_eq!(
+            "xml".parse::<Format>().unwrap_err().to_string(),
+            "unknown value 'xml' (accepted: json, csv, md)"
+        );
     }
 }

@@ -14,13 +14,8 @@ use std::fmt::Write as _;
 
 use names::{label, param};
 use nodebench_core::BenchResult;
-use nodebench_core::names::http::{self as ids, load as names};
+use nodebench_core::names::http::load as names;
 use nodebench_core::names::labels::PERCENTILE;
-
-/// True for results this module prints.
-pub fn is_http_load(result: &BenchResult) -> bool {
-    result.benchmark == ids::LOAD
-}
 
 /// The value of metric `name` whose labels include all of `labels`.
 fn metric(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
@@ -332,7 +327,7 @@ mod tests {
 
     #[test]
     fn prints_ab_and_httperf_lines_from_the_metrics() {
-        let mut r = BenchResult::new("http.load");
+        let mut r = BenchResult::new(nodebench_core::names::http::LOAD);
         r.parameters.insert("model".into(), "closed".into());
         r.parameters.insert("host".into(), "127.0.0.1".into());
         r.parameters.insert("port".into(), 8080.into());
@@ -394,6 +389,5 @@ mod tests {
         ] {
             assert!(text.contains(want), "missing {want:?} in\n{text}");
         }
-        assert!(is_http_load(&r));
     }
 }

@@ -1,5 +1,6 @@
-//! `http.sweep` results printed as seeds/003's JMeter table (users, average,
-//! minimum and maximum latency in ms, rate per second, % of the first step),
+//! `http.sweep` results printed as a JMeter user sweep is tabulated: per
+//! user count, the Summary Report's average, minimum and maximum latency in
+//! ms and rate per second, and the rate's % of the first step,
 //! with the received MB/s (10^6 B/s) and the CPU shares beside it, then the
 //! saturation point and what saturated. `http.download` results get wget's
 //! closing line under their usual table.
@@ -9,11 +10,6 @@
 use std::fmt::Write as _;
 
 use nodebench_core::BenchResult;
-
-/// True for `http.sweep` results, which [`report`] prints.
-pub fn is_http_sweep(result: &BenchResult) -> bool {
-    result.benchmark == "http.sweep"
-}
 
 fn param(r: &BenchResult, key: &str) -> Option<String> {
     r.parameters.get(key).map(|v| match v {
@@ -158,7 +154,7 @@ mod tests {
 
     #[test]
     fn sweep_prints_one_row_per_step_and_the_saturation() {
-        let mut r = BenchResult::new("http.sweep");
+        let mut r = BenchResult::new(nodebench_core::names::http::SWEEP);
         r.set_param("url", "http://127.0.0.1:8080/1150");
         r.set_param("saturation_users", 2);
         r.set_param("saturation", "server CPU: the machine was 97 % busy");
@@ -194,7 +190,7 @@ mod tests {
 
     #[test]
     fn download_says_saved_like_wget() {
-        let mut r = BenchResult::new("http.download");
+        let mut r = BenchResult::new(nodebench_core::names::http::DOWNLOAD);
         r.set_param("url", "http://h/10g.bin");
         r.set_param("content_length", 10485760000u64);
         r.metrics = vec![

@@ -140,6 +140,10 @@ mod tests {
             "{iozone}"
         );
         assert!(!generic.contains("kBytes/sec"), "{generic}");
+        let load = result_report(&BenchResult::new(http::LOAD));
+        assert!(load.contains("\nServer Software:"), "{load}");
+        let sweep = result_report(&BenchResult::new(http::SWEEP));
+        assert!(sweep.contains("\n Users   Avg (ms)"), "{sweep}");
     }
 
     #[test]
