@@ -11,6 +11,10 @@ use std::process::ExitCode;
 use clap::Parser;
 use clap::error::ErrorKind;
 
+/// Exit code of a command line or configuration refused before anything
+/// ran: clap's usage errors and a benchmark's refused configuration.
+const EXIT_USAGE: u8 = 2;
+
 fn main() -> ExitCode {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
@@ -22,7 +26,7 @@ fn main() -> ExitCode {
                 }
                 ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
                     let _ = e.print();
-                    ExitCode::from(2)
+                    ExitCode::from(EXIT_USAGE)
                 }
                 _ => {
                     // One line: clap's message up to its usage hint (the flag
@@ -37,7 +41,7 @@ fn main() -> ExitCode {
                         .filter(|l| !l.is_empty())
                         .collect();
                     eprintln!("{}", line.join(" "));
-                    ExitCode::from(2)
+                    ExitCode::from(EXIT_USAGE)
                 }
             };
         }

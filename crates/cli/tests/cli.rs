@@ -519,8 +519,9 @@ fn a_dir_without_room_is_refused_up_front() {
 #[test]
 fn disk_bad_input_is_one_clear_line() {
     let t = TempStore::new();
-    // Values clap refuses exit 2; a configuration the benchmark refuses
-    // (a missing directory, a record larger than the file) exits 1.
+    // Values clap refuses and configurations the flags make wrong (a record
+    // larger than the file) exit 2; a directory the machine refuses (it is
+    // missing) exits 1. Each is refused before the store is opened.
     let cases: &[(&[&str], i32, &[&str])] = &[
         (
             &[
@@ -536,8 +537,8 @@ fn disk_bad_input_is_one_clear_line() {
         ),
         (
             &["disk", "iozone", "--dir", "/tmp", "-s", "1m", "-r", "4m"],
-            1,
-            &["--record-size"],
+            2,
+            &["disk.iozone: --record-size: 4194304 B is larger than --file-size 1048576 B"],
         ),
         (
             &["disk", "iozone", "--dir", "/tmp", "--tests", "scribble"],
@@ -564,6 +565,7 @@ fn disk_bad_input_is_one_clear_line() {
     for (args, code, needles) in cases {
         one_line_error(&t.run(args), *code, needles);
     }
+    assert!(!t.store().exists(), "a refused run opened the store");
 }
 
 #[test]

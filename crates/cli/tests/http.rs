@@ -74,15 +74,16 @@ fn zero_counts_and_rates_name_the_flag() {
         2,
         &["--streams", "1..=1024"],
     );
+    // Refused by the load config's check, before anything runs.
     one_line_error(
         &load(&["--streams", "4", "-k", "http://127.0.0.1:1/"]),
-        1,
-        &["--streams", "needs --http2"],
+        2,
+        &["http.load: --streams: needs --http2"],
     );
     one_line_error(
         &load(&["--streams", "4", "--http2", "http://127.0.0.1:1/"]),
-        1,
-        &["--streams", "needs -k"],
+        2,
+        &["http.load: --streams: needs -k"],
     );
 }
 

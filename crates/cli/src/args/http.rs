@@ -1,0 +1,402 @@
+//! `nodebench http ...`: the flags of `http load`, `http serve`, `http
+//! sweep` and `http download`, and the one conversion of each into its
+//! config.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use nodebench_http::download::DownloadConfig;
+use nodebench_http::load::{LoadConfig, Model, RequestSpec};
+use nodebench_http::server::{ENDPOINTS, ServerConfig};
+use nodebench_http::sweep::{MAX_USERS, SweepConfig};
+use nodebench_http::url::Target;
+
+use super::parse::{duration_text, parse_count, parse_duration};
+
+/// `nodebench http ...`
+#[derive(Debug, Subcommand)]
+pub enum HttpCommand {
+    /// Load a URL: the closed model as ab (-n requests over -c connections,
+    /// -t time limit) or the open model as httperf/wrk2 (--rate requests/s,
+    /// or --conn-rate with --calls-per-conn), with latency measured from each
+    /// request's planned send time (no coordinated omission) and ab's and
+    /// httperf's figures.
+    Load(LoadArgs),
+    /// Run the built-in target server (pages of any size generated on the
+    /// fly, a CPU-bound page, a delayed page) until Ctrl-C, then print how
+    /// many requests it served.
+    #[command(after_help = ENDPOINTS)]
+    Serve(HttpServeArgs),
+    /// JMeter-style user sweep (one Thread Group per user count): for each
+    /// user count N, N users each fetch the URL --iterations times; per step
+    /// the figures of JMeter's Summary Report (average, minimum and maximum
+    /// latency in ms, rate per second) and the rate's % of the first step;
+    /// then where the rate stops growing and what saturated (client CPU,
+    /// server CPU for a server on this machine, or the link).
+    Sweep(SweepArgs),
+    /// One large download over one connection, as wget: the body is read
+    /// and discarded; byte count, time to first byte, average and best
+    /// one-second rate, and the rate of every second.
+    Download(DownloadArgs),
+}
+
+/// The port `http serve` listens on when not told (the built-in server's
+/// own default is any free port).
+const SERVE_PORT: u16 = 8080;
+
+/// httperf's requests per connection with `--conn-rate` (`--num-calls`).
+const CALLS_PER_CONN: u32 = 1;
+
+/// Options of `http load`.
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// Target URL: http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH.
+    #[arg(value_name = "URL", value_parser = Target::parse)]
+    pub url: Target,
+    /// Requests to send in all (closed model: stop after this many; open
+    /// model: the count to send at --rate).
+    #[arg(short = 'n', long, value_name = "N", value_parser = parse_requests)]
+    pub requests: Option<u64>,
+    /// Concurrent connections (closed model default 1 as ab; open model default 10).
+    #[arg(short = 'c', long, value_name = "N", value_parser = parse_concurrency)]
+    pub concurrency: Option<u32>,
+    /// Closed model: start no request after this long (ab -t); with -n too,
+    /// whichever comes first. With neither, one request (as ab).
+    #[arg(short = 't', long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub time_limit: Option<Duration>,
+    /// Keep connections alive between requests (ab -k); without it each
+    /// request has its own connection and sends `Connection: close`.
+    #[arg(short = 'k', long)]
+    pub keepalive: bool,
+    /// Open model: requests per second in all, spread over -c connections (wrk2 -R).
+    #[arg(long, value_name = "R", value_parser = parse_rate, conflicts_with_all = ["conn_rate", "time_limit"])]
+    pub rate: Option<f64>,
+    /// Open model: new connections per second (httperf --rate with --num-conns).
+    #[arg(long, value_name = "R", value_parser = parse_rate, conflicts_with_all = ["time_limit", "requests", "concurrency"])]
+    pub conn_rate: Option<f64>,
+    /// Requests per connection with --conn-rate (httperf --num-calls).
+    #[arg(long, value_name = "N", default_value_t = CALLS_PER_CONN, value_parser = parse_calls, requires = "conn_rate")]
+    pub calls_per_conn: u32,
+    /// Connections to open in all with --conn-rate (httperf --num-conns;
+    /// default: 10 seconds' worth).
+    #[arg(long, value_name = "N", value_parser = parse_requests, requires = "conn_rate")]
+    pub num_conns: Option<u64>,
+    /// Open model: how long to send at --rate (default 10s when no -n is given).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true, requires = "rate")]
+    pub duration: Option<Duration>,
+    /// Client threads, each with its own event loop and share of the connections.
+    #[arg(long, value_name = "N", default_value_t = LoadConfig::default().threads as u32, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+    /// Request method.
+    #[arg(short = 'm', long, value_name = "METHOD", default_value_t = LoadConfig::default().request.method)]
+    pub method: String,
+    /// Extra request header "Name: value" (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+    /// Request body.
+    #[arg(long, value_name = "TEXT", conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// Request body read from a file.
+    #[arg(long, value_name = "PATH")]
+    pub body_file: Option<PathBuf>,
+    /// HTTP/2 (ALPN h2 over TLS; prior knowledge h2c on http://).
+    #[arg(long)]
+    pub http2: bool,
+    /// With --http2 and -k: requests in flight at once on each connection,
+    /// each on its own stream (h2load -m). The closed model keeps -c x N
+    /// requests outstanding; --rate spreads over -c x N stream slots.
+    #[arg(long, value_name = "N", default_value_t = LoadConfig::default().streams, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub streams: u32,
+    /// Accept any TLS certificate (self-signed test servers).
+    #[arg(long)]
+    pub insecure: bool,
+    /// Per-request timeout (ab -s): a reply not complete by then counts as a client timeout.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(LoadConfig::default().timeout), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub timeout: Duration,
+    /// Do not pin client threads to CPUs.
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+impl TryFrom<&LoadArgs> for LoadConfig {
+    type Error = String;
+
+    /// Fails when `--body-file` cannot be read.
+    fn try_from(a: &LoadArgs) -> Result<LoadConfig, String> {
+        let model = if let Some(conn_rate) = a.conn_rate {
+            Model::conn_rate(conn_rate, a.calls_per_conn, a.num_conns)
+        } else if let Some(rate) = a.rate {
+            Model::open(rate, a.concurrency, a.requests, a.duration)
+        } else {
+            Model::closed(a.requests, a.concurrency, a.time_limit)
+        };
+        let body = match (&a.body, &a.body_file) {
+            (Some(b), _) => b.clone().into_bytes(),
+            (None, Some(path)) => std::fs::read(path)
+                .map_err(|e| format!("--body-file {}: cannot read: {e}", path.display()))?,
+            (None, None) => Vec::new(),
+        };
+        Ok(LoadConfig {
+            target: a.url.clone(),
+            request: RequestSpec {
+                method: a.method.clone(),
+                headers: a.headers.clone(),
+                body,
+            },
+            keepalive: a.keepalive
+                || matches!(model, Model::ConnRate { calls_per_conn, .. } if calls_per_conn > 1),
+            model,
+            http2: a.http2,
+            streams: a.streams,
+            insecure: a.insecure,
+            threads: a.threads as usize,
+            timeout: a.timeout,
+            pin: !a.no_pin,
+        })
+    }
+}
+
+/// A request or connection count (`100`, `10k`); 0 passes, for the load
+/// config's check to refuse with the flag named.
+fn parse_requests(s: &str) -> Result<u64, String> {
+    if s.trim() == "0" {
+        return Ok(0);
+    }
+    parse_count(s)
+}
+
+fn parse_concurrency(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if (1..=100_000).contains(&n) => Ok(n as u32),
+        _ => Err(format!(
+            "invalid connection count '{s}': expected a whole number from 1 to 100000"
+        )),
+    }
+}
+
+fn parse_calls(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if (1..=1_000_000).contains(&n) => Ok(n as u32),
+        _ => Err(format!(
+            "invalid call count '{s}': expected a whole number from 1 to 1000000"
+        )),
+    }
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 && r <= 10_000_000.0 => Ok(r),
+        Ok(0.0) => Err("expected a positive rate per second, got 0".into()),
+        _ => Err(format!(
+            "invalid rate '{s}': expected a positive number per second up to 10000000, e.g. 1000 or 2.5"
+        )),
+    }
+}
+
+/// A header as "Name: value", split at the first colon; whether the name
+/// and value are valid is the load config's check.
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s.split_once(':').ok_or_else(|| {
+        format!("invalid header '{s}': expected \"Name: value\", e.g. \"Accept: text/html\"")
+    })?;
+    Ok((k.trim().to_string(), v.trim().to_string()))
+}
+
+/// Options of `http serve`.
+#[derive(Debug, Args)]
+pub struct HttpServeArgs {
+    /// Address to listen on (loopback unless told otherwise).
+    #[arg(long, value_name = "IP", default_value_t = ServerConfig::default().bind.ip())]
+    pub bind: IpAddr,
+    /// Port to listen on (0: any free port, printed at start).
+    #[arg(short = 'p', long, value_name = "PORT", default_value_t = SERVE_PORT)]
+    pub port: u16,
+    /// Worker threads, each with its own event loop (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Requests per connection before the server closes it (Apache's
+    /// MaxKeepAliveRequests); 0 = unlimited.
+    #[arg(long, value_name = "N", default_value_t = ServerConfig::default().keepalive_requests, value_parser = parse_keepalive_requests)]
+    pub keepalive_requests: u32,
+    /// Idle time before a keep-alive connection is closed (Apache's KeepAliveTimeout).
+    #[arg(long, value_name = "DURATION", default_value = duration_text(ServerConfig::default().keepalive_timeout), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub keepalive_timeout: Duration,
+}
+
+fn parse_keepalive_requests(s: &str) -> Result<u32, String> {
+    s.trim().parse::<u32>().map_err(|_| {
+        format!("invalid request count '{s}': expected a whole number like 100, or 0 for unlimited")
+    })
+}
+
+impl From<&HttpServeArgs> for ServerConfig {
+    fn from(a: &HttpServeArgs) -> ServerConfig {
+        let d = ServerConfig::default();
+        ServerConfig {
+            bind: SocketAddr::new(a.bind, a.port),
+            threads: a.threads.map_or(d.threads, |t| t as usize),
+            keepalive_requests: a.keepalive_requests,
+            keepalive_timeout: a.keepalive_timeout,
+        }
+    }
+}
+
+/// Options of `http sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Target URL: http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH.
+    #[arg(value_name = "URL", value_parser = Target::parse)]
+    pub url: Target,
+    /// User counts, one step each: 1,2,4,8, a range 1..8, a doubling range
+    /// 1..128:x2 (default 1,2,4,...,128).
+    #[arg(long, value_name = "LIST", value_parser = parse_users)]
+    pub users: Option<UserList>,
+    /// Requests per user in each step (JMeter's loop count).
+    #[arg(short = 'n', long, value_name = "N", default_value_t = SweepConfig::default().iterations, value_parser = parse_count)]
+    pub iterations: u64,
+    /// One connection per request instead of keep-alive connections.
+    #[arg(long)]
+    pub no_keepalive: bool,
+    /// Client threads (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Request method.
+    #[arg(short = 'm', long, value_name = "METHOD", default_value_t = SweepConfig::default().load.request.method)]
+    pub method: String,
+    /// Extra request header "Name: value" (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+    /// Per-request timeout.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(SweepConfig::default().load.timeout), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub timeout: Duration,
+    /// Longest one step may run; it stops starting requests then.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(SweepConfig::default().step_time_limit), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub step_time: Duration,
+    /// Accept any TLS certificate.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Do not pin client threads to CPUs.
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+/// A parsed `--users` list.
+#[derive(Debug, Clone)]
+pub struct UserList(pub Vec<u32>);
+
+/// The accepted forms of `--users`.
+const USERS_FORMS: &str = "a list of user counts from 1 to 10000 like 1,2,4,8, a range 1..8, or a doubling range 1..128:x2";
+
+/// A `--users` list with its ranges expanded; each count is checked here,
+/// before a range is expanded, so no range can grow past [`MAX_USERS`].
+fn parse_users(s: &str) -> Result<UserList, String> {
+    let err = || format!("invalid user list '{s}': expected {USERS_FORMS}");
+    let one = |p: &str| match p.trim().parse::<u32>() {
+        Ok(n) if (1..=MAX_USERS).contains(&n) => Ok(n),
+        _ => Err(err()),
+    };
+    let mut users = Vec::new();
+    for part in s.split(',') {
+        match part.split_once("..") {
+            Some((a, b)) => {
+                let (b, doubling) = match b.split_once(':') {
+                    Some((b, "x2")) => (b, true),
+                    Some(_) => return Err(err()),
+                    None => (b, false),
+                };
+                let (mut n, end) = (one(a)?, one(b)?);
+                if n > end {
+                    return Err(err());
+                }
+                while n <= end {
+                    users.push(n);
+                    n = if doubling { n * 2 } else { n + 1 };
+                }
+            }
+            None => users.push(one(part)?),
+        }
+    }
+    Ok(UserList(users))
+}
+
+impl From<&SweepArgs> for SweepConfig {
+    fn from(a: &SweepArgs) -> SweepConfig {
+        let d = SweepConfig::default();
+        let threads = a.threads.map_or_else(
+            || nodebench_core::affinity::allowed_cpus().len().max(1),
+            |t| t as usize,
+        );
+        SweepConfig {
+            load: LoadConfig {
+                target: a.url.clone(),
+                request: RequestSpec {
+                    method: a.method.clone(),
+                    headers: a.headers.clone(),
+                    body: Vec::new(),
+                },
+                model: Model::Closed {
+                    requests: Some(a.iterations),
+                    concurrency: 1,
+                    time_limit: None,
+                },
+                keepalive: !a.no_keepalive,
+                insecure: a.insecure,
+                threads,
+                timeout: a.timeout,
+                pin: !a.no_pin,
+                ..d.load
+            },
+            users: a.users.as_ref().map_or(d.users, |u| u.0.clone()),
+            iterations: a.iterations,
+            step_time_limit: a.step_time,
+        }
+    }
+}
+
+/// Options of `http download`.
+#[derive(Debug, Args)]
+pub struct DownloadArgs {
+    /// URL to fetch: http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH.
+    #[arg(value_name = "URL", value_parser = Target::parse)]
+    pub url: Target,
+    /// Stop after this long, keeping what arrived (default: the whole body).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub max_time: Option<Duration>,
+    /// Give up when connecting, or when no data arrives, for this long.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(DownloadConfig::default().timeout), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub timeout: Duration,
+    /// Length of one rate sample.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(DownloadConfig::default().interval), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub interval: Duration,
+    /// Accept any TLS certificate.
+    #[arg(long)]
+    pub insecure: bool,
+}
+
+impl From<&DownloadArgs> for DownloadConfig {
+    fn from(a: &DownloadArgs) -> DownloadConfig {
+        DownloadConfig {
+            target: a.url.clone(),
+            max_time: a.max_time,
+            timeout: a.timeout,
+            insecure: a.insecure,
+            interval: a.interval,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_lists_expand_ranges_and_refuse_zero() {
+        assert_eq!(parse_users("1..16:x2").unwrap().0, vec![1, 2, 4, 8, 16]);
+        assert_eq!(parse_users("1,3..5,70").unwrap().0, vec![1, 3, 4, 5, 70]);
+        for bad in ["0", "", "1..x", "4..2", "1,,2", "20000", "1..8:x3"] {
+            assert!(parse_users(bad).unwrap_err().contains("1..128:x2"), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Command-line definitions, one module per area: each area's flags, and
+//! next to them the one conversion (`From`/`TryFrom`) of each into its
+//! benchmark's config. Values are parsed here into typed values (the error
+//! names the flag and the accepted form); whether a configuration is
+//! usable is its `validate`'s check, which the runner makes before anything
+//! runs.
+
+mod parse;
+
+pub mod cpu;
+pub mod disk;
+pub mod http;
+pub mod memory;
+pub mod net;
+pub mod runs;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use cpu::CpuCommand;
+use disk::DiskCommand;
+use http::HttpCommand;
+use memory::MemoryCommand;
+use net::NetCommand;
+use runs::RunsCommand;
+
+/// nodebench: benchmark a compute node and the server stack on it.
+#[derive(Debug, Parser)]
+#[command(name = "nodebench", version, about, long_about = None)]
+pub struct Cli {
+    /// Results store (SQLite file). Default: $NODEBENCH_STORE, else
+    /// $XDG_DATA_HOME/nodebench/results.db, else ~/.local/share/nodebench/results.db.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// Do not save this run to the store.
+    #[arg(long, global = true)]
+    pub no_save: bool,
+    /// Print the result model as JSON (schema: `nodebench schema`) instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Tag the run, e.g. --tag config=2cpu-4gb (repeatable).
+    #[arg(long = "tag", global = true, value_name = "KEY=VALUE", value_parser = parse_tag)]
+    pub tags: Vec<(String, String)>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the quick suite (inventory + short CPU runs), save it and print the tables.
+    Run,
+    /// Show what this machine is: CPU, caches, ISA, memory, disks, file systems, NICs.
+    Inventory,
+    /// CPU benchmarks.
+    #[command(subcommand)]
+    Cpu(CpuCommand),
+    /// Memory benchmarks.
+    #[command(subcommand)]
+    Memory(MemoryCommand),
+    /// Disk benchmarks (files only under --dir, removed afterwards).
+    #[command(subcommand)]
+    Disk(DiskCommand),
+    /// Network benchmarks: iperf3-compatible TCP/UDP throughput and ping-pong.
+    #[command(subcommand)]
+    Net(NetCommand),
+    /// HTTP load: ab/httperf/wrk2-style closed and open model load.
+    #[command(subcommand)]
+    Http(HttpCommand),
+    /// Stored runs: list, show, export, delete.
+    #[command(subcommand)]
+    Runs(RunsCommand),
+    /// Print the JSON schema of the `--json` output.
+    Schema,
+}
+
+/// A `--tag` as its key and value.
+fn parse_tag(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(format!(
+            "invalid tag '{s}': expected KEY=VALUE, e.g. config=2cpu-4gb"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_are_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn tags_need_a_key() {
+        assert_eq!(
+            parse_tag("config=2cpu").unwrap(),
+            ("config".into(), "2cpu".into())
+        );
+        assert!(parse_tag("=x").is_err());
+        assert!(parse_tag("novalue").unwrap_err().contains("KEY=VALUE"));
+    }
+}

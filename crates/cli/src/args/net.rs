@@ -1,0 +1,213 @@
+//! `nodebench net ...`: the flags of `net serve`, `net tcp`, `net udp` and
+//! `net pingpong`, and the one conversion of each into its config.
+
+use std::net::{IpAddr, ToSocketAddrs};
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use nodebench_net::iperf3::{ClientConfig, Protocol, ServerConfig};
+use nodebench_net::pingpong::{PingpongConfig, Proto};
+
+use super::parse::{
+    ThreadList, duration_text, or_default, parse_bitrate, parse_count, parse_duration, parse_size,
+    parse_threads,
+};
+
+/// `nodebench net ...`
+#[derive(Debug, Subcommand)]
+pub enum NetCommand {
+    /// Serve iperf3-compatible tests (a stock `iperf3 -c` works against it)
+    /// on --port, and the ping-pong echo on --port + 1, until Ctrl-C.
+    Serve(ServeArgs),
+    /// TCP throughput against `nodebench net serve` or a stock `iperf3 -s`.
+    Tcp(TcpArgs),
+    /// UDP throughput (paced at --bitrate) with jitter, loss and reordering.
+    Udp(UdpArgs),
+    /// TCP and UDP ping-pong: round trips per second and latency percentiles
+    /// per message size and client thread count (needs `nodebench net serve`).
+    Pingpong(PingpongArgs),
+}
+
+/// Options of `net serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (loopback unless told otherwise).
+    #[arg(long, value_name = "IP", default_value_t = ServerConfig::default().bind)]
+    pub bind: IpAddr,
+    /// iperf3 port; the ping-pong echo uses the next one.
+    #[arg(short = 'p', long, value_name = "PORT", default_value_t = ServerConfig::default().port)]
+    pub port: u16,
+    /// Refuse tests longer than this.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub max_duration: Option<Duration>,
+    /// Refuse UDP tests asking for more than this many bits/s in total.
+    #[arg(long, value_name = "RATE", value_parser = parse_bitrate)]
+    pub max_bitrate: Option<u64>,
+    /// Refuse clients that do not send this shared secret (`--token` on the client).
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+    /// Exit after this many tests.
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub max_tests: Option<u64>,
+}
+
+impl From<&ServeArgs> for ServerConfig {
+    fn from(a: &ServeArgs) -> ServerConfig {
+        ServerConfig {
+            bind: a.bind,
+            port: a.port,
+            max_duration: a.max_duration,
+            max_bitrate: a.max_bitrate,
+            token: a.token.clone(),
+            max_tests: a.max_tests,
+        }
+    }
+}
+
+/// Options of `net tcp` and `net udp`.
+#[derive(Debug, Args)]
+pub struct ThroughputArgs {
+    /// Server host (name, IPv4 or IPv6 address).
+    pub host: String,
+    /// Server port.
+    #[arg(short = 'p', long, value_name = "PORT", default_value_t = ClientConfig::default().port)]
+    pub port: u16,
+    /// Parallel streams.
+    #[arg(short = 'P', long, value_name = "N", default_value_t = ClientConfig::default().parallel)]
+    pub parallel: u32,
+    /// How long to send.
+    #[arg(short = 't', long = "time", value_name = "DURATION", default_value = duration_text(ClientConfig::default().duration), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub time: Duration,
+    /// Interval between reports (default 1s, as iperf3).
+    #[arg(short = 'i', long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
+    pub interval: Option<Duration>,
+    /// Socket buffer size (SO_SNDBUF/SO_RCVBUF), e.g. 4M.
+    #[arg(short = 'w', long, value_name = "SIZE", value_parser = parse_size)]
+    pub window: Option<u64>,
+    /// Bytes per write/read (UDP: datagram payload). Default 128 KiB for TCP, the path MSS for UDP.
+    #[arg(short = 'l', long, value_name = "SIZE", value_parser = parse_size)]
+    pub length: Option<u64>,
+    /// The server sends and the client receives.
+    #[arg(short = 'R', long)]
+    pub reverse: bool,
+    /// Both directions at once.
+    #[arg(long)]
+    pub bidir: bool,
+    /// Zero-copy sends (sendfile), as iperf3 -Z.
+    #[arg(short = 'Z', long)]
+    pub zerocopy: bool,
+    /// Target bits/s per stream (UDP default 1M as iperf3; 0 = unlimited).
+    #[arg(short = 'b', long, value_name = "RATE", value_parser = parse_bitrate)]
+    pub bitrate: Option<u64>,
+    /// Give up connecting after this long.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(ClientConfig::default().connect_timeout), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub connect_timeout: Duration,
+    /// Shared secret for a server started with --token.
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+}
+
+impl ThroughputArgs {
+    /// The client's config for a test over `protocol`.
+    fn client(&self, protocol: Protocol) -> ClientConfig {
+        ClientConfig {
+            host: self.host.clone(),
+            port: self.port,
+            protocol,
+            parallel: self.parallel,
+            duration: self.time,
+            interval: self.interval,
+            window: self.window.map(|w| w.min(u32::MAX as u64) as u32),
+            length: self.length.map(|l| l as usize),
+            reverse: self.reverse,
+            bidir: self.bidir,
+            zerocopy: self.zerocopy,
+            bitrate: self.bitrate,
+            connect_timeout: self.connect_timeout,
+            token: self.token.clone(),
+        }
+    }
+}
+
+/// Options of `net tcp`.
+#[derive(Debug, Args)]
+pub struct TcpArgs {
+    /// What `net tcp` and `net udp` share.
+    #[command(flatten)]
+    pub test: ThroughputArgs,
+}
+
+impl From<&TcpArgs> for ClientConfig {
+    fn from(a: &TcpArgs) -> ClientConfig {
+        a.test.client(Protocol::Tcp)
+    }
+}
+
+/// Options of `net udp`.
+#[derive(Debug, Args)]
+pub struct UdpArgs {
+    /// What `net tcp` and `net udp` share.
+    #[command(flatten)]
+    pub test: ThroughputArgs,
+}
+
+impl From<&UdpArgs> for ClientConfig {
+    fn from(a: &UdpArgs) -> ClientConfig {
+        a.test.client(Protocol::Udp)
+    }
+}
+
+/// Options of `net pingpong`.
+#[derive(Debug, Args)]
+pub struct PingpongArgs {
+    /// Server host running `nodebench net serve`.
+    pub host: String,
+    /// The server's iperf3 port (the echo is on the next port).
+    #[arg(short = 'p', long, value_name = "PORT", default_value_t = ServerConfig::default().port)]
+    pub port: u16,
+    /// Message sizes (1 B to 1 MiB; UDP is clamped to 65507).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_size)]
+    pub sizes: Vec<u64>,
+    /// Client thread counts (default 1,2,4,8).
+    #[arg(long, value_name = "LIST", value_parser = parse_threads)]
+    pub threads: Option<ThreadList>,
+    /// Protocols: tcp,udp (default both).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub protocols: Vec<Proto>,
+    /// Time per cell.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(PingpongConfig::default().duration), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub duration: Duration,
+}
+
+/// The echo port of the server whose iperf3 port is `port`: the next one.
+pub fn echo_port(port: u16) -> Result<u16, String> {
+    port.checked_add(1)
+        .ok_or_else(|| format!("--port: {port} leaves no room for the echo port (port + 1)"))
+}
+
+impl TryFrom<&PingpongArgs> for PingpongConfig {
+    type Error = String;
+
+    /// Fails when the host does not resolve or the port has no next one.
+    fn try_from(a: &PingpongArgs) -> Result<PingpongConfig, String> {
+        let d = PingpongConfig::default();
+        let host = a.host.trim_matches(|c| c == '[' || c == ']');
+        let server = (host, echo_port(a.port)?)
+            .to_socket_addrs()
+            .map_err(|e| format!("cannot resolve {}: {e}", a.host))?
+            .next()
+            .ok_or_else(|| format!("cannot resolve {}: no address", a.host))?;
+        Ok(PingpongConfig {
+            server,
+            protocols: or_default(&a.protocols, d.protocols),
+            sizes: if a.sizes.is_empty() {
+                d.sizes
+            } else {
+                a.sizes.iter().map(|&s| s as usize).collect()
+            },
+            threads: a.threads.as_ref().map_or(d.threads, |t| t.0.clone()),
+            duration: a.duration,
+            ..d
+        })
+    }
+}

@@ -1,0 +1,21 @@
+//! `nodebench cpu ...`: the benchmark a subcommand names, run.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use nodebench_core::bench::Benchmark;
+use nodebench_cpu::ops::CpuOps;
+use nodebench_linpack::Linpack;
+
+use super::runner::run_benchmarks;
+use crate::args::Cli;
+use crate::args::cpu::CpuCommand;
+
+/// Runs `cmd`'s benchmark.
+pub fn run(cli: &Cli, cmd: &CpuCommand) -> Result<ExitCode> {
+    let bench: Box<dyn Benchmark> = match cmd {
+        CpuCommand::Ops(a) => Box::new(CpuOps { config: a.into() }),
+        CpuCommand::Linpack(a) => Box::new(Linpack { config: a.into() }),
+    };
+    run_benchmarks(cli, vec![bench], false)
+}

@@ -1,0 +1,23 @@
+//! `nodebench disk ...`: the benchmark a subcommand names, run.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use nodebench_core::bench::Benchmark;
+use nodebench_disk::blocks::DiskBlocks;
+use nodebench_disk::dd::Dd;
+use nodebench_disk::iozone::Iozone;
+
+use super::runner::run_benchmarks;
+use crate::args::Cli;
+use crate::args::disk::DiskCommand;
+
+/// Runs `cmd`'s benchmark.
+pub fn run(cli: &Cli, cmd: &DiskCommand) -> Result<ExitCode> {
+    let bench: Box<dyn Benchmark> = match cmd {
+        DiskCommand::Iozone(a) => Box::new(Iozone { config: a.into() }),
+        DiskCommand::Dd(a) => Box::new(Dd { config: a.into() }),
+        DiskCommand::Blocks(a) => Box::new(DiskBlocks { config: a.into() }),
+    };
+    run_benchmarks(cli, vec![bench], false)
+}

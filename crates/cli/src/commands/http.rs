@@ -1,0 +1,55 @@
+//! `nodebench http ...`: the built-in target server, or the client
+//! benchmark a subcommand names.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use nodebench_core::bench::Benchmark;
+use nodebench_http::download::Download;
+use nodebench_http::load::HttpLoad;
+use nodebench_http::server::{ENDPOINTS, Server, ServerConfig};
+use nodebench_http::sweep::Sweep;
+
+use super::runner::{install_signal_handlers, run_benchmarks};
+use crate::args::Cli;
+use crate::args::http::{HttpCommand, HttpServeArgs};
+
+/// Serves (`http serve`) or runs `cmd`'s benchmark.
+pub fn run(cli: &Cli, cmd: &HttpCommand) -> Result<ExitCode> {
+    let bench: Box<dyn Benchmark> = match cmd {
+        HttpCommand::Serve(a) => return serve(a),
+        HttpCommand::Load(a) => Box::new(HttpLoad {
+            config: a.try_into().map_err(anyhow::Error::msg)?,
+        }),
+        HttpCommand::Sweep(a) => Box::new(Sweep { config: a.into() }),
+        HttpCommand::Download(a) => Box::new(Download { config: a.into() }),
+    };
+    run_benchmarks(cli, vec![bench], false)
+}
+
+/// `http serve`: the built-in target server until Ctrl-C (exit 0), then
+/// the request count.
+fn serve(a: &HttpServeArgs) -> Result<ExitCode> {
+    let cancel = install_signal_handlers()?;
+    let config = ServerConfig::from(a);
+    let threads = config.threads;
+    let server = Server::bind(config).map_err(anyhow::Error::msg)?;
+    println!(
+        "listening on http://{} ({threads} worker threads; keep-alive: {} requests per connection, {} s idle timeout)",
+        server.local_addr(),
+        match a.keepalive_requests {
+            0 => "unlimited".to_string(),
+            n => n.to_string(),
+        },
+        a.keepalive_timeout.as_secs_f64()
+    );
+    println!("{ENDPOINTS}");
+    let counts = server.counts();
+    server.serve(&cancel).map_err(anyhow::Error::msg)?;
+    println!(
+        "served {} requests on {} connections",
+        counts.requests_served(),
+        counts.connections_accepted()
+    );
+    Ok(ExitCode::SUCCESS)
+}

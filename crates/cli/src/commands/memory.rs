@@ -1,0 +1,23 @@
+//! `nodebench memory ...`: the benchmark a subcommand names, run.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use nodebench_core::bench::Benchmark;
+use nodebench_memory::blocks::Blocks;
+use nodebench_memory::latency::Latency;
+use nodebench_memory::stream::Stream;
+
+use super::runner::run_benchmarks;
+use crate::args::Cli;
+use crate::args::memory::MemoryCommand;
+
+/// Runs `cmd`'s benchmark.
+pub fn run(cli: &Cli, cmd: &MemoryCommand) -> Result<ExitCode> {
+    let bench: Box<dyn Benchmark> = match cmd {
+        MemoryCommand::Stream(a) => Box::new(Stream { config: a.into() }),
+        MemoryCommand::Blocks(a) => Box::new(Blocks { config: a.into() }),
+        MemoryCommand::Latency(a) => Box::new(Latency { config: a.into() }),
+    };
+    run_benchmarks(cli, vec![bench], false)
+}

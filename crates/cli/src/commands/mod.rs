@@ -1,0 +1,32 @@
+//! One module per area: each maps its subcommand to the benchmark (or the
+//! server) it names, with the config its arguments convert to, and runs it
+//! through [`runner`].
+
+mod cpu;
+mod disk;
+mod http;
+mod memory;
+mod net;
+mod runner;
+mod runs;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::args::{Cli, Command};
+
+/// Runs the parsed command.
+pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    match &cli.command {
+        Command::Run => runner::run_benchmarks(&cli, crate::suite::quick(), true),
+        Command::Inventory => runs::inventory(&cli),
+        Command::Cpu(cmd) => cpu::run(&cli, cmd),
+        Command::Memory(cmd) => memory::run(&cli, cmd),
+        Command::Disk(cmd) => disk::run(&cli, cmd),
+        Command::Net(cmd) => net::run(&cli, cmd),
+        Command::Http(cmd) => http::run(&cli, cmd),
+        Command::Runs(cmd) => runs::run(&cli, cmd),
+        Command::Schema => runs::schema(),
+    }
+}

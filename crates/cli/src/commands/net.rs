@@ -1,0 +1,71 @@
+//! `nodebench net ...`: the iperf3-compatible server with the ping-pong
+//! echo, or the client benchmark a subcommand names.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use nodebench_core::bench::Benchmark;
+use nodebench_net::iperf3::{self, Protocol, ServerConfig};
+use nodebench_net::pingpong::{EchoServer, Pingpong};
+use nodebench_net::throughput::Throughput;
+
+use super::runner::{install_signal_handlers, run_benchmarks};
+use crate::args::Cli;
+use crate::args::net::{NetCommand, ServeArgs, echo_port};
+
+/// Serves (`net serve`) or runs `cmd`'s benchmark.
+pub fn run(cli: &Cli, cmd: &NetCommand) -> Result<ExitCode> {
+    let bench: Box<dyn Benchmark> = match cmd {
+        NetCommand::Serve(a) => return serve(a),
+        NetCommand::Tcp(a) => Box::new(Throughput { config: a.into() }),
+        NetCommand::Udp(a) => Box::new(Throughput { config: a.into() }),
+        NetCommand::Pingpong(a) => Box::new(Pingpong {
+            config: a.try_into().map_err(anyhow::Error::msg)?,
+        }),
+    };
+    run_benchmarks(cli, vec![bench], false)
+}
+
+/// `net serve`: the iperf3-compatible server and the ping-pong echo, until
+/// Ctrl-C (exit 0) or --max-tests tests ran.
+fn serve(a: &ServeArgs) -> Result<ExitCode> {
+    let cancel = install_signal_handlers()?;
+    let echo_port = echo_port(a.port).map_err(anyhow::Error::msg)?;
+    let echo = EchoServer::bind(SocketAddr::new(a.bind, echo_port)).map_err(anyhow::Error::msg)?;
+    let cfg = ServerConfig::from(a);
+    let result = std::thread::scope(|s| {
+        let echo_cancel = cancel.clone();
+        let echo_thread = s.spawn(move || echo.serve(&echo_cancel));
+        let served = iperf3::serve(
+            &cfg,
+            &cancel,
+            |addr| {
+                eprintln!(
+                    "listening on {addr} (iperf3 protocol), ping-pong echo on port {echo_port}"
+                )
+            },
+            |o| {
+                let received: u64 = iperf3::TestOutcome::sum_bytes(&o.local, false);
+                let sent: u64 = iperf3::TestOutcome::sum_bytes(&o.local, true);
+                println!(
+                    "test done: {} {} streams, {:.2} s, received {} B, sent {} B",
+                    if o.protocol == Protocol::Tcp {
+                        "TCP"
+                    } else {
+                        "UDP"
+                    },
+                    o.local.len(),
+                    o.duration,
+                    received,
+                    sent
+                );
+            },
+        );
+        cancel.cancel();
+        let _ = echo_thread.join();
+        served
+    });
+    result.map_err(anyhow::Error::msg)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,159 @@
+//! Runs benchmarks: checks every configuration first, then opens the store,
+//! runs them in order, saves and prints the run, and turns what happened
+//! into the exit code.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Result, anyhow};
+use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
+use nodebench_core::inventory;
+use nodebench_core::{ResultStatus, Run, RunStatus};
+use nodebench_report::reporters;
+use nodebench_store::{Recorder, SqliteStore, Store};
+
+use crate::args::Cli;
+use crate::progress::Bar;
+
+/// Exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT).
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// The results store `--store` (or the environment) names.
+pub fn open_store(cli: &Cli) -> Result<SqliteStore> {
+    let path = nodebench_store::resolve_path(cli.store.as_deref());
+    Ok(SqliteStore::open(&path)?)
+}
+
+/// Ctrl-C and SIGTERM set the returned flag (benchmarks stop at the next
+/// measurement and the run is saved as incomplete); a second one exits at once.
+pub fn install_signal_handlers() -> Result<Cancel> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(
+            sig,
+            EXIT_INTERRUPTED as i32,
+            flag.clone(),
+        )
+        .map_err(|e| anyhow!("cannot install signal handler: {e}"))?;
+        signal_hook::flag::register(sig, flag.clone())
+            .map_err(|e| anyhow!("cannot install signal handler: {e}"))?;
+    }
+    Ok(Cancel::from_flag(flag))
+}
+
+/// Checks every benchmark's configuration, before the store is opened or
+/// anything runs: the first refusal is one line on stderr, and the exit
+/// code is [`crate::EXIT_USAGE`] for a configuration the flags make wrong, 1 for
+/// one the machine refuses (a missing directory, no room in it).
+fn validate_all(benches: &[Box<dyn Benchmark>]) -> Option<ExitCode> {
+    for bench in benches {
+        if let Err(e) = bench.validate() {
+            eprintln!("error: {}: {e}", bench.id());
+            return Some(match e {
+                BenchError::Invalid(_) => ExitCode::from(crate::EXIT_USAGE),
+                BenchError::System(_) | BenchError::Sink(_) => ExitCode::FAILURE,
+            });
+        }
+    }
+    None
+}
+
+/// Runs `benches` in order into one run, saved unless `--no-save`, printed
+/// as tables (after the inventory when `show_inventory`) or as JSON.
+pub fn run_benchmarks(
+    cli: &Cli,
+    benches: Vec<Box<dyn Benchmark>>,
+    show_inventory: bool,
+) -> Result<ExitCode> {
+    if let Some(refused) = validate_all(&benches) {
+        return Ok(refused);
+    }
+    let cancel = install_signal_handlers()?;
+    let store: Option<Box<dyn Store>> = if cli.no_save {
+        None
+    } else {
+        Some(Box::new(open_store(cli)?))
+    };
+    let inventory = inventory::collect();
+    let tags: BTreeMap<String, String> = cli.tags.iter().cloned().collect();
+    let mut run = Run::start(std::env::args().collect(), tags);
+    run.inventory = Some(inventory.clone());
+    let mut recorder = Recorder::begin(store, run)?;
+    let bar = Bar::new(cli.quiet);
+
+    // A benchmark that cannot run (no room in the temp dir) does not stop
+    // the ones after it; a store that cannot take results does.
+    let mut errors: Vec<String> = Vec::new();
+    for bench in &benches {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let mut ctx = Context {
+            cancel: cancel.clone(),
+            progress: &bar,
+            inventory: &inventory,
+            sink: &mut recorder,
+        };
+        match bench.run(&mut ctx) {
+            Ok(()) => {}
+            Err(e @ BenchError::Sink(_)) => {
+                errors.push(format!("{}: {e}", bench.id()));
+                break;
+            }
+            Err(e) => errors.push(format!("{}: {e}", bench.id())),
+        }
+    }
+    let interrupted = cancel.is_cancelled();
+    let status = if interrupted {
+        RunStatus::Incomplete
+    } else if !errors.is_empty() {
+        RunStatus::Failed
+    } else {
+        RunStatus::Complete
+    };
+    let run = recorder.finish(status)?;
+
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&run)?);
+    } else {
+        if show_inventory {
+            print!("{}", nodebench_report::inventory::report(&inventory));
+            println!();
+        }
+        print!("{}", reporters::run_report(&run));
+    }
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    if !errors.is_empty() {
+        return Ok(ExitCode::FAILURE);
+    }
+    if interrupted {
+        eprintln!(
+            "interrupted: kept {} finished result(s){}",
+            run.results.len(),
+            run.id
+                .map(|i| format!(" in run {i} (incomplete)"))
+                .unwrap_or_default()
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    let failed: Vec<_> = run
+        .results
+        .iter()
+        .filter(|r| r.status == ResultStatus::Failed)
+        .collect();
+    for r in &failed {
+        eprintln!(
+            "error: {}: {}",
+            r.benchmark,
+            r.error.as_deref().unwrap_or("failed")
+        );
+    }
+    if !failed.is_empty() {
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,94 @@
+//! `nodebench inventory`, `nodebench runs ...` and `nodebench schema`:
+//! what the machine is, the stored runs, and the result model's schema.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, anyhow};
+use nodebench_core::{Run, inventory};
+use nodebench_report::{export, reporters};
+use nodebench_store::Store;
+
+use super::runner::open_store;
+use crate::args::Cli;
+use crate::args::runs::RunsCommand;
+
+/// `nodebench schema`: the JSON schema of the result model.
+pub fn schema() -> Result<ExitCode> {
+    let schema = schemars::schema_for!(Run);
+    println!("{}", serde_json::to_string_pretty(&schema)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `nodebench inventory`: what this machine is, as text or JSON.
+pub fn inventory(cli: &Cli) -> Result<ExitCode> {
+    let inv = inventory::collect();
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&inv)?);
+    } else {
+        print!("{}", nodebench_report::inventory::report(&inv));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `nodebench runs ...`: list, show, export or delete stored runs.
+pub fn run(cli: &Cli, cmd: &RunsCommand) -> Result<ExitCode> {
+    let mut store = open_store(cli)?;
+    match cmd {
+        RunsCommand::List => {
+            let runs = store.list_runs()?;
+            if cli.json {
+                let ids: Vec<serde_json::Value> = runs
+                    .iter()
+                    .map(|r| {
+                        serde_json::json!({
+                            "id": r.id, "started_at": r.started_at, "ended_at": r.ended_at,
+                            "status": r.status.as_str(), "benchmarks": r.benchmarks,
+                            "results": r.result_count, "metrics": r.metric_count, "tags": r.tags,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&ids)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            println!(
+                "{:>5}  {:<19}  {:<10}  {:>7}  {:>7}  {:<24}  tags",
+                "id", "started (UTC)", "status", "results", "metrics", "benchmarks"
+            );
+            for r in runs {
+                let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                println!(
+                    "{:>5}  {:<19}  {:<10}  {:>7}  {:>7}  {:<24}  {}",
+                    r.id,
+                    r.started_at.format("%Y-%m-%d %H:%M:%S"),
+                    r.status.as_str(),
+                    r.result_count,
+                    r.metric_count,
+                    r.benchmarks.join(","),
+                    tags.join(",")
+                );
+            }
+        }
+        RunsCommand::Show { id } => {
+            let run = store.load_run(*id)?;
+            if cli.json {
+                println!("{}", serde_json::to_string_pretty(&run)?);
+            } else {
+                print!("{}", reporters::run_report(&run));
+            }
+        }
+        RunsCommand::Export { id, format, output } => {
+            let run = store.load_run(*id)?;
+            let text = export::export(&run, *format).map_err(anyhow::Error::msg)?;
+            match output {
+                Some(path) => std::fs::write(path, text)
+                    .map_err(|e| anyhow!("--output {}: cannot write: {e}", path.display()))?,
+                None => print!("{text}"),
+            }
+        }
+        RunsCommand::Delete { id } => {
+            store.delete_run(*id)?;
+            println!("deleted run {id}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
