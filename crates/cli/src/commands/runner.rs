@@ -43,21 +43,25 @@ pub fn install_signal_handlers() -> Result<Cancel> {
     Ok(Cancel::from_flag(flag))
 }
 
-/// Checks every benchmark's configuration, before the store is opened or
-/// anything runs: the first refusal is one line on stderr, and the exit
-/// code is [`crate::EXIT_USAGE`] for a configuration the flags make wrong, 1 for
-/// one the machine refuses (a missing directory, no room in it).
-fn validate_all(benches: &[Box<dyn Benchmark>]) -> Option<ExitCode> {
+/// Checks every benchmark's configuration before the store is opened or
+/// anything runs. A configuration the flags make wrong stops everything:
+/// one line on stderr and `Err` with [`crate::EXIT_USAGE`]. One the machine
+/// refuses (a missing directory, no room in it) comes back in that
+/// benchmark's slot: it is reported failed and the others still run, as
+/// when a benchmark fails while running.
+fn validate_all(benches: &[Box<dyn Benchmark>]) -> Result<Vec<Option<BenchError>>, ExitCode> {
+    let mut refused = Vec::with_capacity(benches.len());
     for bench in benches {
-        if let Err(e) = bench.validate() {
-            eprintln!("error: {}: {e}", bench.id());
-            return Some(match e {
-                BenchError::Invalid(_) => ExitCode::from(crate::EXIT_USAGE),
-                BenchError::System(_) | BenchError::Sink(_) => ExitCode::FAILURE,
-            });
+        match bench.validate() {
+            Ok(()) => refused.push(None),
+            Err(e @ BenchError::Invalid(_)) => {
+                eprintln!("error: {}: {e}", bench.id());
+                return Err(ExitCode::from(crate::EXIT_USAGE));
+            }
+            Err(e) => refused.push(Some(e)),
         }
     }
-    None
+    Ok(refused)
 }
 
 /// Runs `benches` in order into one run, saved unless `--no-save`, printed
@@ -67,9 +71,10 @@ pub fn run_benchmarks(
     benches: Vec<Box<dyn Benchmark>>,
     show_inventory: bool,
 ) -> Result<ExitCode> {
-    if let Some(refused) = validate_all(&benches) {
-        return Ok(refused);
-    }
+    let refused = match validate_all(&benches) {
+        Ok(refused) => refused,
+        Err(code) => return Ok(code),
+    };
     let cancel = install_signal_handlers()?;
     let store: Option<Box<dyn Store>> = if cli.no_save {
         None
@@ -86,9 +91,13 @@ pub fn run_benchmarks(
     // A benchmark that cannot run (no room in the temp dir) does not stop
     // the ones after it; a store that cannot take results does.
     let mut errors: Vec<String> = Vec::new();
-    for bench in &benches {
+    for (bench, refusal) in benches.iter().zip(refused) {
         if cancel.is_cancelled() {
             break;
+        }
+        if let Some(e) = refusal {
+            errors.push(format!("{}: {e}", bench.id()));
+            continue;
         }
         let mut ctx = Context {
             cancel: cancel.clone(),
