@@ -43,7 +43,8 @@ impl Default for HttpLoopback {
     }
 }
 
-/// The page the loads fetch (seeds/003's larger static page).
+/// The page the loads fetch: a 3985-byte static page, the size of a small
+/// HTML page in a web-server comparison.
 const PAGE: &str = "/3985";
 /// How long the server's count may trail the client's last reply.
 const COUNT_SETTLE: Duration = Duration::from_secs(1);
@@ -77,7 +78,7 @@ impl HttpLoopback {
 
 impl Benchmark for HttpLoopback {
     fn id(&self) -> &'static str {
-        "http.loopback"
+        nodebench_core::names::http::LOOPBACK
     }
 
     /// Both loads' checks, against a placeholder target (the server's

@@ -1,8 +1,10 @@
-//! `nodebench http sweep URL`: the JMeter user sweep of seeds/003. For each
+//! `nodebench http sweep URL`: a JMeter user sweep (one Thread Group per
+//! user count, each user looping over the request). For each
 //! user count N (default 1, 2, 4, ..., 128) N users each fetch the URL K
 //! times (the closed model with N connections and N x K requests); each
 //! step reports the average, minimum and maximum latency in ms, the rate per
-//! second and the rate as a % of the first step's, as seeds/003's table does.
+//! second (JMeter's Summary Report figures) and the rate as a % of the
+//! first step's.
 //!
 //! Then it finds where the rate stops growing (the saturation point: the
 //! first step after which doubling the users adds less than 10 % to the
