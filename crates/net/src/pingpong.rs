@@ -22,6 +22,7 @@ use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::config::{Choice, Config};
 use nodebench_core::latency;
 use nodebench_core::names::net as names;
+use nodebench_core::names::{labels, latency as latency_names};
 use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
 
 /// Largest UDP payload over IPv4.
@@ -309,20 +310,20 @@ impl Benchmark for Pingpong {
                     }
                     let m = |n: &str, v: f64, u: Unit, b: Better| {
                         Metric::new(n, v, u, b)
-                            .label("protocol", proto.as_str())
-                            .label("size", size)
-                            .label("threads", threads)
+                            .label(names::label::PROTOCOL, proto.as_str())
+                            .label(labels::SIZE, size)
+                            .label(labels::THREADS, threads)
                     };
                     result.metrics.push(m(
-                        "round_trips",
+                        names::metric::ROUND_TRIPS,
                         trips as f64 / wall.max(1e-9),
                         Unit::OpsPerSecond,
                         Better::Higher,
                     ));
                     for (name, q) in [
-                        ("latency_p50", 0.5),
-                        ("latency_p99", 0.99),
-                        ("latency_p999", 0.999),
+                        (latency_names::LATENCY_P50, 0.5),
+                        (latency_names::LATENCY_P99, 0.99),
+                        (latency_names::LATENCY_P999, 0.999),
                     ] {
                         result.metrics.push(m(
                             name,
@@ -332,26 +333,29 @@ impl Benchmark for Pingpong {
                         ));
                     }
                     result.metrics.push(m(
-                        "latency_max",
+                        latency_names::LATENCY_MAX,
                         hist.max() as f64 * 1e-9,
                         Unit::Seconds,
                         Better::Lower,
                     ));
                     if proto == Proto::Udp {
-                        result
-                            .metrics
-                            .push(m("lost", lost as f64, Unit::Count, Better::Lower));
+                        result.metrics.push(m(
+                            names::metric::LOST,
+                            lost as f64,
+                            Unit::Count,
+                            Better::Lower,
+                        ));
                     }
                     let labels = [
-                        ("protocol", proto.as_str().to_string()),
-                        ("size", size.to_string()),
-                        ("threads", threads.to_string()),
+                        (names::label::PROTOCOL, proto.as_str().to_string()),
+                        (labels::SIZE, size.to_string()),
+                        (labels::THREADS, threads.to_string()),
                     ]
                     .into_iter()
                     .map(|(k, v)| (k.to_string(), v))
                     .collect();
                     result.histograms.push(Histogram::from_hdr(
-                        "latency",
+                        names::metric::LATENCY,
                         Unit::Seconds,
                         1e9,
                         labels,

@@ -7,7 +7,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::Config;
-use nodebench_core::names::net as names;
+use nodebench_core::names::net::{self as names, label, metric};
 use nodebench_core::{BenchResult, Better, Metric, TimeSeries, Unit};
 
 use crate::iperf3::{self, ClientConfig, Protocol, StreamStats, TestOutcome};
@@ -59,7 +59,7 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
     };
     let senders: Vec<&StreamStats> = sender_side.iter().filter(|s| s.sender).collect();
     let receivers: Vec<&StreamStats> = receiver_side.iter().filter(|s| !s.sender).collect();
-    let label = |m: Metric| m.label("direction", dir.name());
+    let label = |m: Metric| m.label(label::DIRECTION, dir.name());
     for (side, streams) in [("sender", &senders), ("receiver", &receivers)] {
         if streams.is_empty() {
             continue;
@@ -68,28 +68,28 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
         let secs = seconds(streams);
         result.metrics.push(
             label(Metric::new(
-                "bytes",
+                metric::BYTES,
                 bytes as f64,
                 Unit::Bytes,
                 Better::Higher,
             ))
-            .label("side", side),
+            .label(label::SIDE, side),
         );
         if secs > 0.0 {
             result.metrics.push(
                 label(Metric::new(
-                    "throughput",
+                    metric::THROUGHPUT,
                     bytes as f64 / secs,
                     Unit::BytesPerSecond,
                     Better::Higher,
                 ))
-                .label("side", side),
+                .label(label::SIDE, side),
             );
         }
     }
     if let Some(r) = sum(&senders, |s| s.retransmits) {
         result.metrics.push(label(Metric::new(
-            "retransmits",
+            metric::RETRANSMITS,
             r as f64,
             Unit::Count,
             Better::Lower,
@@ -97,7 +97,7 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
     }
     if let Some(cwnd) = senders.iter().filter_map(|s| s.snd_cwnd).max() {
         result.metrics.push(label(Metric::new(
-            "snd_cwnd_max",
+            metric::SND_CWND_MAX,
             cwnd as f64,
             Unit::Bytes,
             Better::Higher,
@@ -107,7 +107,7 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
     if !rtts.is_empty() {
         let mean = rtts.iter().sum::<u64>() as f64 / rtts.len() as f64;
         result.metrics.push(label(Metric::new(
-            "rtt",
+            metric::RTT,
             mean * 1e-6,
             Unit::Seconds,
             Better::Lower,
@@ -116,7 +116,7 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
     if o.protocol == Protocol::Udp {
         if let Some(p) = sum(&senders, |s| s.packets) {
             result.metrics.push(label(Metric::new(
-                "packets_sent",
+                metric::PACKETS_SENT,
                 p as f64,
                 Unit::Count,
                 Better::Higher,
@@ -124,7 +124,7 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
         }
         if let Some(p) = sum(&receivers, |s| s.packets) {
             result.metrics.push(label(Metric::new(
-                "packets_received",
+                metric::PACKETS_RECEIVED,
                 p as f64,
                 Unit::Count,
                 Better::Higher,
@@ -132,14 +132,14 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
         }
         if let Some(lost) = sum(&receivers, |s| s.lost_packets) {
             result.metrics.push(label(Metric::new(
-                "lost_packets",
+                metric::LOST_PACKETS,
                 lost as f64,
                 Unit::Count,
                 Better::Lower,
             )));
             let total = sum(&senders, |s| s.packets).unwrap_or(0).max(1);
             result.metrics.push(label(Metric::new(
-                "lost_percent",
+                metric::LOST_PERCENT,
                 100.0 * lost as f64 / total as f64,
                 Unit::Percent,
                 Better::Lower,
@@ -147,7 +147,7 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
         }
         if let Some(ooo) = sum(&receivers, |s| s.out_of_order) {
             result.metrics.push(label(Metric::new(
-                "out_of_order",
+                metric::OUT_OF_ORDER,
                 ooo as f64,
                 Unit::Count,
                 Better::Lower,
@@ -157,7 +157,7 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
         if !jitters.is_empty() {
             let mean = jitters.iter().sum::<f64>() / jitters.len() as f64;
             result.metrics.push(label(Metric::new(
-                "jitter",
+                metric::JITTER,
                 mean / 1e3,
                 Unit::Seconds,
                 Better::Lower,
@@ -179,11 +179,13 @@ pub fn record_outcome(result: &mut BenchResult, o: &TestOutcome) {
         record_direction(result, o, d);
     }
     result.metrics.push(
-        Metric::new("cpu", o.local_cpu.total, Unit::Percent, Better::Lower).label("host", "client"),
+        Metric::new(metric::CPU, o.local_cpu.total, Unit::Percent, Better::Lower)
+            .label(label::HOST, "client"),
     );
     if let Some(r) = o.remote_cpu {
         result.metrics.push(
-            Metric::new("cpu", r.total, Unit::Percent, Better::Lower).label("host", "server"),
+            Metric::new(metric::CPU, r.total, Unit::Percent, Better::Lower)
+                .label(label::HOST, "server"),
         );
     }
     let points: Vec<(f64, f64)> = o
@@ -196,9 +198,9 @@ pub fn record_outcome(result: &mut BenchResult, o: &TestOutcome) {
         .collect();
     if !points.is_empty() {
         result.series.push(TimeSeries {
-            name: "throughput".into(),
+            name: metric::THROUGHPUT.into(),
             unit: Unit::BytesPerSecond,
-            labels: [("host".to_string(), "client".to_string())]
+            labels: [(label::HOST.to_string(), "client".to_string())]
                 .into_iter()
                 .collect(),
             points,

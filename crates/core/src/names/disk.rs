@@ -54,16 +54,9 @@ pub mod metric {
     /// Latency: the per-operation histogram of an IOzone test, and the mean
     /// time of one operation of a `disk blocks` cell.
     pub const LATENCY: &str = "latency";
-    /// Median operation latency, seconds.
-    pub const LATENCY_P50: &str = "latency_p50";
-    /// 90th percentile operation latency, seconds.
-    pub const LATENCY_P90: &str = "latency_p90";
-    /// 99th percentile operation latency, seconds.
-    pub const LATENCY_P99: &str = "latency_p99";
-    /// 99.9th percentile operation latency, seconds.
-    pub const LATENCY_P999: &str = "latency_p999";
-    /// Longest operation, seconds.
-    pub const LATENCY_MAX: &str = "latency_max";
+    pub use crate::names::latency::{
+        LATENCY_MAX, LATENCY_P50, LATENCY_P90, LATENCY_P99, LATENCY_P999,
+    };
     /// Bytes moved.
     pub const BYTES: &str = "bytes";
     /// Operations done.

@@ -23,3 +23,18 @@ pub mod labels {
     /// Percentile of a latency figure (`50`, `99.9`).
     pub const PERCENTILE: &str = "percentile";
 }
+
+/// Latency summary metrics several areas record (disk operations, network
+/// round trips, HTTP sweep steps), in seconds.
+pub mod latency {
+    /// Median latency.
+    pub const LATENCY_P50: &str = "latency_p50";
+    /// 90th percentile latency.
+    pub const LATENCY_P90: &str = "latency_p90";
+    /// 99th percentile latency.
+    pub const LATENCY_P99: &str = "latency_p99";
+    /// 99.9th percentile latency.
+    pub const LATENCY_P999: &str = "latency_p999";
+    /// Longest latency.
+    pub const LATENCY_MAX: &str = "latency_max";
+}

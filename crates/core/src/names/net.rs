@@ -16,3 +16,51 @@ pub mod protocol {
     /// UDP.
     pub const UDP: &str = "udp";
 }
+
+/// Metric names of ping-pong results (the latency summaries are the shared
+/// [`super::latency`] names).
+pub mod metric {
+    /// Round trips per second of a cell.
+    pub const ROUND_TRIPS: &str = "round_trips";
+    /// UDP messages that got no reply in time.
+    pub const LOST: &str = "lost";
+    /// The round-trip time histogram of a cell.
+    pub const LATENCY: &str = "latency";
+    /// Bytes a side moved over the test.
+    pub const BYTES: &str = "bytes";
+    /// Bytes per second of a side (`side` label: sender or receiver).
+    pub const THROUGHPUT: &str = "throughput";
+    /// TCP retransmits of the senders.
+    pub const RETRANSMITS: &str = "retransmits";
+    /// Largest TCP congestion window seen, bytes.
+    pub const SND_CWND_MAX: &str = "snd_cwnd_max";
+    /// Mean smoothed TCP round-trip time, seconds.
+    pub const RTT: &str = "rtt";
+    /// UDP datagrams sent.
+    pub const PACKETS_SENT: &str = "packets_sent";
+    /// UDP datagrams received.
+    pub const PACKETS_RECEIVED: &str = "packets_received";
+    /// UDP datagrams lost (sequence gaps).
+    pub const LOST_PACKETS: &str = "lost_packets";
+    /// UDP loss as a percentage of datagrams sent.
+    pub const LOST_PERCENT: &str = "lost_percent";
+    /// UDP datagrams that arrived out of order.
+    pub const OUT_OF_ORDER: &str = "out_of_order";
+    /// UDP jitter (RFC 3550), seconds.
+    pub const JITTER: &str = "jitter";
+    /// CPU use of a host over the test, percent of one CPU.
+    pub const CPU: &str = "cpu";
+}
+
+/// Label keys of network results (thread count and message size are the
+/// shared [`super::labels`] keys).
+pub mod label {
+    /// Transport protocol: [`super::protocol::TCP`] or [`super::protocol::UDP`].
+    pub const PROTOCOL: &str = "protocol";
+    /// Direction of a stream's figures (`sender`, `receiver`).
+    pub const DIRECTION: &str = "direction";
+    /// Which side measured a CPU figure (`local`, `remote`).
+    pub const SIDE: &str = "side";
+    /// The host a figure is about.
+    pub const HOST: &str = "host";
+}
