@@ -21,6 +21,13 @@ pub trait Config: Default {
     fn validate(&self) -> Result<(), BenchError>;
 }
 
+/// The default block sizes of the block-size x thread matrices
+/// (`memory blocks` and `disk blocks`): 8 B, 8 KiB, 8 MiB and 80 MiB.
+pub const MATRIX_BLOCK_SIZES: [u64; 4] = [8, 8 << 10, 8 << 20, 80 << 20];
+
+/// The default thread counts of the block-size x thread matrices: 1, 2, 4, 8.
+pub const MATRIX_THREADS: [usize; 4] = [1, 2, 4, 8];
+
 /// A domain enum chosen by name on the command line and stored by name in
 /// results (a kernel, an engine, an IOzone test).
 pub trait Choice: Copy + PartialEq + 'static {
@@ -72,6 +79,51 @@ impl fmt::Display for UnknownChoice {
 }
 
 impl std::error::Error for UnknownChoice {}
+
+/// Declares a [`Choice`] enum: each variant with the name it is written by
+/// on the command line and in results, in the order of [`Choice::ALL`].
+/// The enum derives `Debug, Clone, Copy, PartialEq, Eq` and gets `FromStr`
+/// and `Display` through [`choice_from_str!`](crate::choice_from_str).
+///
+/// ```
+/// nodebench_core::choice! {
+///     /// How a file is synced.
+///     pub enum Sync {
+///         /// Nothing.
+///         None => "none",
+///         /// fsync(2).
+///         Fsync => "fsync",
+///     }
+/// }
+/// assert_eq!("fsync".parse::<Sync>().unwrap(), Sync::Fsync);
+/// ```
+#[macro_export]
+macro_rules! choice {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident => $text:expr ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $crate::config::Choice for $name {
+            const ALL: &'static [Self] = &[$($name::$variant),+];
+
+            fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+
+        $crate::choice_from_str!($name);
+    };
+}
 
 /// Implements `FromStr` (through [`Choice::from_name`]) and `Display` (the
 /// name) for a [`Choice`] enum.

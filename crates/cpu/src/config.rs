@@ -8,46 +8,24 @@ use nodebench_core::bench::BenchError;
 use nodebench_core::config::{Choice, Config};
 use nodebench_core::units::DURATION_FORMS;
 
-/// Which operation-rate kernel to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kernel {
-    /// 64-bit integer add + xor, one element per instruction.
-    IntScalar,
-    /// 32-bit integer add + xor over SIMD lanes.
-    IntVector,
-    /// Single-precision multiply + add, one element per instruction.
-    F32Scalar,
-    /// Single-precision fused multiply-add over SIMD lanes.
-    F32Vector,
-    /// Double-precision multiply + add, one element per instruction.
-    F64Scalar,
-    /// Double-precision fused multiply-add over SIMD lanes.
-    F64Vector,
-}
-
-impl Choice for Kernel {
-    const ALL: &'static [Kernel] = &[
-        Kernel::IntScalar,
-        Kernel::IntVector,
-        Kernel::F32Scalar,
-        Kernel::F32Vector,
-        Kernel::F64Scalar,
-        Kernel::F64Vector,
-    ];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            Kernel::IntScalar => "int.scalar",
-            Kernel::IntVector => "int.vector",
-            Kernel::F32Scalar => "f32.scalar",
-            Kernel::F32Vector => "f32.vector",
-            Kernel::F64Scalar => "f64.scalar",
-            Kernel::F64Vector => "f64.vector",
-        }
+nodebench_core::choice! {
+    /// Which operation-rate kernel to run.
+    #[derive(Hash)]
+    pub enum Kernel {
+        /// 64-bit integer add + xor, one element per instruction.
+        IntScalar => "int.scalar",
+        /// 32-bit integer add + xor over SIMD lanes.
+        IntVector => "int.vector",
+        /// Single-precision multiply + add, one element per instruction.
+        F32Scalar => "f32.scalar",
+        /// Single-precision fused multiply-add over SIMD lanes.
+        F32Vector => "f32.vector",
+        /// Double-precision multiply + add, one element per instruction.
+        F64Scalar => "f64.scalar",
+        /// Double-precision fused multiply-add over SIMD lanes.
+        F64Vector => "f64.vector",
     }
 }
-
-nodebench_core::choice_from_str!(Kernel);
 
 impl Kernel {
     /// True for floating-point kernels (rates in flop/s, set against the peak).
@@ -61,27 +39,15 @@ impl Kernel {
     }
 }
 
-/// How the work grows with the thread count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scaling {
-    /// Fixed total work, split across the threads (speedup = time ratio).
-    Strong,
-    /// Fixed work per thread (scaled speedup = rate ratio).
-    Weak,
-}
-
-impl Choice for Scaling {
-    const ALL: &'static [Scaling] = &[Scaling::Strong, Scaling::Weak];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            Scaling::Strong => "strong",
-            Scaling::Weak => "weak",
-        }
+nodebench_core::choice! {
+    /// How the work grows with the thread count.
+    pub enum Scaling {
+        /// Fixed total work, split across the threads (speedup = time ratio).
+        Strong => "strong",
+        /// Fixed work per thread (scaled speedup = rate ratio).
+        Weak => "weak",
     }
 }
-
-nodebench_core::choice_from_str!(Scaling);
 
 /// Everything `cpu ops` runs with.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use nodebench_core::bench::{BenchError, Benchmark, Context};
-use nodebench_core::config::{Choice, Config};
+use nodebench_core::config::{self, Choice, Config};
 use nodebench_core::names::disk::{self as names, label, metric, op, param};
 use nodebench_core::names::labels;
 use nodebench_core::{BenchResult, Better, Metric, Unit};
@@ -19,31 +19,17 @@ use nodebench_core::{BenchResult, Better, Metric, Unit};
 use crate::job::{self, Access, EndSync, Engine, JobSpec, Rw};
 use crate::scratch::{self, OpenMode, ScratchFile};
 
-/// One operation of the matrix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DiskOp {
-    /// Sequential reads.
-    SeqRead,
-    /// Random reads.
-    RandRead,
-    /// Alternating read and write, sequential.
-    ReadWrite,
-}
-
-impl Choice for DiskOp {
-    /// All operations in display order.
-    const ALL: &'static [DiskOp] = &[DiskOp::SeqRead, DiskOp::RandRead, DiskOp::ReadWrite];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            DiskOp::SeqRead => op::SEQ_READ,
-            DiskOp::RandRead => op::RAND_READ,
-            DiskOp::ReadWrite => op::READ_WRITE,
-        }
+nodebench_core::choice! {
+    /// One operation of the matrix.
+    pub enum DiskOp {
+        /// Sequential reads.
+        SeqRead => op::SEQ_READ,
+        /// Random reads.
+        RandRead => op::RAND_READ,
+        /// Alternating read and write, sequential.
+        ReadWrite => op::READ_WRITE,
     }
 }
-
-nodebench_core::choice_from_str!(DiskOp);
 
 /// Everything `disk blocks` runs with.
 #[derive(Debug, Clone)]
@@ -71,8 +57,8 @@ impl Default for DiskBlocksConfig {
     fn default() -> DiskBlocksConfig {
         DiskBlocksConfig {
             dir: std::env::temp_dir(),
-            block_sizes: vec![8, 8 << 10, 8 << 20, 80 << 20],
-            threads: vec![1, 2, 4, 8],
+            block_sizes: config::MATRIX_BLOCK_SIZES.to_vec(),
+            threads: config::MATRIX_THREADS.to_vec(),
             total: 256 << 20,
             ops: DiskOp::ALL.to_vec(),
             direct: false,

@@ -13,7 +13,6 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use nodebench_core::bench::Cancel;
 use nodebench_core::buffer::Buffer;
-use nodebench_core::config::Choice;
 use nodebench_core::latency;
 use nodebench_core::names::disk::{engine, sync};
 use nodebench_core::rng::{GOLDEN_GAMMA, XorShift64};
@@ -46,55 +45,29 @@ pub enum Rw {
     Mixed,
 }
 
-/// How operations reach the kernel (fio's `ioengine`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engine {
-    /// pread/pwrite, one at a time.
-    Psync,
-    /// io_uring with up to [`JobSpec::depth`] operations in flight.
-    IoUring,
-    /// Buffered stdio-like streams (IOzone's fread/fwrite), sequential.
-    Stdio,
-}
-
-impl Choice for Engine {
-    const ALL: &'static [Engine] = &[Engine::Psync, Engine::IoUring, Engine::Stdio];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            Engine::Psync => engine::PSYNC,
-            Engine::IoUring => engine::IO_URING,
-            Engine::Stdio => engine::STDIO,
-        }
+nodebench_core::choice! {
+    /// How operations reach the kernel (fio's `ioengine`).
+    pub enum Engine {
+        /// pread/pwrite, one at a time.
+        Psync => engine::PSYNC,
+        /// io_uring with up to [`JobSpec::depth`] operations in flight.
+        IoUring => engine::IO_URING,
+        /// Buffered stdio-like streams (IOzone's fread/fwrite), sequential.
+        Stdio => engine::STDIO,
     }
 }
 
-nodebench_core::choice_from_str!(Engine);
-
-/// What to flush after the last write, inside the timing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EndSync {
-    /// Nothing: the figure may be the page cache's.
-    None,
-    /// fsync(2): data and metadata.
-    Fsync,
-    /// fdatasync(2): data (and the metadata needed to read it).
-    Fdatasync,
-}
-
-impl Choice for EndSync {
-    const ALL: &'static [EndSync] = &[EndSync::None, EndSync::Fsync, EndSync::Fdatasync];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            EndSync::None => sync::NONE,
-            EndSync::Fsync => sync::FSYNC,
-            EndSync::Fdatasync => sync::FDATASYNC,
-        }
+nodebench_core::choice! {
+    /// What to flush after the last write, inside the timing.
+    pub enum EndSync {
+        /// Nothing: the figure may be the page cache's.
+        None => sync::NONE,
+        /// fsync(2): data and metadata.
+        Fsync => sync::FSYNC,
+        /// fdatasync(2): data (and the metadata needed to read it).
+        Fdatasync => sync::FDATASYNC,
     }
 }
-
-nodebench_core::choice_from_str!(EndSync);
 
 /// One job.
 #[derive(Debug, Clone, Copy)]
@@ -594,6 +567,7 @@ pub fn ignore_sigxfsz() {
 mod tests {
     use super::*;
     use crate::scratch::{OpenMode, ScratchFile};
+    use nodebench_core::config::Choice;
 
     #[test]
     fn orders_visit_every_record_once() {

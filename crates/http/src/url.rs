@@ -23,28 +23,15 @@ fn quoted(s: &str) -> String {
         .collect()
 }
 
-/// The URL scheme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scheme {
-    /// Plain HTTP (default port 80).
-    Http,
-    /// HTTP over TLS (default port 443).
-    Https,
-}
-
-/// The scheme's name as written before `://` (lower case).
-impl Choice for Scheme {
-    const ALL: &'static [Self] = &[Scheme::Http, Scheme::Https];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            Scheme::Http => "http",
-            Scheme::Https => "https",
-        }
+nodebench_core::choice! {
+    /// The URL scheme, named as written before `://` (lower case).
+    pub enum Scheme {
+        /// Plain HTTP (default port 80).
+        Http => "http",
+        /// HTTP over TLS (default port 443).
+        Https => "https",
     }
 }
-
-nodebench_core::choice_from_str!(Scheme);
 
 impl Scheme {
     /// The port used when the URL names none.

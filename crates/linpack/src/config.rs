@@ -14,30 +14,17 @@ pub const DEFAULT_SIZES: [usize; 4] = [1000, 2000, 5000, 10000];
 /// The memory fraction `--full` uses when `--memory-fraction` is not given.
 pub const FULL_MEMORY_FRACTION: f64 = 0.8;
 
-/// A system BLAS/LAPACK library family, searched by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    /// OpenBLAS.
-    OpenBlas,
-    /// Intel MKL (libmkl_rt).
-    Mkl,
-    /// libFLAME, usually over BLIS.
-    Flame,
-}
-
-impl Choice for Family {
-    const ALL: &'static [Family] = &[Family::OpenBlas, Family::Mkl, Family::Flame];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            Family::OpenBlas => "openblas",
-            Family::Mkl => "mkl",
-            Family::Flame => "flame",
-        }
+nodebench_core::choice! {
+    /// A system BLAS/LAPACK library family, searched by name.
+    pub enum Family {
+        /// OpenBLAS.
+        OpenBlas => "openblas",
+        /// Intel MKL (libmkl_rt).
+        Mkl => "mkl",
+        /// libFLAME, usually over BLIS.
+        Flame => "flame",
     }
 }
-
-nodebench_core::choice_from_str!(Family);
 
 /// What `--blas` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::buffer::{Buffer, check_fits, split};
-use nodebench_core::config::{Choice, Config};
+use nodebench_core::config::{self, Choice, Config};
 use nodebench_core::names::labels;
 use nodebench_core::names::memory::{self as names, label, metric, op, param};
 use nodebench_core::rng::XorShift64;
@@ -26,32 +26,17 @@ use nodebench_core::{BenchResult, Better, Metric, Unit};
 
 use crate::config::{check_threads, hugepages_param};
 
-/// One operation of the matrix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BlockOp {
-    /// memset of consecutive blocks.
-    SeqWrite,
-    /// memset of blocks at random offsets.
-    RandWrite,
-    /// memcpy of consecutive blocks.
-    ReadWrite,
-}
-
-impl Choice for BlockOp {
-    /// All operations in display order.
-    const ALL: &'static [BlockOp] = &[BlockOp::SeqWrite, BlockOp::RandWrite, BlockOp::ReadWrite];
-
-    /// The `--ops` name and `op` label value.
-    fn as_str(self) -> &'static str {
-        match self {
-            BlockOp::SeqWrite => op::SEQ_WRITE,
-            BlockOp::RandWrite => op::RAND_WRITE,
-            BlockOp::ReadWrite => op::READ_WRITE,
-        }
+nodebench_core::choice! {
+    /// One operation of the matrix.
+    pub enum BlockOp {
+        /// memset of consecutive blocks.
+        SeqWrite => op::SEQ_WRITE,
+        /// memset of blocks at random offsets.
+        RandWrite => op::RAND_WRITE,
+        /// memcpy of consecutive blocks.
+        ReadWrite => op::READ_WRITE,
     }
 }
-
-nodebench_core::choice_from_str!(BlockOp);
 
 /// Everything `memory blocks` runs with.
 #[derive(Debug, Clone)]
@@ -75,8 +60,8 @@ impl Default for BlocksConfig {
     /// every operation, 1.28 GB per cell, transparent huge pages.
     fn default() -> Self {
         BlocksConfig {
-            block_sizes: vec![8, 8 << 10, 8 << 20, 80 << 20],
-            threads: vec![1, 2, 4, 8],
+            block_sizes: config::MATRIX_BLOCK_SIZES.to_vec(),
+            threads: config::MATRIX_THREADS.to_vec(),
             total: 1_280_000_000,
             ops: BlockOp::ALL.to_vec(),
             pin: true,

@@ -41,40 +41,19 @@ pub const MIN_DEFAULT_ELEMENTS: usize = 10_000_000;
 /// Fewest iterations: STREAM drops the first.
 pub const MIN_NTIMES: usize = 2;
 
-/// One of the four STREAM kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StreamKernel {
-    /// c = a
-    Copy,
-    /// b = scalar * c
-    Scale,
-    /// c = a + b
-    Add,
-    /// a = b + scalar * c
-    Triad,
-}
-
-impl Choice for StreamKernel {
-    /// The four kernels in STREAM's order.
-    const ALL: &'static [StreamKernel] = &[
-        StreamKernel::Copy,
-        StreamKernel::Scale,
-        StreamKernel::Add,
-        StreamKernel::Triad,
-    ];
-
-    /// The `kernel` label value.
-    fn as_str(self) -> &'static str {
-        match self {
-            StreamKernel::Copy => kernel::COPY,
-            StreamKernel::Scale => kernel::SCALE,
-            StreamKernel::Add => kernel::ADD,
-            StreamKernel::Triad => kernel::TRIAD,
-        }
+nodebench_core::choice! {
+    /// One of the four STREAM kernels.
+    pub enum StreamKernel {
+        /// c = a
+        Copy => kernel::COPY,
+        /// b = scalar * c
+        Scale => kernel::SCALE,
+        /// c = a + b
+        Add => kernel::ADD,
+        /// a = b + scalar * c
+        Triad => kernel::TRIAD,
     }
 }
-
-nodebench_core::choice_from_str!(StreamKernel);
 
 impl StreamKernel {
     /// Bytes moved per element, as STREAM counts them.
@@ -86,30 +65,16 @@ impl StreamKernel {
     }
 }
 
-/// How a STREAM pass stores its results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stores {
-    /// Ordinary stores: the CPU reads each destination line before writing
-    /// it (write-allocate), traffic STREAM does not count.
-    Normal,
-    /// Non-temporal (streaming) stores, which skip that read (x86-64 only).
-    Nontemporal,
-}
-
-impl Choice for Stores {
-    /// In run order: the ordinary pass first.
-    const ALL: &'static [Stores] = &[Stores::Normal, Stores::Nontemporal];
-
-    /// The `stores` label value.
-    fn as_str(self) -> &'static str {
-        match self {
-            Stores::Normal => stores::NORMAL,
-            Stores::Nontemporal => stores::NONTEMPORAL,
-        }
+nodebench_core::choice! {
+    /// How a STREAM pass stores its results.
+    pub enum Stores {
+        /// Ordinary stores: the CPU reads each destination line before writing
+        /// it (write-allocate), traffic STREAM does not count.
+        Normal => stores::NORMAL,
+        /// Non-temporal (streaming) stores, which skip that read (x86-64 only).
+        Nontemporal => stores::NONTEMPORAL,
     }
 }
-
-nodebench_core::choice_from_str!(Stores);
 
 /// A deliberate corruption, to prove that validation catches wrong results:
 /// element `index` of the array kernel `after` just wrote (and the next

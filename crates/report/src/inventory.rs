@@ -230,42 +230,9 @@ mod tests {
         assert_eq!(format_hz(800e6), "800 MHz");
     }
 
-    fn sample_inventory() -> Inventory {
-        let cache = |level, kind: &str, size_bytes, instances| CacheInfo {
-            level,
-            kind: kind.to_string(),
-            size_bytes,
-            instances,
-            line_size_bytes: Some(64),
-        };
-        Inventory {
-            hostname: Some("node1".into()),
-            cpu: CpuInfo {
-                vendor: Some("AuthenticAMD".into()),
-                logical_cpus: 16,
-                physical_cores: Some(8),
-                base_frequency_hz: Some(2.45e9),
-                caches: vec![
-                    cache(1, "Data", 32 << 10, Some(8)),
-                    cache(1, "Instruction", 32 << 10, Some(8)),
-                    cache(2, "Unified", 512 << 10, Some(8)),
-                    cache(3, "Unified", 32 << 20, Some(2)),
-                ],
-                ..Default::default()
-            },
-            block_devices: vec![BlockDevice {
-                name: "nvme0n1".into(),
-                size_bytes: Some(1 << 40),
-                rotational: Some(false),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }
-    }
-
     #[test]
     fn summary_rows_use_units_and_unknown() {
-        let rows = summary_rows(&sample_inventory());
+        let rows = summary_rows(&nodebench_core::inventory::fixtures::sample());
         let get = |section: &str, key: &str| {
             rows.iter()
                 .find(|r| r.0 == section && r.1 == key)

@@ -24,6 +24,8 @@ pub mod dmi;
 mod cache;
 mod cpu;
 mod cpuid;
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixtures;
 mod memory;
 mod network;
 mod os;

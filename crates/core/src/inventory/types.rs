@@ -235,42 +235,9 @@ fn is_data_cache(c: &CacheInfo) -> bool {
 mod tests {
     use super::*;
 
-    fn sample_inventory() -> Inventory {
-        let cache = |level, kind: &str, size_bytes, instances| CacheInfo {
-            level,
-            kind: kind.to_string(),
-            size_bytes,
-            instances,
-            line_size_bytes: Some(64),
-        };
-        Inventory {
-            hostname: Some("node1".into()),
-            cpu: CpuInfo {
-                vendor: Some("AuthenticAMD".into()),
-                logical_cpus: 16,
-                physical_cores: Some(8),
-                base_frequency_hz: Some(2.45e9),
-                caches: vec![
-                    cache(1, "Data", 32 << 10, Some(8)),
-                    cache(1, "Instruction", 32 << 10, Some(8)),
-                    cache(2, "Unified", 512 << 10, Some(8)),
-                    cache(3, "Unified", 32 << 20, Some(2)),
-                ],
-                ..Default::default()
-            },
-            block_devices: vec![BlockDevice {
-                name: "nvme0n1".into(),
-                size_bytes: Some(1 << 40),
-                rotational: Some(false),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }
-    }
-
     #[test]
     fn cache_queries() {
-        let inv = sample_inventory();
+        let inv = crate::inventory::fixtures::sample();
         assert_eq!(inv.last_level_cache_bytes(), Some(64 << 20));
         assert_eq!(inv.cache_bytes(1), Some(32 << 10));
         assert_eq!(inv.cache_bytes(2), Some(512 << 10));
@@ -282,14 +249,14 @@ mod tests {
         assert_eq!(empty.cache_bytes(1), None);
         assert_eq!(empty.physical_cores_or_logical(), 0);
 
-        let mut unknown_instances = sample_inventory();
+        let mut unknown_instances = crate::inventory::fixtures::sample();
         unknown_instances.cpu.caches[3].instances = None;
         assert_eq!(unknown_instances.last_level_cache_bytes(), None);
     }
 
     #[test]
     fn inventory_json_round_trips() {
-        let inv = sample_inventory();
+        let inv = crate::inventory::fixtures::sample();
         let json = serde_json::to_string(&inv).unwrap();
         assert!(json.contains("\"model_name\":null"));
         let back: Inventory = serde_json::from_str(&json).unwrap();

@@ -13,87 +13,43 @@ use crate::scratch;
 /// IOzone's default stride, in records.
 pub const STRIDE_RECORDS: u64 = 17;
 
-/// One IOzone test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Test {
-    /// Initial sequential write of a new file.
-    Write,
-    /// Sequential overwrite of the existing file.
-    Rewrite,
-    /// Sequential read.
-    Read,
-    /// Sequential read again (cache effects show here).
-    Reread,
-    /// Random reads, each record once.
-    RandomRead,
-    /// Random writes, each record once.
-    RandomWrite,
-    /// Sequential read from the end to the start.
-    BackwardRead,
-    /// Writing the same record over and over.
-    RecordRewrite,
-    /// Reading every 17th record, then the next start...
-    StrideRead,
-    /// Buffered stream write of a new file (fwrite), with the final flush.
-    Fwrite,
-    /// Buffered stream overwrite (fwrite again).
-    Frewrite,
-    /// Buffered stream read (fread).
-    Fread,
-    /// Buffered stream read again.
-    Freread,
-    /// pwrite of a new file.
-    Pwrite,
-    /// pread.
-    Pread,
-    /// Random mix: reads and writes alternate.
-    Mixed,
-}
-
-impl Choice for Test {
-    /// Every test, in IOzone's order.
-    const ALL: &'static [Test] = &[
-        Test::Write,
-        Test::Rewrite,
-        Test::Read,
-        Test::Reread,
-        Test::RandomRead,
-        Test::RandomWrite,
-        Test::BackwardRead,
-        Test::RecordRewrite,
-        Test::StrideRead,
-        Test::Fwrite,
-        Test::Frewrite,
-        Test::Fread,
-        Test::Freread,
-        Test::Pwrite,
-        Test::Pread,
-        Test::Mixed,
-    ];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            Test::Write => test::WRITE,
-            Test::Rewrite => test::REWRITE,
-            Test::Read => test::READ,
-            Test::Reread => test::REREAD,
-            Test::RandomRead => test::RANDOM_READ,
-            Test::RandomWrite => test::RANDOM_WRITE,
-            Test::BackwardRead => test::BACKWARD_READ,
-            Test::RecordRewrite => test::RECORD_REWRITE,
-            Test::StrideRead => test::STRIDE_READ,
-            Test::Fwrite => test::FWRITE,
-            Test::Frewrite => test::FREWRITE,
-            Test::Fread => test::FREAD,
-            Test::Freread => test::FREREAD,
-            Test::Pwrite => test::PWRITE,
-            Test::Pread => test::PREAD,
-            Test::Mixed => test::MIXED,
-        }
+nodebench_core::choice! {
+    /// One IOzone test.
+    pub enum Test {
+        /// Initial sequential write of a new file.
+        Write => test::WRITE,
+        /// Sequential overwrite of the existing file.
+        Rewrite => test::REWRITE,
+        /// Sequential read.
+        Read => test::READ,
+        /// Sequential read again (cache effects show here).
+        Reread => test::REREAD,
+        /// Random reads, each record once.
+        RandomRead => test::RANDOM_READ,
+        /// Random writes, each record once.
+        RandomWrite => test::RANDOM_WRITE,
+        /// Sequential read from the end to the start.
+        BackwardRead => test::BACKWARD_READ,
+        /// Writing the same record over and over.
+        RecordRewrite => test::RECORD_REWRITE,
+        /// Reading every 17th record, then the next start...
+        StrideRead => test::STRIDE_READ,
+        /// Buffered stream write of a new file (fwrite), with the final flush.
+        Fwrite => test::FWRITE,
+        /// Buffered stream overwrite (fwrite again).
+        Frewrite => test::FREWRITE,
+        /// Buffered stream read (fread).
+        Fread => test::FREAD,
+        /// Buffered stream read again.
+        Freread => test::FREREAD,
+        /// pwrite of a new file.
+        Pwrite => test::PWRITE,
+        /// pread.
+        Pread => test::PREAD,
+        /// Random mix: reads and writes alternate.
+        Mixed => test::MIXED,
     }
 }
-
-nodebench_core::choice_from_str!(Test);
 
 /// IOzone's `-i 0 -i 1 -i 2`: write/rewrite, read/reread and random
 /// read/write, the tests most IOzone reports quote (the first six of
