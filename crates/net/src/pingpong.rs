@@ -32,26 +32,15 @@ pub const MAX_TCP_MESSAGE: usize = 1 << 20;
 /// How many TCP echo connections the server serves at once.
 pub const MAX_CONNECTIONS: usize = 64;
 
-/// TCP or UDP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Proto {
-    /// A TCP connection per thread.
-    Tcp,
-    /// A UDP socket per thread.
-    Udp,
-}
-
-impl Choice for Proto {
-    const ALL: &'static [Self] = &[Proto::Tcp, Proto::Udp];
-    fn as_str(self) -> &'static str {
-        match self {
-            Proto::Tcp => names::protocol::TCP,
-            Proto::Udp => names::protocol::UDP,
-        }
+nodebench_core::choice! {
+    /// TCP or UDP.
+    pub enum Proto {
+        /// A TCP connection per thread.
+        Tcp => names::protocol::TCP,
+        /// A UDP socket per thread.
+        Udp => names::protocol::UDP,
     }
 }
-
-nodebench_core::choice_from_str!(Proto);
 
 /// Everything `net pingpong` runs with.
 #[derive(Debug, Clone)]
@@ -151,18 +140,25 @@ fn tcp_client(
     start: &Barrier,
     cancel: &Cancel,
 ) -> Result<ThreadOutcome, String> {
-    let mut s = TcpStream::connect_timeout(&server, timeout).map_err(|e| {
-        format!("cannot connect to {server} (pingpong echo, the iperf3 port + 1): {e}")
-    })?;
-    s.set_nodelay(true).map_err(|e| e.to_string())?;
-    s.set_read_timeout(Some(timeout))
-        .map_err(|e| e.to_string())?;
-    s.write_all(&(size as u32).to_be_bytes())
-        .map_err(|e| format!("pingpong {server}: {e}"))?;
+    let connect = || -> Result<TcpStream, String> {
+        let mut s = TcpStream::connect_timeout(&server, timeout).map_err(|e| {
+            format!("cannot connect to {server} (pingpong echo, the iperf3 port + 1): {e}")
+        })?;
+        s.set_nodelay(true).map_err(|e| e.to_string())?;
+        s.set_read_timeout(Some(timeout))
+            .map_err(|e| e.to_string())?;
+        s.write_all(&(size as u32).to_be_bytes())
+            .map_err(|e| format!("pingpong {server}: {e}"))?;
+        Ok(s)
+    };
+    let setup = connect();
+    // Every thread reaches the barrier, also after a failed setup, so the
+    // others are not left waiting for it.
+    start.wait();
+    let mut s = setup?;
     let msg = vec![0x5Au8; size];
     let mut back = vec![0u8; size];
     let mut out = ThreadOutcome::new();
-    start.wait();
     let end = Instant::now() + duration;
     while Instant::now() < end && !cancel.is_cancelled() {
         let t = Instant::now();
@@ -170,7 +166,7 @@ fn tcp_client(
             .map_err(|e| format!("pingpong {server}: send: {e}"))?;
         s.read_exact(&mut back)
             .map_err(|e| format!("pingpong {server}: receive: {e}"))?;
-        let _ = out.latency.record(t.elapsed().as_nanos().max(1) as u64);
+        latency::record(&mut out.latency, t.elapsed());
         out.round_trips += 1;
     }
     Ok(out)
@@ -188,15 +184,21 @@ fn udp_client(
         IpAddr::V4(_) => "0.0.0.0:0".parse().map_err(|e| format!("{e}"))?,
         IpAddr::V6(_) => "[::]:0".parse().map_err(|e| format!("{e}"))?,
     };
-    let s = UdpSocket::bind(bind).map_err(|e| format!("udp bind: {e}"))?;
-    s.connect(server)
-        .map_err(|e| format!("cannot reach {server}: {e}"))?;
-    s.set_read_timeout(Some(timeout))
-        .map_err(|e| e.to_string())?;
+    let open = || -> Result<UdpSocket, String> {
+        let s = UdpSocket::bind(bind).map_err(|e| format!("udp bind: {e}"))?;
+        s.connect(server)
+            .map_err(|e| format!("cannot reach {server}: {e}"))?;
+        s.set_read_timeout(Some(timeout))
+            .map_err(|e| e.to_string())?;
+        Ok(s)
+    };
+    let setup = open();
+    // As for TCP: wait for the others whatever the setup gave.
+    start.wait();
+    let s = setup?;
     let mut msg = vec![0x5Au8; size];
     let mut back = vec![0u8; size.max(8)];
     let mut out = ThreadOutcome::new();
-    start.wait();
     let end = Instant::now() + duration;
     let mut seq: u64 = 0;
     while Instant::now() < end && !cancel.is_cancelled() {
@@ -211,7 +213,7 @@ fn udp_client(
             match s.recv(&mut back) {
                 // A late reply to an earlier message is skipped (its stamp differs).
                 Ok(got) if got == size && back[..n] == stamp[..n] => {
-                    let _ = out.latency.record(t.elapsed().as_nanos().max(1) as u64);
+                    latency::record(&mut out.latency, t.elapsed());
                     out.round_trips += 1;
                     break;
                 }
@@ -525,6 +527,28 @@ mod tests {
             // UDP sizes are clamped to the largest datagram.
             assert!(out[1].metrics.iter().any(|m| m.labels["size"] == "65507"));
         });
+    }
+
+    #[test]
+    fn a_client_that_cannot_connect_still_releases_the_others() {
+        let closed = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let start = Arc::new(Barrier::new(2));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let other = Arc::clone(&start);
+        std::thread::spawn(move || {
+            other.wait();
+            let _ = tx.send(());
+        });
+        let t = Duration::from_millis(200);
+        let err = tcp_client(closed, 1, t, t, &start, &Cancel::new()).err();
+        assert!(err.unwrap().contains("cannot connect"));
+        assert!(
+            rx.recv_timeout(Duration::from_secs(10)).is_ok(),
+            "the other thread was left at the start barrier"
+        );
     }
 
     #[test]

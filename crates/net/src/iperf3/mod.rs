@@ -45,29 +45,18 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use nodebench_core::bench::{BenchError, Cancel};
-use nodebench_core::config::{Choice, Config};
+use nodebench_core::config::Config;
 use nodebench_core::names::net as names;
 
-/// Transport protocol of a test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Protocol {
-    /// TCP streams.
-    Tcp,
-    /// UDP streams.
-    Udp,
-}
-
-impl Choice for Protocol {
-    const ALL: &'static [Self] = &[Protocol::Tcp, Protocol::Udp];
-    fn as_str(self) -> &'static str {
-        match self {
-            Protocol::Tcp => names::protocol::TCP,
-            Protocol::Udp => names::protocol::UDP,
-        }
+nodebench_core::choice! {
+    /// Transport protocol of a test.
+    pub enum Protocol {
+        /// TCP streams.
+        Tcp => names::protocol::TCP,
+        /// UDP streams.
+        Udp => names::protocol::UDP,
     }
 }
-
-nodebench_core::choice_from_str!(Protocol);
 
 impl Protocol {
     fn transport(self) -> proto::Transport {

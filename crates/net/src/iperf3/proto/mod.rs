@@ -322,7 +322,12 @@ pub fn write_json(w: &mut impl Write, v: &Value) -> io::Result<()> {
     w.write_all(&encode_json(v))
 }
 
-/// Reads a length-prefixed JSON message of at most `max` bytes.
+/// How much of an announced JSON body is reserved before its bytes arrive:
+/// a peer announcing the limit and sending nothing costs no more than this.
+const BODY_RESERVE: usize = 64 * 1024;
+
+/// Reads a length-prefixed JSON message of at most `max` bytes. The buffer
+/// grows with the bytes that arrive, not with the announced length.
 pub fn read_json(r: &mut impl Read, max: u32) -> Result<Value, CtrlError> {
     let mut len = [0u8; 4];
     r.read_exact(&mut len)?;
@@ -330,8 +335,11 @@ pub fn read_json(r: &mut impl Read, max: u32) -> Result<Value, CtrlError> {
     if n > max {
         return Err(CtrlError::TooLarge(n));
     }
-    let mut body = vec![0u8; n as usize];
-    r.read_exact(&mut body)?;
+    let mut body = Vec::with_capacity((n as usize).min(BODY_RESERVE));
+    r.take(u64::from(n)).read_to_end(&mut body)?;
+    if body.len() < n as usize {
+        return Err(CtrlError::Closed);
+    }
     // cJSON output may carry a trailing NUL from some writers; tolerate it.
     while body.last() == Some(&0) {
         body.pop();
