@@ -8,27 +8,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{
-    TempStore, bin, closed_port, find_metric, interrupt, json, one_line_error,
+    QUICK_OPS, TempStore, bin, closed_port, find_metric, interrupt, json, one_line_error,
     skipped_without_root, stderr, stdout,
 };
 use serde_json::Value;
-
-/// A cpu ops run short enough for tests.
-const QUICK_OPS: &[&str] = &[
-    "cpu",
-    "ops",
-    "--threads",
-    "1,2",
-    "--duration",
-    "20ms",
-    "--repeats",
-    "2",
-    "--warmup",
-    "0",
-    "--kernels",
-    "f64.vector,int.scalar",
-    "--quiet",
-];
 
 fn schema_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schema/run.schema.json")

@@ -459,6 +459,29 @@ fn has_labels(have: &BTreeMap<String, String>, want: &[(&str, &str)]) -> bool {
         .all(|(k, v)| have.get(*k).is_some_and(|x| x == v))
 }
 
+/// The judgement of one acceptance threshold (`--assert`, a suite's
+/// `thresholds`) against a run's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Verdict {
+    /// The threshold as written, e.g. `memory.stream bandwidth{kernel=triad} >= 20 GB/s`.
+    pub threshold: String,
+    /// Whether every metric it matched holds.
+    pub passed: bool,
+    /// The measured value set against the bound (of several matched, the
+    /// one furthest on the wrong side), in `unit`; absent when none matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<f64>,
+    /// Unit of `measured`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<Unit>,
+    /// How many metrics the threshold matched.
+    pub matched: usize,
+    /// Why it failed without a figure (nothing matched, another unit), or
+    /// which metric of several was the worst.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
 /// One invocation of nodebench: what ran, where, and what came out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Run {
@@ -487,6 +510,10 @@ pub struct Run {
     /// The benchmark results, in the order they finished.
     #[serde(default)]
     pub results: Vec<BenchResult>,
+    /// Acceptance thresholds judged at the end of the run, in the order
+    /// given; the run passes its acceptance when every one passed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verdicts: Vec<Verdict>,
 }
 
 impl Run {
@@ -503,6 +530,7 @@ impl Run {
             tags,
             inventory: None,
             results: Vec::new(),
+            verdicts: Vec::new(),
         }
     }
 }

@@ -11,3 +11,4 @@ pub mod iozone;
 pub mod linpack;
 pub mod reporters;
 pub mod table;
+pub mod verdicts;

@@ -114,6 +114,10 @@ pub fn run_report(run: &Run) -> String {
         let _ = writeln!(out);
         out.push_str(&text);
     }
+    if !run.verdicts.is_empty() {
+        let _ = writeln!(out);
+        out.push_str(&crate::verdicts::verdict_table(&run.verdicts));
+    }
     out
 }
 

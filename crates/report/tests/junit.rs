@@ -1,4 +1,4 @@
-//! `runs export --format junit` against the JUnit XML schema CI systems
+//! `runs export --format junit` (results and threshold verdicts) against the JUnit XML schema CI systems
 //! read (`schema/junit.xsd`), checked with libxml2's `xmllint` (Debian
 //! package libxml2-utils, which `scripts/test` installs).
 
@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use nodebench_core::inventory::fixtures;
-use nodebench_core::{BenchResult, Better, Metric, Run, RunStatus, Unit};
+use nodebench_core::{BenchResult, Better, Metric, Run, RunStatus, Unit, Verdict};
 use nodebench_report::export::{Format, export};
 
 /// A run with a passed, a failed and a cancelled result, warnings, tags and
@@ -35,6 +35,24 @@ fn run() -> Run {
     let mut cut = BenchResult::new("disk.iozone");
     cut.mark_cancelled();
     run.results = vec![ok, failed, cut];
+    run.verdicts = vec![
+        Verdict {
+            threshold: "memory.stream bandwidth{kernel=triad} >= 20 GB/s".into(),
+            passed: true,
+            measured: Some(2.5e10),
+            unit: Some(Unit::BytesPerSecond),
+            matched: 1,
+            detail: None,
+        },
+        Verdict {
+            threshold: "http.load requests_failed == 0".into(),
+            passed: false,
+            measured: None,
+            unit: None,
+            matched: 0,
+            detail: Some("no http.load result in this run".into()),
+        },
+    ];
     run.ended_at = Some(run.started_at + chrono::TimeDelta::milliseconds(1500));
     run.status = RunStatus::Complete;
     run
@@ -70,8 +88,14 @@ fn validate(xml: &str) -> bool {
 #[test]
 fn the_junit_export_validates_against_the_junit_schema() {
     let xml = export(&run(), Format::Junit).unwrap();
-    assert_eq!(xml.matches("<testcase ").count(), 3);
-    assert!(xml.contains("tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"1.500\""));
+    assert_eq!(xml.matches("<testcase ").count(), 5);
+    assert!(xml.contains("tests=\"5\" failures=\"2\" errors=\"0\" skipped=\"1\" time=\"1.500\""));
+    assert!(xml.contains(
+        "<testcase classname=\"nodebench.threshold\" name=\"memory.stream bandwidth{kernel=triad} &gt;= 20 GB/s\" time=\"0\">\n      <system-out>measured 25000000000 B/s</system-out>"
+    ));
+    assert!(xml.contains(
+        "<failure type=\"threshold\" message=\"nothing measured (no http.load result in this run)\"/>"
+    ));
     assert!(xml.contains("hostname=\"node1\""));
     assert!(xml.contains("classname=\"nodebench.memory\" name=\"memory.stream\""));
     assert!(
@@ -90,6 +114,7 @@ fn the_junit_export_validates_against_the_junit_schema() {
 fn an_empty_run_is_an_empty_suite_that_still_validates() {
     let mut r = run();
     r.results.clear();
+    r.verdicts.clear();
     r.ended_at = None;
     let xml = export(&r, Format::Junit).unwrap();
     assert!(xml.contains("tests=\"0\" failures=\"0\""));

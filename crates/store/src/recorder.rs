@@ -4,7 +4,8 @@
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, ResultSink};
-use nodebench_core::{BenchResult, Run, RunStatus};
+use nodebench_core::threshold::Threshold;
+use nodebench_core::{BenchResult, Run, RunStatus, Verdict};
 
 use crate::{Store, StoreError};
 
@@ -27,6 +28,20 @@ impl Recorder {
     /// The run so far.
     pub fn run(&self) -> &Run {
         &self.run
+    }
+
+    /// Judges `thresholds` against the results so far and saves the
+    /// verdicts with the run; returns them.
+    pub fn judge(&mut self, thresholds: &[Threshold]) -> Result<&[Verdict], StoreError> {
+        let verdicts: Vec<Verdict> = thresholds
+            .iter()
+            .map(|t| t.judge(&self.run.results))
+            .collect();
+        if let (Some(s), Some(id)) = (self.store.as_mut(), self.run.id) {
+            s.set_verdicts(id, &verdicts)?;
+        }
+        self.run.verdicts = verdicts;
+        Ok(&self.run.verdicts)
     }
 
     /// Records how the run ended and returns it whole.

@@ -10,7 +10,7 @@ use nodebench_core::inventory::Inventory;
 use nodebench_core::stats::Stats;
 use nodebench_core::{
     BenchResult, Better, Histogram, Metric, Reference, ResultStatus, Run, RunStatus, TimeSeries,
-    Unit,
+    Unit, Verdict,
 };
 use rusqlite::{
     Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
@@ -25,7 +25,8 @@ use crate::{RunSummary, Store, StoreError};
 ///
 /// Real columns that may hold NaN are nullable: SQLite stores NaN as NULL,
 /// and NULL reads back as NaN.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     started_at TEXT NOT NULL,
@@ -89,7 +90,11 @@ CREATE TABLE series (
     points TEXT NOT NULL
 );
 CREATE INDEX series_result_id ON series (result_id);
-"#];
+"#,
+    r#"
+ALTER TABLE runs ADD COLUMN verdicts TEXT NOT NULL DEFAULT '[]';
+"#,
+];
 
 /// How long a statement waits for another process's lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -487,8 +492,8 @@ impl Store for SqliteStore {
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.execute(
             "INSERT INTO runs (started_at, ended_at, status, nodebench_version, command_line, tags,
-                               inventory, schema_version)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                               inventory, schema_version, verdicts)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 ts(&run.started_at),
                 run.ended_at.as_ref().map(ts),
@@ -498,6 +503,7 @@ impl Store for SqliteStore {
                 json(&run.tags)?,
                 inventory,
                 run.schema_version,
+                json(&run.verdicts)?,
             ],
         )?;
         let id = tx.last_insert_rowid();
@@ -532,6 +538,17 @@ impl Store for SqliteStore {
         let changed = self.conn.execute(
             "UPDATE runs SET status = ?1, ended_at = ?2 WHERE id = ?3",
             params![status.as_str(), ts(&ended_at), run_id],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::NotFound(run_id));
+        }
+        Ok(())
+    }
+
+    fn set_verdicts(&mut self, run_id: i64, verdicts: &[Verdict]) -> Result<(), StoreError> {
+        let changed = self.conn.execute(
+            "UPDATE runs SET verdicts = ?1 WHERE id = ?2",
+            params![json(verdicts)?, run_id],
         )?;
         if changed == 0 {
             return Err(StoreError::NotFound(run_id));
@@ -615,14 +632,15 @@ impl Store for SqliteStore {
             String,
             Option<String>,
             i64,
+            String,
         );
         let row: Option<RunRow> = tx
             .query_row(
                 "SELECT started_at, ended_at, status, nodebench_version, command_line, tags, inventory,
-                        schema_version
+                        schema_version, verdicts
                  FROM runs WHERE id = ?1",
                 [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?)),
             )
             .optional()?;
         let Some((
@@ -634,6 +652,7 @@ impl Store for SqliteStore {
             tags,
             inventory,
             schema_version,
+            verdicts,
         )) = row
         else {
             return Err(StoreError::NotFound(id));
@@ -654,6 +673,7 @@ impl Store for SqliteStore {
                 .map(|s| parse_json::<Inventory>(&s, what("inventory")))
                 .transpose()?,
             results: Vec::new(),
+            verdicts: parse_json(&verdicts, what("verdicts"))?,
         };
 
         let mut stmt = tx.prepare(

@@ -338,16 +338,39 @@ fn reopening_does_not_rerun_migrations() {
     let mut store = SqliteStore::open(&path).unwrap();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     drop(store);
-    assert_eq!(schema_version(&path), 1);
+    assert_eq!(schema_version(&path), 2);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(schema_version(&path), 1);
+    assert_eq!(schema_version(&path), 2);
     assert_eq!(count(&path, "schema_version"), 1);
     assert_eq!(store.list_runs().unwrap()[0].id, id);
     drop(store);
     let store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.list_runs().unwrap().len(), 1);
-    assert_eq!(schema_version(&path), 1);
+    assert_eq!(schema_version(&path), 2);
+}
+
+#[test]
+fn a_version_1_store_gains_verdicts_and_keeps_its_runs() {
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let mut store = SqliteStore::open(&path).unwrap();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    store.add_result(id, &cpu_result(1)).unwrap();
+    drop(store);
+    // Back to the first schema, as a store written before thresholds.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "ALTER TABLE runs DROP COLUMN verdicts; UPDATE schema_version SET version = 1",
+    )
+    .unwrap();
+    drop(conn);
+
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(schema_version(&path), 2);
+    let run = store.load_run(id).unwrap();
+    assert_eq!(run.results, vec![cpu_result(1)]);
+    assert!(run.verdicts.is_empty());
 }
 
 #[test]
@@ -403,14 +426,14 @@ fn newer_schema_is_refused() {
             err,
             StoreError::Newer {
                 found: 99,
-                supported: 1
+                supported: 2
             }
         ),
         "{err:?}"
     );
     assert_eq!(
         err.to_string(),
-        "store schema version 99 is newer than this nodebench supports (1)"
+        "store schema version 99 is newer than this nodebench supports (2)"
     );
     assert_eq!(schema_version(&path), 99);
 }
@@ -478,4 +501,37 @@ fn recorder_commits_each_result_and_the_ending() {
     )
     .unwrap();
     assert!(unsaved.run().id.is_none());
+}
+
+#[test]
+fn recorder_judges_thresholds_and_the_store_keeps_the_verdicts() {
+    use nodebench_core::bench::ResultSink;
+    use nodebench_core::threshold::Threshold;
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let store = SqliteStore::open(&path).unwrap();
+    let mut rec = nodebench_store::Recorder::begin(Some(Box::new(store)), new_run(0, &[])).unwrap();
+    let id = rec.run().id.unwrap();
+    rec.record(cpu_result(1)).unwrap();
+    let rate = cpu_result(1).metrics[0].clone();
+    let thresholds: Vec<Threshold> = [
+        format!("cpu.ops {} >= 0", rate.name),
+        "memory.stream bandwidth >= 1 GB/s".to_string(),
+    ]
+    .iter()
+    .map(|t| t.parse().unwrap())
+    .collect();
+    let verdicts = rec.judge(&thresholds).unwrap().to_vec();
+    assert_eq!(
+        verdicts.iter().map(|v| v.passed).collect::<Vec<_>>(),
+        vec![true, false]
+    );
+    let done = rec.finish(RunStatus::Complete).unwrap();
+    assert_eq!(done.verdicts, verdicts);
+    let stored = SqliteStore::open(&path).unwrap().load_run(id).unwrap();
+    assert_eq!(stored.verdicts, verdicts);
+    assert_eq!(
+        stored.verdicts[1].detail.as_deref(),
+        Some("no memory.stream result in this run")
+    );
 }

@@ -17,6 +17,7 @@ pub mod runs;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use nodebench_core::threshold::Threshold;
 
 use cpu::CpuCommand;
 use disk::DiskCommand;
@@ -45,6 +46,11 @@ pub struct Cli {
     /// Tag the run, e.g. --tag config=2cpu-4gb (repeatable).
     #[arg(long = "tag", global = true, value_name = "KEY=VALUE", value_parser = parse_tag)]
     pub tags: Vec<(String, String)>,
+    /// Acceptance threshold judged when the benchmarks have run, e.g.
+    /// --assert 'memory.stream bandwidth{kernel=triad} >= 20 GB/s' (repeatable):
+    /// a verdict table follows the results, a failed threshold exits 1.
+    #[arg(long = "assert", global = true, value_name = "EXPR", value_parser = clap::value_parser!(Threshold))]
+    pub asserts: Vec<Threshold>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -77,6 +83,18 @@ pub enum Command {
     Runs(RunsCommand),
     /// Print the JSON schema of the `--json` output.
     Schema,
+}
+
+impl Command {
+    /// Whether the command runs benchmarks, so that `--assert` applies.
+    pub fn runs_benchmarks(&self) -> bool {
+        match self {
+            Command::Run | Command::Cpu(_) | Command::Memory(_) | Command::Disk(_) => true,
+            Command::Net(c) => !matches!(c, NetCommand::Serve(_)),
+            Command::Http(c) => !matches!(c, HttpCommand::Serve(_)),
+            Command::Inventory | Command::Runs(_) | Command::Schema => false,
+        }
+    }
 }
 
 /// A `--tag` as its key and value.

@@ -18,6 +18,12 @@ use crate::args::{Cli, Command};
 
 /// Runs the parsed command.
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+    if !cli.asserts.is_empty() && !cli.command.runs_benchmarks() {
+        eprintln!(
+            "error: --assert applies to commands that run benchmarks (run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download)"
+        );
+        return Ok(ExitCode::from(crate::EXIT_USAGE));
+    }
     match &cli.command {
         Command::Run => runner::run_benchmarks(&cli, crate::suite::quick(), true),
         Command::Inventory => runs::inventory(&cli),

@@ -122,6 +122,9 @@ pub fn run_benchmarks(
     } else {
         RunStatus::Complete
     };
+    if !cli.asserts.is_empty() {
+        recorder.judge(&cli.asserts)?;
+    }
     let run = recorder.finish(status)?;
 
     if cli.json {
@@ -162,6 +165,14 @@ pub fn run_benchmarks(
         );
     }
     if !failed.is_empty() {
+        return Ok(ExitCode::FAILURE);
+    }
+    let unmet = run.verdicts.iter().filter(|v| !v.passed).count();
+    if unmet > 0 {
+        eprintln!(
+            "error: acceptance failed: {unmet} of {} threshold(s) not met",
+            run.verdicts.len()
+        );
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

@@ -22,6 +22,23 @@ pub fn bin() -> Command {
     c
 }
 
+/// A cpu ops run short enough for tests.
+pub const QUICK_OPS: &[&str] = &[
+    "cpu",
+    "ops",
+    "--threads",
+    "1,2",
+    "--duration",
+    "20ms",
+    "--repeats",
+    "2",
+    "--warmup",
+    "0",
+    "--kernels",
+    "f64.vector,int.scalar",
+    "--quiet",
+];
+
 /// `nodebench --no-save -q ARGS`, waited for.
 pub fn run(args: &[&str]) -> Output {
     bin().args(["--no-save", "-q"]).args(args).output().unwrap()

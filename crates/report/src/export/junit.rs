@@ -3,15 +3,20 @@
 //! one `<testsuite>`; each result is a `<testcase>` whose class is its area
 //! (`nodebench.cpu`) and whose name is its benchmark id; a failed result is
 //! a `<failure>` with its error, a cancelled one `<skipped>`; the metrics go
-//! to `<system-out>` one per line and the warnings to `<system-err>`.
+//! to `<system-out>` one per line and the warnings to `<system-err>`. Each
+//! acceptance threshold judged on the run is a test case of its own (class
+//! `nodebench.threshold`, named by the expression), failed when it failed.
 
 use std::fmt::Write as _;
 
-use nodebench_core::{BenchResult, ResultStatus, Run};
+use nodebench_core::{BenchResult, ResultStatus, Run, Verdict};
 use quick_xml::escape::escape;
 
 /// The prefix of every test case's class name (`nodebench.cpu`).
 const CLASS_PREFIX: &str = "nodebench";
+
+/// The class of the threshold test cases, after [`CLASS_PREFIX`].
+const THRESHOLD_CLASS: &str = "threshold";
 
 /// `run` as a JUnit XML document.
 pub fn to_junit(run: &Run) -> String {
@@ -20,7 +25,10 @@ pub fn to_junit(run: &Run) -> String {
         None => "nodebench run".to_string(),
     };
     let count = |s: ResultStatus| run.results.iter().filter(|r| r.status == s).count();
-    let (failures, skipped) = (count(ResultStatus::Failed), count(ResultStatus::Cancelled));
+    let failed_thresholds = run.verdicts.iter().filter(|v| !v.passed).count();
+    let failures = count(ResultStatus::Failed) + failed_thresholds;
+    let skipped = count(ResultStatus::Cancelled);
+    let tests = run.results.len() + run.verdicts.len();
     let seconds = run
         .ended_at
         .map(|end| seconds(end - run.started_at))
@@ -28,9 +36,8 @@ pub fn to_junit(run: &Run) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" time=\"{seconds:.3}\">",
+        "<testsuites name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{seconds:.3}\">",
         text(&name),
-        run.results.len(),
     );
     let hostname = run
         .inventory
@@ -40,9 +47,8 @@ pub fn to_junit(run: &Run) -> String {
         .unwrap_or_default();
     let _ = writeln!(
         out,
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{seconds:.3}\" timestamp=\"{}\"{hostname}>",
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{seconds:.3}\" timestamp=\"{}\"{hostname}>",
         text(&name),
-        run.results.len(),
         run.started_at.format("%Y-%m-%dT%H:%M:%S"),
     );
     out.push_str("    <properties>\n");
@@ -63,6 +69,9 @@ pub fn to_junit(run: &Run) -> String {
     out.push_str("    </properties>\n");
     for r in &run.results {
         testcase(&mut out, r);
+    }
+    for v in &run.verdicts {
+        threshold_testcase(&mut out, v);
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
     out
@@ -106,6 +115,35 @@ fn testcase(out: &mut String, r: &BenchResult) {
             out,
             "      <system-err>{}</system-err>",
             text(&r.warnings.join("\n"))
+        );
+    }
+    out.push_str("    </testcase>\n");
+}
+
+/// One threshold's verdict as a `<testcase>`: a failure when it failed,
+/// with the measured value and why.
+fn threshold_testcase(out: &mut String, v: &Verdict) {
+    let _ = writeln!(
+        out,
+        "    <testcase classname=\"{CLASS_PREFIX}.{THRESHOLD_CLASS}\" name=\"{}\" time=\"0\">",
+        text(&v.threshold)
+    );
+    let measured = match (v.measured, v.unit) {
+        (Some(x), Some(u)) => format!("measured {x} {}", u.symbol()),
+        (Some(x), None) => format!("measured {x}"),
+        _ => "nothing measured".to_string(),
+    };
+    let message = match &v.detail {
+        Some(d) => format!("{measured} ({d})"),
+        None => measured,
+    };
+    if v.passed {
+        let _ = writeln!(out, "      <system-out>{}</system-out>", text(&message));
+    } else {
+        let _ = writeln!(
+            out,
+            "      <failure type=\"threshold\" message=\"{}\"/>",
+            text(&message)
         );
     }
     out.push_str("    </testcase>\n");
