@@ -11,8 +11,14 @@
 //! The [`Comparison`] is versioned ([`COMPARISON_SCHEMA_VERSION`]) and its
 //! schema is checked in at `schema/compare.schema.json`.
 
+mod render;
 mod stats;
 mod warnings;
+
+pub use render::{
+    CSV_COLUMNS, CompareFormat, GEOMEAN, GEOMEAN_NOTE, PERCENT_OF_BASELINE, render, to_csv,
+    to_markdown, to_table,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -66,6 +66,12 @@ fn side(label: &str, first_id: i64, rate: f64, bandwidth: f64, latency: f64) -> 
     }
 }
 
+/// Side `b` against `a`: cpu rate 2x, STREAM bandwidth the same, latency
+/// 2x (worse); three runs each.
+pub(super) fn planted() -> Comparison {
+    compare(&[side("a", 1, 1.0, 1.0, 1.0), side("b", 4, 2.0, 1.0, 2.0)])
+}
+
 fn row<'a>(c: &'a Comparison, benchmark: &str) -> &'a MetricRow {
     c.rows.iter().find(|r| r.benchmark == benchmark).unwrap()
 }
@@ -76,7 +82,7 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn a_planted_double_is_200_percent_and_faster_or_slower_by_direction() {
-    let c = compare(&[side("a", 1, 1.0, 1.0, 1.0), side("b", 4, 2.0, 1.0, 2.0)]);
+    let c = planted();
     assert_eq!(c.schema_version, COMPARISON_SCHEMA_VERSION);
     assert_eq!(c.method, METHOD);
     assert_eq!(c.rows.len(), 3);
