@@ -2,6 +2,7 @@
 //! tables use, "% of baseline" coloured by better/worse where asked),
 //! Markdown tables, or CSV (one row per metric and side, canonical units).
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use comfy_table::{Cell as TableCell, CellAlignment, Color, Table, presets};
@@ -65,8 +66,20 @@ fn metric_text(r: &MetricRow) -> String {
     for (k, v) in &r.labels {
         let _ = write!(s, " {k}={v}");
     }
-    for (k, v) in &r.workload {
-        let _ = write!(s, " {k}={}", v.trim_matches('"'));
+    s.push_str(&workload_text(&r.workload, &r.labels, " "));
+    s
+}
+
+/// The workload parameters a label does not already show, `k=v` each
+/// (strings without their JSON quotes), each after `sep`.
+fn workload_text(
+    workload: &BTreeMap<String, String>,
+    labels: &BTreeMap<String, String>,
+    sep: &str,
+) -> String {
+    let mut s = String::new();
+    for (k, v) in workload.iter().filter(|(k, _)| !labels.contains_key(*k)) {
+        let _ = write!(s, "{sep}{k}={}", v.trim_matches('"'));
     }
     s
 }
@@ -230,9 +243,7 @@ fn unmatched_text(u: &super::Unmatched) -> String {
     for (k, v) in &u.labels {
         let _ = write!(s, " {k}={v}");
     }
-    for (k, v) in &u.workload {
-        let _ = write!(s, " {k}={}", v.trim_matches('"'));
-    }
+    s.push_str(&workload_text(&u.workload, &u.labels, " "));
     let _ = write!(s, ": only in {}", u.present_in.join(", "));
     s
 }
@@ -310,13 +321,13 @@ pub fn to_csv(c: &Comparison) -> Result<String, String> {
     let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
     for r in &c.rows {
         let labels: Vec<String> = r.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let workload: Vec<String> = r.workload.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let workload = workload_text(&r.workload, &BTreeMap::new(), ";");
         for (side, cell) in c.sides.iter().zip(&r.cells) {
             w.write_record([
                 r.benchmark.clone(),
                 r.metric.clone(),
                 labels.join(";"),
-                workload.join(";"),
+                workload.trim_start_matches(';').to_string(),
                 r.unit.symbol().to_string(),
                 r.better.as_str().to_string(),
                 side.label.clone(),
