@@ -63,10 +63,13 @@ pub fn render(c: &Comparison, format: CompareFormat, colour: bool) -> Result<Str
     }
 }
 
-/// The metric and its labels, as a row names it.
+/// The metric and its labels (but those the group heading shows), as a
+/// row names it.
 fn metric_text(r: &MetricRow) -> String {
     let mut s = r.metric.clone();
-    for (k, v) in &r.labels {
+    let in_heading =
+        |k: &String, v: &String| r.workload.get(k).is_some_and(|w| w.trim_matches('"') == v);
+    for (k, v) in r.labels.iter().filter(|(k, v)| !in_heading(k, v)) {
         let _ = write!(s, " {k}={v}");
     }
     s
@@ -238,7 +241,7 @@ pub fn to_table(c: &Comparison, colour: bool) -> String {
             }
             g.add_row(row);
         }
-        let _ = writeln!(out, "{g}\n{GEOMEAN_NOTE}");
+        let _ = writeln!(out, "\n{g}\n{GEOMEAN_NOTE}");
     }
     let _ = writeln!(out, "method: {}", c.method);
     for w in &c.warnings {
