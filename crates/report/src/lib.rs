@@ -1,6 +1,7 @@
 //! Reports built from the result model only: human tables for the terminal
-//! and exports (JSON, CSV, Markdown).
+//! and exports (JSON, CSV, Markdown), and the comparison of runs.
 
+pub mod compare;
 pub mod dd;
 pub mod export;
 pub mod format;

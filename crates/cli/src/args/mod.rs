@@ -7,6 +7,7 @@
 
 mod parse;
 
+pub mod compare;
 pub mod cpu;
 pub mod disk;
 pub mod http;
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use nodebench_core::threshold::Threshold;
 
+use compare::CompareArgs;
 use cpu::CpuCommand;
 use disk::DiskCommand;
 use http::HttpCommand;
@@ -81,8 +83,25 @@ pub enum Command {
     /// Stored runs: list, show, export, delete.
     #[command(subcommand)]
     Runs(RunsCommand),
-    /// Print the JSON schema of the `--json` output.
-    Schema,
+    /// Compare runs against the first: % of baseline, confidence intervals,
+    /// verdicts, geometric means, inventory differences.
+    Compare(CompareArgs),
+    /// Print the JSON schema of the `--json` output (of runs, or of `compare`).
+    Schema {
+        /// run or compare.
+        #[arg(value_name = "MODEL", default_value_t = SchemaModel::Run)]
+        model: SchemaModel,
+    },
+}
+
+nodebench_core::choice! {
+    /// Which model `nodebench schema` prints the JSON schema of.
+    pub enum SchemaModel {
+        /// A run (`--json` of the benchmarks, `runs show`).
+        Run => "run",
+        /// A comparison (`compare --json`).
+        Compare => "compare",
+    }
 }
 
 impl Command {
@@ -92,7 +111,10 @@ impl Command {
             Command::Run | Command::Cpu(_) | Command::Memory(_) | Command::Disk(_) => true,
             Command::Net(c) => !matches!(c, NetCommand::Serve(_)),
             Command::Http(c) => !matches!(c, HttpCommand::Serve(_)),
-            Command::Inventory | Command::Runs(_) | Command::Schema => false,
+            Command::Inventory
+            | Command::Runs(_)
+            | Command::Compare(_)
+            | Command::Schema { .. } => false,
         }
     }
 }

@@ -232,3 +232,22 @@ pub mod load {
         pub const CLIENT_CPU_SCOPE: &str = "client_cpu_scope";
     }
 }
+
+/// Parameters that define an HTTP load workload (the server's address is
+/// what a comparison compares; the request count or time limit is its length).
+pub const LOAD_WORKLOAD_PARAMS: &[&str] = &[
+    load::param::PATH,
+    load::param::METHOD,
+    load::param::MODEL,
+    load::param::KEEPALIVE,
+    load::param::THREADS,
+    load::param::HTTP_VERSION,
+    load::param::STREAMS_PER_CONNECTION,
+    load::param::TLS,
+    load::param::CONCURRENCY,
+    load::param::RATE,
+    load::param::CONN_RATE,
+    load::param::CALLS_PER_CONN,
+];
+/// Parameters that define an HTTP sweep (the user count of a step is a label).
+pub const SWEEP_WORKLOAD_PARAMS: &[&str] = &[load::param::KEEPALIVE, load::param::THREADS];
