@@ -25,6 +25,14 @@ pub const SOURCE_TAG: &str = "source";
 /// The first word of an imported run's command line; the file's path follows.
 pub const COMMAND: &str = "import";
 
+/// Parameters every format records where the tool's output prints them.
+pub mod param {
+    /// The tool's version as its output prints it (`2.3`, `3.508`).
+    pub const TOOL_VERSION: &str = "tool_version";
+    /// The tool's command line as its output prints it.
+    pub const TOOL_COMMAND: &str = "tool_command";
+}
+
 /// One file's figures, parsed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Imported {

@@ -41,6 +41,116 @@ pub(crate) fn binary_prefix(p: &str) -> Option<f64> {
     })
 }
 
+/// A text's whitespace-separated words, each with its line number: the
+/// outputs are matched word by word, so a report that re-wrapped a tool's
+/// lines (as the seeds' PDF copies did) reads the same as the original.
+pub(crate) struct Words<'a> {
+    words: Vec<(&'a str, usize)>,
+}
+
+impl<'a> Words<'a> {
+    /// The words of `text`.
+    pub(crate) fn new(text: &'a str) -> Self {
+        let words = text
+            .lines()
+            .enumerate()
+            .flat_map(|(i, l)| l.split_whitespace().map(move |w| (w, i + 1)))
+            .collect();
+        Words { words }
+    }
+
+    /// The word at `i`.
+    pub(crate) fn get(&self, i: usize) -> Option<&'a str> {
+        self.words.get(i).map(|w| w.0)
+    }
+
+    /// The word at `i` as a number ([`number`]).
+    pub(crate) fn number(&self, i: usize) -> Option<f64> {
+        number(self.get(i)?)
+    }
+
+    /// The line (from 1) of the word at `i`, or the last line past the end.
+    pub(crate) fn line(&self, i: usize) -> usize {
+        self.words.get(i).or(self.words.last()).map_or(1, |w| w.1)
+    }
+
+    /// The index just after the first occurrence of `phrase`'s words at or
+    /// after word `from`.
+    pub(crate) fn find(&self, phrase: &str, from: usize) -> Option<usize> {
+        let want: Vec<&str> = phrase.split_whitespace().collect();
+        if want.is_empty() || from >= self.words.len() {
+            return None;
+        }
+        (from..=self.words.len().saturating_sub(want.len()))
+            .find(|&i| {
+                want.iter()
+                    .enumerate()
+                    .all(|(k, w)| self.words[i + k].0 == *w)
+            })
+            .map(|i| i + want.len())
+    }
+
+    /// True when `phrase` occurs.
+    pub(crate) fn contains(&self, phrase: &str) -> bool {
+        self.find(phrase, 0).is_some()
+    }
+
+    /// The number right after `phrase`: `Err` names the phrase, and the
+    /// line when the phrase is there but its number is not.
+    pub(crate) fn number_after(&self, phrase: &str) -> Result<f64, String> {
+        let i = self
+            .find(phrase, 0)
+            .ok_or_else(|| format!("expected `{phrase}`"))?;
+        self.number(i)
+            .ok_or_else(|| format!("line {}: expected a number after `{phrase}`", self.line(i)))
+    }
+
+    /// The `n` numbers right after word `i`, or `None` if any is missing.
+    pub(crate) fn numbers(&self, i: usize, n: usize) -> Option<Vec<f64>> {
+        (i..i + n).map(|k| self.number(k)).collect()
+    }
+}
+
+/// Splits `12.5ms` into the number and its unit (`12.5`, `ms`).
+pub(crate) fn number_unit(s: &str) -> Option<(f64, &str)> {
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    Some((number(n)?, unit))
+}
+
+/// Seconds in a duration written with its unit: `us`, `ms`, `s`, `m`, `h`.
+pub(crate) fn seconds(s: &str) -> Option<f64> {
+    let (v, unit) = number_unit(s)?;
+    let scale = match unit {
+        "us" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => return None,
+    };
+    Some(v * scale)
+}
+
+/// Milliseconds to seconds, for the tools that print milliseconds.
+pub(crate) fn ms(v: f64) -> f64 {
+    v / 1e3
+}
+
+/// The value of `--name=value` or `--name value` in `args`.
+pub(crate) fn option<'a>(args: &[&'a str], name: &str) -> Option<&'a str> {
+    args.iter().enumerate().find_map(|(i, a)| {
+        let rest = a.strip_prefix(name)?;
+        match rest.strip_prefix('=') {
+            Some(v) => Some(v),
+            None if rest.is_empty() => args.get(i + 1).copied(),
+            None => None,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +170,31 @@ mod tests {
         assert_eq!(binary_prefix("Mi"), Some(1048576.0));
         assert_eq!(binary_prefix("K"), Some(1024.0));
         assert_eq!(decimal_prefix("X"), None);
+    }
+
+    #[test]
+    fn words_across_wrapped_lines() {
+        let w = Words::new(
+            "Time per request:   0.505 [ms] (mean, across all \n\nconcurrent requests)\n",
+        );
+        assert_eq!(w.find("(mean, across all concurrent", 0), Some(9));
+        assert_eq!(w.number_after("Time per request:"), Ok(0.505));
+        assert_eq!(w.line(8), 3);
+        let e = w.number_after("Requests per second:").unwrap_err();
+        assert_eq!(e, "expected `Requests per second:`");
+        let e = Words::new("Rate: x\n").number_after("Rate:").unwrap_err();
+        assert_eq!(e, "line 1: expected a number after `Rate:`");
+    }
+
+    #[test]
+    fn durations_and_options() {
+        assert_eq!(seconds("12.5ms"), Some(0.0125));
+        assert_eq!(seconds("478.22us"), Some(478.22e-6));
+        assert_eq!(seconds("3s"), Some(3.0));
+        assert_eq!(seconds("3x"), None);
+        let args = ["--rate=200", "--server", "h", "--uri=/"];
+        assert_eq!(option(&args, "--rate"), Some("200"));
+        assert_eq!(option(&args, "--server"), Some("h"));
+        assert_eq!(option(&args, "--port"), None);
     }
 }

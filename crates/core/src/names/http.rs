@@ -72,6 +72,14 @@ pub mod load {
     pub const ERRORS_PER_SECOND: &str = "errors_per_second";
     /// Per-second series of reply bytes.
     pub const BYTES_PER_SECOND: &str = "bytes_per_second";
+    /// Requests whose write failed (ab "Write errors"; imported).
+    pub const WRITE_ERRORS: &str = "write_errors";
+    /// Requests sent per second (httperf "Request rate"; imported).
+    pub const REQUEST_RATE: &str = "request_rate";
+    /// New connections per second (httperf "Connection rate"; imported).
+    pub const CONNECTION_RATE: &str = "connection_rate";
+    /// Replies with a 4xx or 5xx status (wrk "Non-2xx or 3xx responses"; imported).
+    pub const ERROR_STATUS: &str = "error_status";
 
     /// Label keys of `http.load` metrics (the percentile key is
     /// [`crate::names::labels::PERCENTILE`]).
@@ -174,6 +182,12 @@ pub mod load {
     pub const DIRECTION_IN: &str = "in";
     /// Bytes written to sockets.
     pub const DIRECTION_OUT: &str = "out";
+    /// Socket bytes both ways together (httperf "Net I/O"; imported).
+    pub const DIRECTION_BOTH: &str = "both";
+    /// Error kind: httperf's file-descriptor table was full (ftab-full; imported).
+    pub const FTAB_FULL: &str = "ftab_full";
+    /// Error kind: a request could not be written (wrk "write" socket errors; imported).
+    pub const SEND: &str = "send";
 
     /// Model: ab's closed model (`-n`, `-c`, `-t`).
     pub const MODEL_CLOSED: &str = "closed";
