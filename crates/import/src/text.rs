@@ -120,18 +120,21 @@ pub(crate) fn number_unit(s: &str) -> Option<(f64, &str)> {
     Some((number(n)?, unit))
 }
 
-/// Seconds in a duration written with its unit: `us`, `ms`, `s`, `m`, `h`.
+/// Seconds in a duration written with its unit: `us`, `ms`, `s`, `m`,
+/// `h`. Sub-second units shift the decimal exponent (`12.5ms` is read as
+/// `12.5e-3`), so the value is the double nearest the printed figure.
 pub(crate) fn seconds(s: &str) -> Option<f64> {
-    let (v, unit) = number_unit(s)?;
-    let scale = match unit {
-        "us" => 1e-6,
-        "ms" => 1e-3,
-        "s" => 1.0,
-        "m" => 60.0,
-        "h" => 3600.0,
+    let (_, unit) = number_unit(s)?;
+    let digits = &s[..s.len() - unit.len()];
+    let (exponent, scale) = match unit {
+        "us" => ("e-6", 1.0),
+        "ms" => ("e-3", 1.0),
+        "s" => ("", 1.0),
+        "m" => ("", 60.0),
+        "h" => ("", 3600.0),
         _ => return None,
     };
-    Some(v * scale)
+    Some(number(&format!("{digits}{exponent}"))? * scale)
 }
 
 /// Milliseconds to seconds, for the tools that print milliseconds.
