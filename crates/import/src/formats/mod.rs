@@ -6,6 +6,7 @@
 mod ab;
 mod dd;
 mod httperf;
+mod stream;
 mod wrk;
 
 use nodebench_core::choice;
@@ -17,6 +18,8 @@ choice! {
     pub enum Format {
         /// dd's summary lines (`... bytes (...) copied, S s, R MB/s`).
         Dd => "dd",
+        /// STREAM's report (stream.c: `Best Rate MB/s` table, `Copy:` ... `Triad:`).
+        Stream => "stream",
         /// wrk's and wrk2's report (`Thread Stats`, `Requests/sec:`), with `--latency`'s distribution.
         Wrk => "wrk",
         /// httperf's report (`Reply rate [replies/s]:`, `Reply status:`).
@@ -29,7 +32,13 @@ choice! {
 /// The formats in the order detection tries them: the most specific
 /// markers first, so that a format whose marker another tool's output can
 /// also contain is tried last.
-const DETECT_ORDER: &[Format] = &[Format::Ab, Format::Httperf, Format::Wrk, Format::Dd];
+const DETECT_ORDER: &[Format] = &[
+    Format::Ab,
+    Format::Httperf,
+    Format::Wrk,
+    Format::Stream,
+    Format::Dd,
+];
 
 /// Every format's name, for error messages.
 pub(crate) fn names() -> Vec<&'static str> {
@@ -40,6 +49,7 @@ pub(crate) fn names() -> Vec<&'static str> {
 pub(crate) fn detect(text: &str) -> Option<Format> {
     DETECT_ORDER.iter().copied().find(|f| match f {
         Format::Dd => dd::detect(text),
+        Format::Stream => stream::detect(text),
         Format::Wrk => wrk::detect(text),
         Format::Httperf => httperf::detect(text),
         Format::Ab => ab::detect(text),
@@ -50,6 +60,7 @@ pub(crate) fn detect(text: &str) -> Option<Format> {
 pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, String> {
     match format {
         Format::Dd => dd::parse(text),
+        Format::Stream => stream::parse(text),
         Format::Wrk => wrk::parse(text),
         Format::Httperf => httperf::parse(text),
         Format::Ab => ab::parse(text),
@@ -100,6 +111,7 @@ mod tests {
                 .copied()
                 .filter(|f| match f {
                     Format::Dd => dd::detect(text),
+                    Format::Stream => stream::detect(text),
                     Format::Wrk => wrk::detect(text),
                     Format::Httperf => httperf::detect(text),
                     Format::Ab => ab::detect(text),
