@@ -6,6 +6,7 @@
 mod ab;
 mod dd;
 mod httperf;
+mod iozone;
 mod stream;
 mod wrk;
 
@@ -18,6 +19,8 @@ choice! {
     pub enum Format {
         /// dd's summary lines (`... bytes (...) copied, S s, R MB/s`).
         Dd => "dd",
+        /// IOzone's report: a normal or `-a` auto-mode table, or `-t` throughput-mode blocks.
+        Iozone => "iozone",
         /// STREAM's report (stream.c: `Best Rate MB/s` table, `Copy:` ... `Triad:`).
         Stream => "stream",
         /// wrk's and wrk2's report (`Thread Stats`, `Requests/sec:`), with `--latency`'s distribution.
@@ -37,6 +40,7 @@ const DETECT_ORDER: &[Format] = &[
     Format::Httperf,
     Format::Wrk,
     Format::Stream,
+    Format::Iozone,
     Format::Dd,
 ];
 
@@ -49,6 +53,7 @@ pub(crate) fn names() -> Vec<&'static str> {
 pub(crate) fn detect(text: &str) -> Option<Format> {
     DETECT_ORDER.iter().copied().find(|f| match f {
         Format::Dd => dd::detect(text),
+        Format::Iozone => iozone::detect(text),
         Format::Stream => stream::detect(text),
         Format::Wrk => wrk::detect(text),
         Format::Httperf => httperf::detect(text),
@@ -60,6 +65,7 @@ pub(crate) fn detect(text: &str) -> Option<Format> {
 pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, String> {
     match format {
         Format::Dd => dd::parse(text),
+        Format::Iozone => iozone::parse(text),
         Format::Stream => stream::parse(text),
         Format::Wrk => wrk::parse(text),
         Format::Httperf => httperf::parse(text),
@@ -111,6 +117,7 @@ mod tests {
                 .copied()
                 .filter(|f| match f {
                     Format::Dd => dd::detect(text),
+                    Format::Iozone => iozone::detect(text),
                     Format::Stream => stream::detect(text),
                     Format::Wrk => wrk::detect(text),
                     Format::Httperf => httperf::detect(text),
