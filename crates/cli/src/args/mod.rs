@@ -10,6 +10,7 @@ mod parse;
 pub mod cpu;
 pub mod disk;
 pub mod http;
+pub mod import;
 pub mod memory;
 pub mod net;
 pub mod runs;
@@ -21,6 +22,7 @@ use clap::{Parser, Subcommand};
 use cpu::CpuCommand;
 use disk::DiskCommand;
 use http::HttpCommand;
+use import::ImportArgs;
 use memory::MemoryCommand;
 use net::NetCommand;
 use runs::RunsCommand;
@@ -72,6 +74,8 @@ pub enum Command {
     /// HTTP load: ab/httperf/wrk2-style closed and open model load.
     #[command(subcommand)]
     Http(HttpCommand),
+    /// Import the classic tools' outputs (ab, httperf, wrk, STREAM, IOzone, dd...) as runs.
+    Import(ImportArgs),
     /// Stored runs: list, show, export, delete.
     #[command(subcommand)]
     Runs(RunsCommand),
