@@ -89,6 +89,16 @@ pub fn import(text: &str, format: Option<Format>) -> Result<Imported, ImportErro
             what: "no results in it".into(),
         });
     }
+    let overflow = results
+        .iter()
+        .flat_map(|r| &r.metrics)
+        .find(|m| !m.value.is_finite());
+    if let Some(m) = overflow {
+        return Err(ImportError::Malformed {
+            format,
+            what: format!("a figure out of range ({} is {})", m.name, m.value),
+        });
+    }
     Ok(Imported { format, results })
 }
 
@@ -117,6 +127,19 @@ mod tests {
         let line = e.to_string();
         assert!(line.contains("dd"), "{line}");
         assert!(!line.contains('\n'), "{line}");
+    }
+
+    #[test]
+    fn a_figure_out_of_range_is_refused() {
+        // 1e308 kB/s is finite as printed and infinite in bytes per second.
+        let text = "File size set to 1024 kB\n\
+                    kB  reclen    write\n\
+                    1024      64   1e308\n";
+        let e = import(text, Some(Format::Iozone)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "not a complete iozone output: a figure out of range (bandwidth is inf)"
+        );
     }
 
     #[test]

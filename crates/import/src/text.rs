@@ -78,10 +78,11 @@ impl<'a> Words<'a> {
     /// after word `from`.
     pub(crate) fn find(&self, phrase: &str, from: usize) -> Option<usize> {
         let want: Vec<&str> = phrase.split_whitespace().collect();
-        if want.is_empty() || from >= self.words.len() {
+        let last = self.words.len().checked_sub(want.len())?;
+        if want.is_empty() || from > last {
             return None;
         }
-        (from..=self.words.len().saturating_sub(want.len()))
+        (from..=last)
             .find(|&i| {
                 want.iter()
                     .enumerate()
@@ -185,6 +186,10 @@ mod tests {
         assert_eq!(w.line(8), 3);
         let e = w.number_after("Requests per second:").unwrap_err();
         assert_eq!(e, "expected `Requests per second:`");
+        // A phrase longer than the text (found by fuzz_import).
+        assert_eq!(Words::new("a b c").find("a b c d", 0), None);
+        assert_eq!(Words::new("a b c").find("b c", 1), Some(3));
+        assert_eq!(Words::new("a b c").find("b c", 2), None);
         let e = Words::new("Rate: x\n").number_after("Rate:").unwrap_err();
         assert_eq!(e, "line 1: expected a number after `Rate:`");
     }

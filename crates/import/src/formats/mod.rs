@@ -17,18 +17,18 @@ use nodebench_core::model::BenchResult;
 choice! {
     /// A tool output format that can be imported.
     pub enum Format {
-        /// dd's summary lines (`... bytes (...) copied, S s, R MB/s`).
-        Dd => "dd",
-        /// IOzone's report: a normal or `-a` auto-mode table, or `-t` throughput-mode blocks.
-        Iozone => "iozone",
-        /// STREAM's report (stream.c: `Best Rate MB/s` table, `Copy:` ... `Triad:`).
-        Stream => "stream",
-        /// wrk's and wrk2's report (`Thread Stats`, `Requests/sec:`), with `--latency`'s distribution.
-        Wrk => "wrk",
-        /// httperf's report (`Reply rate [replies/s]:`, `Reply status:`).
-        Httperf => "httperf",
         /// ApacheBench's report (`This is ApacheBench`, `Requests per second:`).
         Ab => "ab",
+        /// httperf's report (`Reply rate [replies/s]:`, `Reply status:`).
+        Httperf => "httperf",
+        /// wrk's and wrk2's report (`Thread Stats`, `Requests/sec:`), with `--latency`'s distribution.
+        Wrk => "wrk",
+        /// STREAM's report (stream.c: `Best Rate MB/s` table, `Copy:` ... `Triad:`).
+        Stream => "stream",
+        /// IOzone's report: a normal or `-a` auto-mode table, or `-t` throughput-mode blocks.
+        Iozone => "iozone",
+        /// dd's summary lines (`... bytes (...) copied, S s, R MB/s`).
+        Dd => "dd",
     }
 }
 
