@@ -138,9 +138,11 @@ pub(crate) fn seconds(s: &str) -> Option<f64> {
     Some(number(&format!("{digits}{exponent}"))? * scale)
 }
 
-/// Milliseconds to seconds, for the tools that print milliseconds.
+/// Milliseconds to seconds, for the tools that print milliseconds: the
+/// decimal exponent is shifted (`1.6` is read back as `1.6e-3`), so the
+/// value is the double nearest the printed figure in seconds.
 pub(crate) fn ms(v: f64) -> f64 {
-    v / 1e3
+    format!("{v}e-3").parse().unwrap_or(v / 1e3)
 }
 
 /// The value of `--name=value` or `--name value` in `args`.
@@ -200,6 +202,8 @@ mod tests {
         assert_eq!(seconds("478.22us"), Some(478.22e-6));
         assert_eq!(seconds("3s"), Some(3.0));
         assert_eq!(seconds("3x"), None);
+        assert_eq!(ms(1.6), 0.0016);
+        assert_eq!(ms(596.7), 0.5967);
         let args = ["--rate=200", "--server", "h", "--uri=/"];
         assert_eq!(option(&args, "--rate"), Some("200"));
         assert_eq!(option(&args, "--server"), Some("h"));

@@ -83,6 +83,44 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
         Unit::OpsPerSecond,
         Better::Higher,
     ));
+    m.push(Metric::new(
+        names::REQUEST_SIZE,
+        w.number_after("Request size [B]:")?,
+        Unit::Bytes,
+        Better::Lower,
+    ));
+    // Reply time [ms]: response R transfer T
+    let rt = w
+        .find("Reply time [ms]:", 0)
+        .ok_or("expected `Reply time [ms]:`")?;
+    let times = labelled_numbers(&w, rt, &[names::REPLY_RESPONSE, names::REPLY_TRANSFER])?;
+    for (phase, v) in [names::REPLY_RESPONSE, names::REPLY_TRANSFER]
+        .into_iter()
+        .zip(times)
+    {
+        m.push(
+            Metric::new(names::REPLY_TIME, ms(v), Unit::Seconds, Better::Lower)
+                .label(label::PHASE, phase),
+        );
+    }
+    // Reply size [B]: header H content C footer F (total T)
+    let rs = w
+        .find("Reply size [B]:", 0)
+        .ok_or("expected `Reply size [B]:`")?;
+    let sizes = labelled_numbers(&w, rs, &["header", "content", "footer"])?;
+    let total = w
+        .get(rs + 7)
+        .filter(|s| w.get(rs + 6) == Some("(total") && s.ends_with(')'))
+        .and_then(|s| crate::text::number(s.trim_end_matches(')')))
+        .ok_or_else(|| format!("line {}: expected `(total N)` in `Reply size`", w.line(rs)))?;
+    for (part, v) in names::REPLY_PARTS
+        .into_iter()
+        .zip(sizes.into_iter().take(3).chain([total]))
+    {
+        m.push(
+            Metric::new(names::REPLY_SIZE, v, Unit::Bytes, Better::Lower).label(label::PART, part),
+        );
+    }
 
     // Reply rate [replies/s]: min A avg B max C stddev D (N samples)
     let rr = w.find(REPLY_RATE, 0).ok_or("expected `Reply rate`")?;
@@ -294,6 +332,15 @@ mod tests {
         let cpu = |m| value(r, names::CLIENT_CPU_TIME, &[(label::MODE, m)]);
         assert_eq!((cpu("user"), cpu("sys")), (1.43, 3.95));
         assert_eq!(value(r, names::CLIENT_CPU_UTILIZATION, &[]), 76.8);
+        let size = |p| value(r, names::REPLY_SIZE, &[(label::PART, p)]);
+        assert_eq!(
+            [size("header"), size("content"), size("total")],
+            [155.0, 428.0, 583.0]
+        );
+        assert_eq!(value(r, names::REQUEST_SIZE, &[]), 62.0);
+        let time = |p| value(r, names::REPLY_TIME, &[(label::PHASE, p)]);
+        assert_eq!(time(names::REPLY_RESPONSE), 0.0016);
+        assert_eq!(time(names::REPLY_TRANSFER), 0.0);
         assert_eq!(r.param(param::CONN_RATE), Some(&200.0.into()));
         assert_eq!(r.param(param::NUM_CONNS), Some(&1400u64.into()));
         assert_eq!(r.param(param::URL), Some(&"http://127.0.0.1:8089/".into()));

@@ -16,7 +16,7 @@ use nodebench_core::model::{BenchResult, Better, Metric, Unit};
 use nodebench_core::names::http::{self as ids, load as names};
 use nodebench_core::names::labels::PERCENTILE;
 
-use crate::text::{Words, binary_prefix, number, number_unit, seconds};
+use crate::text::{Words, binary_prefix, decimal_prefix, number, number_unit, seconds};
 
 /// The header wrk prints before its distribution.
 const DISTRIBUTION: &str = "Latency Distribution";
@@ -102,6 +102,33 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
         ));
     };
     r.metrics.push(latency(names::PERCENTILE_MEAN, avg));
+    // Req/Sec  734.60  180.46  1.18k  65.00%  (wrk2 may print -nan: left out)
+    if let Some(q) = w.find("Req/Sec", l) {
+        let rate = |i: usize| {
+            let (v, prefix) = number_unit(w.get(i)?)?;
+            Some(v * decimal_prefix(prefix)?)
+        };
+        let within = w
+            .get(q + 3)
+            .and_then(|s| s.strip_suffix('%'))
+            .and_then(number);
+        if let (Some(mean), Some(sd), Some(max), Some(within)) =
+            (rate(q), rate(q + 1), rate(q + 2), within)
+        {
+            let [s_mean, s_sd, s_max, s_within] = names::THREAD_RATE_STATS;
+            for (stat, v, unit) in [
+                (s_mean, mean, Unit::OpsPerSecond),
+                (s_sd, sd, Unit::OpsPerSecond),
+                (s_max, max, Unit::OpsPerSecond),
+                (s_within, within, Unit::Percent),
+            ] {
+                r.metrics.push(
+                    Metric::new(names::THREAD_REQUESTS_PER_SECOND, v, unit, Better::Higher)
+                        .label(label::STAT, stat),
+                );
+            }
+        }
+    }
     let mut printed_max = false;
     if let Some(d) = w.find(DISTRIBUTION, l) {
         let mut i = if wrk2 { w.find(HDR, l).unwrap_or(d) } else { d };
@@ -265,6 +292,16 @@ mod tests {
         assert_eq!(value(r, names::REQUESTS_COMPLETED, &[]), 4420.0);
         assert_eq!(value(r, names::TIME_TAKEN, &[]), 3.05);
         assert_eq!(value(r, names::TOTAL_TRANSFERRED, &[]), 2.46 * 1048576.0);
+        let thread = |s| value(r, names::THREAD_REQUESTS_PER_SECOND, &[(label::STAT, s)]);
+        assert_eq!(
+            [
+                thread("mean"),
+                thread("sd"),
+                thread("max"),
+                thread("within_sd")
+            ],
+            [734.60, 180.46, 1.18e3, 65.00]
+        );
         assert_eq!(r.param(param::THREADS), Some(&2u64.into()));
         assert_eq!(r.param(param::CONCURRENCY), Some(&10u64.into()));
         assert_eq!(r.param(param::TIME_LIMIT_S), Some(&3.0.into()));
@@ -285,6 +322,11 @@ mod tests {
         assert_eq!(latency(r, c, "max"), 3.94);
         assert_eq!(latency(r, c, "mean"), 228.86e-3);
         assert_eq!(r.metrics_named(names::LATENCY).count(), 9);
+        // Its Req/Sec line reads `-nan`: no per-thread rate.
+        assert_eq!(
+            r.metrics_named(names::THREAD_REQUESTS_PER_SECOND).count(),
+            0
+        );
         assert_eq!(value(r, names::REQUESTS_PER_SECOND, &[]), 448.85);
         assert_eq!(value(r, names::TRANSFER_RATE, &[]), 415.54 * 1024.0);
         assert_eq!(value(r, names::REQUESTS_COMPLETED, &[]), 2245.0);
