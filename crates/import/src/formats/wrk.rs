@@ -12,7 +12,10 @@
 //! `mean`. Byte figures use wrk's 1024-based units.
 
 use names::{label, param};
-use nodebench_core::model::{BenchResult, Better, Metric, Unit};
+use std::collections::BTreeMap;
+
+use nodebench_core::latency;
+use nodebench_core::model::{BenchResult, Better, Histogram, Metric, Unit};
 use nodebench_core::names::http::{self as ids, load as names};
 use nodebench_core::names::labels::PERCENTILE;
 
@@ -156,6 +159,9 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
     if !printed_max {
         r.metrics.push(latency(names::PERCENTILE_MAX, max));
     }
+    if let Some(h) = spectrum(&w, which)? {
+        r.histograms.push(h);
+    }
 
     // 4420 requests in 3.05s, 2.46MB read
     let q = w
@@ -250,6 +256,65 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
     Ok(vec![r])
 }
 
+/// wrk2's `Detailed Percentile spectrum` (`Value Percentile TotalCount
+/// 1/(1-Percentile)` rows in milliseconds, then `#[Mean = ...]`,
+/// `#[Max = ..., Total count = N]`) as a latency histogram in nanoseconds:
+/// each row's new requests recorded at its value, so the histogram is the
+/// spectrum's resolution of wrk2's own.
+fn spectrum(w: &Words, which: &str) -> Result<Option<Histogram>, String> {
+    let Some(start) = w.find(
+        "Detailed Percentile spectrum: Value Percentile TotalCount 1/(1-Percentile)",
+        0,
+    ) else {
+        return Ok(None);
+    };
+    let mut h = latency::histogram();
+    let mut i = start;
+    let mut seen = 0.0;
+    while let (Some(value), Some(total)) = (w.number(i), w.number(i + 2)) {
+        if w.number(i + 1).is_none()
+            || w.get(i + 3)
+                .is_none_or(|s| number(s).is_none() && s != "inf")
+        {
+            break;
+        }
+        if total < seen {
+            return Err(format!("line {}: TotalCount goes down", w.line(i)));
+        }
+        let ns = crate::text::number(&format!("{value}e6")).unwrap_or(value * 1e6);
+        h.saturating_record_n(
+            (ns.round() as u64).clamp(1, latency::MAX_LATENCY_NS),
+            (total - seen) as u64,
+        );
+        seen = total;
+        i += 4;
+    }
+    let count = w
+        .find("Total count =", i)
+        .and_then(|k| w.get(k))
+        .and_then(|s| number(s.trim_end_matches(']')))
+        .ok_or_else(|| {
+            format!(
+                "line {}: expected `#[Max = ..., Total count = N]` after the spectrum",
+                w.line(i)
+            )
+        })?;
+    if count != seen {
+        return Err(format!(
+            "line {}: the spectrum counts {seen} requests, its `Total count` {count}",
+            w.line(i)
+        ));
+    }
+    let labels = BTreeMap::from([(label::LATENCY.to_string(), which.to_string())]);
+    Ok(Some(Histogram::from_hdr(
+        names::LATENCY,
+        Unit::Seconds,
+        1e9,
+        labels,
+        &h,
+    )))
+}
+
 /// Bytes in wrk's 1024-based units: `824.79KB`, `2.46MB`, `512.00B`.
 fn bytes(s: &str) -> Option<f64> {
     let (v, unit) = number_unit(s)?;
@@ -322,6 +387,16 @@ mod tests {
         assert_eq!(latency(r, c, "max"), 3.94);
         assert_eq!(latency(r, c, "mean"), 228.86e-3);
         assert_eq!(r.metrics_named(names::LATENCY).count(), 9);
+        // The spectrum as the corrected latency histogram, in nanoseconds.
+        let h = r
+            .histogram(names::LATENCY, &[(label::LATENCY, c)])
+            .unwrap()
+            .to_hdr()
+            .unwrap();
+        assert_eq!(h.len(), 2243);
+        assert_eq!(h.min(), h.lowest_equivalent(294_000));
+        assert_eq!(h.max(), h.highest_equivalent(3_944_447_000));
+        assert_eq!(h.value_at_quantile(0.5), h.highest_equivalent(1_789_000));
         // Its Req/Sec line reads `-nan`: no per-thread rate.
         assert_eq!(
             r.metrics_named(names::THREAD_REQUESTS_PER_SECOND).count(),
@@ -358,6 +433,8 @@ mod tests {
     fn a_report_cut_off_is_refused() {
         let e = parse(&LOCAL[..LOCAL.find("Transfer/sec").unwrap()]).unwrap_err();
         assert!(e.contains("Transfer/sec"), "{e}");
+        let e = parse(&WRK2[..WRK2.find("#[Max").unwrap()]).unwrap_err();
+        assert!(e.contains("Total count"), "{e}");
         let e = parse(&LOCAL[..LOCAL.find("  4420 requests").unwrap()]).unwrap_err();
         assert!(e.contains("requests in"), "{e}");
     }
