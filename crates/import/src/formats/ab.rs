@@ -26,6 +26,8 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
     let w = Words::new(text);
     let mut r = BenchResult::new(ids::LOAD);
     r.set_param(param::MODEL, names::MODEL_CLOSED);
+    // ab is one thread multiplexing its connections.
+    r.set_param(param::THREADS, 1);
     if let Some(v) = w
         .find(BANNER, 0)
         .and_then(|i| w.find("Version", i))
@@ -321,6 +323,7 @@ mod tests {
             Some(&"SimpleHTTP/0.6".into())
         );
         assert_eq!(r.param(TOOL_VERSION), Some(&"2.3".into()));
+        assert_eq!(r.param(param::THREADS), Some(&1.into()));
         assert!(
             r.metrics
                 .iter()

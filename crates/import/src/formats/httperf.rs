@@ -272,6 +272,8 @@ fn command(w: &Words, r: &mut BenchResult) -> Result<(), String> {
         .take_while(|a| a.starts_with("--"))
         .collect();
     r.set_param(TOOL_COMMAND, format!("httperf {}", args.join(" ")));
+    // httperf is one thread multiplexing its connections.
+    r.set_param(param::THREADS, 1);
     let host = option(&args, "--server").unwrap_or("localhost");
     let port: u64 = option(&args, "--port")
         .and_then(|p| p.parse().ok())
@@ -345,6 +347,7 @@ mod tests {
         assert_eq!(r.param(param::NUM_CONNS), Some(&1400u64.into()));
         assert_eq!(r.param(param::URL), Some(&"http://127.0.0.1:8089/".into()));
         assert_eq!(r.param(param::MODEL), Some(&names::MODEL_CONN_RATE.into()));
+        assert_eq!(r.param(param::THREADS), Some(&1.into()));
     }
 
     #[test]
