@@ -33,7 +33,12 @@ const AREA_CRATES: &[&str] = &[
     "nodebench-db",
     "nodebench-scan",
     "nodebench-fleet",
+    "nodebench-import",
 ];
+
+/// Crates on top of core that name results through core alone: their only
+/// nodebench dependency is `nodebench-core`.
+const CORE_ONLY_CRATES: &[&str] = &["nodebench-import"];
 
 /// The most lines a Rust source file outside tests may have.
 const MAX_LINES: usize = 900;
@@ -140,6 +145,58 @@ fn area_crates_depend_on_no_other_area_crate() {
         violations.is_empty(),
         "area crates must depend on core, not on each other:\n  {}",
         violations.join("\n  ")
+    );
+}
+
+/// `package depends on dependency` for each normal or build nodebench
+/// dependency other than core of a [`CORE_ONLY_CRATES`] crate.
+fn core_only_violations(metadata: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for package in metadata["packages"].as_array().unwrap() {
+        let name = package["name"].as_str().unwrap();
+        if !CORE_ONLY_CRATES.contains(&name) {
+            continue;
+        }
+        for dep in package["dependencies"].as_array().unwrap() {
+            let dep_name = dep["name"].as_str().unwrap();
+            let kind = dep["kind"].as_str().unwrap_or("normal");
+            if kind != "dev" && dep_name.starts_with("nodebench") && dep_name != "nodebench-core" {
+                out.push(format!("{name} depends on {dep_name} ({kind})"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn core_only_crates_depend_on_core_alone() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
+    let output = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(workspace())
+        .output()
+        .unwrap();
+    let metadata: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let listed = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| CORE_ONLY_CRATES.contains(&p["name"].as_str().unwrap()))
+        .count();
+    assert_eq!(
+        listed,
+        CORE_ONLY_CRATES.len(),
+        "cargo metadata lists them all"
+    );
+    let violations = core_only_violations(&metadata);
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+    let planted = serde_json::json!({"packages": [
+        {"name": "nodebench-import", "dependencies": [
+            {"name": "nodebench-core", "kind": null},
+            {"name": "nodebench-store", "kind": null}]}]});
+    assert_eq!(
+        core_only_violations(&planted),
+        vec!["nodebench-import depends on nodebench-store (normal)"]
     );
 }
 

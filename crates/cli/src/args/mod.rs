@@ -11,6 +11,7 @@ pub mod compare;
 pub mod cpu;
 pub mod disk;
 pub mod http;
+pub mod import;
 pub mod memory;
 pub mod net;
 pub mod runs;
@@ -24,6 +25,7 @@ use compare::CompareArgs;
 use cpu::CpuCommand;
 use disk::DiskCommand;
 use http::HttpCommand;
+use import::ImportArgs;
 use memory::MemoryCommand;
 use net::NetCommand;
 use runs::RunsCommand;
@@ -80,6 +82,8 @@ pub enum Command {
     /// HTTP load: ab/httperf/wrk2-style closed and open model load.
     #[command(subcommand)]
     Http(HttpCommand),
+    /// Import the classic tools' outputs (ab, httperf, wrk, STREAM, IOzone, dd...) as runs.
+    Import(ImportArgs),
     /// Stored runs: list, show, export, delete.
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -114,6 +118,7 @@ impl Command {
             Command::Inventory
             | Command::Runs(_)
             | Command::Compare(_)
+            | Command::Import(_)
             | Command::Schema { .. } => false,
         }
     }

@@ -6,6 +6,7 @@ mod compare;
 mod cpu;
 mod disk;
 mod http;
+mod import;
 mod memory;
 mod net;
 mod runner;
@@ -33,6 +34,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Disk(cmd) => disk::run(&cli, cmd),
         Command::Net(cmd) => net::run(&cli, cmd),
         Command::Http(cmd) => http::run(&cli, cmd),
+        Command::Import(args) => import::run(&cli, args),
         Command::Runs(cmd) => runs::run(&cli, cmd),
         Command::Compare(args) => compare::run(&cli, args),
         Command::Schema { model } => runs::schema(*model),

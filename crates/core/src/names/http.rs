@@ -72,6 +72,25 @@ pub mod load {
     pub const ERRORS_PER_SECOND: &str = "errors_per_second";
     /// Per-second series of reply bytes.
     pub const BYTES_PER_SECOND: &str = "bytes_per_second";
+    /// Requests whose write failed (ab "Write errors"; imported).
+    pub const WRITE_ERRORS: &str = "write_errors";
+    /// Requests sent per second (httperf "Request rate"; imported).
+    pub const REQUEST_RATE: &str = "request_rate";
+    /// New connections per second (httperf "Connection rate"; imported).
+    pub const CONNECTION_RATE: &str = "connection_rate";
+    /// Replies with a 4xx or 5xx status (wrk "Non-2xx or 3xx responses"; imported).
+    pub const ERROR_STATUS: &str = "error_status";
+    /// Mean bytes per request (httperf "Request size [B]"; imported).
+    pub const REQUEST_SIZE: &str = "request_size";
+    /// Mean bytes per reply, labelled by [`label::PART`] (httperf "Reply size [B]"; imported).
+    pub const REPLY_SIZE: &str = "reply_size";
+    /// Mean seconds to a reply's first byte ([`REPLY_RESPONSE`]) and from it
+    /// to the last ([`REPLY_TRANSFER`]), labelled by [`label::PHASE`]
+    /// (httperf "Reply time [ms]"; imported).
+    pub const REPLY_TIME: &str = "reply_time";
+    /// Requests per second of one client thread, labelled by [`label::STAT`]
+    /// with [`THREAD_RATE_STATS`] (wrk's "Thread Stats Req/Sec"; imported).
+    pub const THREAD_REQUESTS_PER_SECOND: &str = "thread_requests_per_second";
 
     /// Label keys of `http.load` metrics (the percentile key is
     /// [`crate::names::labels::PERCENTILE`]).
@@ -94,7 +113,19 @@ pub mod load {
         pub const MODE: &str = "mode";
         /// Socket direction: [`super::DIRECTION_IN`] or [`super::DIRECTION_OUT`].
         pub const DIRECTION: &str = "direction";
+        /// Part of a reply: one of [`super::REPLY_PARTS`].
+        pub const PART: &str = "part";
     }
+
+    /// httperf's reply parts: header, content, footer, and their total.
+    pub const REPLY_PARTS: [&str; 4] = ["header", "content", "footer", "total"];
+    /// [`REPLY_TIME`]'s phase up to the reply's first byte.
+    pub const REPLY_RESPONSE: &str = "response";
+    /// [`REPLY_TIME`]'s phase from the first byte to the last.
+    pub const REPLY_TRANSFER: &str = "transfer";
+    /// wrk's per-thread statistics: mean, standard deviation, highest, and
+    /// the percentage of samples within one standard deviation of the mean.
+    pub const THREAD_RATE_STATS: [&str; 4] = ["mean", "sd", "max", "within_sd"];
 
     /// Latency counted from each request's planned send time (open model,
     /// corrected for coordinated omission) or its start (closed model).
@@ -174,6 +205,12 @@ pub mod load {
     pub const DIRECTION_IN: &str = "in";
     /// Bytes written to sockets.
     pub const DIRECTION_OUT: &str = "out";
+    /// Socket bytes both ways together (httperf "Net I/O"; imported).
+    pub const DIRECTION_BOTH: &str = "both";
+    /// Error kind: httperf's file-descriptor table was full (ftab-full; imported).
+    pub const FTAB_FULL: &str = "ftab_full";
+    /// Error kind: a request could not be written (wrk "write" socket errors; imported).
+    pub const SEND: &str = "send";
 
     /// Model: ab's closed model (`-n`, `-c`, `-t`).
     pub const MODEL_CLOSED: &str = "closed";

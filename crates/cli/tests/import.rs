@@ -1,0 +1,141 @@
+//! `nodebench import`: the seeds' tool outputs import as runs tagged with
+//! their source, `runs show` prints their figures, and a truncated,
+//! foreign or unreadable file is refused with one line naming it, exit 2
+//! and nothing saved, even next to good files.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{TempStore, json, metric, one_line_error, stdout};
+
+/// A fixture of the import crate's tests.
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../import/tests/fixtures")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The runs in the store, as `runs list --json` gives them.
+fn listed(s: &TempStore) -> Vec<serde_json::Value> {
+    json(&s.run(&["runs", "list", "--json"]))
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn the_seeds_outputs_import_as_runs_tagged_with_their_source() {
+    let s = TempStore::new();
+    let files = [
+        ("ab-seed000.txt", "ab", 1),
+        ("httperf-seed000.txt", "httperf", 1),
+        ("stream-seed000.txt", "stream", 1),
+        ("iozone-seed000.txt", "iozone", 1),
+        ("iozone-seed002.txt", "iozone", 1),
+        ("dd-seed001.txt", "dd", 3),
+    ];
+    let paths: Vec<String> = files.iter().map(|f| fixture(f.0)).collect();
+    let mut args = vec!["import", "--tag", "host=old"];
+    args.extend(paths.iter().map(String::as_str));
+    let o = s.run(&args);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), files.len(), "{out}");
+    for (k, ((_, format, n), path)) in files.iter().zip(&paths).enumerate() {
+        assert_eq!(
+            lines[k],
+            format!("{path}: {format}, {n} results, saved as run {}", k + 1)
+        );
+    }
+    let runs = listed(&s);
+    assert_eq!(runs.len(), files.len());
+    // Newest first.
+    for (run, (_, format, n)) in runs.iter().rev().zip(files) {
+        assert_eq!(run["tags"]["source"], format);
+        assert_eq!(run["tags"]["host"], "old");
+        assert_eq!(run["status"], "complete");
+        assert_eq!(run["results"], n);
+    }
+}
+
+#[test]
+fn an_imported_run_is_stored_exactly_and_shown_with_its_figures() {
+    let s = TempStore::new();
+    let o = s.run(&["import", &fixture("ab-seed000.txt")]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let shown = stdout(&s.run(&["runs", "show", "1"]));
+    assert!(shown.contains("Requests per second:    1980.20"), "{shown}");
+    assert!(shown.contains("Transfer rate:          8091.80"), "{shown}");
+    assert!(shown.contains("source=ab"), "{shown}");
+    let run = json(&s.run(&["runs", "show", "1", "--json"]));
+    let result = &run["results"][0];
+    assert_eq!(result["benchmark"], "http.load");
+    assert_eq!(metric(result, "requests_per_second", &[]), 1980.20);
+    assert_eq!(metric(result, "served_within", &[("percent", "99")]), 3.663);
+    assert_eq!(run["command_line"][0], "import");
+    // --json prints the runs as saved, ids set.
+    let o = s.run(&["import", "--json", &fixture("stream-ref-local.txt")]);
+    let runs = json(&o);
+    assert_eq!(runs[0]["id"], 2);
+    let stream = &runs[0]["results"][0];
+    assert_eq!(
+        metric(stream, "bandwidth", &[("kernel", "triad")]),
+        2720.6e6
+    );
+    let stored = json(&s.run(&["runs", "show", "2", "--json"]));
+    assert_eq!(stored["results"], runs[0]["results"]);
+}
+
+#[test]
+fn a_truncated_file_is_refused_and_nothing_saved() {
+    let s = TempStore::new();
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("ab-local.txt")).unwrap();
+    let cut = dir.path().join("ab-cut.txt");
+    std::fs::write(&cut, &text[..text.find(" 100%").unwrap()]).unwrap();
+    let cut = cut.to_string_lossy().into_owned();
+    let o = s.run(&["import", &fixture("stream-seed000.txt"), &cut]);
+    one_line_error(
+        &o,
+        2,
+        &[&format!("{cut}: not a complete ab output"), "`100%`"],
+    );
+    assert!(stdout(&o).is_empty());
+    assert!(listed(&s).is_empty());
+}
+
+#[test]
+fn a_foreign_or_unreadable_file_is_refused_and_nothing_saved() {
+    let s = TempStore::new();
+    let ab = fixture("ab-local.txt");
+    let o = s.run(&["import", "--format", "iozone", &ab]);
+    one_line_error(&o, 2, &[&format!("{ab}: not a complete iozone output")]);
+    let readme = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("Cargo.toml")
+        .to_string_lossy()
+        .into_owned();
+    let o = s.run(&["import", &ab, &readme]);
+    one_line_error(
+        &o,
+        2,
+        &[
+            &format!("{readme}: not a recognised tool output"),
+            "--format",
+        ],
+    );
+    let o = s.run(&["import", "/nonexistent/ab.txt"]);
+    one_line_error(&o, 2, &["/nonexistent/ab.txt: cannot read"]);
+    assert!(listed(&s).is_empty());
+}
+
+#[test]
+fn an_unknown_format_name_lists_the_accepted_ones() {
+    let s = TempStore::new();
+    let o = s.run(&["import", "--format", "jmeter", &fixture("ab-local.txt")]);
+    one_line_error(&o, 2, &["--format", "jmeter", "ab", "httperf", "iozone"]);
+    assert!(listed(&s).is_empty());
+}
