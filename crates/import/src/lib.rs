@@ -25,6 +25,14 @@ pub const SOURCE_TAG: &str = "source";
 /// The first word of an imported run's command line; the file's path follows.
 pub const COMMAND: &str = "import";
 
+/// Parameter of an imported result: the tool's version, where the output
+/// prints it (`iperf 3.12`, `fio-3.33`).
+pub const TOOL_VERSION: &str = "tool_version";
+
+/// Parameter of an imported result: the command line that ran the tool,
+/// where the output shows it (`iperf -c host -t 30`).
+pub const TOOL_COMMAND: &str = "tool_command";
+
 /// One file's figures, parsed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Imported {

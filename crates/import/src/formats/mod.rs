@@ -4,6 +4,8 @@
 //! `source` tag.
 
 mod dd;
+mod iperf3;
+mod transfer;
 
 use nodebench_core::choice;
 use nodebench_core::config::Choice;
@@ -14,13 +16,15 @@ choice! {
     pub enum Format {
         /// dd's summary lines (`... bytes (...) copied, S s, R MB/s`).
         Dd => "dd",
+        /// iperf3's text or `-J` JSON output (client or server).
+        Iperf3 => "iperf3",
     }
 }
 
 /// The formats in the order detection tries them: the most specific
 /// markers first, so that a format whose marker another tool's output can
 /// also contain is tried last.
-const DETECT_ORDER: &[Format] = &[Format::Dd];
+const DETECT_ORDER: &[Format] = &[Format::Iperf3, Format::Dd];
 
 /// Every format's name, for error messages.
 pub(crate) fn names() -> Vec<&'static str> {
@@ -29,15 +33,22 @@ pub(crate) fn names() -> Vec<&'static str> {
 
 /// The first format in [`DETECT_ORDER`] that recognises `text`.
 pub(crate) fn detect(text: &str) -> Option<Format> {
-    DETECT_ORDER.iter().copied().find(|f| match f {
+    DETECT_ORDER.iter().copied().find(|f| detect_one(*f, text))
+}
+
+/// Whether `format`'s own detector recognises `text`.
+fn detect_one(format: Format, text: &str) -> bool {
+    match format {
         Format::Dd => dd::detect(text),
-    })
+        Format::Iperf3 => iperf3::detect(text),
+    }
 }
 
 /// Parses `text` as `format`; the error says what was expected.
 pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, String> {
     match format {
         Format::Dd => dd::parse(text),
+        Format::Iperf3 => iperf3::parse(text),
     }
 }
 
@@ -51,5 +62,70 @@ mod tests {
             assert!(DETECT_ORDER.contains(f), "{f} is not in DETECT_ORDER");
         }
         assert_eq!(DETECT_ORDER.len(), Format::ALL.len());
+    }
+
+    /// Every fixture with the format it was made by.
+    const FIXTURES: &[(Format, &str, &str)] = &[
+        (
+            Format::Dd,
+            "dd-seed001.txt",
+            include_str!("../../tests/fixtures/dd-seed001.txt"),
+        ),
+        (
+            Format::Iperf3,
+            "iperf3-tcp.txt",
+            include_str!("../../tests/fixtures/iperf3-tcp.txt"),
+        ),
+        (
+            Format::Iperf3,
+            "iperf3-udp-p2.txt",
+            include_str!("../../tests/fixtures/iperf3-udp-p2.txt"),
+        ),
+        (
+            Format::Iperf3,
+            "iperf3-reverse-verbose.txt",
+            include_str!("../../tests/fixtures/iperf3-reverse-verbose.txt"),
+        ),
+        (
+            Format::Iperf3,
+            "iperf3-server-reverse.txt",
+            include_str!("../../tests/fixtures/iperf3-server-reverse.txt"),
+        ),
+        (
+            Format::Iperf3,
+            "iperf3-tcp.json",
+            include_str!("../../tests/fixtures/iperf3-tcp.json"),
+        ),
+        (
+            Format::Iperf3,
+            "iperf3-udp.json",
+            include_str!("../../tests/fixtures/iperf3-udp.json"),
+        ),
+    ];
+
+    #[test]
+    fn every_fixture_is_detected_as_exactly_its_own_format() {
+        for (format, name, text) in FIXTURES {
+            let claimed: Vec<Format> = Format::ALL
+                .iter()
+                .copied()
+                .filter(|f| detect_one(*f, text))
+                .collect();
+            assert_eq!(claimed, vec![*format], "{name}");
+            assert_eq!(detect(text), Some(*format), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_fixture_is_refused_by_the_other_formats() {
+        for (format, name, text) in FIXTURES {
+            for other in Format::ALL.iter().filter(|f| *f != format) {
+                let parsed = parse(*other, text);
+                assert!(
+                    parsed.as_ref().map_or(true, |r| r.is_empty()),
+                    "{name} imported as {other}"
+                );
+            }
+        }
     }
 }
