@@ -4,6 +4,7 @@
 //! `source` tag.
 
 mod dd;
+mod iperf;
 mod iperf3;
 mod transfer;
 
@@ -18,13 +19,20 @@ choice! {
         Dd => "dd",
         /// iperf3's text or `-J` JSON output (client or server).
         Iperf3 => "iperf3",
+        /// iperf 2's text output (client or server, TCP or UDP).
+        Iperf => "iperf",
     }
 }
 
 /// The formats in the order detection tries them: the most specific
 /// markers first, so that a format whose marker another tool's output can
 /// also contain is tried last.
-const DETECT_ORDER: &[Format] = &[Format::Iperf3, Format::Dd];
+#[rustfmt::skip]
+const DETECT_ORDER: &[Format] = &[
+    Format::Iperf3,
+    Format::Iperf,
+    Format::Dd,
+];
 
 /// Every format's name, for error messages.
 pub(crate) fn names() -> Vec<&'static str> {
@@ -41,6 +49,7 @@ fn detect_one(format: Format, text: &str) -> bool {
     match format {
         Format::Dd => dd::detect(text),
         Format::Iperf3 => iperf3::detect(text),
+        Format::Iperf => iperf::detect(text),
     }
 }
 
@@ -49,6 +58,7 @@ pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, Stri
     match format {
         Format::Dd => dd::parse(text),
         Format::Iperf3 => iperf3::parse(text),
+        Format::Iperf => iperf::parse(text),
     }
 }
 
@@ -65,42 +75,21 @@ mod tests {
     }
 
     /// Every fixture with the format it was made by.
+    #[rustfmt::skip]
     const FIXTURES: &[(Format, &str, &str)] = &[
-        (
-            Format::Dd,
-            "dd-seed001.txt",
-            include_str!("../../tests/fixtures/dd-seed001.txt"),
-        ),
-        (
-            Format::Iperf3,
-            "iperf3-tcp.txt",
-            include_str!("../../tests/fixtures/iperf3-tcp.txt"),
-        ),
-        (
-            Format::Iperf3,
-            "iperf3-udp-p2.txt",
-            include_str!("../../tests/fixtures/iperf3-udp-p2.txt"),
-        ),
-        (
-            Format::Iperf3,
-            "iperf3-reverse-verbose.txt",
-            include_str!("../../tests/fixtures/iperf3-reverse-verbose.txt"),
-        ),
-        (
-            Format::Iperf3,
-            "iperf3-server-reverse.txt",
-            include_str!("../../tests/fixtures/iperf3-server-reverse.txt"),
-        ),
-        (
-            Format::Iperf3,
-            "iperf3-tcp.json",
-            include_str!("../../tests/fixtures/iperf3-tcp.json"),
-        ),
-        (
-            Format::Iperf3,
-            "iperf3-udp.json",
-            include_str!("../../tests/fixtures/iperf3-udp.json"),
-        ),
+        (Format::Dd, "dd-seed001.txt", include_str!("../../tests/fixtures/dd-seed001.txt")),
+        (Format::Iperf3, "iperf3-tcp.txt", include_str!("../../tests/fixtures/iperf3-tcp.txt")),
+        (Format::Iperf3, "iperf3-udp-p2.txt", include_str!("../../tests/fixtures/iperf3-udp-p2.txt")),
+        (Format::Iperf3, "iperf3-reverse-verbose.txt", include_str!("../../tests/fixtures/iperf3-reverse-verbose.txt")),
+        (Format::Iperf3, "iperf3-server-reverse.txt", include_str!("../../tests/fixtures/iperf3-server-reverse.txt")),
+        (Format::Iperf3, "iperf3-tcp.json", include_str!("../../tests/fixtures/iperf3-tcp.json")),
+        (Format::Iperf3, "iperf3-udp.json", include_str!("../../tests/fixtures/iperf3-udp.json")),
+        (Format::Iperf, "iperf-seed001.txt", include_str!("../../tests/fixtures/iperf-seed001.txt")),
+        (Format::Iperf, "iperf-tcp.txt", include_str!("../../tests/fixtures/iperf-tcp.txt")),
+        (Format::Iperf, "iperf-tcp-p2.txt", include_str!("../../tests/fixtures/iperf-tcp-p2.txt")),
+        (Format::Iperf, "iperf-server.txt", include_str!("../../tests/fixtures/iperf-server.txt")),
+        (Format::Iperf, "iperf-udp.txt", include_str!("../../tests/fixtures/iperf-udp.txt")),
+        (Format::Iperf, "iperf-udp-server.txt", include_str!("../../tests/fixtures/iperf-udp-server.txt")),
     ];
 
     #[test]
