@@ -6,6 +6,7 @@
 mod dd;
 mod iperf;
 mod iperf3;
+mod sysbench;
 mod transfer;
 
 use nodebench_core::choice;
@@ -21,6 +22,8 @@ choice! {
         Iperf3 => "iperf3",
         /// iperf 2's text output (client or server, TCP or UDP).
         Iperf => "iperf",
+        /// sysbench 1.0's report (cpu, memory, fileio or an OLTP script).
+        Sysbench => "sysbench",
     }
 }
 
@@ -31,6 +34,7 @@ choice! {
 const DETECT_ORDER: &[Format] = &[
     Format::Iperf3,
     Format::Iperf,
+    Format::Sysbench,
     Format::Dd,
 ];
 
@@ -50,6 +54,7 @@ fn detect_one(format: Format, text: &str) -> bool {
         Format::Dd => dd::detect(text),
         Format::Iperf3 => iperf3::detect(text),
         Format::Iperf => iperf::detect(text),
+        Format::Sysbench => sysbench::detect(text),
     }
 }
 
@@ -59,6 +64,7 @@ pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, Stri
         Format::Dd => dd::parse(text),
         Format::Iperf3 => iperf3::parse(text),
         Format::Iperf => iperf::parse(text),
+        Format::Sysbench => sysbench::parse(text),
     }
 }
 
@@ -90,6 +96,10 @@ mod tests {
         (Format::Iperf, "iperf-server.txt", include_str!("../../tests/fixtures/iperf-server.txt")),
         (Format::Iperf, "iperf-udp.txt", include_str!("../../tests/fixtures/iperf-udp.txt")),
         (Format::Iperf, "iperf-udp-server.txt", include_str!("../../tests/fixtures/iperf-udp-server.txt")),
+        (Format::Sysbench, "sysbench-cpu.txt", include_str!("../../tests/fixtures/sysbench-cpu.txt")),
+        (Format::Sysbench, "sysbench-memory.txt", include_str!("../../tests/fixtures/sysbench-memory.txt")),
+        (Format::Sysbench, "sysbench-fileio.txt", include_str!("../../tests/fixtures/sysbench-fileio.txt")),
+        (Format::Sysbench, "sysbench-oltp.txt", include_str!("../../tests/fixtures/sysbench-oltp.txt")),
     ];
 
     #[test]
