@@ -4,6 +4,7 @@
 //! `source` tag.
 
 mod dd;
+mod fio;
 mod iperf;
 mod iperf3;
 mod sysbench;
@@ -24,6 +25,8 @@ choice! {
         Iperf => "iperf",
         /// sysbench 1.0's report (cpu, memory, fileio or an OLTP script).
         Sysbench => "sysbench",
+        /// fio's `--output-format=json` or `json+`.
+        Fio => "fio",
     }
 }
 
@@ -32,6 +35,7 @@ choice! {
 /// also contain is tried last.
 #[rustfmt::skip]
 const DETECT_ORDER: &[Format] = &[
+    Format::Fio,
     Format::Iperf3,
     Format::Iperf,
     Format::Sysbench,
@@ -55,6 +59,7 @@ fn detect_one(format: Format, text: &str) -> bool {
         Format::Iperf3 => iperf3::detect(text),
         Format::Iperf => iperf::detect(text),
         Format::Sysbench => sysbench::detect(text),
+        Format::Fio => fio::detect(text),
     }
 }
 
@@ -65,6 +70,7 @@ pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, Stri
         Format::Iperf3 => iperf3::parse(text),
         Format::Iperf => iperf::parse(text),
         Format::Sysbench => sysbench::parse(text),
+        Format::Fio => fio::parse(text),
     }
 }
 
@@ -100,6 +106,8 @@ mod tests {
         (Format::Sysbench, "sysbench-memory.txt", include_str!("../../tests/fixtures/sysbench-memory.txt")),
         (Format::Sysbench, "sysbench-fileio.txt", include_str!("../../tests/fixtures/sysbench-fileio.txt")),
         (Format::Sysbench, "sysbench-oltp.txt", include_str!("../../tests/fixtures/sysbench-oltp.txt")),
+        (Format::Fio, "fio-randrw.json", include_str!("../../tests/fixtures/fio-randrw.json")),
+        (Format::Fio, "fio-read-jsonplus.json", include_str!("../../tests/fixtures/fio-read-jsonplus.json")),
     ];
 
     #[test]

@@ -143,7 +143,7 @@ fn push_stream_tcp_info(r: &mut BenchResult, dir: &str, end: &Value) {
     if !rtts.is_empty() {
         let mean_us = rtts.iter().sum::<f64>() / rtts.len() as f64;
         r.metrics.push(
-            Metric::new(metric::RTT, mean_us * 1e-6, Unit::Seconds, Better::Lower)
+            Metric::new(metric::RTT, mean_us / 1e6, Unit::Seconds, Better::Lower)
                 .label(label::DIRECTION, dir),
         );
     }
