@@ -59,6 +59,4 @@ pub mod param {
     /// The problem size of a test (matrix order, vector length, table
     /// size), as HPCC names it (`DGEMM_N`, `FFT_N`, `PTRANS_n`...).
     pub const N: &str = "n";
-    /// HPCC's version.
-    pub const VERSION: &str = "version";
 }

@@ -5,6 +5,8 @@
 
 mod dd;
 mod fio;
+mod hpcc;
+mod hpl;
 mod iperf;
 mod iperf3;
 mod sysbench;
@@ -27,6 +29,10 @@ choice! {
         Sysbench => "sysbench",
         /// fio's `--output-format=json` or `json+`.
         Fio => "fio",
+        /// HPC Challenge's `hpccoutf.txt`.
+        Hpcc => "hpcc",
+        /// HPL's (xhpl's) output.
+        Hpl => "hpl",
     }
 }
 
@@ -36,6 +42,8 @@ choice! {
 #[rustfmt::skip]
 const DETECT_ORDER: &[Format] = &[
     Format::Fio,
+    Format::Hpcc,
+    Format::Hpl,
     Format::Iperf3,
     Format::Iperf,
     Format::Sysbench,
@@ -60,6 +68,8 @@ fn detect_one(format: Format, text: &str) -> bool {
         Format::Iperf => iperf::detect(text),
         Format::Sysbench => sysbench::detect(text),
         Format::Fio => fio::detect(text),
+        Format::Hpcc => hpcc::detect(text),
+        Format::Hpl => hpl::detect(text),
     }
 }
 
@@ -71,6 +81,8 @@ pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, Stri
         Format::Iperf => iperf::parse(text),
         Format::Sysbench => sysbench::parse(text),
         Format::Fio => fio::parse(text),
+        Format::Hpcc => hpcc::parse(text),
+        Format::Hpl => hpl::parse(text),
     }
 }
 
@@ -108,6 +120,9 @@ mod tests {
         (Format::Sysbench, "sysbench-oltp.txt", include_str!("../../tests/fixtures/sysbench-oltp.txt")),
         (Format::Fio, "fio-randrw.json", include_str!("../../tests/fixtures/fio-randrw.json")),
         (Format::Fio, "fio-read-jsonplus.json", include_str!("../../tests/fixtures/fio-read-jsonplus.json")),
+        (Format::Hpcc, "hpcc-np1.txt", include_str!("../../tests/fixtures/hpcc-np1.txt")),
+        (Format::Hpcc, "hpcc-np2.txt", include_str!("../../tests/fixtures/hpcc-np2.txt")),
+        (Format::Hpl, "hpl-hpcc-np1.txt", include_str!("../../tests/fixtures/hpl-hpcc-np1.txt")),
     ];
 
     #[test]
