@@ -9,6 +9,7 @@ mod hpcc;
 mod hpl;
 mod iperf;
 mod iperf3;
+mod linpack;
 mod sysbench;
 mod transfer;
 
@@ -33,6 +34,8 @@ choice! {
         Hpcc => "hpcc",
         /// HPL's (xhpl's) output.
         Hpl => "hpl",
+        /// Intel's optimized LINPACK (`xlinpack_xeon64`) output.
+        Linpack => "linpack",
     }
 }
 
@@ -44,6 +47,7 @@ const DETECT_ORDER: &[Format] = &[
     Format::Fio,
     Format::Hpcc,
     Format::Hpl,
+    Format::Linpack,
     Format::Iperf3,
     Format::Iperf,
     Format::Sysbench,
@@ -70,6 +74,7 @@ fn detect_one(format: Format, text: &str) -> bool {
         Format::Fio => fio::detect(text),
         Format::Hpcc => hpcc::detect(text),
         Format::Hpl => hpl::detect(text),
+        Format::Linpack => linpack::detect(text),
     }
 }
 
@@ -83,6 +88,7 @@ pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, Stri
         Format::Fio => fio::parse(text),
         Format::Hpcc => hpcc::parse(text),
         Format::Hpl => hpl::parse(text),
+        Format::Linpack => linpack::parse(text),
     }
 }
 
@@ -123,6 +129,7 @@ mod tests {
         (Format::Hpcc, "hpcc-np1.txt", include_str!("../../tests/fixtures/hpcc-np1.txt")),
         (Format::Hpcc, "hpcc-np2.txt", include_str!("../../tests/fixtures/hpcc-np2.txt")),
         (Format::Hpl, "hpl-hpcc-np1.txt", include_str!("../../tests/fixtures/hpl-hpcc-np1.txt")),
+        (Format::Linpack, "linpack-seed002-relaid.txt", include_str!("../../tests/fixtures/linpack-seed002-relaid.txt")),
     ];
 
     #[test]
