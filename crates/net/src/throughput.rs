@@ -7,7 +7,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::Config;
-use nodebench_core::names::net::{self as names, label, metric};
+use nodebench_core::names::net::{self as names, direction, host, label, metric, param, side};
 use nodebench_core::{BenchResult, Better, Metric, TimeSeries, Unit};
 
 use crate::iperf3::{self, ClientConfig, Protocol, StreamStats, TestOutcome};
@@ -32,8 +32,8 @@ enum Direction {
 impl Direction {
     fn name(self) -> &'static str {
         match self {
-            Direction::ClientToServer => "client_to_server",
-            Direction::ServerToClient => "server_to_client",
+            Direction::ClientToServer => direction::CLIENT_TO_SERVER,
+            Direction::ServerToClient => direction::SERVER_TO_CLIENT,
         }
     }
 }
@@ -60,7 +60,7 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
     let senders: Vec<&StreamStats> = sender_side.iter().filter(|s| s.sender).collect();
     let receivers: Vec<&StreamStats> = receiver_side.iter().filter(|s| !s.sender).collect();
     let label = |m: Metric| m.label(label::DIRECTION, dir.name());
-    for (side, streams) in [("sender", &senders), ("receiver", &receivers)] {
+    for (side, streams) in [(side::SENDER, &senders), (side::RECEIVER, &receivers)] {
         if streams.is_empty() {
             continue;
         }
@@ -180,12 +180,12 @@ pub fn record_outcome(result: &mut BenchResult, o: &TestOutcome) {
     }
     result.metrics.push(
         Metric::new(metric::CPU, o.local_cpu.total, Unit::Percent, Better::Lower)
-            .label(label::HOST, "client"),
+            .label(label::HOST, host::CLIENT),
     );
     if let Some(r) = o.remote_cpu {
         result.metrics.push(
             Metric::new(metric::CPU, r.total, Unit::Percent, Better::Lower)
-                .label(label::HOST, "server"),
+                .label(label::HOST, host::SERVER),
         );
     }
     let points: Vec<(f64, f64)> = o
@@ -200,7 +200,7 @@ pub fn record_outcome(result: &mut BenchResult, o: &TestOutcome) {
         result.series.push(TimeSeries {
             name: metric::THROUGHPUT.into(),
             unit: Unit::BytesPerSecond,
-            labels: [(label::HOST.to_string(), "client".to_string())]
+            labels: [(label::HOST.to_string(), host::CLIENT.to_string())]
                 .into_iter()
                 .collect(),
             points,
@@ -223,15 +223,15 @@ impl Benchmark for Throughput {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let c = &self.config;
         let mut result = BenchResult::new(self.id());
-        result.set_param("host", &c.host);
-        result.set_param("port", c.port);
-        result.set_param("parallel", c.parallel);
-        result.set_param("duration_s", c.duration.as_secs_f64());
-        result.set_param("reverse", c.reverse);
-        result.set_param("bidir", c.bidir);
+        result.set_param(param::HOST, &c.host);
+        result.set_param(param::PORT, c.port);
+        result.set_param(param::PARALLEL, c.parallel);
+        result.set_param(param::DURATION_S, c.duration.as_secs_f64());
+        result.set_param(param::REVERSE, c.reverse);
+        result.set_param(param::BIDIR, c.bidir);
         result.set_param("zerocopy", c.zerocopy);
-        result.set_param("window", c.window);
-        result.set_param("bitrate", c.bitrate);
+        result.set_param(param::WINDOW, c.window);
+        result.set_param(param::BITRATE, c.bitrate);
         let peer: Option<SocketAddr> = (c.host.trim_matches(|ch| ch == '[' || ch == ']'), c.port)
             .to_socket_addrs()
             .ok()
@@ -247,7 +247,7 @@ impl Benchmark for Throughput {
         ctx.progress.start(self.id(), 1);
         match iperf3::run_client(c, &ctx.cancel) {
             Ok(o) => {
-                result.set_param("length", o.length);
+                result.set_param(param::LENGTH, o.length);
                 record_outcome(&mut result, &o);
                 if ctx.cancel.is_cancelled() {
                     result.mark_cancelled();

@@ -104,6 +104,23 @@ mod tests {
         assert_eq!(DETECT_ORDER.len(), Format::ALL.len());
     }
 
+    #[test]
+    fn no_prefix_of_a_fixture_makes_a_parser_panic() {
+        for (_, name, text) in FIXTURES {
+            let cuts = (0..text.len())
+                .step_by(17)
+                .filter(|&i| text.is_char_boundary(i));
+            for cut in cuts {
+                for f in Format::ALL {
+                    let prefix = &text[..cut];
+                    let r =
+                        std::panic::catch_unwind(|| (detect_one(*f, prefix), parse(*f, prefix)));
+                    assert!(r.is_ok(), "{f} panicked on {name} cut at {cut}");
+                }
+            }
+        }
+    }
+
     /// Every fixture with the format it was made by.
     #[rustfmt::skip]
     const FIXTURES: &[(Format, &str, &str)] = &[
