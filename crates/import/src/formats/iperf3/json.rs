@@ -69,8 +69,12 @@ fn test(v: &Value) -> Result<BenchResult, String> {
         },
         "",
     )];
-    if num(settings, "bidir").unwrap_or(0.0) != 0.0 {
+    // iperf3 3.12 says `--bidir` only by the second pair of sums.
+    let bidir =
+        num(settings, "bidir").unwrap_or(0.0) != 0.0 || end.get("sum_sent_bidir_reverse").is_some();
+    if bidir {
         directions.push((direction::SERVER_TO_CLIENT, "_bidir_reverse"));
+        r.set_param(param::BIDIR, true);
     }
     for (dir, suffix) in directions {
         let sent = end
@@ -124,10 +128,17 @@ fn test(v: &Value) -> Result<BenchResult, String> {
 /// The senders' largest congestion window and mean smoothed RTT, from the
 /// per-stream `sender` objects (Linux only).
 fn push_stream_tcp_info(r: &mut BenchResult, dir: &str, end: &Value) {
+    // Only the sending end has TCP_INFO figures: streams this host received
+    // on (`-R`, the reverse half of `--bidir`) have none.
     let senders: Vec<&Value> = end
         .get("streams")
         .and_then(Value::as_array)
-        .map(|s| s.iter().filter_map(|s| s.get("sender")).collect())
+        .map(|s| {
+            s.iter()
+                .filter_map(|s| s.get("sender"))
+                .filter(|s| s.get("max_snd_cwnd").is_some())
+                .collect()
+        })
         .unwrap_or_default();
     let cwnd = senders
         .iter()
@@ -171,10 +182,8 @@ fn set_params(r: &mut BenchResult, start: &Value, settings: &Value) {
     if let Some(d) = num(settings, "duration") {
         r.set_param(param::DURATION_S, d);
     }
-    for (key, name) in [("reverse", param::REVERSE), ("bidir", param::BIDIR)] {
-        if let Some(n) = num(settings, key) {
-            r.set_param(name, n != 0.0);
-        }
+    if let Some(n) = num(settings, "reverse") {
+        r.set_param(param::REVERSE, n != 0.0);
     }
     if let Some(w) = start
         .get("sock_bufsize")

@@ -153,6 +153,25 @@ mod tests {
     }
 
     #[test]
+    fn bidir_json_has_both_directions_and_bidir_text_is_refused() {
+        let r = one(include_str!("../../../tests/fixtures/iperf3-bidir.json"));
+        assert_eq!(r.param(param::BIDIR), Some(&true.into()));
+        assert_eq!(
+            value(&r, metric::THROUGHPUT, &[C2S, RECEIVER]),
+            10088042452.677431 / 8.0
+        );
+        assert_eq!(
+            value(&r, metric::THROUGHPUT, &[S2C, RECEIVER]),
+            11311563707.165808 / 8.0
+        );
+        assert!(r.metric(metric::SND_CWND_MAX, &[C2S]).is_some());
+        assert!(r.metric(metric::SND_CWND_MAX, &[S2C]).is_none());
+        let text = include_str!("../../../tests/fixtures/iperf3-bidir.txt");
+        let e = parse(text).unwrap_err();
+        assert!(e.contains("--bidir"), "{e}");
+    }
+
+    #[test]
     fn halves_and_foreign_text_are_refused() {
         for text in [TCP, UDP_P2, REVERSE, SERVER, TCP_JSON, UDP_JSON] {
             let half = &text[..text.len() / 2];
