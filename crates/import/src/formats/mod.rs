@@ -148,6 +148,7 @@ mod tests {
         (Format::Hpl, "hpl-hpcc-np1.txt", include_str!("../../tests/fixtures/hpl-hpcc-np1.txt")),
         (Format::Linpack, "linpack-seed002-relaid.txt", include_str!("../../tests/fixtures/linpack-seed002-relaid.txt")),
         (Format::Iperf3, "iperf3-bidir.json", include_str!("../../tests/fixtures/iperf3-bidir.json")),
+        (Format::Iperf3, "iperf3-verbose.txt", include_str!("../../tests/fixtures/iperf3-verbose.txt")),
     ];
 
     #[test]

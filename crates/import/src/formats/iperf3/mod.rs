@@ -153,6 +153,14 @@ mod tests {
     }
 
     #[test]
+    fn verbose_text_cpu_utilization() {
+        let r = one(include_str!("../../../tests/fixtures/iperf3-verbose.txt"));
+        assert_eq!(value(&r, metric::CPU, &[(label::HOST, host::CLIENT)]), 35.1);
+        assert_eq!(value(&r, metric::CPU, &[(label::HOST, host::SERVER)]), 35.3);
+        assert_eq!(r.param(crate::TOOL_VERSION), Some(&"iperf 3.12".into()));
+    }
+
+    #[test]
     fn bidir_json_has_both_directions_and_bidir_text_is_refused() {
         let r = one(include_str!("../../../tests/fixtures/iperf3-bidir.json"));
         assert_eq!(r.param(param::BIDIR), Some(&true.into()));
