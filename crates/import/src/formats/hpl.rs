@@ -23,7 +23,7 @@ const RESIDUAL: &str = "||Ax-b||";
 pub(crate) fn detect(text: &str) -> bool {
     text.lines().any(|l| l.starts_with(BANNER))
         && text.lines().any(is_header)
-        && !super::hpcc::detect(text)
+        && !super::is_hpcc(text)
 }
 
 /// `T/V                N    NB     P     Q               Time                 Gflops`
@@ -33,7 +33,7 @@ fn is_header(line: &str) -> bool {
 
 /// One result per row.
 pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
-    if super::hpcc::detect(text) {
+    if super::is_hpcc(text) {
         return Err(
             "this is HPC Challenge's output, whose HPL rows the hpcc format imports".into(),
         );

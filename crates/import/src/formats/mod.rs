@@ -78,6 +78,13 @@ fn detect_one(format: Format, text: &str) -> bool {
     }
 }
 
+/// True when `text` is HPC Challenge's output, which holds HPL's: the hpl
+/// format leaves such files to the hpcc one (here, so that hpl and hpcc,
+/// which reads HPL's rows with hpl's parser, do not use each other).
+fn is_hpcc(text: &str) -> bool {
+    hpcc::detect(text)
+}
+
 /// Parses `text` as `format`; the error says what was expected.
 pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, String> {
     match format {
