@@ -157,6 +157,41 @@ pub(crate) fn option<'a>(args: &[&'a str], name: &str) -> Option<&'a str> {
     })
 }
 
+/// Bytes of an iperf transfer figure, `6.44` `GBytes`: iperf (2 and 3)
+/// counts bytes in powers of 1024 (`KBytes`, `MBytes`, `GBytes`, `TBytes`).
+pub(crate) fn iperf_bytes(value: &str, unit: &str) -> Option<f64> {
+    Some(number(value)? * binary_prefix(unit.strip_suffix("Bytes")?)?)
+}
+
+/// Bits per second of an iperf rate figure, `18.4` `Gbits/sec`: iperf
+/// counts bits in powers of 1000 (`Kbits/sec`, `Mbits/sec`, `Gbits/sec`).
+pub(crate) fn iperf_bits(value: &str, unit: &str) -> Option<f64> {
+    Some(number(value)? * decimal_prefix(unit.strip_suffix("bits/sec")?)?)
+}
+
+/// The value of command-line option `flag` (`-t` in `iperf -c h -t 30`):
+/// the next word, or the rest of the same word (`-t30`).
+pub(crate) fn flag_value<'a>(command: &'a str, flag: &str) -> Option<&'a str> {
+    let mut words = command.split_whitespace();
+    while let Some(w) = words.next() {
+        if w == flag {
+            return words.next();
+        }
+        if let Some(v) = w
+            .strip_prefix(flag)
+            .filter(|v| !v.is_empty() && !flag.starts_with("--"))
+        {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// True when `command` holds the word `flag`.
+pub(crate) fn has_flag(command: &str, flag: &str) -> bool {
+    command.split_whitespace().any(|w| w == flag)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,5 +243,25 @@ mod tests {
         assert_eq!(option(&args, "--rate"), Some("200"));
         assert_eq!(option(&args, "--server"), Some("h"));
         assert_eq!(option(&args, "--port"), None);
+    }
+
+    #[test]
+    fn iperf_units() {
+        assert_eq!(iperf_bytes("6.44", "GBytes"), Some(6.44 * 1073741824.0));
+        assert_eq!(iperf_bytes("185", "MBytes"), Some(185.0 * 1048576.0));
+        assert_eq!(iperf_bytes("0.00", "Bytes"), Some(0.0));
+        assert_eq!(iperf_bits("18.4", "Gbits/sec"), Some(18.4e9));
+        assert_eq!(iperf_bits("0.00", "bits/sec"), Some(0.0));
+        assert_eq!(iperf_bits("1", "GBytes"), None);
+    }
+
+    #[test]
+    fn options_of_a_command_line() {
+        let c = "iperf -c 10.0.0.1 -i 1 -t30 -w 32M -u";
+        assert_eq!(flag_value(c, "-t"), Some("30"));
+        assert_eq!(flag_value(c, "-w"), Some("32M"));
+        assert_eq!(flag_value(c, "-P"), None);
+        assert!(has_flag(c, "-u"));
+        assert!(!has_flag(c, "-R"));
     }
 }

@@ -7,7 +7,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::Config;
-use nodebench_core::names::net::{self as names, label, metric, param};
+use nodebench_core::names::net::{self as names, direction, host, label, metric, param, side};
 use nodebench_core::{BenchResult, Better, Metric, TimeSeries, Unit};
 
 use crate::iperf3::{self, ClientConfig, Protocol, StreamStats, TestOutcome};
@@ -32,8 +32,8 @@ enum Direction {
 impl Direction {
     fn name(self) -> &'static str {
         match self {
-            Direction::ClientToServer => "client_to_server",
-            Direction::ServerToClient => "server_to_client",
+            Direction::ClientToServer => direction::CLIENT_TO_SERVER,
+            Direction::ServerToClient => direction::SERVER_TO_CLIENT,
         }
     }
 }
@@ -60,7 +60,7 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
     let senders: Vec<&StreamStats> = sender_side.iter().filter(|s| s.sender).collect();
     let receivers: Vec<&StreamStats> = receiver_side.iter().filter(|s| !s.sender).collect();
     let label = |m: Metric| m.label(label::DIRECTION, dir.name());
-    for (side, streams) in [("sender", &senders), ("receiver", &receivers)] {
+    for (side, streams) in [(side::SENDER, &senders), (side::RECEIVER, &receivers)] {
         if streams.is_empty() {
             continue;
         }
@@ -180,12 +180,12 @@ pub fn record_outcome(result: &mut BenchResult, o: &TestOutcome) {
     }
     result.metrics.push(
         Metric::new(metric::CPU, o.local_cpu.total, Unit::Percent, Better::Lower)
-            .label(label::HOST, "client"),
+            .label(label::HOST, host::CLIENT),
     );
     if let Some(r) = o.remote_cpu {
         result.metrics.push(
             Metric::new(metric::CPU, r.total, Unit::Percent, Better::Lower)
-                .label(label::HOST, "server"),
+                .label(label::HOST, host::SERVER),
         );
     }
     let points: Vec<(f64, f64)> = o
@@ -200,7 +200,7 @@ pub fn record_outcome(result: &mut BenchResult, o: &TestOutcome) {
         result.series.push(TimeSeries {
             name: metric::THROUGHPUT.into(),
             unit: Unit::BytesPerSecond,
-            labels: [(label::HOST.to_string(), "client".to_string())]
+            labels: [(label::HOST.to_string(), host::CLIENT.to_string())]
                 .into_iter()
                 .collect(),
             points,

@@ -5,6 +5,12 @@
 
 /// Benchmark id of the op-rate kernels.
 pub const OPS: &str = "cpu.ops";
+/// Benchmark id of sysbench's cpu test (prime counting), imported.
+pub const SYSBENCH: &str = "cpu.sysbench";
+/// Benchmark id of HPCC's DGEMM (matrix multiply), imported.
+pub const HPCC_DGEMM: &str = "cpu.hpcc_dgemm";
+/// Benchmark id of HPCC's FFT (complex 1-D DFT), imported.
+pub const HPCC_FFT: &str = "cpu.hpcc_fft";
 
 /// Metric: operations (integer) or flop (floating point) per second of one
 /// kernel, scaling mode and thread count; the median of the repeats.

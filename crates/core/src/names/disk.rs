@@ -7,6 +7,20 @@ pub const IOZONE: &str = "disk.iozone";
 pub const DD: &str = "disk.dd";
 /// Benchmark id of the block-size x thread matrix.
 pub const BLOCKS: &str = "disk.blocks";
+/// Benchmark id of fio jobs, imported from fio's JSON output.
+pub const FIO: &str = "disk.fio";
+/// Benchmark id of sysbench's fileio test, imported.
+pub const SYSBENCH_FILEIO: &str = "disk.sysbench_fileio";
+
+/// fio's data directions (the [`label::DIRECTION`] label).
+pub mod direction {
+    /// Reads.
+    pub const READ: &str = "read";
+    /// Writes.
+    pub const WRITE: &str = "write";
+    /// Trims (discards).
+    pub const TRIM: &str = "trim";
+}
 
 /// IOzone's tests, by the names `--tests` takes and the `test` label holds.
 pub mod test {
@@ -104,6 +118,10 @@ pub mod label {
     pub const OP: &str = "op";
     /// Block size of a `disk blocks` cell, in bytes.
     pub const BLOCK: &str = "block";
+    /// fio's data direction of a figure (a [`direction`](super::direction) name).
+    pub const DIRECTION: &str = "direction";
+    /// The fio job a figure belongs to (its `jobname`).
+    pub const JOB: &str = "job";
 }
 
 /// I/O engine names (`--engine`, the `engine` parameter).
@@ -186,6 +204,12 @@ pub mod param {
     pub const TOTAL_BYTES: &str = "total_bytes";
     /// Longest a `disk blocks` cell may run, seconds.
     pub const CELL_TIME_LIMIT_S: &str = "cell_time_limit_s";
+    /// fio's I/O pattern (`rw=`: read, randwrite, randrw...).
+    pub const PATTERN: &str = "pattern";
+    /// fio's processes or threads per job (`numjobs`).
+    pub const JOBS: &str = "jobs";
+    /// Time limit of a job, seconds (fio's `runtime`).
+    pub const DURATION_S: &str = "duration_s";
 }
 
 /// Parameters that define an IOzone workload (test and record size of a

@@ -47,6 +47,15 @@ pub mod param {
     /// The theoretical peak the rates are set against, in words (`unknown:
     /// why` when it could not be computed).
     pub const PEAK: &str = "peak";
+    /// HPL's block size (`NB`).
+    pub const NB: &str = "nb";
+    /// HPL's process grid rows (`P`).
+    pub const P: &str = "p";
+    /// HPL's process grid columns (`Q`).
+    pub const Q: &str = "q";
+    /// HPL's encoded variant (`T/V`, `WR11C2R4`: wall time, the panel
+    /// factorisation, broadcast and look-ahead choices).
+    pub const VARIANT: &str = "variant";
 }
 
 /// Parameters that define a LINPACK workload: results differing in one of

@@ -7,6 +7,12 @@ pub const STREAM: &str = "memory.stream";
 pub const BLOCKS: &str = "memory.blocks";
 /// Benchmark id of the latency sweep by working-set size.
 pub const LATENCY: &str = "memory.latency";
+/// Benchmark id of sysbench's memory test, imported.
+pub const SYSBENCH: &str = "memory.sysbench";
+/// Benchmark id of HPCC's PTRANS (parallel matrix transpose), imported.
+pub const HPCC_PTRANS: &str = "memory.hpcc_ptrans";
+/// Benchmark id of HPCC's RandomAccess (GUPS), imported.
+pub const HPCC_RANDOM_ACCESS: &str = "memory.hpcc_random_access";
 
 /// STREAM's kernels, by the names the
 /// [`labels::KERNEL`](crate::names::labels::KERNEL) label holds.

@@ -6,11 +6,14 @@
 //! result without linking the engine that measures it.
 
 pub mod cpu;
+pub mod db;
 pub mod disk;
+pub mod hpcc;
 pub mod http;
 pub mod linpack;
 pub mod memory;
 pub mod net;
+pub mod sysbench;
 
 /// Label keys used by more than one area.
 pub mod labels {
@@ -37,6 +40,14 @@ pub mod latency {
     pub const LATENCY_P999: &str = "latency_p999";
     /// Longest latency.
     pub const LATENCY_MAX: &str = "latency_max";
+    /// Shortest latency.
+    pub const LATENCY_MIN: &str = "latency_min";
+    /// Mean latency.
+    pub const LATENCY_MEAN: &str = "latency_mean";
+    /// Latency at the percentile the [`super::labels::PERCENTILE`] label
+    /// holds: the tools' own percentile tables (fio's clat percentiles,
+    /// sysbench's `--percentile`).
+    pub const LATENCY_PERCENTILE: &str = "latency_percentile";
 }
 
 /// The parameters that define the workload of benchmark `id` (its area's

@@ -8,6 +8,33 @@ pub const UDP: &str = "net.udp";
 pub const PINGPONG: &str = "net.pingpong";
 /// Benchmark id of the quick suite's in-process loopback pair.
 pub const LOOPBACK: &str = "net.loopback";
+/// Benchmark id of HPCC's latency and bandwidth tests (ping-pong between
+/// process pairs, naturally and randomly ordered rings).
+pub const HPCC_LATENCY_BANDWIDTH: &str = "net.hpcc_latency_bandwidth";
+
+/// Values of the [`label::DIRECTION`] label: which way data flowed.
+pub mod direction {
+    /// The client sent (iperf's default).
+    pub const CLIENT_TO_SERVER: &str = "client_to_server";
+    /// The server sent (`--reverse`, or the second half of `--bidir`).
+    pub const SERVER_TO_CLIENT: &str = "server_to_client";
+}
+
+/// Values of the [`label::SIDE`] label of the byte and throughput figures.
+pub mod side {
+    /// The sending end's figures.
+    pub const SENDER: &str = "sender";
+    /// The receiving end's figures.
+    pub const RECEIVER: &str = "receiver";
+}
+
+/// Values of the [`label::HOST`] label.
+pub mod host {
+    /// The iperf client.
+    pub const CLIENT: &str = "client";
+    /// The iperf server.
+    pub const SERVER: &str = "server";
+}
 
 /// Values of the transport protocol (`protocol` label and `--protocols`).
 pub mod protocol {

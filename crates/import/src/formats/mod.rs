@@ -5,9 +5,17 @@
 
 mod ab;
 mod dd;
+mod fio;
+mod hpcc;
+mod hpl;
 mod httperf;
 mod iozone;
+mod iperf;
+mod iperf3;
+mod linpack;
 mod stream;
+mod sysbench;
+mod transfer;
 mod wrk;
 
 use nodebench_core::choice;
@@ -27,6 +35,20 @@ choice! {
         Stream => "stream",
         /// IOzone's report: a normal or `-a` auto-mode table, or `-t` throughput-mode blocks.
         Iozone => "iozone",
+        /// iperf3's text or `-J` JSON output (client or server).
+        Iperf3 => "iperf3",
+        /// iperf 2's text output (client or server, TCP or UDP).
+        Iperf => "iperf",
+        /// sysbench 1.0's report (cpu, memory, fileio or an OLTP script).
+        Sysbench => "sysbench",
+        /// fio's `--output-format=json` or `json+`.
+        Fio => "fio",
+        /// HPC Challenge's `hpccoutf.txt`.
+        Hpcc => "hpcc",
+        /// HPL's (xhpl's) output.
+        Hpl => "hpl",
+        /// Intel's optimized LINPACK (`xlinpack_xeon64`) output.
+        Linpack => "linpack",
         /// dd's summary lines (`... bytes (...) copied, S s, R MB/s`).
         Dd => "dd",
     }
@@ -34,8 +56,17 @@ choice! {
 
 /// The formats in the order detection tries them: the most specific
 /// markers first, so that a format whose marker another tool's output can
-/// also contain is tried last.
+/// also contain is tried last (HPCC's output holds HPL's and STREAM-like
+/// figures, so hpcc comes before hpl and stream).
+#[rustfmt::skip]
 const DETECT_ORDER: &[Format] = &[
+    Format::Fio,
+    Format::Hpcc,
+    Format::Hpl,
+    Format::Linpack,
+    Format::Iperf3,
+    Format::Iperf,
+    Format::Sysbench,
     Format::Ab,
     Format::Httperf,
     Format::Wrk,
@@ -51,25 +82,50 @@ pub(crate) fn names() -> Vec<&'static str> {
 
 /// The first format in [`DETECT_ORDER`] that recognises `text`.
 pub(crate) fn detect(text: &str) -> Option<Format> {
-    DETECT_ORDER.iter().copied().find(|f| match f {
-        Format::Dd => dd::detect(text),
-        Format::Iozone => iozone::detect(text),
-        Format::Stream => stream::detect(text),
-        Format::Wrk => wrk::detect(text),
-        Format::Httperf => httperf::detect(text),
+    DETECT_ORDER.iter().copied().find(|f| detect_one(*f, text))
+}
+
+/// Whether `format`'s own detector recognises `text`.
+fn detect_one(format: Format, text: &str) -> bool {
+    match format {
         Format::Ab => ab::detect(text),
-    })
+        Format::Httperf => httperf::detect(text),
+        Format::Wrk => wrk::detect(text),
+        Format::Stream => stream::detect(text),
+        Format::Iozone => iozone::detect(text),
+        Format::Iperf3 => iperf3::detect(text),
+        Format::Iperf => iperf::detect(text),
+        Format::Sysbench => sysbench::detect(text),
+        Format::Fio => fio::detect(text),
+        Format::Hpcc => hpcc::detect(text),
+        Format::Hpl => hpl::detect(text),
+        Format::Linpack => linpack::detect(text),
+        Format::Dd => dd::detect(text),
+    }
+}
+/// True when `text` is HPC Challenge's output, which holds HPL's: the hpl
+/// format leaves such files to the hpcc one (here, so that hpl and hpcc,
+/// which reads HPL's rows with hpl's parser, do not use each other).
+fn is_hpcc(text: &str) -> bool {
+    hpcc::detect(text)
 }
 
 /// Parses `text` as `format`; the error says what was expected.
 pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, String> {
     match format {
-        Format::Dd => dd::parse(text),
-        Format::Iozone => iozone::parse(text),
-        Format::Stream => stream::parse(text),
-        Format::Wrk => wrk::parse(text),
-        Format::Httperf => httperf::parse(text),
         Format::Ab => ab::parse(text),
+        Format::Httperf => httperf::parse(text),
+        Format::Wrk => wrk::parse(text),
+        Format::Stream => stream::parse(text),
+        Format::Iozone => iozone::parse(text),
+        Format::Iperf3 => iperf3::parse(text),
+        Format::Iperf => iperf::parse(text),
+        Format::Sysbench => sysbench::parse(text),
+        Format::Fio => fio::parse(text),
+        Format::Hpcc => hpcc::parse(text),
+        Format::Hpl => hpl::parse(text),
+        Format::Linpack => linpack::parse(text),
+        Format::Dd => dd::parse(text),
     }
 }
 
@@ -115,14 +171,7 @@ mod tests {
             let claimed: Vec<Format> = Format::ALL
                 .iter()
                 .copied()
-                .filter(|f| match f {
-                    Format::Dd => dd::detect(text),
-                    Format::Iozone => iozone::detect(text),
-                    Format::Stream => stream::detect(text),
-                    Format::Wrk => wrk::detect(text),
-                    Format::Httperf => httperf::detect(text),
-                    Format::Ab => ab::detect(text),
-                })
+                .filter(|f| detect_one(*f, text))
                 .collect();
             assert_eq!(claimed, vec![*format], "{name}");
             assert_eq!(detect(text), Some(*format), "{name}");
@@ -141,21 +190,45 @@ mod tests {
         }
     }
 
-    /// A dd transcript cut between two commands is a whole transcript of
-    /// fewer commands (dd's own test refuses a summary cut off); every
-    /// other format is one report that a cut leaves incomplete.
+    /// A file cut in half is refused, unless it is a transcript of several
+    /// tests (dd's, iperf's) cut between two of them: then it is a whole
+    /// transcript of the tests before the cut, and must read exactly as
+    /// those.
     #[test]
     fn every_fixture_cut_in_half_is_refused() {
+        let same = |a: &BenchResult, b: &BenchResult| {
+            (&a.benchmark, &a.parameters, &a.metrics) == (&b.benchmark, &b.parameters, &b.metrics)
+        };
         for (name, format, text) in fixtures() {
-            if format == Format::Dd {
-                continue;
-            }
+            let whole = parse(format, &text).unwrap();
             let mut half = text.len() / 2;
             while !text.is_char_boundary(half) {
                 half -= 1;
             }
-            let got = crate::import(&text[..half], Some(format));
-            assert!(got.is_err(), "{name} cut at byte {half} imported: {got:?}");
+            if let Ok(cut) = crate::import(&text[..half], Some(format)) {
+                assert!(
+                    cut.results.len() < whole.len()
+                        && cut.results.iter().zip(&whole).all(|(a, b)| same(a, b)),
+                    "{name} cut at byte {half} imported: {cut:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_prefix_of_a_fixture_makes_a_parser_panic() {
+        for (name, _, text) in fixtures() {
+            let cuts = (0..text.len())
+                .step_by(17)
+                .filter(|&i| text.is_char_boundary(i));
+            for cut in cuts {
+                for f in Format::ALL {
+                    let prefix = &text[..cut];
+                    let r =
+                        std::panic::catch_unwind(|| (detect_one(*f, prefix), parse(*f, prefix)));
+                    assert!(r.is_ok(), "{f} panicked on {name} cut at {cut}");
+                }
+            }
         }
     }
 }

@@ -1,0 +1,62 @@
+//! Names of the HPC Challenge figures: the modes its tests run in and the
+//! metrics of the tests nodebench has no benchmark of its own for. HPCC's
+//! HPL and STREAM figures are [`super::linpack::LINPACK`] and
+//! [`super::memory::STREAM`] results; the other tests' ids are in the area
+//! modules ([`super::cpu::HPCC_DGEMM`], [`super::cpu::HPCC_FFT`],
+//! [`super::memory::HPCC_PTRANS`], [`super::memory::HPCC_RANDOM_ACCESS`],
+//! [`super::net::HPCC_LATENCY_BANDWIDTH`]).
+
+/// How a test ran (the [`label::MODE`] label).
+pub mod mode {
+    /// One process ran it while the others idled (`Single`).
+    pub const SINGLE: &str = "single";
+    /// Every process ran its own copy at once (`Star`, embarrassingly
+    /// parallel); the figure is one process's.
+    pub const STAR: &str = "star";
+    /// All processes ran one distributed test (`MPI`).
+    pub const MPI: &str = "mpi";
+}
+
+/// Which latency/bandwidth figure (the [`label::KIND`] label).
+pub mod kind {
+    /// The shortest ping-pong latency, or the lowest ping-pong bandwidth,
+    /// over the process pairs.
+    pub const MIN_PING_PONG: &str = "min_ping_pong";
+    /// The mean over the process pairs.
+    pub const AVG_PING_PONG: &str = "avg_ping_pong";
+    /// The longest latency, or the highest bandwidth, over the pairs.
+    pub const MAX_PING_PONG: &str = "max_ping_pong";
+    /// A ring of the processes in rank order.
+    pub const NATURALLY_ORDERED_RING: &str = "naturally_ordered_ring";
+    /// Rings of the processes in random orders.
+    pub const RANDOMLY_ORDERED_RING: &str = "randomly_ordered_ring";
+}
+
+/// Label keys.
+pub mod label {
+    /// How a test ran (a [`mode`](super::mode) name).
+    pub const MODE: &str = "mode";
+    /// Which latency/bandwidth figure (a [`kind`](super::kind) name).
+    pub const KIND: &str = "kind";
+}
+
+/// Metric names.
+pub mod metric {
+    /// Flop per second (DGEMM, FFT).
+    pub const RATE: &str = "rate";
+    /// RandomAccess: table updates per second (GUP/s times 10^9).
+    pub const UPDATES: &str = "updates";
+    /// Bytes per second (PTRANS; the ping-pong and ring bandwidths).
+    pub const BANDWIDTH: &str = "bandwidth";
+    /// Seconds: a ping-pong or ring latency.
+    pub const LATENCY: &str = "latency";
+}
+
+/// Parameter names.
+pub mod param {
+    /// MPI processes (`CommWorldProcs`).
+    pub const PROCESSES: &str = "processes";
+    /// The problem size of a test (matrix order, vector length, table
+    /// size), as HPCC names it (`DGEMM_N`, `FFT_N`, `PTRANS_n`...).
+    pub const N: &str = "n";
+}
