@@ -12,6 +12,7 @@ pub mod disk;
 pub mod http;
 pub mod memory;
 pub mod net;
+pub mod report;
 pub mod runs;
 
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ use disk::DiskCommand;
 use http::HttpCommand;
 use memory::MemoryCommand;
 use net::NetCommand;
+use report::ReportArgs;
 use runs::RunsCommand;
 
 /// nodebench: benchmark a compute node and the server stack on it.
@@ -77,6 +79,8 @@ pub enum Command {
     Runs(RunsCommand),
     /// Print the JSON schema of the `--json` output.
     Schema,
+    /// Write one self-contained HTML report (tables and charts) of stored runs.
+    Report(ReportArgs),
 }
 
 /// A `--tag` as its key and value.

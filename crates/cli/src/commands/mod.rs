@@ -7,6 +7,7 @@ mod disk;
 mod http;
 mod memory;
 mod net;
+mod report;
 mod runner;
 mod runs;
 
@@ -28,5 +29,6 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Http(cmd) => http::run(&cli, cmd),
         Command::Runs(cmd) => runs::run(&cli, cmd),
         Command::Schema => runs::schema(),
+        Command::Report(args) => report::run(&cli, args),
     }
 }

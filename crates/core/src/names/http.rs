@@ -232,3 +232,16 @@ pub mod load {
         pub const CLIENT_CPU_SCOPE: &str = "client_cpu_scope";
     }
 }
+
+// http.sweep
+/// Names in `http.sweep` results the reports read: the per-step rate, the
+/// step's user count and the saturation point.
+pub mod sweep {
+    /// Completed requests per second of a step (JMeter's Summary Report
+    /// "Throughput"), labelled by [`USERS`].
+    pub const RATE: &str = "rate";
+    /// Label key: the concurrent users of a step.
+    pub const USERS: &str = "users";
+    /// Parameter: the users of the last step whose rate still grew.
+    pub const SATURATION_USERS: &str = "saturation_users";
+}
