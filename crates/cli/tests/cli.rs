@@ -127,6 +127,15 @@ fn runs_list_shows_the_run_and_csv_export_has_every_metric() {
 
     let md = t.run(&["runs", "export", &id.to_string(), "--format", "md"]);
     assert!(stdout(&md).contains("## cpu.ops (passed)"));
+    // The schema check of the JUnit XML is the report crate's tests/junit.rs.
+    let junit = t.run(&["runs", "export", &id.to_string(), "--format", "junit"]);
+    assert!(junit.status.success(), "{}", stderr(&junit));
+    let junit = stdout(&junit);
+    assert_eq!(
+        junit.matches("<testcase ").count(),
+        run["results"].as_array().unwrap().len()
+    );
+    assert!(junit.contains("classname=\"nodebench.cpu\" name=\"cpu.ops\""));
     let shown = t.run(&["runs", "show", &id.to_string()]);
     assert!(stdout(&shown).contains("1 thr"), "{}", stdout(&shown));
 }

@@ -1,11 +1,14 @@
 //! Exports of a whole run: JSON (the result model as is), CSV (one row per
-//! metric, every metric of the run) and Markdown (one table per result).
+//! metric, every metric of the run), Markdown (one table per result) and
+//! JUnit XML (one test case per result, for CI systems).
 
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use nodebench_core::config::{Choice, UnknownChoice};
 use nodebench_core::{Metric, Run};
+
+mod junit;
 
 /// Export formats of `runs export`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,10 +19,12 @@ pub enum Format {
     Csv,
     /// One Markdown table per result.
     Markdown,
+    /// JUnit XML: one test case per result, a failed result a failure.
+    Junit,
 }
 
 impl Choice for Format {
-    const ALL: &'static [Format] = &[Format::Json, Format::Csv, Format::Markdown];
+    const ALL: &'static [Format] = &[Format::Json, Format::Csv, Format::Markdown, Format::Junit];
 
     /// The `--format` name.
     fn as_str(self) -> &'static str {
@@ -27,6 +32,7 @@ impl Choice for Format {
             Format::Json => "json",
             Format::Csv => "csv",
             Format::Markdown => "md",
+            Format::Junit => "junit",
         }
     }
 }
@@ -58,6 +64,7 @@ pub fn export(run: &Run, format: Format) -> Result<String, String> {
         Format::Json => serde_json::to_string_pretty(run).map_err(|e| e.to_string()),
         Format::Csv => to_csv(run),
         Format::Markdown => Ok(to_markdown(run)),
+        Format::Junit => Ok(junit::to_junit(run)),
     }
 }
 
@@ -85,6 +92,7 @@ pub const CSV_COLUMNS: [&str; 20] = [
     "started_at",
 ];
 
+/// A metric's labels as `k=v;k=v`.
 fn labels(m: &Metric) -> String {
     m.labels
         .iter()
@@ -196,7 +204,7 @@ mod tests {
         assert_eq!(Format::Markdown.to_string(), "md");
         assert_eq!(
             "xml".parse::<Format>().unwrap_err().to_string(),
-            "unknown value 'xml' (accepted: json, csv, md)"
+            "unknown value 'xml' (accepted: json, csv, md, junit)"
         );
     }
 }

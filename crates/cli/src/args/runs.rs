@@ -19,7 +19,7 @@ pub enum RunsCommand {
     Export {
         /// Run id.
         id: i64,
-        /// json, csv or md.
+        /// json, csv, md or junit (JUnit XML: a test case per result).
         #[arg(long, value_name = "FORMAT")]
         format: Format,
         /// Write to this file instead of stdout.

@@ -1,0 +1,127 @@
+//! `runs export --format junit`: a run as JUnit XML, the test-report format
+//! CI systems (Jenkins, GitLab, GitHub Actions reporters) read. The run is
+//! one `<testsuite>`; each result is a `<testcase>` whose class is its area
+//! (`nodebench.cpu`) and whose name is its benchmark id; a failed result is
+//! a `<failure>` with its error, a cancelled one `<skipped>`; the metrics go
+//! to `<system-out>` one per line and the warnings to `<system-err>`.
+
+use std::fmt::Write as _;
+
+use nodebench_core::{BenchResult, ResultStatus, Run};
+use quick_xml::escape::escape;
+
+/// The prefix of every test case's class name (`nodebench.cpu`).
+const CLASS_PREFIX: &str = "nodebench";
+
+/// `run` as a JUnit XML document.
+pub fn to_junit(run: &Run) -> String {
+    let name = match run.id {
+        Some(id) => format!("nodebench run {id}"),
+        None => "nodebench run".to_string(),
+    };
+    let count = |s: ResultStatus| run.results.iter().filter(|r| r.status == s).count();
+    let (failures, skipped) = (count(ResultStatus::Failed), count(ResultStatus::Cancelled));
+    let seconds = run
+        .ended_at
+        .map(|end| seconds(end - run.started_at))
+        .unwrap_or(0.0);
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" time=\"{seconds:.3}\">",
+        text(&name),
+        run.results.len(),
+    );
+    let hostname = run
+        .inventory
+        .as_ref()
+        .and_then(|i| i.hostname.as_deref())
+        .map(|h| format!(" hostname=\"{}\"", text(h)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{seconds:.3}\" timestamp=\"{}\"{hostname}>",
+        text(&name),
+        run.results.len(),
+        run.started_at.format("%Y-%m-%dT%H:%M:%S"),
+    );
+    out.push_str("    <properties>\n");
+    let mut property = |k: &str, v: &str| {
+        let _ = writeln!(
+            out,
+            "      <property name=\"{}\" value=\"{}\"/>",
+            text(k),
+            text(v)
+        );
+    };
+    property("command", &run.command_line.join(" "));
+    property("status", run.status.as_str());
+    property("nodebench_version", &run.nodebench_version);
+    for (k, v) in &run.tags {
+        property(&format!("tag.{k}"), v);
+    }
+    out.push_str("    </properties>\n");
+    for r in &run.results {
+        testcase(&mut out, r);
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+/// One result as a `<testcase>`.
+fn testcase(out: &mut String, r: &BenchResult) {
+    let area = r.benchmark.split('.').next().unwrap_or(&r.benchmark);
+    let _ = writeln!(
+        out,
+        "    <testcase classname=\"{CLASS_PREFIX}.{}\" name=\"{}\" time=\"{:.3}\">",
+        text(area),
+        text(&r.benchmark),
+        seconds(r.ended_at - r.started_at)
+    );
+    let error = r.error.as_deref().unwrap_or("");
+    match r.status {
+        ResultStatus::Passed => {}
+        ResultStatus::Failed => {
+            let _ = writeln!(
+                out,
+                "      <failure type=\"{}\" message=\"{}\">{}</failure>",
+                r.status.as_str(),
+                text(error),
+                text(error)
+            );
+        }
+        ResultStatus::Cancelled => {
+            let _ = writeln!(out, "      <skipped message=\"{}\"/>", text(error));
+        }
+    }
+    let mut metrics = String::new();
+    for m in &r.metrics {
+        let _ = writeln!(metrics, "{} = {} {}", m.key(), m.value, m.unit.symbol());
+    }
+    if !metrics.is_empty() {
+        let _ = writeln!(out, "      <system-out>{}</system-out>", text(&metrics));
+    }
+    if !r.warnings.is_empty() {
+        let _ = writeln!(
+            out,
+            "      <system-err>{}</system-err>",
+            text(&r.warnings.join("\n"))
+        );
+    }
+    out.push_str("    </testcase>\n");
+}
+
+/// A duration in seconds (0 for a negative one, from a clock step).
+fn seconds(d: chrono::TimeDelta) -> f64 {
+    (d.num_microseconds().unwrap_or(0) as f64 / 1e6).max(0.0)
+}
+
+/// `s` escaped for an XML attribute or text, without the characters XML 1.0
+/// cannot hold at all (control characters other than tab and newlines).
+fn text(s: &str) -> String {
+    let clean: String = s
+        .chars()
+        .filter(|&c| c >= ' ' || matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    escape(clean.as_str()).into_owned()
+}

@@ -1,0 +1,97 @@
+//! `runs export --format junit` against the JUnit XML schema CI systems
+//! read (`schema/junit.xsd`), checked with libxml2's `xmllint` (Debian
+//! package libxml2-utils, which `scripts/test` installs).
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use nodebench_core::inventory::fixtures;
+use nodebench_core::{BenchResult, Better, Metric, Run, RunStatus, Unit};
+use nodebench_report::export::{Format, export};
+
+/// A run with a passed, a failed and a cancelled result, warnings, tags and
+/// text that needs escaping.
+fn run() -> Run {
+    let mut run = Run::start(
+        vec![
+            "nodebench".into(),
+            "run".into(),
+            "--tag".into(),
+            "a=<&>".into(),
+        ],
+        [("a".to_string(), "<&>\"".to_string())].into(),
+    );
+    run.id = Some(12);
+    run.inventory = Some(fixtures::sample());
+    let mut ok = BenchResult::new("memory.stream");
+    ok.metrics.push(
+        Metric::new("bandwidth", 2.5e10, Unit::BytesPerSecond, Better::Higher)
+            .label("kernel", "triad"),
+    );
+    ok.warnings.push("coefficient of variation 7% > 5%".into());
+    let mut failed = BenchResult::new("cpu.linpack");
+    failed.mark_failed("residual check failed: 3.2e+02 > 16 \u{7}");
+    let mut cut = BenchResult::new("disk.iozone");
+    cut.mark_cancelled();
+    run.results = vec![ok, failed, cut];
+    run.ended_at = Some(run.started_at + chrono::TimeDelta::milliseconds(1500));
+    run.status = RunStatus::Complete;
+    run
+}
+
+/// Validates `xml` with xmllint against the checked-in schema; `false` when
+/// xmllint is not installed (said on stderr).
+fn validate(xml: &str) -> bool {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schema/junit.xsd");
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    file.write_all(xml.as_bytes()).unwrap();
+    let out = match Command::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(&schema)
+        .arg(file.path())
+        .output()
+    {
+        Ok(out) => out,
+        Err(_) => {
+            eprintln!("skipped: xmllint not found (apt-get install libxml2-utils)");
+            return false;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "JUnit export does not validate:\n{}\n{xml}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
+
+#[test]
+fn the_junit_export_validates_against_the_junit_schema() {
+    let xml = export(&run(), Format::Junit).unwrap();
+    assert_eq!(xml.matches("<testcase ").count(), 3);
+    assert!(xml.contains("tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"1.500\""));
+    assert!(xml.contains("hostname=\"node1\""));
+    assert!(xml.contains("classname=\"nodebench.memory\" name=\"memory.stream\""));
+    assert!(
+        xml.contains(
+            "<failure type=\"failed\" message=\"residual check failed: 3.2e+02 &gt; 16 \">"
+        )
+    );
+    assert!(xml.contains("<skipped message=\"interrupted\"/>"));
+    assert!(xml.contains("<system-out>bandwidth{kernel=triad} = 25000000000 B/s\n</system-out>"));
+    assert!(xml.contains("<system-err>coefficient of variation 7% &gt; 5%</system-err>"));
+    assert!(xml.contains("<property name=\"tag.a\" value=\"&lt;&amp;&gt;&quot;\"/>"));
+    validate(&xml);
+}
+
+#[test]
+fn an_empty_run_is_an_empty_suite_that_still_validates() {
+    let mut r = run();
+    r.results.clear();
+    r.ended_at = None;
+    let xml = export(&r, Format::Junit).unwrap();
+    assert!(xml.contains("tests=\"0\" failures=\"0\""));
+    validate(&xml);
+}
