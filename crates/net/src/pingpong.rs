@@ -259,9 +259,9 @@ impl Benchmark for Pingpong {
                 break;
             }
             let mut result = BenchResult::new(self.id());
-            result.set_param("server", c.server.to_string());
-            result.set_param("protocol", proto.as_str());
-            result.set_param("duration_s", c.duration.as_secs_f64());
+            result.set_param(names::param::SERVER, c.server.to_string());
+            result.set_param(names::param::PROTOCOL, proto.as_str());
+            result.set_param(names::param::DURATION_S, c.duration.as_secs_f64());
             'cells: for &size in &c.sizes {
                 let size = if proto == Proto::Udp {
                     size.min(MAX_UDP_PAYLOAD)

@@ -7,7 +7,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::Config;
-use nodebench_core::names::net::{self as names, label, metric};
+use nodebench_core::names::net::{self as names, label, metric, param};
 use nodebench_core::{BenchResult, Better, Metric, TimeSeries, Unit};
 
 use crate::iperf3::{self, ClientConfig, Protocol, StreamStats, TestOutcome};
@@ -223,31 +223,31 @@ impl Benchmark for Throughput {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let c = &self.config;
         let mut result = BenchResult::new(self.id());
-        result.set_param("host", &c.host);
-        result.set_param("port", c.port);
-        result.set_param("parallel", c.parallel);
-        result.set_param("duration_s", c.duration.as_secs_f64());
-        result.set_param("reverse", c.reverse);
-        result.set_param("bidir", c.bidir);
-        result.set_param("zerocopy", c.zerocopy);
-        result.set_param("window", c.window);
-        result.set_param("bitrate", c.bitrate);
+        result.set_param(param::HOST, &c.host);
+        result.set_param(param::PORT, c.port);
+        result.set_param(param::PARALLEL, c.parallel);
+        result.set_param(param::DURATION_S, c.duration.as_secs_f64());
+        result.set_param(param::REVERSE, c.reverse);
+        result.set_param(param::BIDIR, c.bidir);
+        result.set_param(param::ZEROCOPY, c.zerocopy);
+        result.set_param(param::WINDOW, c.window);
+        result.set_param(param::BITRATE, c.bitrate);
         let peer: Option<SocketAddr> = (c.host.trim_matches(|ch| ch == '[' || ch == ']'), c.port)
             .to_socket_addrs()
             .ok()
             .and_then(|mut a| a.next());
         match peer.and_then(route::egress_to) {
             Some(e) => {
-                result.set_param("interface", &e.interface);
-                result.set_param("mtu", e.mtu);
-                result.set_param("local_address", e.local.to_string());
+                result.set_param(param::INTERFACE, &e.interface);
+                result.set_param(param::MTU, e.mtu);
+                result.set_param(param::LOCAL_ADDRESS, e.local.to_string());
             }
-            None => result.set_param("mtu", "unknown"),
+            None => result.set_param(param::MTU, "unknown"),
         }
         ctx.progress.start(self.id(), 1);
         match iperf3::run_client(c, &ctx.cancel) {
             Ok(o) => {
-                result.set_param("length", o.length);
+                result.set_param(param::LENGTH, o.length);
                 record_outcome(&mut result, &o);
                 if ctx.cancel.is_cancelled() {
                     result.mark_cancelled();

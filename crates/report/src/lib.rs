@@ -1,7 +1,8 @@
 //! Reports built from the result model only: human tables for the terminal
-//! and exports (JSON, CSV, Markdown), and the self-contained HTML report
-//! with charts.
+//! and exports (JSON, CSV, Markdown), the comparison of runs, and the
+//! self-contained HTML report with charts.
 
+pub mod compare;
 pub mod dd;
 pub mod export;
 pub mod format;

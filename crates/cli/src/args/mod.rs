@@ -7,6 +7,7 @@
 
 mod parse;
 
+pub mod compare;
 pub mod cpu;
 pub mod disk;
 pub mod http;
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use compare::CompareArgs;
 use cpu::CpuCommand;
 use disk::DiskCommand;
 use http::HttpCommand;
@@ -77,10 +79,27 @@ pub enum Command {
     /// Stored runs: list, show, export, delete.
     #[command(subcommand)]
     Runs(RunsCommand),
-    /// Print the JSON schema of the `--json` output.
-    Schema,
+    /// Compare runs against the first: % of baseline, confidence intervals,
+    /// verdicts, geometric means, inventory differences.
+    Compare(CompareArgs),
     /// Write one self-contained HTML report (tables and charts) of stored runs.
     Report(ReportArgs),
+    /// Print the JSON schema of the `--json` output (of runs, or of `compare`).
+    Schema {
+        /// run or compare.
+        #[arg(value_name = "MODEL", default_value_t = SchemaModel::Run)]
+        model: SchemaModel,
+    },
+}
+
+nodebench_core::choice! {
+    /// Which model `nodebench schema` prints the JSON schema of.
+    pub enum SchemaModel {
+        /// A run (`--json` of the benchmarks, `runs show`).
+        Run => "run",
+        /// A comparison (`compare --json`).
+        Compare => "compare",
+    }
 }
 
 /// A `--tag` as its key and value.

@@ -2,6 +2,7 @@
 //! server) it names, with the config its arguments convert to, and runs it
 //! through [`runner`].
 
+mod compare;
 mod cpu;
 mod disk;
 mod http;
@@ -28,7 +29,8 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Net(cmd) => net::run(&cli, cmd),
         Command::Http(cmd) => http::run(&cli, cmd),
         Command::Runs(cmd) => runs::run(&cli, cmd),
-        Command::Schema => runs::schema(),
+        Command::Compare(args) => compare::run(&cli, args),
+        Command::Schema { model } => runs::schema(*model),
         Command::Report(args) => report::run(&cli, args),
     }
 }

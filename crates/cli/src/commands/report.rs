@@ -1,32 +1,44 @@
-//! `nodebench report RUN... -o FILE.html`: loads the runs from the store and
-//! writes the HTML report of `nodebench_report::html`.
+//! `nodebench report RUN... -o FILE.html`: resolves each RUN in the store
+//! as `compare` does and writes the HTML report of
+//! `nodebench_report::html`.
 
 use std::process::ExitCode;
 
 use anyhow::Result;
-use nodebench_core::Run;
-use nodebench_store::{Store, StoreError};
+use nodebench_report::compare::Side;
+use nodebench_store::Store;
 
+use super::compare::{label, resolve};
 use super::runner::open_store;
 use crate::EXIT_USAGE;
 use crate::args::Cli;
-use crate::args::report::{ReportArgs, RunSelector};
+use crate::args::compare::SIDE_FORMS;
+use crate::args::report::ReportArgs;
 
-/// Writes the report of the selected runs; an unknown run or a file that
-/// cannot be written is one line on stderr and exit 2.
+/// Writes the report of the named runs; a RUN the store does not hold or a
+/// file that cannot be written is one line on stderr and exit 2.
 pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode> {
     let store = open_store(cli)?;
-    let mut runs = Vec::with_capacity(args.runs.len());
-    for selector in &args.runs {
-        match load(&store, *selector) {
-            Ok(run) => runs.push(run),
-            Err(Refusal(line)) => {
-                eprintln!("error: {line}");
+    let summaries = store.list_runs()?;
+    let mut sides = Vec::with_capacity(args.runs.len());
+    for spec in &args.runs {
+        let ids = match resolve(spec, &summaries) {
+            Ok(ids) => ids,
+            Err(why) => {
+                eprintln!("error: report: {spec}: {why} (accepted: {SIDE_FORMS})");
                 return Ok(ExitCode::from(EXIT_USAGE));
             }
-        }
+        };
+        let runs = ids
+            .iter()
+            .map(|id| store.load_run(*id))
+            .collect::<Result<Vec<_>, _>>()?;
+        sides.push(Side {
+            label: label(spec, &ids),
+            runs,
+        });
     }
-    let html = nodebench_report::html::report(&runs);
+    let html = nodebench_report::html::report(&sides);
     if let Err(e) = std::fs::write(&args.output, html) {
         eprintln!(
             "error: --output {}: cannot write: {e} (expected a writable FILE.html path)",
@@ -38,26 +50,4 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode> {
         println!("wrote {}", args.output.display());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Why a selected run cannot be reported: one line.
-struct Refusal(String);
-
-/// The run `selector` names.
-fn load(store: &impl Store, selector: RunSelector) -> Result<Run, Refusal> {
-    let id = match selector {
-        RunSelector::Id(id) => id,
-        RunSelector::Latest => store
-            .list_runs()
-            .map_err(|e| Refusal(e.to_string()))?
-            .first()
-            .map(|r| r.id)
-            .ok_or_else(|| Refusal("run latest: the store holds no runs".into()))?,
-    };
-    store.load_run(id).map_err(|e| match e {
-        StoreError::NotFound(_) => Refusal(format!(
-            "run {selector}: no such run in the store (`nodebench runs list` shows the ids)"
-        )),
-        other => Refusal(other.to_string()),
-    })
 }

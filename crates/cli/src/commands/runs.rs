@@ -5,16 +5,21 @@ use std::process::ExitCode;
 
 use anyhow::{Result, anyhow};
 use nodebench_core::{Run, inventory};
+use nodebench_report::compare::Comparison;
 use nodebench_report::{export, reporters};
 use nodebench_store::Store;
 
 use super::runner::open_store;
-use crate::args::Cli;
 use crate::args::runs::RunsCommand;
+use crate::args::{Cli, SchemaModel};
 
-/// `nodebench schema`: the JSON schema of the result model.
-pub fn schema() -> Result<ExitCode> {
-    let schema = schemars::schema_for!(Run);
+/// `nodebench schema [run|compare]`: the JSON schema of the result model
+/// or of the comparison model.
+pub fn schema(model: SchemaModel) -> Result<ExitCode> {
+    let schema = match model {
+        SchemaModel::Run => schemars::schema_for!(Run),
+        SchemaModel::Compare => schemars::schema_for!(Comparison),
+    };
     println!("{}", serde_json::to_string_pretty(&schema)?);
     Ok(ExitCode::SUCCESS)
 }

@@ -48,3 +48,7 @@ pub mod param {
     /// words (`unknown: why` when it could not be computed).
     pub const PEAK: &str = "peak";
 }
+
+/// Parameters that define an op-rate workload: results differing in one of
+/// them are not compared (thread count and scaling mode are labels).
+pub const WORKLOAD_PARAMS: &[&str] = &[param::KERNEL];

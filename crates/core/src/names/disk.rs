@@ -187,3 +187,18 @@ pub mod param {
     /// Longest a `disk blocks` cell may run, seconds.
     pub const CELL_TIME_LIMIT_S: &str = "cell_time_limit_s";
 }
+
+/// Parameters that define an IOzone workload (test and record size of a
+/// figure are labels; the directory is what a comparison compares).
+pub const IOZONE_WORKLOAD_PARAMS: &[&str] = &[
+    param::FILE_SIZE,
+    param::RECORD_SIZE,
+    param::WORKERS,
+    param::FSYNC_IN_TIMING,
+    param::O_SYNC,
+    param::DIRECT,
+];
+/// Parameters that define a dd workload.
+pub const DD_WORKLOAD_PARAMS: &[&str] = &[param::BLOCK_SIZE, param::COUNT, param::DIRECT];
+/// Parameters that define a `disk blocks` workload.
+pub const BLOCKS_WORKLOAD_PARAMS: &[&str] = &[param::THREADS, param::TOTAL_BYTES, param::DIRECT];

@@ -233,6 +233,25 @@ pub mod load {
     }
 }
 
+/// Parameters that define an HTTP load workload (the server's address is
+/// what a comparison compares; the request count or time limit is its length).
+pub const LOAD_WORKLOAD_PARAMS: &[&str] = &[
+    load::param::PATH,
+    load::param::METHOD,
+    load::param::MODEL,
+    load::param::KEEPALIVE,
+    load::param::THREADS,
+    load::param::HTTP_VERSION,
+    load::param::STREAMS_PER_CONNECTION,
+    load::param::TLS,
+    load::param::CONCURRENCY,
+    load::param::RATE,
+    load::param::CONN_RATE,
+    load::param::CALLS_PER_CONN,
+];
+/// Parameters that define an HTTP sweep (the user count of a step is a label).
+pub const SWEEP_WORKLOAD_PARAMS: &[&str] = &[load::param::KEEPALIVE, load::param::THREADS];
+
 // http.sweep
 /// Names in `http.sweep` results the reports read: the per-step rate, the
 /// step's user count and the saturation point.

@@ -48,3 +48,7 @@ pub mod param {
     /// why` when it could not be computed).
     pub const PEAK: &str = "peak";
 }
+
+/// Parameters that define a LINPACK workload: results differing in one of
+/// them are not compared.
+pub const WORKLOAD_PARAMS: &[&str] = &[param::N, param::LDA, param::THREADS];

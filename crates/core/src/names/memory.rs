@@ -132,3 +132,12 @@ pub mod param {
     /// The core clock the cycle figures are based on.
     pub const CLOCK: &str = "clock";
 }
+
+/// Parameters that define a STREAM workload: results differing in one of
+/// them are not compared.
+pub const STREAM_WORKLOAD_PARAMS: &[&str] = &[param::THREADS, param::ARRAY_SIZE];
+/// Parameters that define a `memory blocks` workload (block size and
+/// operation are labels).
+pub const BLOCKS_WORKLOAD_PARAMS: &[&str] = &[param::THREADS, param::TOTAL_BYTES];
+/// Parameters that define a latency sweep (the working set is a label).
+pub const LATENCY_WORKLOAD_PARAMS: &[&str] = &[param::LINE_BYTES];

@@ -38,3 +38,24 @@ pub mod latency {
     /// Longest latency.
     pub const LATENCY_MAX: &str = "latency_max";
 }
+
+/// The parameters that define the workload of benchmark `id` (its area's
+/// `*WORKLOAD_PARAMS`): two results of `id` are compared only where these
+/// agree. Empty for a benchmark whose labels say it all.
+pub fn workload_params(id: &str) -> &'static [&'static str] {
+    match id {
+        cpu::OPS => cpu::WORKLOAD_PARAMS,
+        linpack::LINPACK => linpack::WORKLOAD_PARAMS,
+        memory::STREAM => memory::STREAM_WORKLOAD_PARAMS,
+        memory::BLOCKS => memory::BLOCKS_WORKLOAD_PARAMS,
+        memory::LATENCY => memory::LATENCY_WORKLOAD_PARAMS,
+        disk::IOZONE => disk::IOZONE_WORKLOAD_PARAMS,
+        disk::DD => disk::DD_WORKLOAD_PARAMS,
+        disk::BLOCKS => disk::BLOCKS_WORKLOAD_PARAMS,
+        net::TCP | net::UDP => net::THROUGHPUT_WORKLOAD_PARAMS,
+        net::PINGPONG => net::PINGPONG_WORKLOAD_PARAMS,
+        http::LOAD => http::LOAD_WORKLOAD_PARAMS,
+        http::SWEEP => http::SWEEP_WORKLOAD_PARAMS,
+        _ => &[],
+    }
+}

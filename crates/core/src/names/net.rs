@@ -64,3 +64,52 @@ pub mod label {
     /// The host a figure is about.
     pub const HOST: &str = "host";
 }
+
+/// Parameter names of network results.
+pub mod param {
+    /// Server host (`net.tcp`, `net.udp`).
+    pub const HOST: &str = "host";
+    /// Server port.
+    pub const PORT: &str = "port";
+    /// Parallel streams.
+    pub const PARALLEL: &str = "parallel";
+    /// Length of a test, seconds.
+    pub const DURATION_S: &str = "duration_s";
+    /// Server sends, client receives (`-R`).
+    pub const REVERSE: &str = "reverse";
+    /// Both directions at once.
+    pub const BIDIR: &str = "bidir";
+    /// sendfile(2) instead of write(2) (`-Z`).
+    pub const ZEROCOPY: &str = "zerocopy";
+    /// Socket buffer size asked for, bytes.
+    pub const WINDOW: &str = "window";
+    /// Target bit rate, bits per second.
+    pub const BITRATE: &str = "bitrate";
+    /// Egress interface to the peer.
+    pub const INTERFACE: &str = "interface";
+    /// MTU of the egress interface, bytes (`unknown` when not found).
+    pub const MTU: &str = "mtu";
+    /// Local address of the egress route.
+    pub const LOCAL_ADDRESS: &str = "local_address";
+    /// Bytes per write (iperf3's `-l`).
+    pub const LENGTH: &str = "length";
+    /// Ping-pong server address.
+    pub const SERVER: &str = "server";
+    /// Ping-pong transport protocol.
+    pub const PROTOCOL: &str = "protocol";
+}
+
+/// Parameters that define a TCP/UDP throughput workload: results differing
+/// in one of them are not compared.
+pub const THROUGHPUT_WORKLOAD_PARAMS: &[&str] = &[
+    param::PARALLEL,
+    param::REVERSE,
+    param::BIDIR,
+    param::ZEROCOPY,
+    param::WINDOW,
+    param::BITRATE,
+    param::LENGTH,
+];
+/// Parameters that define a ping-pong workload (message size and thread
+/// count are labels).
+pub const PINGPONG_WORKLOAD_PARAMS: &[&str] = &[param::PROTOCOL];

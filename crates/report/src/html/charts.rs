@@ -451,8 +451,7 @@ const TITLE_PARAMS: [(&str, &[&str]); 2] = [
             http::load::param::RATE,
         ],
     ),
-    // Ping-pong records its protocol under the label's key.
-    (net::PINGPONG, &[net::label::PROTOCOL]),
+    (net::PINGPONG, &[net::param::PROTOCOL]),
 ];
 
 /// `id`, with the workload parameters of `r` where its benchmark has them

@@ -8,11 +8,13 @@
 
 pub mod chart;
 pub mod charts;
+pub mod compare;
 
 use std::fmt::Write as _;
 
 use nodebench_core::{BenchResult, Run};
 
+use crate::compare::Side;
 use crate::reporters::{self, Reporter};
 use crate::{inventory, table};
 
@@ -26,9 +28,10 @@ pub struct Labelled<'a> {
 }
 
 /// `runs` with their labels; a label two runs share gets the run id added.
-pub fn labelled(runs: &[Run]) -> Vec<Labelled<'_>> {
-    let base: Vec<String> = runs.iter().map(own_label).collect();
+pub fn labelled<'a>(runs: &[&'a Run]) -> Vec<Labelled<'a>> {
+    let base: Vec<String> = runs.iter().map(|r| own_label(r)).collect();
     runs.iter()
+        .copied()
         .zip(&base)
         .map(|(run, b)| {
             let shared = base.iter().filter(|o| *o == b).count() > 1;
@@ -90,14 +93,18 @@ div.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(500px,1fr)
 figure.chart{margin:0;page-break-inside:avoid;break-inside:avoid}
 figure.chart figcaption{font-weight:600;margin-bottom:.2em}
 figure.chart svg{max-width:100%;height:auto;border:1px solid #eee}
+td.better{background:#e1f3e1;color:#0b5d0b}td.worse{background:#fbe3e3;color:#9c1010}
 .warning{color:#8a5300}.error{color:#b00020}.note{color:#555;font-size:.9em}
 @media print{body{max-width:none;padding:0;font-size:11px}div.charts{display:block}figure.chart{margin:.6em 0}h2{page-break-before:auto;page-break-after:avoid}
 pre{white-space:pre-wrap;border:none}section.result{page-break-inside:avoid}a{color:inherit;text-decoration:none}}
 ";
 
-/// The whole page for `runs` (the first is the baseline of comparisons).
-pub fn report(runs: &[Run]) -> String {
-    let runs = labelled(runs);
+/// The whole page for the runs of `sides`: with two sides or more, their
+/// comparison against the first; then the charts (one series per run where
+/// several share one) and each run's header and tables.
+pub fn report(sides: &[Side]) -> String {
+    let all: Vec<&Run> = sides.iter().flat_map(|s| &s.runs).collect();
+    let runs = labelled(&all);
     let mut out = String::new();
     let title = match &runs[..] {
         [one] => format!("nodebench report: {}", one.label),
@@ -112,6 +119,9 @@ pub fn report(runs: &[Run]) -> String {
         escape(&title)
     );
     out.push_str(&runs_table(&runs));
+    if sides.len() > 1 {
+        out.push_str(&compare::section(&crate::compare::compare(sides)));
+    }
     let figures = charts::figures(&runs);
     if !figures.is_empty() {
         out.push_str("<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n");

@@ -10,6 +10,17 @@ use nodebench_core::{BenchResult, Better, Histogram, Metric, Reference, Run, Tim
 use super::chart::{Chart, Style, texts};
 use super::charts::{Figure, figures, kind};
 use super::{labelled, report};
+use crate::compare::Side;
+
+/// Each run a side of its own, named `run ID`.
+fn sides(runs: &[Run]) -> Vec<Side> {
+    runs.iter()
+        .map(|r| Side {
+            label: format!("run {}", r.id.unwrap()),
+            runs: vec![r.clone()],
+        })
+        .collect()
+}
 
 fn run_of(id: i64, tags: &[(&str, &str)], results: Vec<BenchResult>) -> Run {
     let tags = tags
@@ -188,7 +199,7 @@ fn every_kind() -> Vec<BenchResult> {
 }
 
 fn line_charts(runs: &[Run], kind: &str) -> Vec<Chart> {
-    figures(&labelled(runs))
+    figures(&labelled(&runs.iter().collect::<Vec<_>>()))
         .into_iter()
         .filter_map(|f| match f {
             Figure::Line(c) if c.kind == kind => Some(c),
@@ -281,7 +292,7 @@ fn iozone_auto_mode_gets_a_heat_map_per_test() {
         &[],
         vec![iozone_auto(64 << 10), iozone_auto(128 << 10)],
     )];
-    let maps: Vec<_> = figures(&labelled(&runs))
+    let maps: Vec<_> = figures(&labelled(&runs.iter().collect::<Vec<_>>()))
         .into_iter()
         .filter_map(|f| match f {
             Figure::Heat(h) => Some(h),
@@ -377,7 +388,7 @@ fn two_runs_overlay_one_series_per_run_named_by_tags() {
         ]
     );
     assert_eq!(one(&runs, kind::SWEEP).markers.len(), 2);
-    let html = report(&runs);
+    let html = report(&sides(&runs));
     assert!(html.contains("data-chart=\"linpack\" data-series=\"4\""));
 }
 
@@ -388,7 +399,10 @@ fn runs_without_tags_are_named_by_id_and_shared_tags_get_the_id() {
         run_of(4, &[("os", "x")], vec![]),
         run_of(5, &[("os", "x")], vec![]),
     ];
-    let names: Vec<String> = labelled(&runs).into_iter().map(|l| l.label).collect();
+    let names: Vec<String> = labelled(&runs.iter().collect::<Vec<_>>())
+        .into_iter()
+        .map(|l| l.label)
+        .collect();
     assert_eq!(names, ["run 3", "os=x (run 4)", "os=x (run 5)"]);
 }
 
@@ -401,7 +415,7 @@ fn the_page_is_self_contained_with_every_chart_and_table() {
         v.push(failed);
         v
     })];
-    let html = report(&runs);
+    let html = report(&sides(&runs));
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert_eq!(
         html.matches("<figure class=\"chart\"").count(),
@@ -432,4 +446,43 @@ fn the_page_is_self_contained_with_every_chart_and_table() {
     );
     assert_eq!(html.matches("Performance Summary (GFlops)").count(), 1);
     assert!(html.contains("<p class=\"error\">error: checksum &lt;mismatch&gt;</p>"));
+}
+
+#[test]
+fn two_runs_get_the_comparison_coloured_by_better_and_worse() {
+    let rate = |v: f64| {
+        let mut r = BenchResult::new(cpu::OPS);
+        r.metrics.push(
+            Metric::new(cpu::RATE, v, Unit::FlopsPerSecond, Better::Higher)
+                .label(KERNEL, "f64.vector")
+                .label(THREADS, 1),
+        );
+        r.metrics.push(
+            Metric::new("time", v / 1e9, Unit::Seconds, Better::Lower).label(KERNEL, "f64.vector"),
+        );
+        r
+    };
+    let runs = [
+        run_of(1, &[], vec![rate(10e9)]),
+        run_of(2, &[], vec![rate(20e9)]),
+    ];
+    let html = report(&sides(&runs));
+    assert!(
+        html.contains("<h2 id=\"comparison\">Comparison</h2>"),
+        "{html}"
+    );
+    // Twice the rate is better, twice the time worse: 200 % both, coloured apart.
+    assert!(
+        html.contains("<td class=\"num better\">200.0</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td class=\"num worse\">200.0</td>"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<td>one sample</td>").count(), 2, "{html}");
+    assert!(html.contains("<h3>geometric means</h3>"));
+    assert!(html.contains("<th>% of baseline</th>"));
+    // One run alone has no comparison.
+    assert!(!report(&sides(&runs[..1])).contains("id=\"comparison\""));
 }

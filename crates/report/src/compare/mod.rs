@@ -1,0 +1,543 @@
+//! `nodebench compare`: runs (or groups of runs) set side by side against a
+//! baseline, as the "% of Baseline" tables of the classic reports.
+//!
+//! [`compare`] matches metrics by benchmark id, metric name, labels and the
+//! parameters that define the workload
+//! ([`names::workload_params`](nodebench_core::names::workload_params)),
+//! gives each side's value, ratio and percentage of the baseline, a 95 %
+//! confidence interval of the ratio and a verdict where both sides have at
+//! least 3 samples ([`METHOD`]), geometric means per area, the metrics found
+//! on some sides only, and the inventory differences that change results.
+//! The [`Comparison`] is versioned ([`COMPARISON_SCHEMA_VERSION`]) and its
+//! schema is checked in at `schema/compare.schema.json`.
+
+pub(crate) mod render;
+mod stats;
+mod warnings;
+
+pub use render::{
+    CSV_COLUMNS, CompareFormat, GEOMEAN, GEOMEAN_NOTE, PERCENT_OF_BASELINE, render, to_csv,
+    to_markdown, to_table,
+};
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use nodebench_core::{Better, Metric, ResultStatus, Run, Unit};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use self::stats::{Sample, ratio_interval};
+
+/// Version of the JSON comparison model. Bump it when a field changes
+/// meaning or is removed; adding an optional field keeps the version.
+pub const COMPARISON_SCHEMA_VERSION: u32 = 1;
+
+/// Confidence level of the intervals of the ratio.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Fewest samples on both sides for an interval and a verdict.
+pub const MIN_SAMPLES: usize = 3;
+
+/// How intervals and verdicts are computed, as stated in the model and the
+/// printed output.
+pub const METHOD: &str = "Welch's t: 95 % confidence interval of the ratio of means \
+(delta method, Welch-Satterthwaite degrees of freedom, t quantile from statrs); \
+a verdict where the interval excludes 1 and both sides have n >= 3";
+
+/// The `area` of the overall geometric mean.
+pub const OVERALL: &str = "overall";
+
+/// The units whose metrics enter the geometric means: rates and times.
+/// Counts, sizes and percentages are compared but not summarised.
+pub const SUMMARISED_UNITS: [Unit; 6] = [
+    Unit::BytesPerSecond,
+    Unit::OpsPerSecond,
+    Unit::FlopsPerSecond,
+    Unit::Hertz,
+    Unit::Seconds,
+    Unit::Cycles,
+];
+
+/// One side of a comparison: what the user named and the runs it stands for
+/// (one run for an id or `latest`, every run with the tag for `tag:K=V`;
+/// their results are pooled as repeats).
+#[derive(Debug, Clone)]
+pub struct Side {
+    /// How the side is named in the output: `run 12`, `tag:config=a`.
+    pub label: String,
+    /// The runs of the side.
+    pub runs: Vec<Run>,
+}
+
+/// The comparison of several sides against the first (the baseline).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Comparison {
+    /// Version of this model ([`COMPARISON_SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// How intervals and verdicts are computed ([`METHOD`]).
+    pub method: String,
+    /// Confidence level of the intervals (0.95).
+    pub confidence: f64,
+    /// The sides, baseline first.
+    pub sides: Vec<SideInfo>,
+    /// Metrics present on every side, in the order first seen.
+    pub rows: Vec<MetricRow>,
+    /// Metrics present on some sides only (or whose workload differs).
+    pub unmatched: Vec<Unmatched>,
+    /// Geometric means of the better-oriented ratios per area, then overall.
+    pub summary: Vec<AreaSummary>,
+    /// Inventory differences that change results.
+    pub warnings: Vec<InventoryWarning>,
+}
+
+/// What a side is made of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SideInfo {
+    /// The side's label ([`Side::label`]).
+    pub label: String,
+    /// Store ids of its runs (runs not saved have none).
+    pub run_ids: Vec<i64>,
+    /// Results left out because they did not pass (failed or cancelled).
+    pub skipped_results: usize,
+}
+
+/// Where a side's summary comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SampleSource {
+    /// One value from one run.
+    Single,
+    /// The values of several runs (or results) pooled as repeats.
+    Runs,
+    /// The repeat statistics (mean, stddev, n) of the one run's metric.
+    RepeatStats,
+}
+
+/// The verdict on a side against the baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Verdict {
+    /// This is the baseline.
+    #[serde(rename = "baseline")]
+    Baseline,
+    /// Better than the baseline (higher for higher-is-better, lower for
+    /// lower-is-better), the interval excluding 1.
+    #[serde(rename = "faster")]
+    Faster,
+    /// Worse than the baseline, the interval excluding 1.
+    #[serde(rename = "slower")]
+    Slower,
+    /// The interval includes 1.
+    #[serde(rename = "no significant difference")]
+    NoSignificantDifference,
+    /// A side has one sample: no interval.
+    #[serde(rename = "one sample")]
+    OneSample,
+    /// A side has two samples: no interval.
+    #[serde(rename = "too few samples")]
+    TooFewSamples,
+    /// The baseline's value is 0: no ratio.
+    #[serde(rename = "no ratio")]
+    NoRatio,
+}
+
+impl Verdict {
+    /// The words printed and stored for the verdict.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Baseline => "baseline",
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::NoSignificantDifference => "no significant difference",
+            Verdict::OneSample => "one sample",
+            Verdict::TooFewSamples => "too few samples",
+            Verdict::NoRatio => "no ratio",
+        }
+    }
+}
+
+/// A confidence interval of a ratio.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Interval {
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+    /// Welch-Satterthwaite degrees of freedom (absent when both sides have
+    /// no spread and the interval is the ratio itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degrees_of_freedom: Option<f64>,
+}
+
+/// One metric matched on every side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MetricRow {
+    /// Benchmark id (`cpu.ops`).
+    pub benchmark: String,
+    /// Metric name (`rate`).
+    pub metric: String,
+    /// Labels of the metric.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// The workload-defining parameters the sides share, as JSON text.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub workload: BTreeMap<String, String>,
+    /// Canonical unit of the values.
+    pub unit: Unit,
+    /// Which direction is better.
+    pub better: Better,
+    /// One cell per side, baseline first.
+    pub cells: Vec<Cell>,
+}
+
+impl MetricRow {
+    /// The area of the benchmark: its id up to the first `.`.
+    pub fn area(&self) -> &str {
+        area(&self.benchmark)
+    }
+}
+
+/// One side's figures for a metric.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Cell {
+    /// The mean of the side's samples (the metric's value for one sample).
+    pub value: f64,
+    /// Number of samples.
+    pub n: usize,
+    /// Sample standard deviation (0 for one sample).
+    pub stddev: f64,
+    /// Where the samples come from.
+    pub source: SampleSource,
+    /// `value` over the baseline's value (absent when the baseline is 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    /// `ratio` in percent ("% of baseline").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percent_of_baseline: Option<f64>,
+    /// Confidence interval of `ratio` (both sides n >= 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
+    /// The verdict against the baseline.
+    pub verdict: Verdict,
+}
+
+/// A metric found on some sides only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Unmatched {
+    /// Benchmark id.
+    pub benchmark: String,
+    /// Metric name.
+    pub metric: String,
+    /// Labels of the metric.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// Its workload-defining parameters, as JSON text.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub workload: BTreeMap<String, String>,
+    /// Labels of the sides that have it.
+    pub present_in: Vec<String>,
+}
+
+/// The geometric mean of one area for each side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AreaSummary {
+    /// Area (`cpu`, `memory`, `disk`, `net`, `http`) or [`OVERALL`].
+    pub area: String,
+    /// One entry per side, baseline first.
+    pub sides: Vec<Geomean>,
+}
+
+/// A geometric mean of better-oriented ratios (value/base for
+/// higher-is-better, base/value for lower-is-better): over 100 % is better.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Geomean {
+    /// The geometric mean in percent of the baseline (absent without metrics).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percent: Option<f64>,
+    /// Metrics it covers.
+    pub metrics: usize,
+}
+
+/// An inventory field whose value differs between (or within) the sides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InventoryWarning {
+    /// What differs (`CPU model`, `kernel`, `MTU`...).
+    pub field: String,
+    /// Each side's distinct values.
+    pub sides: Vec<SideValues>,
+}
+
+impl InventoryWarning {
+    /// One line: `kernel differs: run 1 = 6.1.0; run 2 = 6.12.0`.
+    pub fn message(&self) -> String {
+        let parts: Vec<String> = self
+            .sides
+            .iter()
+            .map(|s| format!("{} = {}", s.side, s.values.join(", ")))
+            .collect();
+        format!("{} differs: {}", self.field, parts.join("; "))
+    }
+}
+
+/// One side's distinct values of an inventory field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SideValues {
+    /// The side's label.
+    pub side: String,
+    /// Its distinct values, in the order seen.
+    pub values: Vec<String>,
+}
+
+/// The area of benchmark `id`: the id up to the first `.`.
+pub fn area(id: &str) -> &str {
+    id.split('.').next().unwrap_or(id)
+}
+
+/// What identifies a metric across runs.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    benchmark: String,
+    metric: String,
+    labels: BTreeMap<String, String>,
+    workload: BTreeMap<String, String>,
+}
+
+/// A side's occurrences of one metric.
+#[derive(Debug, Clone)]
+struct Found {
+    unit: Unit,
+    better: Better,
+    values: Vec<f64>,
+    first: Metric,
+}
+
+/// Compares `sides` against the first. Fewer than two sides give a
+/// comparison of the baseline alone.
+pub fn compare(sides: &[Side]) -> Comparison {
+    let mut order: Vec<Key> = Vec::new();
+    let mut seen: BTreeSet<Key> = BTreeSet::new();
+    let mut found: Vec<BTreeMap<Key, Found>> = Vec::new();
+    let mut infos = Vec::new();
+    for side in sides {
+        let mut map: BTreeMap<Key, Found> = BTreeMap::new();
+        let mut skipped = 0;
+        for run in &side.runs {
+            for result in &run.results {
+                if result.status != ResultStatus::Passed {
+                    skipped += 1;
+                    continue;
+                }
+                let workload: BTreeMap<String, String> =
+                    nodebench_core::names::workload_params(&result.benchmark)
+                        .iter()
+                        .filter_map(|p| result.param(p).map(|v| (p.to_string(), v.to_string())))
+                        .collect();
+                for m in &result.metrics {
+                    let key = Key {
+                        benchmark: result.benchmark.clone(),
+                        metric: m.name.clone(),
+                        labels: m.labels.clone(),
+                        workload: workload.clone(),
+                    };
+                    if seen.insert(key.clone()) {
+                        order.push(key.clone());
+                    }
+                    map.entry(key)
+                        .or_insert_with(|| Found {
+                            unit: m.unit,
+                            better: m.better,
+                            values: Vec::new(),
+                            first: m.clone(),
+                        })
+                        .values
+                        .push(m.value);
+                }
+            }
+        }
+        found.push(map);
+        infos.push(SideInfo {
+            label: side.label.clone(),
+            run_ids: side.runs.iter().filter_map(|r| r.id).collect(),
+            skipped_results: skipped,
+        });
+    }
+
+    let mut rows = Vec::new();
+    let mut unmatched = Vec::new();
+    for key in order {
+        let present: Vec<Option<&Found>> = found.iter().map(|m| m.get(&key)).collect();
+        if present.iter().all(Option::is_some) {
+            let present: Vec<&Found> = present.into_iter().flatten().collect();
+            let samples: Vec<Sample> = present
+                .iter()
+                .zip(sides)
+                .map(|(f, s)| sample(f, s.runs.len()))
+                .collect();
+            rows.push(row(key, present[0], &samples));
+        } else {
+            unmatched.push(Unmatched {
+                present_in: present
+                    .iter()
+                    .zip(sides)
+                    .filter(|(f, _)| f.is_some())
+                    .map(|(_, s)| s.label.clone())
+                    .collect(),
+                benchmark: key.benchmark,
+                metric: key.metric,
+                labels: key.labels,
+                workload: key.workload,
+            });
+        }
+    }
+
+    Comparison {
+        schema_version: COMPARISON_SCHEMA_VERSION,
+        method: METHOD.to_string(),
+        confidence: CONFIDENCE,
+        summary: summary(&rows, sides.len()),
+        warnings: warnings::inventory_warnings(sides),
+        sides: infos,
+        rows,
+        unmatched,
+    }
+}
+
+/// The sample summary of one side's occurrences of a metric: its one run's
+/// repeat statistics where there is one occurrence with n >= 3 on a
+/// one-run side, else each occurrence one sample.
+fn sample(f: &Found, runs: usize) -> Sample {
+    if let (1, 1, Some(st)) = (f.values.len(), runs, &f.first.stats)
+        && st.n >= MIN_SAMPLES
+    {
+        return Sample {
+            mean: st.mean,
+            stddev: st.stddev,
+            n: st.n,
+            source: SampleSource::RepeatStats,
+        };
+    }
+    let n = f.values.len();
+    let mean = f.values.iter().sum::<f64>() / n as f64;
+    let stddev = if n > 1 {
+        (f.values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    Sample {
+        mean,
+        stddev,
+        n,
+        source: if n == 1 {
+            SampleSource::Single
+        } else {
+            SampleSource::Runs
+        },
+    }
+}
+
+/// The row of a matched metric: cells against the baseline `samples[0]`.
+fn row(key: Key, base: &Found, samples: &[Sample]) -> MetricRow {
+    let b = &samples[0];
+    let cells = samples
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let ratio = (b.mean != 0.0).then(|| s.mean / b.mean);
+            let (interval, verdict) = if i == 0 {
+                (None, Verdict::Baseline)
+            } else {
+                match b.n.min(s.n) {
+                    1 => (None, Verdict::OneSample),
+                    2 => (None, Verdict::TooFewSamples),
+                    _ => match ratio_interval(b, s, CONFIDENCE) {
+                        Some(iv) => (Some(iv), verdict(&iv, base.better)),
+                        None => (None, Verdict::NoRatio),
+                    },
+                }
+            };
+            Cell {
+                value: s.mean,
+                n: s.n,
+                stddev: s.stddev,
+                source: s.source,
+                ratio,
+                percent_of_baseline: ratio.map(|r| 100.0 * r),
+                interval,
+                verdict,
+            }
+        })
+        .collect();
+    MetricRow {
+        benchmark: key.benchmark,
+        metric: key.metric,
+        labels: key.labels,
+        workload: key.workload,
+        unit: base.unit,
+        better: base.better,
+        cells,
+    }
+}
+
+/// Faster or slower where the interval excludes 1, by the better direction.
+fn verdict(iv: &Interval, better: Better) -> Verdict {
+    let above = iv.low > 1.0;
+    let below = iv.high < 1.0;
+    match (above, below, better) {
+        (true, _, Better::Higher) | (_, true, Better::Lower) => Verdict::Faster,
+        (true, _, Better::Lower) | (_, true, Better::Higher) => Verdict::Slower,
+        _ => Verdict::NoSignificantDifference,
+    }
+}
+
+/// The better-oriented ratio of a cell: over 1 is better.
+fn oriented(ratio: f64, better: Better) -> f64 {
+    match better {
+        Better::Higher => ratio,
+        Better::Lower => 1.0 / ratio,
+    }
+}
+
+/// Geometric means per area (in first-seen order) and overall, per side.
+fn summary(rows: &[MetricRow], sides: usize) -> Vec<AreaSummary> {
+    let mut areas: Vec<String> = Vec::new();
+    for r in rows {
+        if SUMMARISED_UNITS.contains(&r.unit) && !areas.iter().any(|a| a == r.area()) {
+            areas.push(r.area().to_string());
+        }
+    }
+    let geomeans = |area: Option<&str>| -> Vec<Geomean> {
+        (0..sides)
+            .map(|i| {
+                let logs: Vec<f64> = rows
+                    .iter()
+                    .filter(|r| SUMMARISED_UNITS.contains(&r.unit))
+                    .filter(|r| area.is_none_or(|a| r.area() == a))
+                    .filter_map(|r| r.cells[i].ratio.map(|x| oriented(x, r.better)))
+                    .filter(|x| x.is_finite() && *x > 0.0)
+                    .map(f64::ln)
+                    .collect();
+                Geomean {
+                    percent: (!logs.is_empty())
+                        .then(|| 100.0 * (logs.iter().sum::<f64>() / logs.len() as f64).exp()),
+                    metrics: logs.len(),
+                }
+            })
+            .collect()
+    };
+    let mut out: Vec<AreaSummary> = areas
+        .iter()
+        .map(|a| AreaSummary {
+            area: a.clone(),
+            sides: geomeans(Some(a)),
+        })
+        .collect();
+    if !rows.is_empty() {
+        out.push(AreaSummary {
+            area: OVERALL.to_string(),
+            sides: geomeans(None),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

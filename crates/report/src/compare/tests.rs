@@ -1,0 +1,331 @@
+//! Planted differences: synthetic runs whose ratios are known.
+
+use std::collections::BTreeMap;
+
+use nodebench_core::inventory::fixtures;
+use nodebench_core::names::{cpu, labels, linpack, memory, net};
+use nodebench_core::stats::Stats;
+use nodebench_core::{BenchResult, Better, Metric, Run, Unit};
+
+use super::*;
+
+/// Noise of the three repeats: -1 %, 0, +1 %.
+const NOISE: [f64; 3] = [0.99, 1.0, 1.01];
+
+/// A run of three results: cpu.ops rate, STREAM triad bandwidth and the
+/// latency of one working set, each times its factor and `noise`.
+fn run(id: i64, rate: f64, bandwidth: f64, latency: f64, noise: f64) -> Run {
+    let mut r = Run::start(vec!["nodebench".into()], BTreeMap::new());
+    r.id = Some(id);
+    r.inventory = Some(fixtures::sample());
+    let mut ops = BenchResult::new(cpu::OPS);
+    ops.set_param(cpu::param::KERNEL, "f64.vector");
+    ops.metrics.push(
+        Metric::new(
+            cpu::RATE,
+            rate * 1e9 * noise,
+            Unit::FlopsPerSecond,
+            Better::Higher,
+        )
+        .label(labels::THREADS, 1),
+    );
+    let mut stream = BenchResult::new(memory::STREAM);
+    stream.set_param(memory::param::THREADS, 2);
+    stream.metrics.push(
+        Metric::new(
+            memory::metric::BANDWIDTH,
+            bandwidth * 1e10 * noise,
+            Unit::BytesPerSecond,
+            Better::Higher,
+        )
+        .label(labels::KERNEL, memory::kernel::TRIAD),
+    );
+    let mut lat = BenchResult::new(memory::LATENCY);
+    lat.metrics.push(
+        Metric::new(
+            memory::metric::LATENCY,
+            latency * 80e-9 * noise,
+            Unit::Seconds,
+            Better::Lower,
+        )
+        .label(memory::label::WORKING_SET, 1 << 30),
+    );
+    r.results = vec![ops, stream, lat];
+    r
+}
+
+/// A side of three runs with the given factors.
+fn side(label: &str, first_id: i64, rate: f64, bandwidth: f64, latency: f64) -> Side {
+    Side {
+        label: label.into(),
+        runs: NOISE
+            .iter()
+            .enumerate()
+            .map(|(i, n)| run(first_id + i as i64, rate, bandwidth, latency, *n))
+            .collect(),
+    }
+}
+
+/// Side `b` against `a`: cpu rate 2x, STREAM bandwidth the same, latency
+/// 2x (worse); three runs each.
+pub(super) fn planted() -> Comparison {
+    compare(&[side("a", 1, 1.0, 1.0, 1.0), side("b", 4, 2.0, 1.0, 2.0)])
+}
+
+fn row<'a>(c: &'a Comparison, benchmark: &str) -> &'a MetricRow {
+    c.rows.iter().find(|r| r.benchmark == benchmark).unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn a_planted_double_is_200_percent_and_faster_or_slower_by_direction() {
+    let c = planted();
+    assert_eq!(c.schema_version, COMPARISON_SCHEMA_VERSION);
+    assert_eq!(c.method, METHOD);
+    assert_eq!(c.rows.len(), 3);
+    assert!(c.unmatched.is_empty());
+    assert_eq!(c.sides[1].run_ids, vec![4, 5, 6]);
+
+    let rate = &row(&c, cpu::OPS).cells;
+    assert_eq!(rate[0].verdict, Verdict::Baseline);
+    assert_eq!((rate[1].n, rate[1].source), (3, SampleSource::Runs));
+    assert!(close(rate[1].percent_of_baseline.unwrap(), 200.0));
+    let iv = rate[1].interval.unwrap();
+    assert!(
+        iv.low > 1.9 && iv.high < 2.1 && iv.low < 2.0 && iv.high > 2.0,
+        "{iv:?}"
+    );
+    assert_eq!(rate[1].verdict, Verdict::Faster);
+
+    let bw = &row(&c, memory::STREAM).cells;
+    assert!(close(bw[1].percent_of_baseline.unwrap(), 100.0));
+    assert_eq!(bw[1].verdict, Verdict::NoSignificantDifference);
+
+    // Twice the latency is worse: 200 % of baseline, slower.
+    let lat = &row(&c, memory::LATENCY).cells;
+    assert!(close(lat[1].percent_of_baseline.unwrap(), 200.0));
+    assert_eq!(lat[1].verdict, Verdict::Slower);
+    // Half the latency is better.
+    let c = compare(&[side("a", 1, 1.0, 1.0, 1.0), side("b", 4, 1.0, 1.0, 0.5)]);
+    assert_eq!(row(&c, memory::LATENCY).cells[1].verdict, Verdict::Faster);
+}
+
+#[test]
+fn a_side_against_itself_is_100_percent_and_no_difference() {
+    let a = side("a", 1, 1.0, 1.0, 1.0);
+    let c = compare(&[a.clone(), a]);
+    assert_eq!(c.rows.len(), 3);
+    for r in &c.rows {
+        assert_eq!(r.cells[1].percent_of_baseline, Some(100.0));
+        assert_eq!(r.cells[1].verdict, Verdict::NoSignificantDifference);
+    }
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    assert!(c.summary.iter().all(|s| s.sides[1].percent == Some(100.0)));
+}
+
+#[test]
+fn one_or_two_samples_get_no_interval() {
+    let one = |id, f| Side {
+        label: format!("run {id}"),
+        runs: vec![run(id, f, 1.0, 1.0, 1.0)],
+    };
+    let c = compare(&[one(1, 1.0), one(2, 2.0)]);
+    let rate = &row(&c, cpu::OPS).cells[1];
+    assert_eq!(rate.verdict, Verdict::OneSample);
+    assert_eq!(rate.interval, None);
+    assert!(close(rate.percent_of_baseline.unwrap(), 200.0));
+
+    let two = Side {
+        label: "two".into(),
+        runs: vec![run(3, 1.0, 1.0, 1.0, 0.99), run(4, 1.0, 1.0, 1.0, 1.01)],
+    };
+    let c = compare(&[two.clone(), two.clone()]);
+    assert_eq!(row(&c, cpu::OPS).cells[1].verdict, Verdict::TooFewSamples);
+    // Two samples against three is still too few.
+    let c = compare(&[side("a", 1, 1.0, 1.0, 1.0), two]);
+    assert_eq!(row(&c, cpu::OPS).cells[1].verdict, Verdict::TooFewSamples);
+}
+
+#[test]
+fn a_single_runs_repeat_stats_are_its_samples() {
+    let with_stats = |id, mean: f64| {
+        let mut r = run(id, 1.0, 1.0, 1.0, 1.0);
+        let samples: Vec<f64> = NOISE.iter().map(|n| mean * n).collect();
+        let m = &mut r.results[0].metrics[0];
+        m.value = mean;
+        m.stats = Stats::from_samples(&samples);
+        Side {
+            label: format!("run {id}"),
+            runs: vec![r],
+        }
+    };
+    let c = compare(&[with_stats(1, 1e9), with_stats(2, 3e9)]);
+    let cell = &row(&c, cpu::OPS).cells[1];
+    assert_eq!((cell.n, cell.source), (3, SampleSource::RepeatStats));
+    assert!(close(cell.percent_of_baseline.unwrap(), 300.0));
+    assert_eq!(cell.verdict, Verdict::Faster);
+    // Metrics without stats in the same runs stay one sample.
+    assert_eq!(row(&c, memory::STREAM).cells[1].verdict, Verdict::OneSample);
+}
+
+#[test]
+fn metrics_on_one_side_and_other_workloads_are_listed_unmatched() {
+    let a = side("a", 1, 1.0, 1.0, 1.0);
+    let mut b = side("b", 4, 1.0, 1.0, 1.0);
+    for (i, r) in b.runs.iter_mut().enumerate() {
+        let mut extra = BenchResult::new(net::TCP);
+        extra.metrics.push(Metric::new(
+            net::metric::THROUGHPUT,
+            1e9,
+            Unit::BytesPerSecond,
+            Better::Higher,
+        ));
+        r.results.push(extra);
+        // The same STREAM metric with another thread count is another workload.
+        r.results[1].set_param(memory::param::THREADS, 4 + i);
+    }
+    let c = compare(&[a, b]);
+    assert_eq!(c.rows.len(), 2, "{:?}", c.rows);
+    assert!(c.rows.iter().all(|r| r.benchmark != memory::STREAM));
+    let listed: Vec<(&str, Vec<&str>)> = c
+        .unmatched
+        .iter()
+        .map(|u| {
+            (
+                u.benchmark.as_str(),
+                u.present_in.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            (memory::STREAM, vec!["a"]),
+            (memory::STREAM, vec!["b"]),
+            (net::TCP, vec!["b"]),
+            (memory::STREAM, vec!["b"]),
+            (memory::STREAM, vec!["b"]),
+        ]
+    );
+    assert_eq!(c.unmatched[0].workload[memory::param::THREADS], "2");
+    assert_eq!(c.unmatched[1].workload[memory::param::THREADS], "4");
+}
+
+#[test]
+fn linpack_orders_of_other_thread_counts_are_not_matched() {
+    let lp = |threads: u32| {
+        let mut r = Run::start(vec![], BTreeMap::new());
+        let mut res = BenchResult::new(linpack::LINPACK);
+        res.set_param(linpack::param::N, 1000);
+        res.set_param(linpack::param::THREADS, threads);
+        res.set_param(linpack::param::SEED, threads);
+        res.metrics.push(Metric::new(
+            linpack::RATE_AVERAGE,
+            1e10,
+            Unit::FlopsPerSecond,
+            Better::Higher,
+        ));
+        r.results.push(res);
+        Side {
+            label: format!("{threads} threads"),
+            runs: vec![r],
+        }
+    };
+    let c = compare(&[lp(1), lp(2)]);
+    assert!(c.rows.is_empty());
+    assert_eq!(c.unmatched.len(), 2);
+    // The seed is not workload: same threads match.
+    let c = compare(&[lp(2), lp(2)]);
+    assert_eq!(c.rows.len(), 1);
+}
+
+#[test]
+fn geometric_means_per_area_and_overall_are_better_oriented() {
+    // cpu 2x faster; memory: bandwidth same, latency 2x (worse, 50 %).
+    let c = compare(&[side("a", 1, 1.0, 1.0, 1.0), side("b", 4, 2.0, 1.0, 2.0)]);
+    let by_area: Vec<(&str, f64, usize)> = c
+        .summary
+        .iter()
+        .map(|s| {
+            assert!(close(s.sides[0].percent.unwrap(), 100.0));
+            (
+                s.area.as_str(),
+                s.sides[1].percent.unwrap(),
+                s.sides[1].metrics,
+            )
+        })
+        .collect();
+    assert_eq!(by_area.len(), 3);
+    assert_eq!((by_area[0].0, by_area[0].2), ("cpu", 1));
+    assert!(close(by_area[0].1, 200.0));
+    assert_eq!((by_area[1].0, by_area[1].2), ("memory", 2));
+    assert!(close(by_area[1].1, 100.0 * 0.5f64.sqrt()));
+    assert_eq!((by_area[2].0, by_area[2].2), (OVERALL, 3));
+    assert!(close(by_area[2].1, 100.0));
+}
+
+#[test]
+fn inventory_differences_are_warned() {
+    let a = side("a", 1, 1.0, 1.0, 1.0);
+    let mut b = side("b", 4, 1.0, 1.0, 1.0);
+    for r in &mut b.runs {
+        let inv = r.inventory.as_mut().unwrap();
+        inv.os.kernel = Some("6.12.0-test".into());
+        inv.cpu.governor = Some("powersave".into());
+        r.nodebench_version = "9.9.9".into();
+    }
+    let mut net_a = BenchResult::new(net::TCP);
+    net_a.set_param(net::param::MTU, 1500);
+    let mut net_b = net_a.clone();
+    net_b.set_param(net::param::MTU, 9000);
+    let mut a = a;
+    a.runs[0].results.push(net_a);
+    b.runs[0].results.push(net_b);
+    let c = compare(&[a, b]);
+    let fields: Vec<&str> = c.warnings.iter().map(|w| w.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        vec![
+            warnings::KERNEL,
+            warnings::GOVERNOR,
+            warnings::MTU,
+            warnings::VERSION
+        ]
+    );
+    let kernel = c.warnings[0].message();
+    assert!(
+        kernel.starts_with("kernel differs: a = ") && kernel.ends_with("; b = 6.12.0-test"),
+        "{kernel}"
+    );
+    assert_eq!(c.warnings[2].message(), "MTU differs: a = 1500; b = 9000");
+}
+
+#[test]
+fn the_file_system_of_the_disk_dir_is_compared() {
+    let disk_run = |fs: &str| {
+        let mut r = run(1, 1.0, 1.0, 1.0, 1.0);
+        let inv = r.inventory.as_mut().unwrap();
+        inv.filesystems = vec![nodebench_core::inventory::Filesystem {
+            device: "/dev/sda1".into(),
+            mount_point: "/scratch".into(),
+            fs_type: fs.into(),
+            ..Default::default()
+        }];
+        let mut res = BenchResult::new(nodebench_core::names::disk::IOZONE);
+        res.set_param(nodebench_core::names::disk::param::DIR, "/scratch/nb");
+        r.results.push(res);
+        Side {
+            label: fs.into(),
+            runs: vec![r],
+        }
+    };
+    let c = compare(&[disk_run("ext4"), disk_run("xfs")]);
+    assert_eq!(c.warnings.len(), 1);
+    assert_eq!(
+        c.warnings[0].message(),
+        "file system of the tested dir differs: ext4 = ext4 on /scratch; xfs = xfs on /scratch"
+    );
+}
