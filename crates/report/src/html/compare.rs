@@ -1,5 +1,5 @@
 //! The comparison of several runs ([`crate::compare::Comparison`]) as HTML
-//! tables: the sides, every matched metric with each side's value, "% of
+//! tables: the sides, the geometric means, every matched metric with each side's value, "% of
 //! baseline" coloured better/worse by the metric's direction, the 95 %
 //! interval and the verdict, the unmatched metrics, the geometric means,
 //! the method and the inventory warnings. Cell texts are the terminal
@@ -23,8 +23,9 @@ fn class(better: Option<bool>) -> &'static str {
     }
 }
 
-/// The comparison section.
-pub fn section(c: &Comparison) -> String {
+/// The head of the comparison: the sides, the inventory warnings, the
+/// geometric means and the method (the page puts it before the charts).
+pub fn summary(c: &Comparison) -> String {
     let mut out = String::from("<h2 id=\"comparison\">Comparison</h2>\n<ul class=\"sides\">\n");
     for line in sides_text(c).lines() {
         let _ = writeln!(out, "<li>{}</li>", escape(line));
@@ -37,8 +38,42 @@ pub fn section(c: &Comparison) -> String {
             escape(&w.message())
         );
     }
-    out.push_str(
-        "<table class=\"comparison\">\n<tr><th>benchmark</th><th>metric</th><th>unit</th>",
+    if !c.summary.is_empty() {
+        out.push_str("<h3>geometric means</h3>\n<table class=\"geomeans\"><tr><th>area</th>");
+        for s in &c.sides {
+            let _ = write!(out, "<th>{}</th>", escape(&s.label));
+        }
+        out.push_str("</tr>\n");
+        for a in &c.summary {
+            let _ = write!(out, "<tr><td>{}</td>", escape(&a.area));
+            for (i, g) in a.sides.iter().enumerate() {
+                let judged = (i > 0).then(|| g.percent.map(|p| p > 100.0)).flatten();
+                let judged = judged.filter(|_| g.percent != Some(100.0));
+                let _ = write!(
+                    out,
+                    "<td{}>{}</td>",
+                    class(judged),
+                    escape(&geomean_text(g.percent, g.metrics))
+                );
+            }
+            out.push_str("</tr>\n");
+        }
+        let _ = writeln!(
+            out,
+            "</table>\n<p class=\"note\">{}</p>",
+            escape(GEOMEAN_NOTE)
+        );
+    }
+    let _ = writeln!(out, "<p class=\"note\">method: {}</p>", escape(&c.method));
+    out
+}
+
+/// Every matched metric with each side's value, % of baseline, interval
+/// and verdict, then the unmatched metrics.
+pub fn metrics(c: &Comparison) -> String {
+    let mut out = String::from(
+        "<h2 id=\"comparison-metrics\">Comparison by metric</h2>\n<table class=\"comparison\">\n\
+         <tr><th>benchmark</th><th>metric</th><th>unit</th>",
     );
     for (i, s) in c.sides.iter().enumerate() {
         let _ = write!(out, "<th>{}</th>", escape(&s.label));
@@ -79,32 +114,6 @@ pub fn section(c: &Comparison) -> String {
         out.push_str("</tr>\n");
     }
     out.push_str("</table>\n");
-    if !c.summary.is_empty() {
-        out.push_str("<h3>geometric means</h3>\n<table class=\"geomeans\"><tr><th>area</th>");
-        for s in &c.sides {
-            let _ = write!(out, "<th>{}</th>", escape(&s.label));
-        }
-        out.push_str("</tr>\n");
-        for a in &c.summary {
-            let _ = write!(out, "<tr><td>{}</td>", escape(&a.area));
-            for (i, g) in a.sides.iter().enumerate() {
-                let judged = (i > 0).then(|| g.percent.map(|p| p > 100.0)).flatten();
-                let judged = judged.filter(|_| g.percent != Some(100.0));
-                let _ = write!(
-                    out,
-                    "<td{}>{}</td>",
-                    class(judged),
-                    escape(&geomean_text(g.percent, g.metrics))
-                );
-            }
-            out.push_str("</tr>\n");
-        }
-        let _ = writeln!(
-            out,
-            "</table>\n<p class=\"note\">{}</p>",
-            escape(GEOMEAN_NOTE)
-        );
-    }
     if !c.unmatched.is_empty() {
         out.push_str("<h3>unmatched (not compared)</h3>\n<ul>\n");
         for u in &c.unmatched {
@@ -112,6 +121,5 @@ pub fn section(c: &Comparison) -> String {
         }
         out.push_str("</ul>\n");
     }
-    let _ = writeln!(out, "<p class=\"note\">method: {}</p>", escape(&c.method));
     out
 }

@@ -100,8 +100,9 @@ pre{white-space:pre-wrap;border:none}section.result{page-break-inside:avoid}a{co
 ";
 
 /// The whole page for the runs of `sides`: with two sides or more, their
-/// comparison against the first; then the charts (one series per run where
-/// several share one) and each run's header and tables.
+/// comparison against the first (summary above the charts, every metric
+/// below them); the charts (one series per run where several share one);
+/// then each run's header, inventory and tables.
 pub fn report(sides: &[Side]) -> String {
     let all: Vec<&Run> = sides.iter().flat_map(|s| &s.runs).collect();
     let runs = labelled(&all);
@@ -119,8 +120,9 @@ pub fn report(sides: &[Side]) -> String {
         escape(&title)
     );
     out.push_str(&runs_table(&runs));
-    if sides.len() > 1 {
-        out.push_str(&compare::section(&crate::compare::compare(sides)));
+    let comparison = (sides.len() > 1).then(|| crate::compare::compare(sides));
+    if let Some(c) = &comparison {
+        out.push_str(&compare::summary(c));
     }
     let figures = charts::figures(&runs);
     if !figures.is_empty() {
@@ -129,6 +131,9 @@ pub fn report(sides: &[Side]) -> String {
             out.push_str(&f.html());
         }
         out.push_str("</div>\n");
+    }
+    if let Some(c) = &comparison {
+        out.push_str(&compare::metrics(c));
     }
     for run in &runs {
         out.push_str(&run_section(run));
