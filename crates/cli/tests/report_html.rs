@@ -265,7 +265,7 @@ fn refused_report_command_lines_exit_2_with_one_line() {
     one_line_error(
         &out,
         2,
-        &["invalid run 'first'", "expected a run id", "latest"],
+        &["'first'", "expected a run id", "`latest`", "tag:KEY=VALUE"],
     );
     let out = store.run(&["report", "-o", "r.html"]);
     one_line_error(&out, 2, &["RUN"]);
