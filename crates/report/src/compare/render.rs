@@ -26,6 +26,9 @@ nodebench_core::choice! {
 /// The heading of the percentage column.
 pub const PERCENT_OF_BASELINE: &str = "% of baseline";
 
+/// The heading of the interval column.
+pub const CI_HEADING: &str = "95 % CI (%)";
+
 /// The line under the geometric means.
 pub const GEOMEAN_NOTE: &str = "geometric mean of the better-oriented ratios \
 (value/base for higher-is-better, base/value for lower-is-better) over the rate and \
@@ -60,14 +63,31 @@ pub fn render(c: &Comparison, format: CompareFormat, colour: bool) -> Result<Str
     }
 }
 
-/// The metric, its labels and its workload, as a row names it.
+/// The metric and its labels (but those the group heading shows), as a
+/// row names it.
 pub(crate) fn metric_text(r: &MetricRow) -> String {
     let mut s = r.metric.clone();
-    for (k, v) in &r.labels {
+    let in_heading =
+        |k: &String, v: &String| r.workload.get(k).is_some_and(|w| w.trim_matches('"') == v);
+    for (k, v) in r.labels.iter().filter(|(k, v)| !in_heading(k, v)) {
         let _ = write!(s, " {k}={v}");
     }
-    s.push_str(&workload_text(&r.workload, &r.labels, " "));
     s
+}
+
+/// Consecutive rows of one benchmark and workload: one table each.
+pub(crate) fn groups(rows: &[MetricRow]) -> Vec<&[MetricRow]> {
+    rows.chunk_by(|a, b| a.benchmark == b.benchmark && a.workload == b.workload)
+        .collect()
+}
+
+/// A group's heading: the benchmark and its workload parameters.
+pub(crate) fn group_heading(r: &MetricRow) -> String {
+    format!(
+        "{}{}",
+        r.benchmark,
+        workload_text(&r.workload, &BTreeMap::new(), "  ")
+    )
 }
 
 /// The workload parameters a label does not already show, `k=v` each
@@ -170,43 +190,42 @@ fn new_table(colour: bool) -> Table {
 /// geometric means, the method and the warnings.
 pub fn to_table(c: &Comparison, colour: bool) -> String {
     let mut out = sides_text(c);
-    let mut t = new_table(colour);
-    let mut header = vec!["benchmark".to_string(), "metric".into(), "unit".into()];
+    let mut header = vec!["metric".to_string(), "unit".into()];
     if let Some(base) = c.sides.first() {
         header.push(base.label.clone());
     }
     for s in c.sides.iter().skip(1) {
         header.push(s.label.clone());
         header.push(PERCENT_OF_BASELINE.into());
-        header.push("95 % CI (%)".into());
+        header.push(CI_HEADING.into());
         header.push("verdict".into());
     }
-    t.set_header(header);
-    for r in &c.rows {
-        let (unit, divisor) = row_unit(r);
-        let mut cells = vec![
-            TableCell::new(&r.benchmark),
-            TableCell::new(metric_text(r)),
-            TableCell::new(unit),
-        ];
-        for (i, cell) in r.cells.iter().enumerate() {
-            cells.push(
-                TableCell::new(value_text(r, cell, divisor)).set_alignment(CellAlignment::Right),
-            );
-            if i == 0 {
-                continue;
+    for group in groups(&c.rows) {
+        let mut t = new_table(colour);
+        t.set_header(header.clone());
+        for r in group {
+            let (unit, divisor) = row_unit(r);
+            let mut cells = vec![TableCell::new(metric_text(r)), TableCell::new(unit)];
+            for (i, cell) in r.cells.iter().enumerate() {
+                cells.push(
+                    TableCell::new(value_text(r, cell, divisor))
+                        .set_alignment(CellAlignment::Right),
+                );
+                if i == 0 {
+                    continue;
+                }
+                let mut p = TableCell::new(percent_text(cell)).set_alignment(CellAlignment::Right);
+                if colour && let Some(col) = colour_of(cell, r.better) {
+                    p = p.fg(col);
+                }
+                cells.push(p);
+                cells.push(TableCell::new(interval_text(cell)));
+                cells.push(TableCell::new(cell.verdict.as_str()));
             }
-            let mut p = TableCell::new(percent_text(cell)).set_alignment(CellAlignment::Right);
-            if colour && let Some(col) = colour_of(cell, r.better) {
-                p = p.fg(col);
-            }
-            cells.push(p);
-            cells.push(TableCell::new(interval_text(cell)));
-            cells.push(TableCell::new(cell.verdict.as_str()));
+            t.add_row(cells);
         }
-        t.add_row(cells);
+        let _ = writeln!(out, "\n{}\n{t}", group_heading(&group[0]));
     }
-    let _ = writeln!(out, "{t}");
     if !c.unmatched.is_empty() {
         let _ = writeln!(out, "unmatched (not compared):");
         for u in &c.unmatched {
@@ -228,7 +247,7 @@ pub fn to_table(c: &Comparison, colour: bool) -> String {
             }
             g.add_row(row);
         }
-        let _ = writeln!(out, "{g}\n{GEOMEAN_NOTE}");
+        let _ = writeln!(out, "\n{g}\n{GEOMEAN_NOTE}");
     }
     let _ = writeln!(out, "method: {}", c.method);
     for w in &c.warnings {
@@ -261,33 +280,42 @@ pub fn to_markdown(c: &Comparison) -> String {
         let _ = writeln!(out, "- {line}");
     }
     out.push('\n');
-    let mut header = vec!["benchmark", "metric", "unit"];
-    let mut align = vec!["---", "---", "---"];
+    let mut header = vec!["metric", "unit"];
+    let mut align = vec!["---", "---"];
     let labels: Vec<&str> = c.sides.iter().map(|s| s.label.as_str()).collect();
     for (i, l) in labels.iter().enumerate() {
         header.push(l);
         align.push("---:");
         if i > 0 {
-            header.extend([PERCENT_OF_BASELINE, "95 % CI (%)", "verdict"]);
+            header.extend([PERCENT_OF_BASELINE, CI_HEADING, "verdict"]);
             align.extend(["---:", "---", "---"]);
         }
     }
-    let _ = writeln!(out, "| {} |\n|{}|", header.join(" | "), align.join("|"));
-    for r in &c.rows {
-        let (unit, divisor) = row_unit(r);
-        let mut cells = vec![r.benchmark.clone(), metric_text(r), unit];
-        for (i, cell) in r.cells.iter().enumerate() {
-            cells.push(value_text(r, cell, divisor));
-            if i > 0 {
-                cells.push(percent_text(cell));
-                cells.push(interval_text(cell));
-                cells.push(cell.verdict.as_str().to_string());
+    for group in groups(&c.rows) {
+        let _ = writeln!(
+            out,
+            "## {}\n\n| {} |\n|{}|",
+            group_heading(&group[0]),
+            header.join(" | "),
+            align.join("|")
+        );
+        for r in group {
+            let (unit, divisor) = row_unit(r);
+            let mut cells = vec![metric_text(r), unit];
+            for (i, cell) in r.cells.iter().enumerate() {
+                cells.push(value_text(r, cell, divisor));
+                if i > 0 {
+                    cells.push(percent_text(cell));
+                    cells.push(interval_text(cell));
+                    cells.push(cell.verdict.as_str().to_string());
+                }
             }
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
-        let _ = writeln!(out, "| {} |", cells.join(" | "));
+        out.push('\n');
     }
     if !c.unmatched.is_empty() {
-        let _ = writeln!(out, "\n## Unmatched (not compared)\n");
+        let _ = writeln!(out, "## Unmatched (not compared)\n");
         for u in &c.unmatched {
             let _ = writeln!(out, "- {}", unmatched_text(u));
         }
@@ -397,6 +425,7 @@ mod tests {
             "{t}"
         );
         assert!(t.contains(GEOMEAN_NOTE) && t.contains(OVERALL));
+        assert!(t.contains("\nmemory.stream  threads=2\n"), "{t}");
         assert!(t.contains("method: Welch's t"));
         let coloured = to_table(&c, true);
         assert!(coloured.contains('\u{1b}'), "{coloured}");
@@ -408,8 +437,17 @@ mod tests {
         let md = to_markdown(&c);
         let rows = md
             .lines()
-            .filter(|l| l.starts_with("| cpu.") || l.starts_with("| memory."))
+            .filter(|l| {
+                ["| rate", "| bandwidth", "| latency"]
+                    .iter()
+                    .any(|m| l.starts_with(m))
+            })
             .count();
+        assert_eq!(
+            md.matches("## ").count(),
+            3 + 1,
+            "a heading per benchmark: {md}"
+        );
         assert_eq!(rows, c.rows.len(), "{md}");
         assert!(md.contains("| area | a | b |"), "{md}");
         let csv = to_csv(&c).unwrap();

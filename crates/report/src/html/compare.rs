@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 
 use super::escape;
 use crate::compare::render::{
-    geomean_text, interval_text, is_better, metric_text, percent_text, row_unit, sides_text,
-    unmatched_text, value_text,
+    geomean_text, group_heading, groups, interval_text, is_better, metric_text, percent_text,
+    row_unit, sides_text, unmatched_text, value_text,
 };
 use crate::compare::{Comparison, GEOMEAN_NOTE, PERCENT_OF_BASELINE};
 
@@ -69,11 +69,12 @@ pub fn summary(c: &Comparison) -> String {
 }
 
 /// Every matched metric with each side's value, % of baseline, interval
-/// and verdict, then the unmatched metrics.
+/// and verdict, under a heading row per benchmark and workload (as the
+/// terminal table groups them), then the unmatched metrics.
 pub fn metrics(c: &Comparison) -> String {
     let mut out = String::from(
         "<h2 id=\"comparison-metrics\">Comparison by metric</h2>\n<table class=\"comparison\">\n\
-         <tr><th>benchmark</th><th>metric</th><th>unit</th>",
+         <tr><th>metric</th><th>unit</th>",
     );
     for (i, s) in c.sides.iter().enumerate() {
         let _ = write!(out, "<th>{}</th>", escape(&s.label));
@@ -85,33 +86,40 @@ pub fn metrics(c: &Comparison) -> String {
         }
     }
     out.push_str("</tr>\n");
-    for r in &c.rows {
-        let (unit, divisor) = row_unit(r);
-        let _ = write!(
+    let columns = 2 + 4 * c.sides.len().saturating_sub(1) + 1;
+    for group in groups(&c.rows) {
+        let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td>",
-            escape(&r.benchmark),
-            escape(&metric_text(r)),
-            escape(&unit)
+            "<tr class=\"group\"><th colspan=\"{columns}\">{}</th></tr>",
+            escape(&group_heading(&group[0]))
         );
-        for (i, cell) in r.cells.iter().enumerate() {
+        for r in group {
+            let (unit, divisor) = row_unit(r);
             let _ = write!(
                 out,
-                "<td class=\"num\">{}</td>",
-                escape(&value_text(r, cell, divisor))
+                "<tr><td>{}</td><td>{}</td>",
+                escape(&metric_text(r)),
+                escape(&unit)
             );
-            if i > 0 {
+            for (i, cell) in r.cells.iter().enumerate() {
                 let _ = write!(
                     out,
-                    "<td{}>{}</td><td>{}</td><td>{}</td>",
-                    class(is_better(cell, r.better)),
-                    escape(&percent_text(cell)),
-                    escape(&interval_text(cell)),
-                    escape(cell.verdict.as_str())
+                    "<td class=\"num\">{}</td>",
+                    escape(&value_text(r, cell, divisor))
                 );
+                if i > 0 {
+                    let _ = write!(
+                        out,
+                        "<td{}>{}</td><td>{}</td><td>{}</td>",
+                        class(is_better(cell, r.better)),
+                        escape(&percent_text(cell)),
+                        escape(&interval_text(cell)),
+                        escape(cell.verdict.as_str())
+                    );
+                }
             }
+            out.push_str("</tr>\n");
         }
-        out.push_str("</tr>\n");
     }
     out.push_str("</table>\n");
     if !c.unmatched.is_empty() {

@@ -87,7 +87,7 @@ h3{font-size:1.05em;margin:1.2em 0 .3em;font-family:ui-monospace,monospace}
 table{border-collapse:collapse;margin:.4em 0 .8em;font-size:.92em}
 th,td{border:1px solid #d8d8d8;padding:.2em .55em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
-table.inventory td:first-child{color:#666}table.inventory tr.section th{background:#e8eef7}
+table.inventory td:first-child{color:#666}table.inventory tr.section th,table.comparison tr.group th{background:#e8eef7;font-family:ui-monospace,monospace}
 pre{background:#f7f7f7;border:1px solid #e2e2e2;padding:.6em;overflow-x:auto;font-size:.85em}
 div.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(500px,1fr));gap:.8em 1.2em}
 figure.chart{margin:0;page-break-inside:avoid;break-inside:avoid}
