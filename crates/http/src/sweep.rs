@@ -381,7 +381,7 @@ pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> B
     let first = steps.first().map(Step::rate).unwrap_or(0.0);
     for s in steps {
         let m = |name: &str, value: f64, unit: Unit, better: Better| {
-            Metric::new(name, value, unit, better).label("users", s.users)
+            Metric::new(name, value, unit, better).label(names::sweep::USERS, s.users)
         };
         let percent = if first > 0.0 {
             100.0 * (s.rate() / first)
@@ -389,7 +389,12 @@ pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> B
             0.0
         };
         r.metrics.extend([
-            m("rate", s.rate(), Unit::OpsPerSecond, Better::Higher),
+            m(
+                names::sweep::RATE,
+                s.rate(),
+                Unit::OpsPerSecond,
+                Better::Higher,
+            ),
             m("percent_of_first", percent, Unit::Percent, Better::Higher),
             m(
                 "latency_avg",
@@ -451,7 +456,7 @@ pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> B
     }
     match saturation(steps, link) {
         Some(sat) => {
-            r.set_param("saturation_users", sat.users);
+            r.set_param(names::sweep::SATURATION_USERS, sat.users);
             r.set_param("bottleneck", sat.bottleneck.name());
             r.set_param("saturation", &sat.detail);
             r.metrics.push(Metric::new(

@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 
 use nodebench_core::BenchResult;
+use nodebench_core::names::http::sweep::{RATE, SATURATION_USERS, USERS};
 
 fn param(r: &BenchResult, key: &str) -> Option<String> {
     r.parameters.get(key).map(|v| match v {
@@ -22,7 +23,7 @@ fn param(r: &BenchResult, key: &str) -> Option<String> {
 fn step(r: &BenchResult, name: &str, users: &str) -> Option<f64> {
     r.metrics
         .iter()
-        .find(|m| m.name == name && m.labels.get("users").map(String::as_str) == Some(users))
+        .find(|m| m.name == name && m.labels.get(USERS).map(String::as_str) == Some(users))
         .map(|m| m.value)
 }
 
@@ -50,8 +51,8 @@ pub fn report(r: &BenchResult) -> String {
         "Machine CPU"
     );
     let mut users: Vec<&str> = Vec::new();
-    for m in r.metrics.iter().filter(|m| m.name == "rate") {
-        if let Some(u) = m.labels.get("users") {
+    for m in r.metrics.iter().filter(|m| m.name == RATE) {
+        if let Some(u) = m.labels.get(USERS) {
             users.push(u);
         }
     }
@@ -64,7 +65,7 @@ pub fn report(r: &BenchResult) -> String {
             ms(step(r, "latency_avg", u)),
             ms(step(r, "latency_min", u)),
             ms(step(r, "latency_max", u)),
-            step(r, "rate", u).map_or_else(String::new, |v| format!("{v:.2}")),
+            step(r, RATE, u).map_or_else(String::new, |v| format!("{v:.2}")),
             pct(step(r, "percent_of_first", u)),
             step(r, "throughput", u).map_or_else(String::new, |v| format!("{:.2}", v / 1e6)),
             step(r, "client_cpu", u).map_or_else(String::new, |v| format!("{v:.1}%")),
@@ -75,7 +76,7 @@ pub fn report(r: &BenchResult) -> String {
         let _ = writeln!(out, "{e}");
     }
     if let Some(s) = param(r, "saturation") {
-        match param(r, "saturation_users") {
+        match param(r, SATURATION_USERS) {
             Some(u) => {
                 let rate = r
                     .metrics
@@ -114,7 +115,7 @@ fn step_errors(r: &BenchResult) -> Option<String> {
         .metrics
         .iter()
         .filter(|m| m.name == "errors" && m.value > 0.0)
-        .filter_map(|m| Some(format!("{} at {} users", m.value, m.labels.get("users")?)))
+        .filter_map(|m| Some(format!("{} at {} users", m.value, m.labels.get(USERS)?)))
         .collect();
     (!failed.is_empty()).then(|| format!("failed requests: {}", failed.join(", ")))
 }

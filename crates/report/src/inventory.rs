@@ -30,7 +30,7 @@ pub fn report(inv: &Inventory) -> String {
 /// values read "unknown", sizes use binary units ("32 MiB") and
 /// frequencies read like "2.45 GHz". Disks, filesystems and interfaces get
 /// one row each with a compact description.
-fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
+pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
     let mut rows = Vec::new();
     let mut push = |section: &str, key: &str, value: String| {
         rows.push((section.to_string(), key.to_string(), value));

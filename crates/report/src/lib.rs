@@ -1,10 +1,12 @@
 //! Reports built from the result model only: human tables for the terminal
-//! and exports (JSON, CSV, Markdown), and the comparison of runs.
+//! and exports (JSON, CSV, Markdown), the comparison of runs, and the
+//! self-contained HTML report with charts.
 
 pub mod compare;
 pub mod dd;
 pub mod export;
 pub mod format;
+pub mod html;
 pub mod http;
 pub mod http_sweep;
 pub mod inventory;

@@ -41,6 +41,12 @@ pub fn reporter(id: &str) -> Reporter {
         .map_or(Reporter::Each(table::result_table), |&(_, r)| r)
 }
 
+/// True when benchmark `id` prints like its classic tool (it has an entry
+/// in the table) rather than as the generic table.
+pub fn has_tool_report(id: &str) -> bool {
+    REPORTERS.iter().any(|(k, _)| *k == id)
+}
+
 /// The report of one result, by its benchmark's reporter.
 pub fn result_report(result: &BenchResult) -> String {
     match reporter(&result.benchmark) {

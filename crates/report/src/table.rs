@@ -51,12 +51,23 @@ fn cell(m: &Metric, divisor: f64) -> String {
     s
 }
 
-/// The generic table of one result, pivoted on `threads` where present,
-/// then its error, warnings and time series; the benchmarks that print like
-/// their classic tool are picked in [`crate::reporters`].
-pub fn result_table(result: &BenchResult) -> String {
+/// The generic table of one result as cells, before it is drawn as text
+/// (here) or as HTML (`crate::html`).
+pub struct Grid {
+    /// `benchmark [status]` and the labels every metric shares.
+    pub heading: String,
+    /// Column titles.
+    pub header: Vec<String>,
+    /// The rows, one cell per column.
+    pub rows: Vec<Vec<String>>,
+    /// Index of the first column of numbers (right-aligned).
+    pub numbers_from: usize,
+}
+
+/// The cells of the generic table of `result`, pivoted on `threads` where
+/// present.
+pub fn grid(result: &BenchResult) -> Grid {
     let common = common_labels(result);
-    let mut out = String::new();
     let mut threads: Vec<u64> = result
         .metrics
         .iter()
@@ -75,14 +86,38 @@ pub fn result_table(result: &BenchResult) -> String {
     if let Some(serde_json::Value::String(isa)) = result.param(cpu::param::ISA) {
         let _ = write!(heading, "  isa={isa}");
     }
-    let _ = writeln!(out, "{heading}");
+    if threads.len() > 1 {
+        thread_pivot(heading, result, &common, &threads)
+    } else {
+        name_pivot(heading, result, &common)
+    }
+}
 
+/// The note under a table whose cells show a percentage of the peak.
+pub fn peak_note(result: &BenchResult) -> Option<String> {
+    match result.param(cpu::param::PEAK) {
+        Some(serde_json::Value::String(p)) => Some(format!("(%) = percent of the {p}")),
+        _ => None,
+    }
+}
+
+/// The generic table of one result, pivoted on `threads` where present,
+/// then its error, warnings and time series; the benchmarks that print like
+/// their classic tool are picked in [`crate::reporters`].
+pub fn result_table(result: &BenchResult) -> String {
+    let grid = grid(result);
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", grid.heading);
     let mut table = Table::new();
     table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
-    if threads.len() > 1 {
-        thread_pivot(&mut table, result, &common, &threads);
-    } else {
-        name_pivot(&mut table, result, &common);
+    table.set_header(grid.header.clone());
+    for row in &grid.rows {
+        table.add_row(row.clone());
+    }
+    for col in grid.numbers_from..grid.header.len() {
+        if let Some(c) = table.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
     }
     let _ = writeln!(out, "{table}");
     if let Some(e) = &result.error {
@@ -94,22 +129,21 @@ pub fn result_table(result: &BenchResult) -> String {
     for series in &result.series {
         out.push_str(&series_lines(series));
     }
-    if let Some(serde_json::Value::String(p)) = result.param(cpu::param::PEAK) {
-        let _ = writeln!(out, "(%) = percent of the {p}");
+    if let Some(note) = peak_note(result) {
+        let _ = writeln!(out, "{note}");
     }
     out
 }
 
 /// Rows are metrics (name + distinguishing labels), columns thread counts.
 fn thread_pivot(
-    table: &mut Table,
+    heading: String,
     result: &BenchResult,
     common: &BTreeMap<String, String>,
     threads: &[u64],
-) {
+) -> Grid {
     let mut header = vec!["metric".to_string(), "unit".to_string()];
     header.extend(threads.iter().map(|t| format!("{t} thr")));
-    table.set_header(header);
     // Row key -> threads -> metric, in first-seen order.
     let mut order: Vec<String> = Vec::new();
     let mut rows: BTreeMap<String, BTreeMap<u64, &Metric>> = BTreeMap::new();
@@ -125,6 +159,12 @@ fn thread_pivot(
         }
         rows.entry(key).or_default().insert(t, m);
     }
+    let mut grid = Grid {
+        heading,
+        header,
+        rows: Vec::new(),
+        numbers_from: 2,
+    };
     for key in order {
         let cells = &rows[&key];
         let max = cells.values().map(|m| m.value.abs()).fold(0.0, f64::max);
@@ -134,18 +174,14 @@ fn thread_pivot(
         for t in threads {
             row.push(cells.get(t).map(|m| cell(m, divisor)).unwrap_or_default());
         }
-        table.add_row(row);
+        grid.rows.push(row);
     }
-    for col in 2..threads.len() + 2 {
-        if let Some(c) = table.column_mut(col) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
-    }
+    grid
 }
 
 /// Rows are label sets (kernel=triad stores=normal), columns metric names,
 /// as STREAM prints its table.
-fn name_pivot(table: &mut Table, result: &BenchResult, common: &BTreeMap<String, String>) {
+fn name_pivot(heading: String, result: &BenchResult, common: &BTreeMap<String, String>) -> Grid {
     let mut names: Vec<&str> = Vec::new();
     let mut rows: Vec<(String, BTreeMap<&str, &Metric>)> = Vec::new();
     for m in &result.metrics {
@@ -184,23 +220,26 @@ fn name_pivot(table: &mut Table, result: &BenchResult, common: &BTreeMap<String,
         });
         scales.push(divisor);
     }
-    table.set_header(header);
-    for (key, cells) in &rows {
-        let mut row = vec![key.clone()];
-        for (name, divisor) in names.iter().zip(&scales) {
-            row.push(
-                cells
-                    .get(name)
-                    .map(|m| cell(m, *divisor))
-                    .unwrap_or_default(),
-            );
-        }
-        table.add_row(row);
-    }
-    for col in 1..names.len() + 1 {
-        if let Some(c) = table.column_mut(col) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
+    let rows = rows
+        .iter()
+        .map(|(key, cells)| {
+            let mut row = vec![key.clone()];
+            for (name, divisor) in names.iter().zip(&scales) {
+                row.push(
+                    cells
+                        .get(name)
+                        .map(|m| cell(m, *divisor))
+                        .unwrap_or_default(),
+                );
+            }
+            row
+        })
+        .collect();
+    Grid {
+        heading,
+        header,
+        rows,
+        numbers_from: 1,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod http;
 pub mod import;
 pub mod memory;
 pub mod net;
+pub mod report;
 pub mod runs;
 
 use std::path::PathBuf;
@@ -28,6 +29,7 @@ use http::HttpCommand;
 use import::ImportArgs;
 use memory::MemoryCommand;
 use net::NetCommand;
+use report::ReportArgs;
 use runs::RunsCommand;
 
 /// nodebench: benchmark a compute node and the server stack on it.
@@ -90,6 +92,8 @@ pub enum Command {
     /// Compare runs against the first: % of baseline, confidence intervals,
     /// verdicts, geometric means, inventory differences.
     Compare(CompareArgs),
+    /// Write one self-contained HTML report (tables and charts) of stored runs.
+    Report(ReportArgs),
     /// Print the JSON schema of the `--json` output (of runs, or of `compare`).
     Schema {
         /// run or compare.
@@ -119,6 +123,7 @@ impl Command {
             | Command::Runs(_)
             | Command::Compare(_)
             | Command::Import(_)
+            | Command::Report(_)
             | Command::Schema { .. } => false,
         }
     }

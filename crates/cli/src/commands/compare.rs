@@ -56,7 +56,7 @@ pub fn run(cli: &Cli, args: &CompareArgs) -> Result<ExitCode> {
 }
 
 /// The stored run ids a side names, oldest first; why not when it names none.
-fn resolve(spec: &SideSpec, runs: &[RunSummary]) -> Result<Vec<i64>, String> {
+pub(super) fn resolve(spec: &SideSpec, runs: &[RunSummary]) -> Result<Vec<i64>, String> {
     let mut ids: Vec<i64> = match spec {
         SideSpec::Id(id) => runs.iter().filter(|r| r.id == *id).map(|r| r.id).collect(),
         SideSpec::Latest => runs
@@ -84,7 +84,7 @@ fn resolve(spec: &SideSpec, runs: &[RunSummary]) -> Result<Vec<i64>, String> {
 
 /// How a side is named in the output: `run 12`, `latest (run 14)`,
 /// `tag:config=a`.
-fn label(spec: &SideSpec, ids: &[i64]) -> String {
+pub(super) fn label(spec: &SideSpec, ids: &[i64]) -> String {
     match spec {
         SideSpec::Id(id) => format!("run {id}"),
         SideSpec::Latest => format!("latest (run {})", ids[0]),

@@ -9,6 +9,7 @@ mod http;
 mod import;
 mod memory;
 mod net;
+mod report;
 mod runner;
 mod runs;
 
@@ -38,5 +39,6 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Runs(cmd) => runs::run(&cli, cmd),
         Command::Compare(args) => compare::run(&cli, args),
         Command::Schema { model } => runs::schema(*model),
+        Command::Report(args) => report::run(&cli, args),
     }
 }

@@ -288,3 +288,16 @@ pub const LOAD_WORKLOAD_PARAMS: &[&str] = &[
 ];
 /// Parameters that define an HTTP sweep (the user count of a step is a label).
 pub const SWEEP_WORKLOAD_PARAMS: &[&str] = &[load::param::KEEPALIVE, load::param::THREADS];
+
+// http.sweep
+/// Names in `http.sweep` results the reports read: the per-step rate, the
+/// step's user count and the saturation point.
+pub mod sweep {
+    /// Completed requests per second of a step (JMeter's Summary Report
+    /// "Throughput"), labelled by [`USERS`].
+    pub const RATE: &str = "rate";
+    /// Label key: the concurrent users of a step.
+    pub const USERS: &str = "users";
+    /// Parameter: the users of the last step whose rate still grew.
+    pub const SATURATION_USERS: &str = "saturation_users";
+}

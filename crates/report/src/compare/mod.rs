@@ -11,7 +11,7 @@
 //! The [`Comparison`] is versioned ([`COMPARISON_SCHEMA_VERSION`]) and its
 //! schema is checked in at `schema/compare.schema.json`.
 
-mod render;
+pub(crate) mod render;
 mod stats;
 mod warnings;
 

@@ -65,7 +65,7 @@ pub fn render(c: &Comparison, format: CompareFormat, colour: bool) -> Result<Str
 
 /// The metric and its labels (but those the group heading shows), as a
 /// row names it.
-fn metric_text(r: &MetricRow) -> String {
+pub(crate) fn metric_text(r: &MetricRow) -> String {
     let mut s = r.metric.clone();
     let in_heading =
         |k: &String, v: &String| r.workload.get(k).is_some_and(|w| w.trim_matches('"') == v);
@@ -76,13 +76,13 @@ fn metric_text(r: &MetricRow) -> String {
 }
 
 /// Consecutive rows of one benchmark and workload: one table each.
-fn groups(rows: &[MetricRow]) -> Vec<&[MetricRow]> {
+pub(crate) fn groups(rows: &[MetricRow]) -> Vec<&[MetricRow]> {
     rows.chunk_by(|a, b| a.benchmark == b.benchmark && a.workload == b.workload)
         .collect()
 }
 
 /// A group's heading: the benchmark and its workload parameters.
-fn group_heading(r: &MetricRow) -> String {
+pub(crate) fn group_heading(r: &MetricRow) -> String {
     format!(
         "{}{}",
         r.benchmark,
@@ -105,31 +105,32 @@ fn workload_text(
 }
 
 /// The display unit and divisor of a row (as the run tables choose them).
-fn row_unit(r: &MetricRow) -> (String, f64) {
+pub(crate) fn row_unit(r: &MetricRow) -> (String, f64) {
     let max = r.cells.iter().map(|c| c.value.abs()).fold(0.0, f64::max);
     let (prefix, divisor) = format::prefix_for(r.unit, max);
     (format::display_unit(r.unit, prefix), divisor)
 }
 
-fn value_text(r: &MetricRow, c: &Cell, divisor: f64) -> String {
+pub(crate) fn value_text(r: &MetricRow, c: &Cell, divisor: f64) -> String {
     let v = format::scaled(c.value, r.unit, divisor);
     if c.n > 1 { format!("{v} n={}", c.n) } else { v }
 }
 
-fn percent_text(c: &Cell) -> String {
+pub(crate) fn percent_text(c: &Cell) -> String {
     c.percent_of_baseline
         .map(|p| format!("{p:.1}"))
         .unwrap_or_else(|| "-".into())
 }
 
-fn interval_text(c: &Cell) -> String {
+pub(crate) fn interval_text(c: &Cell) -> String {
     c.interval
         .map(|i| format!("{:.1}..{:.1}", 100.0 * i.low, 100.0 * i.high))
         .unwrap_or_default()
 }
 
-/// Green where the side is better than the baseline, red where worse.
-fn colour_of(c: &Cell, better: Better) -> Option<Color> {
+/// True where the side is better than the baseline, false where worse,
+/// None where equal or without a ratio.
+pub(crate) fn is_better(c: &Cell, better: Better) -> Option<bool> {
     let r = c.ratio?;
     let up = match better {
         Better::Higher => r > 1.0,
@@ -140,16 +141,21 @@ fn colour_of(c: &Cell, better: Better) -> Option<Color> {
         Better::Lower => r > 1.0,
     };
     if up {
-        Some(Color::Green)
+        Some(true)
     } else if down {
-        Some(Color::Red)
+        Some(false)
     } else {
         None
     }
 }
 
+/// Green where the side is better than the baseline, red where worse.
+fn colour_of(c: &Cell, better: Better) -> Option<Color> {
+    is_better(c, better).map(|b| if b { Color::Green } else { Color::Red })
+}
+
 /// The sides, each with its runs.
-fn sides_text(c: &Comparison) -> String {
+pub(crate) fn sides_text(c: &Comparison) -> String {
     let mut out = String::new();
     for (i, s) in c.sides.iter().enumerate() {
         let ids: Vec<String> = s.run_ids.iter().map(i64::to_string).collect();
@@ -250,14 +256,14 @@ pub fn to_table(c: &Comparison, colour: bool) -> String {
     out
 }
 
-fn geomean_text(percent: Option<f64>, metrics: usize) -> String {
+pub(crate) fn geomean_text(percent: Option<f64>, metrics: usize) -> String {
     match percent {
         Some(p) => format!("{p:.1} % ({metrics})"),
         None => "-".into(),
     }
 }
 
-fn unmatched_text(u: &super::Unmatched) -> String {
+pub(crate) fn unmatched_text(u: &super::Unmatched) -> String {
     let mut s = format!("{} {}", u.benchmark, u.metric);
     for (k, v) in &u.labels {
         let _ = write!(s, " {k}={v}");

@@ -1,0 +1,133 @@
+//! The comparison of several runs ([`crate::compare::Comparison`]) as HTML
+//! tables: the sides, the geometric means, every matched metric with each side's value, "% of
+//! baseline" coloured better/worse by the metric's direction, the 95 %
+//! interval and the verdict, the unmatched metrics, the geometric means,
+//! the method and the inventory warnings. Cell texts are the terminal
+//! table's own (`compare::render`).
+
+use std::fmt::Write as _;
+
+use super::escape;
+use crate::compare::render::{
+    geomean_text, group_heading, groups, interval_text, is_better, metric_text, percent_text,
+    row_unit, sides_text, unmatched_text, value_text,
+};
+use crate::compare::{Comparison, GEOMEAN_NOTE, PERCENT_OF_BASELINE};
+
+/// The class of a "% of baseline" cell: `better`, `worse` or none.
+fn class(better: Option<bool>) -> &'static str {
+    match better {
+        Some(true) => " class=\"num better\"",
+        Some(false) => " class=\"num worse\"",
+        None => " class=\"num\"",
+    }
+}
+
+/// The head of the comparison: the sides, the inventory warnings, the
+/// geometric means and the method (the page puts it before the charts).
+pub fn summary(c: &Comparison) -> String {
+    let mut out = String::from("<h2 id=\"comparison\">Comparison</h2>\n<ul class=\"sides\">\n");
+    for line in sides_text(c).lines() {
+        let _ = writeln!(out, "<li>{}</li>", escape(line));
+    }
+    out.push_str("</ul>\n");
+    for w in &c.warnings {
+        let _ = writeln!(
+            out,
+            "<p class=\"warning\">warning: {}</p>",
+            escape(&w.message())
+        );
+    }
+    if !c.summary.is_empty() {
+        out.push_str("<h3>geometric means</h3>\n<table class=\"geomeans\"><tr><th>area</th>");
+        for s in &c.sides {
+            let _ = write!(out, "<th>{}</th>", escape(&s.label));
+        }
+        out.push_str("</tr>\n");
+        for a in &c.summary {
+            let _ = write!(out, "<tr><td>{}</td>", escape(&a.area));
+            for (i, g) in a.sides.iter().enumerate() {
+                let judged = (i > 0).then(|| g.percent.map(|p| p > 100.0)).flatten();
+                let judged = judged.filter(|_| g.percent != Some(100.0));
+                let _ = write!(
+                    out,
+                    "<td{}>{}</td>",
+                    class(judged),
+                    escape(&geomean_text(g.percent, g.metrics))
+                );
+            }
+            out.push_str("</tr>\n");
+        }
+        let _ = writeln!(
+            out,
+            "</table>\n<p class=\"note\">{}</p>",
+            escape(GEOMEAN_NOTE)
+        );
+    }
+    let _ = writeln!(out, "<p class=\"note\">method: {}</p>", escape(&c.method));
+    out
+}
+
+/// Every matched metric with each side's value, % of baseline, interval
+/// and verdict, under a heading row per benchmark and workload (as the
+/// terminal table groups them), then the unmatched metrics.
+pub fn metrics(c: &Comparison) -> String {
+    let mut out = String::from(
+        "<h2 id=\"comparison-metrics\">Comparison by metric</h2>\n<table class=\"comparison\">\n\
+         <tr><th>metric</th><th>unit</th>",
+    );
+    for (i, s) in c.sides.iter().enumerate() {
+        let _ = write!(out, "<th>{}</th>", escape(&s.label));
+        if i > 0 {
+            let _ = write!(
+                out,
+                "<th>{PERCENT_OF_BASELINE}</th><th>95 % CI (%)</th><th>verdict</th>"
+            );
+        }
+    }
+    out.push_str("</tr>\n");
+    let columns = 2 + 4 * c.sides.len().saturating_sub(1) + 1;
+    for group in groups(&c.rows) {
+        let _ = writeln!(
+            out,
+            "<tr class=\"group\"><th colspan=\"{columns}\">{}</th></tr>",
+            escape(&group_heading(&group[0]))
+        );
+        for r in group {
+            let (unit, divisor) = row_unit(r);
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{}</td>",
+                escape(&metric_text(r)),
+                escape(&unit)
+            );
+            for (i, cell) in r.cells.iter().enumerate() {
+                let _ = write!(
+                    out,
+                    "<td class=\"num\">{}</td>",
+                    escape(&value_text(r, cell, divisor))
+                );
+                if i > 0 {
+                    let _ = write!(
+                        out,
+                        "<td{}>{}</td><td>{}</td><td>{}</td>",
+                        class(is_better(cell, r.better)),
+                        escape(&percent_text(cell)),
+                        escape(&interval_text(cell)),
+                        escape(cell.verdict.as_str())
+                    );
+                }
+            }
+            out.push_str("</tr>\n");
+        }
+    }
+    out.push_str("</table>\n");
+    if !c.unmatched.is_empty() {
+        out.push_str("<h3>unmatched (not compared)</h3>\n<ul>\n");
+        for u in &c.unmatched {
+            let _ = writeln!(out, "<li>{}</li>", escape(&unmatched_text(u)));
+        }
+        out.push_str("</ul>\n");
+    }
+    out
+}

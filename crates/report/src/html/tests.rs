@@ -1,0 +1,488 @@
+//! Synthetic runs, one per chart kind, and the charts and page made of them.
+
+use std::collections::BTreeMap;
+
+use nodebench_core::inventory::fixtures;
+use nodebench_core::names::labels::{KERNEL, THREADS};
+use nodebench_core::names::{cpu, disk, http, linpack, memory, net};
+use nodebench_core::{BenchResult, Better, Histogram, Metric, Reference, Run, TimeSeries, Unit};
+
+use super::chart::{Chart, Style, texts};
+use super::charts::{Figure, figures, kind};
+use super::{labelled, report};
+use crate::compare::Side;
+
+/// Each run a side of its own, named `run ID`.
+fn sides(runs: &[Run]) -> Vec<Side> {
+    runs.iter()
+        .map(|r| Side {
+            label: format!("run {}", r.id.unwrap()),
+            runs: vec![r.clone()],
+        })
+        .collect()
+}
+
+fn run_of(id: i64, tags: &[(&str, &str)], results: Vec<BenchResult>) -> Run {
+    let tags = tags
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut run = Run::start(vec!["nodebench".into(), "run".into()], tags);
+    run.id = Some(id);
+    run.inventory = Some(fixtures::sample());
+    run.results = results;
+    run
+}
+
+fn peak(value: f64) -> Option<Reference> {
+    Some(Reference {
+        name: "theoretical peak".into(),
+        value,
+    })
+}
+
+fn ops() -> BenchResult {
+    let mut r = BenchResult::new(cpu::OPS);
+    for (t, v) in [(1, 20e9), (2, 39e9), (4, 70e9)] {
+        r.metrics.push(
+            Metric::new(cpu::RATE, v, Unit::FlopsPerSecond, Better::Higher)
+                .label(KERNEL, "f64.vector")
+                .label(cpu::label::SCALING, "strong")
+                .label(THREADS, t)
+                .with_reference(peak(100e9)),
+        );
+        r.metrics.push(
+            Metric::new(cpu::SPEEDUP, v / 20e9, Unit::Count, Better::Higher)
+                .label(KERNEL, "f64.vector")
+                .label(THREADS, t),
+        );
+    }
+    r
+}
+
+fn stream(threads: u32, scale: f64) -> BenchResult {
+    let mut r = BenchResult::new(memory::STREAM);
+    for k in [memory::kernel::COPY, memory::kernel::TRIAD] {
+        r.metrics.push(
+            Metric::new(
+                memory::metric::BANDWIDTH,
+                scale * 10e9 * f64::from(threads),
+                Unit::BytesPerSecond,
+                Better::Higher,
+            )
+            .label(KERNEL, k)
+            .label(memory::label::STORES, memory::stores::NORMAL)
+            .label(THREADS, threads)
+            .with_reference(peak(50e9)),
+        );
+    }
+    r
+}
+
+fn linpack_order(n: u32, rate: f64) -> BenchResult {
+    let mut r = BenchResult::new(linpack::LINPACK);
+    r.set_param(linpack::param::N, n);
+    for (name, v) in [
+        (linpack::RATE_MAXIMAL, rate),
+        (linpack::RATE_AVERAGE, rate * 0.9),
+    ] {
+        r.metrics.push(
+            Metric::new(name, v, Unit::FlopsPerSecond, Better::Higher).with_reference(peak(100e9)),
+        );
+    }
+    r
+}
+
+fn latency_sweep() -> BenchResult {
+    let mut r = BenchResult::new(memory::LATENCY);
+    for (ws, ns) in [(16u64 << 10, 1.2), (1 << 20, 4.0), (64 << 20, 90.0)] {
+        r.metrics.push(
+            Metric::new(
+                memory::metric::LATENCY,
+                ns * 1e-9,
+                Unit::Seconds,
+                Better::Lower,
+            )
+            .label(memory::label::WORKING_SET, ws),
+        );
+    }
+    r
+}
+
+fn iozone_auto(file_size: u64) -> BenchResult {
+    let mut r = BenchResult::new(disk::IOZONE);
+    r.set_param(disk::param::AUTO, true);
+    for test in [disk::test::WRITE, disk::test::READ] {
+        for record in [4u64 << 10, 8 << 10] {
+            r.metrics.push(
+                Metric::new(
+                    disk::metric::BANDWIDTH,
+                    (file_size + record) as f64 * 1e3,
+                    Unit::BytesPerSecond,
+                    Better::Higher,
+                )
+                .label(disk::label::TEST, test)
+                .label(disk::label::FILE_SIZE, file_size)
+                .label(disk::label::RECORD, record),
+            );
+        }
+    }
+    r
+}
+
+fn hdr(from_us: u64, count: u64) -> hdrhistogram::Histogram<u64> {
+    let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+    for i in 0..count {
+        h.record((from_us + i) * 1000).unwrap();
+    }
+    h
+}
+
+fn load() -> BenchResult {
+    let mut r = BenchResult::new(http::LOAD);
+    for (which, from) in [(http::load::CORRECTED, 200), (http::load::UNCORRECTED, 100)] {
+        let labels = BTreeMap::from([(http::load::label::LATENCY.to_string(), which.to_string())]);
+        r.histograms.push(Histogram::from_hdr(
+            http::load::LATENCY,
+            Unit::Seconds,
+            1e9,
+            labels,
+            &hdr(from, 10_000),
+        ));
+    }
+    r.series.push(TimeSeries {
+        name: http::load::REQUESTS_PER_SECOND.into(),
+        unit: Unit::OpsPerSecond,
+        labels: BTreeMap::new(),
+        points: vec![(0.0, 9000.0), (1.0, 9500.0), (2.0, 9400.0)],
+    });
+    r
+}
+
+fn tcp() -> BenchResult {
+    let mut r = BenchResult::new(net::TCP);
+    r.series.push(TimeSeries {
+        name: net::metric::THROUGHPUT.into(),
+        unit: Unit::BytesPerSecond,
+        labels: BTreeMap::from([(net::label::HOST.to_string(), "client".to_string())]),
+        points: vec![(1.0, 1e9), (2.0, 1.1e9)],
+    });
+    r
+}
+
+fn sweep() -> BenchResult {
+    let mut r = BenchResult::new(http::SWEEP);
+    for (users, rate) in [(1, 100.0), (2, 190.0), (4, 300.0), (8, 305.0)] {
+        r.metrics.push(
+            Metric::new(http::sweep::RATE, rate, Unit::OpsPerSecond, Better::Higher)
+                .label(http::sweep::USERS, users),
+        );
+    }
+    r.set_param(http::sweep::SATURATION_USERS, 4);
+    r
+}
+
+fn every_kind() -> Vec<BenchResult> {
+    vec![
+        ops(),
+        stream(1, 1.0),
+        stream(2, 1.0),
+        linpack_order(1000, 40e9),
+        linpack_order(2000, 60e9),
+        latency_sweep(),
+        iozone_auto(64 << 10),
+        iozone_auto(128 << 10),
+        load(),
+        tcp(),
+        sweep(),
+    ]
+}
+
+fn line_charts(runs: &[Run], kind: &str) -> Vec<Chart> {
+    figures(&labelled(&runs.iter().collect::<Vec<_>>()))
+        .into_iter()
+        .filter_map(|f| match f {
+            Figure::Line(c) if c.kind == kind => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn one(runs: &[Run], kind: &str) -> Chart {
+    let mut charts = line_charts(runs, kind);
+    assert_eq!(charts.len(), 1, "{kind}: {charts:#?}");
+    charts.remove(0)
+}
+
+fn names(chart: &Chart, style: Style) -> Vec<&str> {
+    chart
+        .series
+        .iter()
+        .filter(|s| s.style == style)
+        .map(|s| s.name.as_str())
+        .collect()
+}
+
+#[test]
+fn cpu_ops_scales_by_threads_against_the_peak() {
+    let runs = [run_of(1, &[], vec![ops()])];
+    let c = one(&runs, kind::SCALING);
+    assert_eq!(c.title, "cpu.ops f64.vector: rate by threads");
+    assert_eq!(
+        (c.x.title.as_str(), c.y.title.as_str()),
+        ("threads", "rate (GFLOPS)")
+    );
+    assert_eq!(names(&c, Style::Measured), ["strong"]);
+    assert_eq!(c.series[0].points, [(1.0, 20.0), (2.0, 39.0), (4.0, 70.0)]);
+    assert_eq!(names(&c, Style::Limit), ["theoretical peak"]);
+    assert_eq!(c.series[1].points, [(1.0, 100.0), (4.0, 100.0)]);
+}
+
+#[test]
+fn stream_scales_one_series_per_kernel() {
+    let runs = [run_of(1, &[], vec![stream(1, 1.0), stream(2, 1.0)])];
+    let c = one(&runs, kind::SCALING);
+    assert_eq!(c.y.title, "bandwidth (MB/s)");
+    assert_eq!(names(&c, Style::Measured), ["copy normal", "triad normal"]);
+    assert_eq!(c.series[0].points, [(1.0, 10_000.0), (2.0, 20_000.0)]);
+    assert_eq!(c.data_series(), 2);
+}
+
+#[test]
+fn linpack_charts_rates_by_order_with_percent_of_peak() {
+    let runs = [run_of(
+        1,
+        &[],
+        vec![linpack_order(2000, 60e9), linpack_order(1000, 40e9)],
+    )];
+    let c = one(&runs, kind::LINPACK);
+    assert_eq!(c.x.title, "order N");
+    assert_eq!(names(&c, Style::Measured), ["maximal", "average"]);
+    assert_eq!(c.series[0].points, [(1000.0, 40.0), (2000.0, 60.0)]);
+    let (title, factor) = c.y2.clone().unwrap();
+    assert_eq!(title, "% of theoretical peak");
+    // 60 GFLOPS of a 100 GFLOPS peak is 60 % on the right axis.
+    assert!((60.0 * factor - 60.0).abs() < 1e-9, "{factor}");
+}
+
+#[test]
+fn the_latency_staircase_marks_the_cache_sizes_on_a_log_axis() {
+    let runs = [run_of(1, &[], vec![latency_sweep()])];
+    let c = one(&runs, kind::LATENCY_STAIRCASE);
+    assert_eq!(c.x.title, "working set (bytes, log scale)");
+    assert_eq!(c.y.title, "latency (ns)");
+    let marks: Vec<&str> = c.markers.iter().map(|m| m.label.as_str()).collect();
+    assert_eq!(marks, ["L1d 32 KiB", "L2 512 KiB", "L3 32 MiB"]);
+    assert!((c.series[0].points[2].1 - 90.0).abs() < 1e-9);
+    let texts = texts(&c.figure());
+    for text in [
+        "L1d 32 KiB",
+        "working set (bytes, log scale)",
+        "1 MiB",
+        "latency (ns)",
+    ] {
+        assert!(texts.iter().any(|t| t == text), "{text} missing: {texts:?}");
+    }
+}
+
+#[test]
+fn iozone_auto_mode_gets_a_heat_map_per_test() {
+    let runs = [run_of(
+        1,
+        &[],
+        vec![iozone_auto(64 << 10), iozone_auto(128 << 10)],
+    )];
+    let maps: Vec<_> = figures(&labelled(&runs.iter().collect::<Vec<_>>()))
+        .into_iter()
+        .filter_map(|f| match f {
+            Figure::Heat(h) => Some(h),
+            _ => None,
+        })
+        .collect();
+    let titles: Vec<&str> = maps.iter().map(|h| h.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "disk.iozone write: bandwidth by file and record size",
+            "disk.iozone read: bandwidth by file and record size"
+        ]
+    );
+    assert_eq!(maps[0].x.1, ["4 KiB", "8 KiB"]);
+    assert_eq!(maps[0].y.1, ["64 KiB", "128 KiB"]);
+    assert_eq!(maps[0].cells.len(), 4);
+    assert!(texts(&maps[0].figure()).iter().any(|t| t == "file size"));
+}
+
+#[test]
+fn http_latency_percentiles_show_corrected_and_uncorrected_on_nines() {
+    let runs = [run_of(1, &[], vec![load()])];
+    let c = one(&runs, kind::PERCENTILES);
+    assert_eq!(c.x.title, "percentile (log scale of nines)");
+    assert_eq!(c.y.title, "latency (ms)");
+    assert_eq!(names(&c, Style::Measured), ["corrected", "uncorrected"]);
+    let corrected = &c.series[0].points;
+    // 10 000 values reach 99.99 %; the 90th percentile of 200..10 200 us
+    // is 9.2 ms.
+    let last = corrected.last().unwrap().0;
+    assert!((last - 99.99).abs() < 1e-6, "{last}");
+    assert!((corrected[10].0 - 90.0).abs() < 1e-9, "{:?}", corrected[10]);
+    assert!((corrected[10].1 - 9.2).abs() < 0.01, "{:?}", corrected[10]);
+    let texts = texts(&c.figure());
+    for text in ["90%", "99.9%", "latency (ms)", "corrected", "uncorrected"] {
+        assert!(texts.iter().any(|t| t == text), "{text} missing: {texts:?}");
+    }
+}
+
+#[test]
+fn per_second_and_interval_series_are_charted_over_time() {
+    let runs = [run_of(1, &[], vec![load(), tcp()])];
+    let charts = line_charts(&runs, kind::TIME_SERIES);
+    let titles: Vec<&str> = charts.iter().map(|c| c.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "http.load: requests_per_second over time",
+            "net.tcp: throughput over time"
+        ]
+    );
+    assert_eq!(charts[0].y.title, "requests_per_second (kOPS)");
+    assert_eq!(charts[1].y.title, "throughput (MB/s)");
+    assert_eq!(charts[1].series[0].points, [(1.0, 1000.0), (2.0, 1100.0)]);
+}
+
+#[test]
+fn the_sweep_marks_its_saturation_point() {
+    let runs = [run_of(1, &[], vec![sweep()])];
+    let c = one(&runs, kind::SWEEP);
+    assert_eq!(
+        (c.x.title.as_str(), c.y.title.as_str()),
+        ("users", "rate (requests/s)")
+    );
+    assert_eq!(c.series[0].points.len(), 4);
+    assert_eq!(c.markers.len(), 1);
+    assert_eq!(c.markers[0].x, 4.0);
+    assert_eq!(c.markers[0].label, "saturation at 4 users");
+}
+
+#[test]
+fn two_runs_overlay_one_series_per_run_named_by_tags() {
+    let runs = [
+        run_of(1, &[("config", "a")], every_kind()),
+        run_of(2, &[("config", "b")], every_kind()),
+    ];
+    let scaling = line_charts(&runs, kind::SCALING);
+    assert_eq!(scaling.len(), 2);
+    assert_eq!(
+        names(&scaling[0], Style::Measured),
+        ["config=a: strong", "config=b: strong"]
+    );
+    assert_eq!(scaling[1].data_series(), 4);
+    let p = one(&runs, kind::PERCENTILES);
+    assert_eq!(
+        names(&p, Style::Measured),
+        [
+            "config=a: corrected",
+            "config=a: uncorrected",
+            "config=b: corrected",
+            "config=b: uncorrected"
+        ]
+    );
+    assert_eq!(one(&runs, kind::SWEEP).markers.len(), 2);
+    let html = report(&sides(&runs));
+    assert!(html.contains("data-chart=\"linpack\" data-series=\"4\""));
+}
+
+#[test]
+fn runs_without_tags_are_named_by_id_and_shared_tags_get_the_id() {
+    let runs = [
+        run_of(3, &[], vec![]),
+        run_of(4, &[("os", "x")], vec![]),
+        run_of(5, &[("os", "x")], vec![]),
+    ];
+    let names: Vec<String> = labelled(&runs.iter().collect::<Vec<_>>())
+        .into_iter()
+        .map(|l| l.label)
+        .collect();
+    assert_eq!(names, ["run 3", "os=x (run 4)", "os=x (run 5)"]);
+}
+
+#[test]
+fn the_page_is_self_contained_with_every_chart_and_table() {
+    let mut failed = ops();
+    failed.mark_failed("checksum <mismatch>");
+    let runs = [run_of(7, &[("config", "a&b")], {
+        let mut v = every_kind();
+        v.push(failed);
+        v
+    })];
+    let html = report(&sides(&runs));
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert_eq!(
+        html.matches("<figure class=\"chart\"").count(),
+        10,
+        "charts"
+    );
+    for kind in [
+        kind::SCALING,
+        kind::LINPACK,
+        kind::LATENCY_STAIRCASE,
+        kind::IOZONE_HEATMAP,
+        kind::PERCENTILES,
+        kind::TIME_SERIES,
+        kind::SWEEP,
+    ] {
+        assert!(html.contains(&format!("data-chart=\"{kind}\"")), "{kind}");
+    }
+    // No fetches: nothing is loaded from elsewhere.
+    for fetch in ["<script", "<link", "src=", "url(", "@import"] {
+        assert!(!html.contains(fetch), "{fetch}");
+    }
+    assert!(html.contains("@media print"));
+    // Header, inventory, the generic table as HTML and LINPACK's own report.
+    assert!(html.contains("<h2 id=\"run-7\">run 7: config=a&amp;b</h2>"));
+    assert!(html.contains("<tr><td>model number</td>"), "inventory");
+    assert!(
+        html.contains("<th>2 thr</th>") && html.contains("<td class=\"num\">39.00 (39.0%)</td>")
+    );
+    assert_eq!(html.matches("Performance Summary (GFlops)").count(), 1);
+    assert!(html.contains("<p class=\"error\">error: checksum &lt;mismatch&gt;</p>"));
+}
+
+#[test]
+fn two_runs_get_the_comparison_coloured_by_better_and_worse() {
+    let rate = |v: f64| {
+        let mut r = BenchResult::new(cpu::OPS);
+        r.metrics.push(
+            Metric::new(cpu::RATE, v, Unit::FlopsPerSecond, Better::Higher)
+                .label(KERNEL, "f64.vector")
+                .label(THREADS, 1),
+        );
+        r.metrics.push(
+            Metric::new("time", v / 1e9, Unit::Seconds, Better::Lower).label(KERNEL, "f64.vector"),
+        );
+        r
+    };
+    let runs = [
+        run_of(1, &[], vec![rate(10e9)]),
+        run_of(2, &[], vec![rate(20e9)]),
+    ];
+    let html = report(&sides(&runs));
+    assert!(
+        html.contains("<h2 id=\"comparison\">Comparison</h2>"),
+        "{html}"
+    );
+    // Twice the rate is better, twice the time worse: 200 % both, coloured apart.
+    assert!(
+        html.contains("<td class=\"num better\">200.0</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td class=\"num worse\">200.0</td>"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<td>one sample</td>").count(), 2, "{html}");
+    assert!(html.contains("<h3>geometric means</h3>"));
+    assert!(html.contains("<th>% of baseline</th>"));
+    // One run alone has no comparison.
+    assert!(!report(&sides(&runs[..1])).contains("id=\"comparison\""));
+}
