@@ -241,6 +241,20 @@ fn the_report_of_quick_suite_runs_loads_in_chromium_with_every_chart() {
     check_charts(&charts, &run, 1);
     let charts = load(&pair).unwrap();
     check_charts(&charts, &run, 2);
+    // The comparison's geometric means as grouped bars, a bar per run.
+    let bars = of_kind(&charts, "comparison");
+    assert_eq!(bars.len(), 1, "{charts:#?}");
+    assert_eq!(bars[0].series, 2, "{:?}", bars[0]);
+    for text in [
+        "% of baseline",
+        "area",
+        "overall",
+        "run 1: config=a",
+        "latest (run 2): config=b",
+    ] {
+        assert!(bars[0].has(text), "{text}: {:?}", bars[0]);
+    }
+    assert_eq!(of_kind(&load(&single).unwrap(), "comparison").len(), 0);
     let ops = charts
         .iter()
         .find(|c| c.caption.starts_with("cpu.ops"))

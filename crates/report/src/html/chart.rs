@@ -1,4 +1,4 @@
-//! Charts as data ([`Chart`], [`HeatMap`]) and their drawing with
+//! Charts as data ([`Chart`], [`HeatMap`], [`BarChart`]) and their drawing with
 //! `plotters`' SVG backend into the `<figure class="chart">` the HTML report
 //! embeds. Values are stored in the unit their axis title names; log axes
 //! (binary sizes, percentile "nines") are drawn on linear coordinates of the
@@ -430,6 +430,137 @@ impl HeatMap {
     }
 }
 
+/// Bars grouped by category, one bar per series in each group (the
+/// comparison's sides), with a dashed reference line across (100 % of the
+/// baseline).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarChart {
+    /// What it shows (the `data-chart` attribute).
+    pub kind: &'static str,
+    /// The title drawn above it.
+    pub title: String,
+    /// Horizontal axis title and the group names, left to right.
+    pub groups: (String, Vec<String>),
+    /// The vertical axis title, with its unit.
+    pub y: String,
+    /// `(legend entry, one value per group)`; a missing value draws no bar.
+    pub series: Vec<(String, Vec<Option<f64>>)>,
+    /// A horizontal line across the chart at this value, named in the legend.
+    pub reference: Option<(f64, String)>,
+}
+
+impl BarChart {
+    /// The chart as a `<figure>` holding its SVG (a data series per bar
+    /// colour).
+    pub fn figure(&self) -> String {
+        match self.svg() {
+            Ok(svg) => figure(self.kind, self.series.len(), &self.title, &svg),
+            Err(e) => unavailable(self.kind, &self.title, &e),
+        }
+    }
+
+    fn svg(&self) -> Result<String, String> {
+        let values: Vec<f64> = self
+            .series
+            .iter()
+            .flat_map(|s| s.1.iter().flatten().copied())
+            .chain(self.reference.iter().map(|r| r.0))
+            .filter(|v| v.is_finite())
+            .collect();
+        if values.is_empty() || self.groups.1.is_empty() {
+            return Err("no data points".into());
+        }
+        let (lo, hi) = min_max(&values);
+        let ys = lo.min(0.0)..if hi > 0.0 { hi * 1.15 } else { 1.0 };
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| e.to_string())?;
+            self.draw(&root, ys).map_err(|e| e.to_string())?;
+            root.present().map_err(|e| e.to_string())?;
+        }
+        Ok(svg)
+    }
+
+    fn draw(
+        &self,
+        root: &DrawingArea<SVGBackend<'_>, Shift>,
+        ys: Range<f64>,
+    ) -> Result<(), Box<dyn std::error::Error + '_>> {
+        let groups = &self.groups.1;
+        let n = groups.len();
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, (FONT, 20))
+            .margin(12)
+            .x_label_area_size(48)
+            .y_label_area_size(72)
+            .build_cartesian_2d(-0.5..n as f64 - 0.5, ys)?;
+        let group_label = |v: &f64| {
+            let i = v.round();
+            if (v - i).abs() < 1e-6 && i >= 0.0 {
+                groups.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        };
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n + 1)
+            .x_desc(&self.groups.0)
+            .y_desc(&self.y)
+            .x_label_formatter(&group_label)
+            .axis_desc_style((FONT, 15))
+            .label_style((FONT, 13))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()?;
+        // The bars of a group share 80 % of its width.
+        let width = 0.8 / self.series.len().max(1) as f64;
+        for (i, (name, values)) in self.series.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            let left = |g: usize| g as f64 - 0.4 + width * i as f64;
+            chart
+                .draw_series(
+                    values
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(g, v)| v.filter(|v| v.is_finite()).map(|v| (g, v)))
+                        .map(|(g, v)| {
+                            Rectangle::new(
+                                [(left(g) + 0.01, 0.0), (left(g) + width - 0.01, v)],
+                                color.filled(),
+                            )
+                        }),
+                )?
+                .label(name)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled())
+                });
+        }
+        if let Some((value, label)) = &self.reference {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(-0.5, *value), (n as f64 - 0.5, *value)],
+                    8,
+                    5,
+                    BLACK.stroke_width(1),
+                ))?
+                .label(label)
+                .legend(|(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(1))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(160, 160, 160))
+            .label_font((FONT, 13))
+            .draw()?;
+        Ok(())
+    }
+}
+
 /// `<figure class="chart" data-chart=KIND data-series=N>` with its caption
 /// and SVG.
 fn figure(kind: &str, series: usize, title: &str, svg: &str) -> String {
@@ -551,6 +682,44 @@ mod tests {
             "8 KiB",
             "record size",
             "file size",
+        ] {
+            assert!(texts.iter().any(|t| t == text), "{text} missing: {texts:?}");
+        }
+    }
+
+    #[test]
+    fn a_bar_chart_groups_a_bar_per_series_with_the_reference_line() {
+        let b = BarChart {
+            kind: "comparison",
+            title: "% of baseline by area".into(),
+            groups: ("area".into(), vec!["cpu".into(), "memory".into()]),
+            y: "% of baseline".into(),
+            series: vec![
+                ("run 1".into(), vec![Some(100.0), Some(100.0)]),
+                ("run 2".into(), vec![Some(200.0), None]),
+            ],
+            reference: Some((100.0, "baseline (100 %)".into())),
+        };
+        let html = b.figure();
+        assert!(
+            html.starts_with(
+                "<figure class=\"chart\" data-chart=\"comparison\" data-series=\"2\">"
+            ),
+            "{html}"
+        );
+        // The background, three bars (none for the missing value), the
+        // legend's box and border, and its two swatches.
+        assert_eq!(html.matches("<rect").count(), 1 + 3 + 2 + 2, "{html}");
+        let texts = texts(&html);
+        for text in [
+            "% of baseline by area",
+            "area",
+            "% of baseline",
+            "cpu",
+            "memory",
+            "run 1",
+            "run 2",
+            "baseline (100 %)",
         ] {
             assert!(texts.iter().any(|t| t == text), "{text} missing: {texts:?}");
         }

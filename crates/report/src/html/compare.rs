@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use super::chart::BarChart;
 use super::escape;
 use crate::compare::render::{
     geomean_text, group_heading, groups, interval_text, is_better, metric_text, percent_text,
@@ -130,4 +131,32 @@ pub fn metrics(c: &Comparison) -> String {
         out.push_str("</ul>\n");
     }
     out
+}
+
+/// The geometric means as grouped bars: a group per area (and overall), a
+/// bar per side named `names[i]`, the baseline's 100 % as a dashed line.
+pub fn geomean_bars(c: &Comparison, names: &[String]) -> String {
+    BarChart {
+        kind: "comparison",
+        title: "% of baseline by area (geometric mean; over 100 % is better)".into(),
+        groups: (
+            "area".into(),
+            c.summary.iter().map(|a| a.area.clone()).collect(),
+        ),
+        y: "% of baseline".into(),
+        series: names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let values = c
+                    .summary
+                    .iter()
+                    .map(|a| a.sides.get(i).and_then(|g| g.percent))
+                    .collect();
+                (name.clone(), values)
+            })
+            .collect(),
+        reference: Some((100.0, "baseline (100 %)".into())),
+    }
+    .figure()
 }

@@ -45,6 +45,18 @@ pub fn labelled<'a>(runs: &[&'a Run]) -> Vec<Labelled<'a>> {
         .collect()
 }
 
+/// Each side's label, with its run's tags when it is one tagged run
+/// (`run 1: config=a`), so the bars are named as the run's lines are.
+fn side_names(sides: &[Side]) -> Vec<String> {
+    sides
+        .iter()
+        .map(|s| match &s.runs[..] {
+            [run] if !run.tags.is_empty() => format!("{}: {}", s.label, own_label(run)),
+            _ => s.label.clone(),
+        })
+        .collect()
+}
+
 /// `run 12`, or `run (not saved)`.
 fn run_name(run: &Run) -> String {
     run.id
@@ -125,8 +137,11 @@ pub fn report(sides: &[Side]) -> String {
         out.push_str(&compare::summary(c));
     }
     let figures = charts::figures(&runs);
-    if !figures.is_empty() {
+    if !figures.is_empty() || comparison.is_some() {
         out.push_str("<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n");
+        if let Some(c) = &comparison {
+            out.push_str(&compare::geomean_bars(c, &side_names(sides)));
+        }
         for f in &figures {
             out.push_str(&f.html());
         }
