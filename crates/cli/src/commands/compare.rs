@@ -24,26 +24,10 @@ pub fn run(cli: &Cli, args: &CompareArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(crate::EXIT_USAGE));
     }
-    let store = open_store(cli)?;
-    let summaries = store.list_runs()?;
-    let mut sides = Vec::with_capacity(args.sides.len());
-    for spec in &args.sides {
-        let ids = match resolve(spec, &summaries) {
-            Ok(ids) => ids,
-            Err(why) => {
-                eprintln!("error: compare: {spec}: {why} (accepted: {SIDE_FORMS})");
-                return Ok(ExitCode::from(crate::EXIT_USAGE));
-            }
-        };
-        let runs = ids
-            .iter()
-            .map(|id| store.load_run(*id))
-            .collect::<Result<Vec<_>, _>>()?;
-        sides.push(Side {
-            label: label(spec, &ids),
-            runs,
-        });
-    }
+    let sides = match load_sides(cli, &args.sides, "compare")? {
+        Ok(sides) => sides,
+        Err(code) => return Ok(code),
+    };
     let comparison = compare::compare(&sides);
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&comparison)?);
@@ -55,8 +39,39 @@ pub fn run(cli: &Cli, args: &CompareArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Each spec's runs loaded from the store as a [`Side`]; a spec naming no
+/// stored run is one line on stderr (`error: COMMAND: SPEC: why`) and
+/// `Err` with the usage exit code.
+pub(super) fn load_sides(
+    cli: &Cli,
+    specs: &[SideSpec],
+    command: &str,
+) -> Result<Result<Vec<Side>, ExitCode>> {
+    let store = open_store(cli)?;
+    let summaries = store.list_runs()?;
+    let mut sides = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let ids = match resolve(spec, &summaries) {
+            Ok(ids) => ids,
+            Err(why) => {
+                eprintln!("error: {command}: {spec}: {why} (accepted: {SIDE_FORMS})");
+                return Ok(Err(ExitCode::from(crate::EXIT_USAGE)));
+            }
+        };
+        let runs = ids
+            .iter()
+            .map(|id| store.load_run(*id))
+            .collect::<Result<Vec<_>, _>>()?;
+        sides.push(Side {
+            label: label(spec, &ids),
+            runs,
+        });
+    }
+    Ok(Ok(sides))
+}
+
 /// The stored run ids a side names, oldest first; why not when it names none.
-pub(super) fn resolve(spec: &SideSpec, runs: &[RunSummary]) -> Result<Vec<i64>, String> {
+fn resolve(spec: &SideSpec, runs: &[RunSummary]) -> Result<Vec<i64>, String> {
     let mut ids: Vec<i64> = match spec {
         SideSpec::Id(id) => runs.iter().filter(|r| r.id == *id).map(|r| r.id).collect(),
         SideSpec::Latest => runs
@@ -84,7 +99,7 @@ pub(super) fn resolve(spec: &SideSpec, runs: &[RunSummary]) -> Result<Vec<i64>, 
 
 /// How a side is named in the output: `run 12`, `latest (run 14)`,
 /// `tag:config=a`.
-pub(super) fn label(spec: &SideSpec, ids: &[i64]) -> String {
+fn label(spec: &SideSpec, ids: &[i64]) -> String {
     match spec {
         SideSpec::Id(id) => format!("run {id}"),
         SideSpec::Latest => format!("latest (run {})", ids[0]),
