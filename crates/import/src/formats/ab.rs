@@ -265,16 +265,11 @@ fn served_within(w: &Words, r: &mut BenchResult) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::value;
     use nodebench_core::names::labels::PERCENTILE;
 
     const LOCAL: &str = include_str!("../../tests/fixtures/ab-local.txt");
     const SEED_000: &str = include_str!("../../tests/fixtures/ab-seed000.txt");
-
-    fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
-        r.metric(name, labels)
-            .unwrap_or_else(|| panic!("{name} {labels:?}"))
-            .value
-    }
 
     #[test]
     fn local_run_figures_in_canonical_units() {

@@ -221,15 +221,10 @@ fn fio_seconds(v: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::value;
 
     const RANDRW: &str = include_str!("../../tests/fixtures/fio-randrw.json");
     const READ_PLUS: &str = include_str!("../../tests/fixtures/fio-read-jsonplus.json");
-
-    fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
-        r.metric(name, labels)
-            .unwrap_or_else(|| panic!("no {name} {labels:?}"))
-            .value
-    }
 
     #[test]
     fn randrw_read_and_write_iops_bandwidth_and_clat_percentiles() {

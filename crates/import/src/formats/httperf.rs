@@ -305,15 +305,10 @@ fn command(w: &Words, r: &mut BenchResult) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::value;
 
     const LOCAL: &str = include_str!("../../tests/fixtures/httperf-local.txt");
     const SEED_000: &str = include_str!("../../tests/fixtures/httperf-seed000.txt");
-
-    fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
-        r.metric(name, labels)
-            .unwrap_or_else(|| panic!("{name} {labels:?}"))
-            .value
-    }
 
     #[test]
     fn local_run_figures_in_canonical_units() {

@@ -296,6 +296,7 @@ fn set_common_params(r: &mut BenchResult, lines: &[&str], command: Option<&str>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::value;
     use nodebench_core::names::net::{self as names, label, metric};
 
     const SEED_001: &str = include_str!("../../tests/fixtures/iperf-seed001.txt");
@@ -308,12 +309,6 @@ mod tests {
     const C2S: (&str, &str) = (label::DIRECTION, direction::CLIENT_TO_SERVER);
     const SENDER: (&str, &str) = (label::SIDE, side::SENDER);
     const RECEIVER: (&str, &str) = (label::SIDE, side::RECEIVER);
-
-    fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
-        r.metric(name, labels)
-            .unwrap_or_else(|| panic!("no {name} {labels:?} in {:?}", r.metrics))
-            .value
-    }
 
     #[test]
     fn seed_001_servers_and_clients_at_two_mtus() {

@@ -129,6 +129,15 @@ pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, Stri
     }
 }
 
+/// The value of a result's metric `name` with `labels`, for the format
+/// tests; panics naming what is missing.
+#[cfg(test)]
+pub(crate) fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
+    r.metric(name, labels)
+        .unwrap_or_else(|| panic!("no {name} {labels:?} in {:?}", r.metrics))
+        .value
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -324,6 +324,7 @@ fn bytes(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::value;
 
     const LOCAL: &str = include_str!("../../tests/fixtures/wrk-local.txt");
     const WRK2: &str = include_str!("../../tests/fixtures/wrk-wrk2-local.txt");
@@ -331,12 +332,6 @@ mod tests {
     fn latency(r: &BenchResult, which: &str, p: &str) -> f64 {
         r.metric(names::LATENCY, &[(label::LATENCY, which), (PERCENTILE, p)])
             .unwrap_or_else(|| panic!("{which} {p}"))
-            .value
-    }
-
-    fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
-        r.metric(name, labels)
-            .unwrap_or_else(|| panic!("{name} {labels:?}"))
             .value
     }
 

@@ -23,6 +23,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<nodebench_core::model::BenchResult
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::value;
     use nodebench_core::model::BenchResult;
     use nodebench_core::names::net::{self as names, direction, host, label, metric, param, side};
 
@@ -33,12 +34,6 @@ mod tests {
     const TCP_JSON: &str = include_str!("../../../tests/fixtures/iperf3-tcp.json");
     const UDP_JSON: &str = include_str!("../../../tests/fixtures/iperf3-udp.json");
     const SEED_002: &str = include_str!("../../../tests/fixtures/refused/iperf3-seed002.txt");
-
-    fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
-        r.metric(name, labels)
-            .unwrap_or_else(|| panic!("no {name} {labels:?} in {:?}", r.metrics))
-            .value
-    }
 
     fn one(text: &str) -> BenchResult {
         assert!(detect(text));
