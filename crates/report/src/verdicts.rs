@@ -14,6 +14,16 @@ pub const PASS: &str = "PASS";
 /// What a failed threshold shows.
 pub const FAIL: &str = "FAIL";
 
+/// The measured value of a verdict with its unit (`25.50 GB/s`), `-` when
+/// nothing matched.
+pub fn measured_text(v: &Verdict) -> String {
+    match (v.measured, v.unit) {
+        (Some(x), Some(u)) => format::value(x, u),
+        (Some(x), None) => x.to_string(),
+        _ => "-".into(),
+    }
+}
+
 /// The verdict table and the overall line; empty without verdicts.
 pub fn verdict_table(verdicts: &[Verdict]) -> String {
     if verdicts.is_empty() {
@@ -23,15 +33,10 @@ pub fn verdict_table(verdicts: &[Verdict]) -> String {
     table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
     table.set_header(["verdict", "threshold", "measured", "detail"]);
     for v in verdicts {
-        let measured = match (v.measured, v.unit) {
-            (Some(x), Some(u)) => format::value(x, u),
-            (Some(x), None) => x.to_string(),
-            _ => "-".into(),
-        };
         table.add_row([
             if v.passed { PASS } else { FAIL }.to_string(),
             v.threshold.clone(),
-            measured,
+            measured_text(v),
             v.detail.clone().unwrap_or_default(),
         ]);
     }

@@ -16,7 +16,7 @@ use nodebench_core::{BenchResult, Run};
 
 use crate::compare::Side;
 use crate::reporters::{self, Reporter};
-use crate::{inventory, table};
+use crate::{inventory, table, verdicts};
 
 /// A run with the name its series carry in charts: its tags
 /// (`config=a, disk=nvme`), else `run ID`.
@@ -227,6 +227,7 @@ fn run_section(r: &Labelled) -> String {
         }
         out.push_str("</table>\n");
     }
+    out.push_str(&verdicts_html(run));
     let mut printed_together: Vec<&str> = Vec::new();
     for result in &run.results {
         if let Reporter::Together(_) = reporters::reporter(&result.benchmark) {
@@ -237,6 +238,34 @@ fn run_section(r: &Labelled) -> String {
         }
         out.push_str(&result_section(run, result));
     }
+    out
+}
+
+/// The run's acceptance verdicts (`--assert`), PASS/FAIL classed
+/// better/worse, with the measured value; empty without thresholds.
+fn verdicts_html(run: &Run) -> String {
+    if run.verdicts.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<h3>acceptance</h3>\n<table class=\"verdicts\">\n\
+         <tr><th>verdict</th><th>threshold</th><th>measured</th><th>detail</th></tr>\n",
+    );
+    for v in &run.verdicts {
+        let (word, class) = if v.passed {
+            (verdicts::PASS, "better")
+        } else {
+            (verdicts::FAIL, "worse")
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"{class}\">{word}</td><td><code>{}</code></td><td class=\"num\">{}</td><td>{}</td></tr>",
+            escape(&v.threshold),
+            escape(&verdicts::measured_text(v)),
+            escape(v.detail.as_deref().unwrap_or(""))
+        );
+    }
+    out.push_str("</table>\n");
     out
 }
 

@@ -486,3 +486,34 @@ fn two_runs_get_the_comparison_coloured_by_better_and_worse() {
     // One run alone has no comparison.
     assert!(!report(&sides(&runs[..1])).contains("id=\"comparison\""));
 }
+
+#[test]
+fn a_run_with_thresholds_shows_its_verdicts() {
+    let mut run = run_of(7, &[], Vec::new());
+    run.verdicts = vec![
+        nodebench_core::Verdict {
+            threshold: "memory.stream bandwidth{kernel=triad} >= 20 GB/s".into(),
+            passed: false,
+            measured: Some(12.5e9),
+            unit: Some(Unit::BytesPerSecond),
+            matched: 1,
+            detail: None,
+        },
+        nodebench_core::Verdict {
+            threshold: "http.load requests_failed == 0".into(),
+            passed: true,
+            measured: Some(0.0),
+            unit: Some(Unit::Count),
+            matched: 1,
+            detail: None,
+        },
+    ];
+    let html = report(&sides(&[run]));
+    assert!(html.contains("<h3>acceptance</h3>"), "{html}");
+    assert!(html.contains(
+        "<tr><td class=\"worse\">FAIL</td><td><code>memory.stream bandwidth{kernel=triad} &gt;= 20 GB/s</code></td><td class=\"num\">12.50 GB/s</td>"
+    ), "{html}");
+    assert!(html.contains("<td class=\"better\">PASS</td>"), "{html}");
+    let none = report(&sides(&[run_of(8, &[], Vec::new())]));
+    assert!(!none.contains("acceptance"));
+}
