@@ -21,6 +21,7 @@ pub mod rng;
 pub mod route;
 pub mod stats;
 pub mod team;
+pub mod telemetry;
 pub mod threshold;
 pub mod units;
 

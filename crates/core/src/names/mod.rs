@@ -14,6 +14,7 @@ pub mod linpack;
 pub mod memory;
 pub mod net;
 pub mod sysbench;
+pub mod telemetry;
 
 /// Label keys used by more than one area.
 pub mod labels {

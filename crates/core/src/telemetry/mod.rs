@@ -1,0 +1,611 @@
+//! Telemetry: what the machine did while a benchmark ran. A [`Sampler`]
+//! thread reads /proc and /sys once an interval (CPU time split by mode,
+//! context switches, interrupts, run queue, memory, swap, major faults, block
+//! devices, NICs, CPU frequency and hwmon temperatures where readable), turns
+//! consecutive snapshots into rates and keeps a bounded history, from which
+//! [`Sampler::window`] cuts the series of one result's time span. Series
+//! names and label keys are in [`crate::names::telemetry`].
+
+pub mod proc;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::Path;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+
+use crate::model::{TimeSeries, Unit};
+use crate::names::telemetry::{SOURCE, SOURCE_TELEMETRY, label, series};
+use proc::{CpuTimes, DiskCounters, Memory, NicCounters, Stat, VmStat};
+
+/// Default sampling interval.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+/// Default history kept by a [`Sampler`]: samples older than this are
+/// dropped, so memory stays bounded however long the run.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(3600);
+
+/// Everything read from /proc and /sys at one instant.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    /// /proc/stat.
+    pub stat: Stat,
+    /// /proc/meminfo.
+    pub memory: Memory,
+    /// /proc/vmstat.
+    pub vm: VmStat,
+    /// /proc/diskstats, whole devices only (those in /sys/block).
+    pub disks: Vec<DiskCounters>,
+    /// /proc/net/dev.
+    pub nics: Vec<NicCounters>,
+    /// CPU number and current frequency in Hz, where cpufreq is readable.
+    pub frequencies: Vec<(u32, f64)>,
+    /// hwmon sensor (`chip/tempN`) and degrees Celsius, where readable.
+    pub temperatures: Vec<(String, f64)>,
+}
+
+fn read(path: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+impl Snapshot {
+    /// Reads the machine now; a file that cannot be read contributes nothing.
+    pub fn read() -> Snapshot {
+        let disks = proc::parse_diskstats(&read("/proc/diskstats"))
+            .into_iter()
+            .filter(|d| Path::new("/sys/block").join(&d.device).exists())
+            .collect();
+        let stat = proc::parse_stat(&read("/proc/stat"));
+        let frequencies = stat
+            .cpus
+            .iter()
+            .filter_map(|&(cpu, _)| {
+                let path = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_cur_freq");
+                proc::parse_cpufreq_khz(&read(path)).map(|hz| (cpu, hz))
+            })
+            .collect();
+        Snapshot {
+            stat,
+            memory: proc::parse_meminfo(&read("/proc/meminfo")),
+            vm: proc::parse_vmstat(&read("/proc/vmstat")),
+            disks,
+            nics: proc::parse_net_dev(&read("/proc/net/dev")),
+            frequencies,
+            temperatures: read_temperatures(),
+        }
+    }
+}
+
+/// hwmon `temp*_input` files, named `chip/tempN` by the chip's `name` file.
+fn read_temperatures() -> Vec<(String, f64)> {
+    let mut temps = Vec::new();
+    let Ok(chips) = std::fs::read_dir("/sys/class/hwmon") else {
+        return temps;
+    };
+    for chip in chips.flatten() {
+        let dir = chip.path();
+        let name = read(dir.join("name")).trim().to_string();
+        let name = if name.is_empty() {
+            chip.file_name().to_string_lossy().into_owned()
+        } else {
+            name
+        };
+        let Ok(files) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for file in files.flatten() {
+            let file_name = file.file_name().to_string_lossy().into_owned();
+            let Some(sensor) = file_name
+                .strip_suffix("_input")
+                .filter(|s| s.starts_with("temp"))
+            else {
+                continue;
+            };
+            if let Some(c) = proc::parse_hwmon_millidegrees(&read(file.path())) {
+                temps.push((format!("{name}/{sensor}"), c));
+            }
+        }
+    }
+    temps.sort_by(|a, b| a.0.cmp(&b.0));
+    temps
+}
+
+/// Identity of one telemetry series: name, unit and labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeriesKey {
+    /// Series name from [`series`].
+    pub name: &'static str,
+    /// Unit of its values.
+    pub unit: Unit,
+    /// Labels (`cpu`, `device`, `nic`, `sensor`), without [`SOURCE`].
+    pub labels: Vec<(&'static str, String)>,
+}
+
+impl std::hash::Hash for SeriesKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // The unit follows from the name.
+        self.name.hash(state);
+        self.labels.hash(state);
+    }
+}
+
+/// One value of one series.
+pub type Reading = (SeriesKey, f64);
+
+fn key(name: &'static str, unit: Unit, labels: Vec<(&'static str, String)>) -> SeriesKey {
+    SeriesKey { name, unit, labels }
+}
+
+/// The readings of the interval between two snapshots `seconds` apart: CPU
+/// shares, rates of the counters, and the gauges of `cur`. A counter that
+/// went backwards (a device or NIC re-created) gives no rate.
+pub fn rates(prev: &Snapshot, cur: &Snapshot, seconds: f64) -> Vec<Reading> {
+    let mut out = Vec::new();
+    if seconds <= 0.0 {
+        return out;
+    }
+    let rate = |a: u64, b: u64| b.checked_sub(a).map(|d| d as f64 / seconds);
+    for (cpu, now) in &cur.stat.cpus {
+        let Some((_, before)) = prev.stat.cpus.iter().find(|(c, _)| c == cpu) else {
+            continue;
+        };
+        let total = now.total().saturating_sub(before.total());
+        if total == 0 {
+            continue;
+        }
+        let share = |f: fn(&CpuTimes) -> u64| {
+            f(now).saturating_sub(f(before)) as f64 * 100.0 / total as f64
+        };
+        let labels = || vec![(label::CPU, cpu.to_string())];
+        for (name, f) in [
+            (
+                series::CPU_USER,
+                (|t: &CpuTimes| t.user) as fn(&CpuTimes) -> u64,
+            ),
+            (series::CPU_SYSTEM, |t| t.system),
+            (series::CPU_IOWAIT, |t| t.iowait),
+            (series::CPU_IRQ, |t| t.irq),
+            (series::CPU_SOFTIRQ, |t| t.softirq),
+            (series::CPU_STEAL, |t| t.steal),
+        ] {
+            out.push((key(name, Unit::Percent, labels()), share(f)));
+        }
+    }
+    let (p, c) = (&prev.stat, &cur.stat);
+    for (name, a, b) in [
+        (series::CONTEXT_SWITCHES, p.ctxt, c.ctxt),
+        (series::INTERRUPTS, p.intr, c.intr),
+    ] {
+        if let Some(r) = rate(a, b) {
+            out.push((key(name, Unit::OpsPerSecond, vec![]), r));
+        }
+    }
+    out.push((
+        key(series::PROCS_RUNNING, Unit::Count, vec![]),
+        c.procs_running as f64,
+    ));
+    let m = &cur.memory;
+    for (name, v) in [
+        (series::MEMORY_USED, m.used),
+        (series::MEMORY_CACHED, m.cached),
+        (series::MEMORY_DIRTY, m.dirty),
+        (series::MEMORY_WRITEBACK, m.writeback),
+    ] {
+        out.push((key(name, Unit::Bytes, vec![]), v as f64));
+    }
+    let (pv, cv) = (&prev.vm, &cur.vm);
+    for (name, a, b) in [
+        (series::SWAP_IN, pv.pswpin, cv.pswpin),
+        (series::SWAP_OUT, pv.pswpout, cv.pswpout),
+        (series::MAJOR_FAULTS, pv.pgmajfault, cv.pgmajfault),
+    ] {
+        if let Some(r) = rate(a, b) {
+            out.push((key(name, Unit::OpsPerSecond, vec![]), r));
+        }
+    }
+    for now in &cur.disks {
+        let Some(before) = prev.disks.iter().find(|d| d.device == now.device) else {
+            continue;
+        };
+        out.extend(disk_readings(before, now, seconds));
+    }
+    for now in &cur.nics {
+        let Some(before) = prev.nics.iter().find(|n| n.nic == now.nic) else {
+            continue;
+        };
+        let labels = || vec![(label::NIC, now.nic.clone())];
+        for (name, unit, a, b) in [
+            (
+                series::NET_RX_BYTES,
+                Unit::BytesPerSecond,
+                before.rx_bytes,
+                now.rx_bytes,
+            ),
+            (
+                series::NET_TX_BYTES,
+                Unit::BytesPerSecond,
+                before.tx_bytes,
+                now.tx_bytes,
+            ),
+            (
+                series::NET_RX_PACKETS,
+                Unit::OpsPerSecond,
+                before.rx_packets,
+                now.rx_packets,
+            ),
+            (
+                series::NET_TX_PACKETS,
+                Unit::OpsPerSecond,
+                before.tx_packets,
+                now.tx_packets,
+            ),
+            (
+                series::NET_RX_DROPS,
+                Unit::OpsPerSecond,
+                before.rx_drops,
+                now.rx_drops,
+            ),
+            (
+                series::NET_TX_DROPS,
+                Unit::OpsPerSecond,
+                before.tx_drops,
+                now.tx_drops,
+            ),
+            (
+                series::NET_RX_ERRORS,
+                Unit::OpsPerSecond,
+                before.rx_errors,
+                now.rx_errors,
+            ),
+            (
+                series::NET_TX_ERRORS,
+                Unit::OpsPerSecond,
+                before.tx_errors,
+                now.tx_errors,
+            ),
+        ] {
+            if let Some(r) = rate(a, b) {
+                out.push((key(name, unit, labels()), r));
+            }
+        }
+    }
+    for (cpu, hz) in &cur.frequencies {
+        out.push((
+            key(
+                series::CPU_FREQUENCY,
+                Unit::Hertz,
+                vec![(label::CPU, cpu.to_string())],
+            ),
+            *hz,
+        ));
+    }
+    for (sensor, c) in &cur.temperatures {
+        out.push((
+            key(
+                series::TEMPERATURE,
+                Unit::Count,
+                vec![(label::SENSOR, sensor.clone())],
+            ),
+            *c,
+        ));
+    }
+    out
+}
+
+/// A block device's readings over one interval, iostat's way: IOPS and
+/// bytes/s per direction, average request size, average queue depth
+/// (weighted time in queue / interval) and utilisation (busy time / interval).
+fn disk_readings(before: &DiskCounters, now: &DiskCounters, seconds: f64) -> Vec<Reading> {
+    let d = |f: fn(&DiskCounters) -> u64| f(now).checked_sub(f(before));
+    let (Some(reads), Some(writes), Some(rs), Some(ws), Some(ticks), Some(queue)) = (
+        d(|c| c.reads),
+        d(|c| c.writes),
+        d(|c| c.read_sectors),
+        d(|c| c.write_sectors),
+        d(|c| c.io_ticks_ms),
+        d(|c| c.time_in_queue_ms),
+    ) else {
+        return Vec::new();
+    };
+    let labels = || vec![(label::DEVICE, now.device.clone())];
+    let requests = reads + writes;
+    let request_size = if requests == 0 {
+        0.0
+    } else {
+        ((rs + ws) * proc::SECTOR_BYTES) as f64 / requests as f64
+    };
+    let ms = seconds * 1000.0;
+    vec![
+        (
+            key(series::DISK_READ_IOPS, Unit::OpsPerSecond, labels()),
+            reads as f64 / seconds,
+        ),
+        (
+            key(series::DISK_WRITE_IOPS, Unit::OpsPerSecond, labels()),
+            writes as f64 / seconds,
+        ),
+        (
+            key(series::DISK_READ_BYTES, Unit::BytesPerSecond, labels()),
+            (rs * proc::SECTOR_BYTES) as f64 / seconds,
+        ),
+        (
+            key(series::DISK_WRITE_BYTES, Unit::BytesPerSecond, labels()),
+            (ws * proc::SECTOR_BYTES) as f64 / seconds,
+        ),
+        (
+            key(series::DISK_REQUEST_SIZE, Unit::Bytes, labels()),
+            request_size,
+        ),
+        (
+            key(series::DISK_QUEUE_DEPTH, Unit::Count, labels()),
+            queue as f64 / ms,
+        ),
+        (
+            key(series::DISK_UTILISATION, Unit::Percent, labels()),
+            (ticks as f64 * 100.0 / ms).min(100.0),
+        ),
+    ]
+}
+
+/// The readings of one interval, stamped with the time of its end.
+struct Sample {
+    at: DateTime<Utc>,
+    values: Vec<(usize, f64)>,
+}
+
+/// What the sampler thread and its owner share.
+#[derive(Default)]
+struct History {
+    keys: Vec<SeriesKey>,
+    index: HashMap<SeriesKey, usize>,
+    samples: VecDeque<Sample>,
+    own_cpu: Duration,
+}
+
+/// A thread reading the machine every interval until dropped.
+pub struct Sampler {
+    history: Arc<Mutex<History>>,
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Sampler {
+    /// Starts sampling every `interval`, keeping [`DEFAULT_RETENTION`].
+    pub fn start(interval: Duration) -> std::io::Result<Sampler> {
+        Sampler::with_retention(interval, DEFAULT_RETENTION)
+    }
+
+    /// Starts sampling every `interval`, keeping the samples of the last
+    /// `retention` (at least one).
+    pub fn with_retention(interval: Duration, retention: Duration) -> std::io::Result<Sampler> {
+        let capacity = (retention.as_secs_f64() / interval.as_secs_f64().max(1e-3))
+            .ceil()
+            .max(1.0) as usize;
+        let history = Arc::new(Mutex::new(History::default()));
+        let (stop, stopped) = mpsc::channel();
+        let shared = Arc::clone(&history);
+        let thread = std::thread::Builder::new()
+            .name("telemetry".into())
+            .spawn(move || sample_loop(interval, capacity, &shared, &stopped))?;
+        Ok(Sampler {
+            history,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    /// The series of the samples taken in `[from, to]`, each point at its
+    /// seconds since `from`, every series labelled
+    /// [`SOURCE`]=[`SOURCE_TELEMETRY`]. Empty when no interval ended in it.
+    pub fn window(&self, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<TimeSeries> {
+        let history = self.history.lock().unwrap_or_else(|e| e.into_inner());
+        let mut points: BTreeMap<usize, Vec<(f64, f64)>> = BTreeMap::new();
+        for sample in history
+            .samples
+            .iter()
+            .filter(|s| s.at >= from && s.at <= to)
+        {
+            let t = (sample.at - from).num_microseconds().unwrap_or(0) as f64 / 1e6;
+            for &(i, v) in &sample.values {
+                points.entry(i).or_default().push((t, v));
+            }
+        }
+        points
+            .into_iter()
+            .map(|(i, points)| {
+                let k = &history.keys[i];
+                let mut labels: BTreeMap<String, String> = k
+                    .labels
+                    .iter()
+                    .map(|(l, v)| (l.to_string(), v.clone()))
+                    .collect();
+                labels.insert(SOURCE.to_string(), SOURCE_TELEMETRY.to_string());
+                TimeSeries {
+                    name: k.name.to_string(),
+                    unit: k.unit,
+                    labels,
+                    points,
+                }
+            })
+            .collect()
+    }
+
+    /// CPU time (user + system) the sampler thread has used so far: its own
+    /// cost, which stays under 1 % of one core at the default interval.
+    pub fn own_cpu_time(&self) -> Duration {
+        self.history
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .own_cpu
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn sample_loop(
+    interval: Duration,
+    capacity: usize,
+    history: &Mutex<History>,
+    stopped: &mpsc::Receiver<()>,
+) {
+    let mut prev = (Instant::now(), Snapshot::read());
+    let mut next = prev.0 + interval;
+    loop {
+        match stopped.recv_timeout(next.saturating_duration_since(Instant::now())) {
+            Err(RecvTimeoutError::Timeout) => {}
+            _ => return,
+        }
+        let now = (Instant::now(), Snapshot::read());
+        let at = Utc::now();
+        let readings = rates(&prev.1, &now.1, (now.0 - prev.0).as_secs_f64());
+        prev = now;
+        next += interval;
+        if next < prev.0 {
+            next = prev.0 + interval;
+        }
+        let (user, system) = crate::cputime::thread();
+        let mut h = history.lock().unwrap_or_else(|e| e.into_inner());
+        let mut values = Vec::with_capacity(readings.len());
+        for (k, v) in readings {
+            let i = match h.index.get(&k) {
+                Some(&i) => i,
+                None => {
+                    let i = h.keys.len();
+                    h.keys.push(k.clone());
+                    h.index.insert(k, i);
+                    i
+                }
+            };
+            values.push((i, v));
+        }
+        if h.samples.len() == capacity {
+            h.samples.pop_front();
+        }
+        h.samples.push_back(Sample { at, values });
+        h.own_cpu = user + system;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(readings: &[Reading], name: &str, labels: &[(&str, &str)]) -> f64 {
+        readings
+            .iter()
+            .find(|(k, _)| {
+                k.name == name
+                    && k.labels.len() == labels.len()
+                    && labels
+                        .iter()
+                        .all(|(l, v)| k.labels.iter().any(|(kl, kv)| kl == l && kv == v))
+            })
+            .unwrap_or_else(|| panic!("no reading {name} {labels:?}"))
+            .1
+    }
+
+    #[test]
+    fn two_snapshots_give_cpu_shares_and_iostat_figures() {
+        let prev = Snapshot {
+            stat: proc::parse_stat(
+                "cpu0 100 0 50 800 50 0 0 0 0 0\nctxt 1000\nintr 500\nprocs_running 2\n",
+            ),
+            vm: proc::parse_vmstat("pswpin 10\npswpout 20\npgmajfault 30\n"),
+            disks: proc::parse_diskstats(
+                " 254 0 vda 100 0 800 0 200 0 1600 0 0 1000 5000 0 0 0 0\n",
+            ),
+            nics: proc::parse_net_dev("eth0: 1000 10 0 0 0 0 0 0 2000 20 0 0 0 0 0 0\n"),
+            ..Snapshot::default()
+        };
+        let cur = Snapshot {
+            stat: proc::parse_stat(
+                "cpu0 180 0 60 800 60 0 0 0 0 0\nctxt 3000\nintr 900\nprocs_running 3\n",
+            ),
+            vm: proc::parse_vmstat("pswpin 10\npswpout 60\npgmajfault 34\n"),
+            // 100 reads of 8 sectors, 300 writes of 2048 sectors, busy 1500 of 2000 ms,
+            // 8000 ms weighted in queue.
+            disks: proc::parse_diskstats(
+                " 254 0 vda 200 0 1600 0 500 0 616000 0 0 2500 13000 0 0 0 0\n",
+            ),
+            nics: proc::parse_net_dev("eth0: 5000 14 0 1 0 0 0 0 2000 20 0 0 0 0 0 0\n"),
+            ..Snapshot::default()
+        };
+        let r = rates(&prev, &cur, 2.0);
+        let cpu0 = [("cpu", "0")];
+        assert_eq!(value(&r, series::CPU_USER, &cpu0), 80.0);
+        assert_eq!(value(&r, series::CPU_SYSTEM, &cpu0), 10.0);
+        assert_eq!(value(&r, series::CPU_IOWAIT, &cpu0), 10.0);
+        assert_eq!(value(&r, series::CONTEXT_SWITCHES, &[]), 1000.0);
+        assert_eq!(value(&r, series::INTERRUPTS, &[]), 200.0);
+        assert_eq!(value(&r, series::PROCS_RUNNING, &[]), 3.0);
+        assert_eq!(value(&r, series::SWAP_OUT, &[]), 20.0);
+        assert_eq!(value(&r, series::MAJOR_FAULTS, &[]), 2.0);
+        let vda = [("device", "vda")];
+        assert_eq!(value(&r, series::DISK_READ_IOPS, &vda), 50.0);
+        assert_eq!(value(&r, series::DISK_WRITE_IOPS, &vda), 150.0);
+        assert_eq!(
+            value(&r, series::DISK_READ_BYTES, &vda),
+            800.0 * 512.0 / 2.0
+        );
+        assert_eq!(
+            value(&r, series::DISK_WRITE_BYTES, &vda),
+            614400.0 * 512.0 / 2.0
+        );
+        assert_eq!(
+            value(&r, series::DISK_REQUEST_SIZE, &vda),
+            (800.0 + 614400.0) * 512.0 / 400.0
+        );
+        assert_eq!(value(&r, series::DISK_QUEUE_DEPTH, &vda), 4.0);
+        assert_eq!(value(&r, series::DISK_UTILISATION, &vda), 75.0);
+        let eth0 = [("nic", "eth0")];
+        assert_eq!(value(&r, series::NET_RX_BYTES, &eth0), 2000.0);
+        assert_eq!(value(&r, series::NET_RX_PACKETS, &eth0), 2.0);
+        assert_eq!(value(&r, series::NET_RX_DROPS, &eth0), 0.5);
+        assert_eq!(value(&r, series::NET_TX_BYTES, &eth0), 0.0);
+    }
+
+    #[test]
+    fn a_counter_that_went_backwards_gives_no_rate() {
+        let prev = Snapshot {
+            stat: proc::parse_stat("ctxt 5000\n"),
+            ..Snapshot::default()
+        };
+        let cur = Snapshot {
+            stat: proc::parse_stat("ctxt 10\n"),
+            ..Snapshot::default()
+        };
+        let r = rates(&prev, &cur, 1.0);
+        assert!(r.iter().all(|(k, _)| k.name != series::CONTEXT_SWITCHES));
+    }
+
+    #[test]
+    fn history_is_bounded_by_the_retention() {
+        let sampler =
+            Sampler::with_retention(Duration::from_millis(20), Duration::from_millis(100)).unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        let all = sampler.window(Utc::now() - chrono::Duration::hours(1), Utc::now());
+        let procs = all
+            .iter()
+            .find(|s| s.name == series::PROCS_RUNNING)
+            .unwrap();
+        assert!(
+            procs.points.len() <= 5,
+            "{} points kept",
+            procs.points.len()
+        );
+        assert!(!procs.points.is_empty());
+        assert_eq!(
+            procs.labels.get(SOURCE).map(String::as_str),
+            Some(SOURCE_TELEMETRY)
+        );
+    }
+}
