@@ -1,9 +1,12 @@
 //! [`Recorder`]: the life of one run in the store. It saves the run when it
 //! starts, commits each result as the benchmark hands it over, and records
-//! how the run ended; with no store (`--no-save`) it only collects.
+//! how the run ended; with no store (`--no-save`) it only collects. With a
+//! telemetry sampler it attaches to each result, before saving it, the
+//! telemetry series of the result's own time span.
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, ResultSink};
+use nodebench_core::telemetry::Sampler;
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{BenchResult, Run, RunStatus, Verdict};
 
@@ -13,6 +16,7 @@ use crate::{Store, StoreError};
 pub struct Recorder {
     store: Option<Box<dyn Store>>,
     run: Run,
+    telemetry: Option<Sampler>,
 }
 
 impl Recorder {
@@ -22,7 +26,18 @@ impl Recorder {
         if let Some(s) = store.as_mut() {
             run.id = Some(s.begin_run(&run)?);
         }
-        Ok(Recorder { store, run })
+        Ok(Recorder {
+            store,
+            run,
+            telemetry: None,
+        })
+    }
+
+    /// Attaches `sampler`'s series of `[started_at, ended_at]` to every
+    /// result recorded from now on (labelled `source=telemetry`).
+    pub fn with_telemetry(mut self, sampler: Sampler) -> Recorder {
+        self.telemetry = Some(sampler);
+        self
     }
 
     /// The run so far.
@@ -57,7 +72,12 @@ impl Recorder {
 }
 
 impl ResultSink for Recorder {
-    fn record(&mut self, result: BenchResult) -> Result<(), BenchError> {
+    fn record(&mut self, mut result: BenchResult) -> Result<(), BenchError> {
+        if let Some(sampler) = &self.telemetry {
+            result
+                .series
+                .extend(sampler.window(result.started_at, result.ended_at));
+        }
         if let (Some(s), Some(id)) = (self.store.as_mut(), self.run.id) {
             s.add_result(id, &result)
                 .map_err(|e| BenchError::Sink(e.to_string()))?;

@@ -18,8 +18,10 @@ pub mod report;
 pub mod runs;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use nodebench_core::telemetry;
 use nodebench_core::threshold::Threshold;
 
 use compare::CompareArgs;
@@ -57,6 +59,13 @@ pub struct Cli {
     /// a verdict table follows the results, a failed threshold exits 1.
     #[arg(long = "assert", global = true, value_name = "EXPR", value_parser = clap::value_parser!(Threshold))]
     pub asserts: Vec<Threshold>,
+    /// Record no telemetry (CPU, memory, disk, NIC counters sampled while
+    /// each benchmark runs).
+    #[arg(long, global = true)]
+    pub no_telemetry: bool,
+    /// How often telemetry is sampled while benchmarks run.
+    #[arg(long, global = true, value_name = "DURATION", default_value = parse::duration_text(telemetry::DEFAULT_INTERVAL), value_parser = parse::parse_duration)]
+    pub telemetry_interval: Duration,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

@@ -10,6 +10,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Result, anyhow};
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::inventory;
+use nodebench_core::telemetry::Sampler;
 use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_report::reporters;
 use nodebench_store::{Recorder, SqliteStore, Store};
@@ -86,6 +87,11 @@ pub fn run_benchmarks(
     let mut run = Run::start(std::env::args().collect(), tags);
     run.inventory = Some(inventory.clone());
     let mut recorder = Recorder::begin(store, run)?;
+    if !cli.no_telemetry {
+        let sampler = Sampler::start(cli.telemetry_interval)
+            .map_err(|e| anyhow!("cannot start the telemetry sampler: {e}"))?;
+        recorder = recorder.with_telemetry(sampler);
+    }
     let bar = Bar::new(cli.quiet);
 
     // A benchmark that cannot run (no room in the temp dir) does not stop

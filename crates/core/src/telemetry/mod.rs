@@ -36,7 +36,8 @@ pub struct Snapshot {
     pub memory: Memory,
     /// /proc/vmstat.
     pub vm: VmStat,
-    /// /proc/diskstats, whole devices only (those in /sys/block).
+    /// /proc/diskstats, whole devices only (those in /sys/block) that have
+    /// done any I/O since boot (unused loop, ram and zram devices left out).
     pub disks: Vec<DiskCounters>,
     /// /proc/net/dev.
     pub nics: Vec<NicCounters>,
@@ -55,7 +56,7 @@ impl Snapshot {
     pub fn read() -> Snapshot {
         let disks = proc::parse_diskstats(&read("/proc/diskstats"))
             .into_iter()
-            .filter(|d| Path::new("/sys/block").join(&d.device).exists())
+            .filter(|d| d.reads + d.writes > 0 && Path::new("/sys/block").join(&d.device).exists())
             .collect();
         let stat = proc::parse_stat(&read("/proc/stat"));
         let frequencies = stat
