@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use comfy_table::{CellAlignment, Table, presets};
-use nodebench_core::names::cpu;
 use nodebench_core::names::labels::THREADS;
+use nodebench_core::names::{cpu, telemetry};
 use nodebench_core::{BenchResult, Metric, Unit};
 
 use crate::format;
@@ -126,7 +126,11 @@ pub fn result_table(result: &BenchResult) -> String {
     for w in &result.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
-    for series in &result.series {
+    // The benchmark's own series; the telemetry recorded beside them stays
+    // in the stored result (`--json`, exports) without flooding the table.
+    for series in result.series.iter().filter(|s| {
+        s.labels.get(telemetry::SOURCE).map(String::as_str) != Some(telemetry::SOURCE_TELEMETRY)
+    }) {
         out.push_str(&series_lines(series));
     }
     if let Some(note) = peak_note(result) {
