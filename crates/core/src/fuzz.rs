@@ -7,7 +7,8 @@
 //! `cargo test` keeps the fuzzers alive in seconds. `NODEBENCH_FUZZ_SECONDS=600`
 //! runs each target in batches until that many seconds have passed, and
 //! prints how many cases ran. A failing case is shrunk to a minimal input
-//! and reported in the panic message; keep it as a regression test.
+//! and reported in the panic message; keep it as a regression test. The
+//! byte edits ([`edits`], [`apply`]) mutate valid inputs for the targets.
 
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
@@ -103,4 +104,41 @@ fn seed_for(name: &str, batch: u64) -> [u8; 32] {
         chunk.copy_from_slice(&v.to_le_bytes());
     }
     seed
+}
+
+/// One byte edit of a valid input: a position (taken modulo the length), a
+/// byte, and the kind (0 insert, 1 delete, otherwise replace).
+pub type Edit = (usize, u8, u8);
+
+/// One to five byte edits.
+pub fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    proptest::collection::vec(
+        (
+            proptest::arbitrary::any::<usize>(),
+            proptest::arbitrary::any::<u8>(),
+            0u8..3,
+        ),
+        1..6,
+    )
+}
+
+/// `b` with `edits` applied in order.
+pub fn apply(mut b: Vec<u8>, edits: &[Edit]) -> Vec<u8> {
+    for &edit in edits {
+        apply_one(&mut b, edit);
+    }
+    b
+}
+
+/// Applies one byte edit to `b`.
+pub fn apply_one(b: &mut Vec<u8>, (at, byte, kind): Edit) {
+    let i = if b.is_empty() { 0 } else { at % (b.len() + 1) };
+    match kind {
+        0 => b.insert(i, byte),
+        1 if i < b.len() => {
+            b.remove(i);
+        }
+        _ if i < b.len() => b[i] = byte,
+        _ => b.push(byte),
+    }
 }

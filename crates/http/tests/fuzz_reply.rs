@@ -13,9 +13,7 @@ use nodebench_http::client::h1::{Feed, MAX_HEAD, ReplyParser};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
-mod mutate;
-
-use mutate::{apply, edits};
+use nodebench_core::fuzz::{apply, edits};
 
 /// How a generated reply's body is delimited.
 #[derive(Debug, Clone)]

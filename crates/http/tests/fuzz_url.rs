@@ -14,9 +14,7 @@ use nodebench_http::url::{Scheme, Target};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
-mod mutate;
-
-use mutate::{apply, edits};
+use nodebench_core::fuzz::{apply, edits};
 
 /// The parts a valid URL is generated from, and what parsing must give.
 #[derive(Debug, Clone)]

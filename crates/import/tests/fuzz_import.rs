@@ -85,15 +85,7 @@ fn mutate(text: &str, edits: &[Edit], cut: Option<usize>) -> String {
             b = lines.join(&b'\n');
             continue;
         }
-        let i = if b.is_empty() { 0 } else { at % (b.len() + 1) };
-        match kind {
-            0 => b.insert(i, byte),
-            1 if i < b.len() => {
-                b.remove(i);
-            }
-            _ if i < b.len() => b[i] = byte,
-            _ => b.push(byte),
-        }
+        fuzz::apply_one(&mut b, (at, byte, kind));
     }
     if let Some(c) = cut {
         b.truncate(c % (b.len() + 1));
