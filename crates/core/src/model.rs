@@ -462,7 +462,7 @@ fn has_labels(have: &BTreeMap<String, String>, want: &[(&str, &str)]) -> bool {
 /// The judgement of one acceptance threshold (`--assert`, a suite's
 /// `thresholds`) against a run's results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Verdict {
+pub struct ThresholdVerdict {
     /// The threshold as written, e.g. `memory.stream bandwidth{kernel=triad} >= 20 GB/s`.
     pub threshold: String,
     /// Whether every metric it matched holds.
@@ -513,7 +513,7 @@ pub struct Run {
     /// Acceptance thresholds judged at the end of the run, in the order
     /// given; the run passes its acceptance when every one passed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<ThresholdVerdict>,
 }
 
 impl Run {

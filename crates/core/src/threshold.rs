@@ -3,7 +3,7 @@
 //! `http.load latency{latency=corrected,percentile=99} <= 50ms`,
 //! `http.load requests_failed == 0`. A [`Threshold`] is parsed from that
 //! text (`--assert`, a suite's `thresholds`) and judged against a run's
-//! results into a [`Verdict`], which the run stores.
+//! results into a [`ThresholdVerdict`], which the run stores.
 //!
 //! The bound's unit is converted to the metric's canonical unit (rates in
 //! B/s, times in s, FLOP/s...); decimal prefixes are powers of 1000 and the
@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::model::{BenchResult, Unit, Verdict};
+use crate::model::{BenchResult, ThresholdVerdict, Unit};
 
 /// The accepted form of a threshold, for error messages.
 pub const GRAMMAR: &str = "BENCHMARK METRIC[{LABEL=VALUE,...}] OP VALUE[UNIT], OP one of >= <= > < == !=, e.g. 'memory.stream bandwidth{kernel=triad} >= 20 GB/s' or 'http.load requests_failed == 0'";
@@ -271,7 +271,7 @@ impl Threshold {
     /// [`metric`](Threshold::metric) with [`labels`](Threshold::labels) in a
     /// result of [`benchmark`](Threshold::benchmark) must hold. No such
     /// metric, or one in another unit than the bound's, fails.
-    pub fn judge(&self, results: &[BenchResult]) -> Verdict {
+    pub fn judge(&self, results: &[BenchResult]) -> ThresholdVerdict {
         let want: Vec<(&str, &str)> = self
             .labels
             .iter()
@@ -283,7 +283,7 @@ impl Threshold {
             .flat_map(|r| r.metrics_named(&self.metric))
             .filter(|m| m.has_labels(&want))
             .collect();
-        let verdict = |passed, measured, unit, detail: Option<String>| Verdict {
+        let verdict = |passed, measured, unit, detail: Option<String>| ThresholdVerdict {
             threshold: self.text.clone(),
             passed,
             measured,

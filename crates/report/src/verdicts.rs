@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use comfy_table::{Table, presets};
-use nodebench_core::Verdict;
+use nodebench_core::ThresholdVerdict;
 
 use crate::format;
 
@@ -16,7 +16,7 @@ pub const FAIL: &str = "FAIL";
 
 /// The measured value of a verdict with its unit (`25.50 GB/s`), `-` when
 /// nothing matched.
-pub fn measured_text(v: &Verdict) -> String {
+pub fn measured_text(v: &ThresholdVerdict) -> String {
     match (v.measured, v.unit) {
         (Some(x), Some(u)) => format::value(x, u),
         (Some(x), None) => x.to_string(),
@@ -25,7 +25,7 @@ pub fn measured_text(v: &Verdict) -> String {
 }
 
 /// The verdict table and the overall line; empty without verdicts.
-pub fn verdict_table(verdicts: &[Verdict]) -> String {
+pub fn verdict_table(verdicts: &[ThresholdVerdict]) -> String {
     if verdicts.is_empty() {
         return String::new();
     }
@@ -61,7 +61,7 @@ mod tests {
 
     #[test]
     fn a_row_per_threshold_and_the_overall_verdict() {
-        let v = |passed, measured| Verdict {
+        let v = |passed, measured| ThresholdVerdict {
             threshold: "memory.stream bandwidth{kernel=triad} >= 20 GB/s".into(),
             passed,
             measured,

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use nodebench_core::inventory::fixtures;
-use nodebench_core::{BenchResult, Better, Metric, Run, RunStatus, Unit, Verdict};
+use nodebench_core::{BenchResult, Better, Metric, Run, RunStatus, ThresholdVerdict, Unit};
 use nodebench_report::export::{Format, export};
 
 /// A run with a passed, a failed and a cancelled result, warnings, tags and
@@ -36,7 +36,7 @@ fn run() -> Run {
     cut.mark_cancelled();
     run.results = vec![ok, failed, cut];
     run.verdicts = vec![
-        Verdict {
+        ThresholdVerdict {
             threshold: "memory.stream bandwidth{kernel=triad} >= 20 GB/s".into(),
             passed: true,
             measured: Some(2.5e10),
@@ -44,7 +44,7 @@ fn run() -> Run {
             matched: 1,
             detail: None,
         },
-        Verdict {
+        ThresholdVerdict {
             threshold: "http.load requests_failed == 0".into(),
             passed: false,
             measured: None,

@@ -15,7 +15,7 @@ mod sqlite;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use nodebench_core::{BenchResult, Run, RunStatus, Verdict};
+use nodebench_core::{BenchResult, Run, RunStatus, ThresholdVerdict};
 use serde::Serialize;
 
 pub use error::StoreError;
@@ -77,7 +77,11 @@ pub trait Store {
 
     /// Replaces the threshold verdicts of run `run_id` and commits.
     /// [`StoreError::NotFound`] if there is no such run.
-    fn set_verdicts(&mut self, run_id: i64, verdicts: &[Verdict]) -> Result<(), StoreError>;
+    fn set_verdicts(
+        &mut self,
+        run_id: i64,
+        verdicts: &[ThresholdVerdict],
+    ) -> Result<(), StoreError>;
 
     /// Summaries of all runs, newest first.
     fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError>;

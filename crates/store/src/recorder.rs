@@ -8,7 +8,7 @@ use chrono::Utc;
 use nodebench_core::bench::{BenchError, ResultSink};
 use nodebench_core::telemetry::Sampler;
 use nodebench_core::threshold::Threshold;
-use nodebench_core::{BenchResult, Run, RunStatus, Verdict};
+use nodebench_core::{BenchResult, Run, RunStatus, ThresholdVerdict};
 
 use crate::{Store, StoreError};
 
@@ -47,8 +47,8 @@ impl Recorder {
 
     /// Judges `thresholds` against the results so far and saves the
     /// verdicts with the run; returns them.
-    pub fn judge(&mut self, thresholds: &[Threshold]) -> Result<&[Verdict], StoreError> {
-        let verdicts: Vec<Verdict> = thresholds
+    pub fn judge(&mut self, thresholds: &[Threshold]) -> Result<&[ThresholdVerdict], StoreError> {
+        let verdicts: Vec<ThresholdVerdict> = thresholds
             .iter()
             .map(|t| t.judge(&self.run.results))
             .collect();

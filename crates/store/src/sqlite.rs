@@ -9,8 +9,8 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use nodebench_core::inventory::Inventory;
 use nodebench_core::stats::Stats;
 use nodebench_core::{
-    BenchResult, Better, Histogram, Metric, Reference, ResultStatus, Run, RunStatus, TimeSeries,
-    Unit, Verdict,
+    BenchResult, Better, Histogram, Metric, Reference, ResultStatus, Run, RunStatus,
+    ThresholdVerdict, TimeSeries, Unit,
 };
 use rusqlite::{
     Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
@@ -545,7 +545,11 @@ impl Store for SqliteStore {
         Ok(())
     }
 
-    fn set_verdicts(&mut self, run_id: i64, verdicts: &[Verdict]) -> Result<(), StoreError> {
+    fn set_verdicts(
+        &mut self,
+        run_id: i64,
+        verdicts: &[ThresholdVerdict],
+    ) -> Result<(), StoreError> {
         let changed = self.conn.execute(
             "UPDATE runs SET verdicts = ?1 WHERE id = ?2",
             params![json(verdicts)?, run_id],

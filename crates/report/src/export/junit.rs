@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use nodebench_core::{BenchResult, ResultStatus, Run, Verdict};
+use nodebench_core::{BenchResult, ResultStatus, Run, ThresholdVerdict};
 use quick_xml::escape::escape;
 
 /// The prefix of every test case's class name (`nodebench.cpu`).
@@ -122,7 +122,7 @@ fn testcase(out: &mut String, r: &BenchResult) {
 
 /// One threshold's verdict as a `<testcase>`: a failure when it failed,
 /// with the measured value and why.
-fn threshold_testcase(out: &mut String, v: &Verdict) {
+fn threshold_testcase(out: &mut String, v: &ThresholdVerdict) {
     let _ = writeln!(
         out,
         "    <testcase classname=\"{CLASS_PREFIX}.{THRESHOLD_CLASS}\" name=\"{}\" time=\"0\">",

@@ -491,7 +491,7 @@ fn two_runs_get_the_comparison_coloured_by_better_and_worse() {
 fn a_run_with_thresholds_shows_its_verdicts() {
     let mut run = run_of(7, &[], Vec::new());
     run.verdicts = vec![
-        nodebench_core::Verdict {
+        nodebench_core::ThresholdVerdict {
             threshold: "memory.stream bandwidth{kernel=triad} >= 20 GB/s".into(),
             passed: false,
             measured: Some(12.5e9),
@@ -499,7 +499,7 @@ fn a_run_with_thresholds_shows_its_verdicts() {
             matched: 1,
             detail: None,
         },
-        nodebench_core::Verdict {
+        nodebench_core::ThresholdVerdict {
             threshold: "http.load requests_failed == 0".into(),
             passed: true,
             measured: Some(0.0),
