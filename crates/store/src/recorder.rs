@@ -17,6 +17,7 @@ pub struct Recorder {
     store: Option<Box<dyn Store>>,
     run: Run,
     telemetry: Option<Sampler>,
+    keep_saved: bool,
 }
 
 impl Recorder {
@@ -30,7 +31,26 @@ impl Recorder {
             store,
             run,
             telemetry: None,
+            keep_saved: true,
         })
+    }
+
+    /// Results committed to the store are not kept in memory from now on
+    /// (a burn-in records for days: its memory must not grow with them).
+    /// Without a store every result is still kept: it is the only copy.
+    pub fn forget_saved_results(mut self) -> Recorder {
+        self.keep_saved = false;
+        self
+    }
+
+    /// Saves `verdicts` as the run's verdicts (a judgement made outside
+    /// [`Recorder::judge`], e.g. the burn-in's) and keeps them.
+    pub fn set_verdicts(&mut self, verdicts: Vec<ThresholdVerdict>) -> Result<(), StoreError> {
+        if let (Some(s), Some(id)) = (self.store.as_mut(), self.run.id) {
+            s.set_verdicts(id, &verdicts)?;
+        }
+        self.run.verdicts = verdicts;
+        Ok(())
     }
 
     /// Attaches `sampler`'s series of `[started_at, ended_at]` to every
@@ -81,6 +101,9 @@ impl ResultSink for Recorder {
         if let (Some(s), Some(id)) = (self.store.as_mut(), self.run.id) {
             s.add_result(id, &result)
                 .map_err(|e| BenchError::Sink(e.to_string()))?;
+            if !self.keep_saved {
+                return Ok(());
+            }
         }
         self.run.results.push(result);
         Ok(())

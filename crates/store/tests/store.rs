@@ -535,3 +535,40 @@ fn recorder_judges_thresholds_and_the_store_keeps_the_verdicts() {
         Some("no memory.stream result in this run")
     );
 }
+
+#[test]
+fn a_forgetful_recorder_saves_results_without_keeping_them_and_sets_verdicts() {
+    use nodebench_core::bench::ResultSink;
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let store = SqliteStore::open(&path).unwrap();
+    let mut rec = nodebench_store::Recorder::begin(Some(Box::new(store)), new_run(0, &[]))
+        .unwrap()
+        .forget_saved_results();
+    let id = rec.run().id.unwrap();
+    for i in 1..=3 {
+        rec.record(cpu_result(i)).unwrap();
+    }
+    assert!(rec.run().results.is_empty(), "saved results are not kept");
+    let verdict = nodebench_core::ThresholdVerdict {
+        threshold: "burnin cpu: no errors".into(),
+        passed: false,
+        measured: Some(2.0),
+        unit: Some(nodebench_core::Unit::Count),
+        matched: 1,
+        detail: Some("first at 05:51:02 UTC".into()),
+    };
+    rec.set_verdicts(vec![verdict.clone()]).unwrap();
+    let done = rec.finish(RunStatus::Complete).unwrap();
+    assert_eq!(done.verdicts, vec![verdict.clone()]);
+    let stored = SqliteStore::open(&path).unwrap().load_run(id).unwrap();
+    assert_eq!(stored.results.len(), 3);
+    assert_eq!(stored.verdicts, vec![verdict]);
+
+    // Without a store the results are the only copy: kept.
+    let mut unsaved = nodebench_store::Recorder::begin(None, new_run(0, &[]))
+        .unwrap()
+        .forget_saved_results();
+    unsaved.record(cpu_result(1)).unwrap();
+    assert_eq!(unsaved.run().results.len(), 1);
+}

@@ -5,6 +5,7 @@
 //! report layer (and importers of the classic tools' outputs) can name a
 //! result without linking the engine that measures it.
 
+pub mod burnin;
 pub mod cpu;
 pub mod db;
 pub mod disk;
