@@ -1,8 +1,10 @@
 //! The degradation rule: a workload's throughput is degraded in an interval
 //! when the median of its iterations there falls more than `--degrade`
 //! below the median of its first window (the first hour, or the first
-//! sixth of a run shorter than two hours). Only the first window's samples
-//! are kept until its median is known; then they are dropped.
+//! sixth of a run shorter than two hours, from when every workload has
+//! finished its first iteration: before that the mix is not yet whole and
+//! the first ones run faster). Only the first window's samples are kept
+//! until its median is known; then they are dropped.
 
 use chrono::{DateTime, Utc};
 
@@ -23,19 +25,27 @@ pub fn median(values: &mut [f64]) -> Option<f64> {
 /// The first window's throughputs of one workload, then their median.
 #[derive(Debug, Clone)]
 pub struct Baseline {
+    window_start: DateTime<Utc>,
     window_end: DateTime<Utc>,
     samples: Vec<f64>,
     median: Option<f64>,
 }
 
 impl Baseline {
-    /// A baseline collecting the samples taken before `window_end`.
-    pub fn new(window_end: DateTime<Utc>) -> Baseline {
+    /// A baseline collecting the samples of `[window_start, window_end)`
+    /// (the caller gives only iterations begun at or after `window_start`).
+    pub fn new(window_start: DateTime<Utc>, window_end: DateTime<Utc>) -> Baseline {
         Baseline {
+            window_start,
             window_end,
             samples: Vec::new(),
             median: None,
         }
+    }
+
+    /// When the window starts.
+    pub fn window_start(&self) -> DateTime<Utc> {
+        self.window_start
     }
 
     /// When the window ends.
@@ -128,7 +138,7 @@ mod tests {
 
     #[test]
     fn the_baseline_takes_only_its_window_and_then_forgets_the_samples() {
-        let mut b = Baseline::new(t(60));
+        let mut b = Baseline::new(t(0), t(60));
         for (s, v) in [(10, 100.0), (20, 90.0), (30, 110.0), (70, 1.0)] {
             b.add(t(s), v);
         }

@@ -66,19 +66,20 @@ struct Track {
     iterations: u64,
     errors: u64,
     first_error: Option<(DateTime<Utc>, String)>,
-    baseline: Baseline,
+    /// Made once every workload has finished an iteration.
+    baseline: Option<Baseline>,
     verdict: WorkloadVerdict,
 }
 
 impl Track {
-    fn new(name: &str, window_end: DateTime<Utc>) -> Track {
+    fn new(name: &str) -> Track {
         Track {
             samples: Vec::new(),
             unit: None,
             iterations: 0,
             errors: 0,
             first_error: None,
-            baseline: Baseline::new(window_end),
+            baseline: None,
             verdict: WorkloadVerdict {
                 name: name.to_string(),
                 iterations: 0,
@@ -95,7 +96,12 @@ impl Track {
         if let Some((v, unit)) = s.throughput {
             self.samples.push((s.at, v));
             self.unit = Some(unit);
-            self.baseline.add(s.at, v);
+            // Only iterations begun with the whole mix running count.
+            if let Some(b) = &mut self.baseline
+                && s.began >= b.window_start()
+            {
+                b.add(s.at, v);
+            }
         }
         if let Some(e) = s.error {
             self.errors += 1;
@@ -165,11 +171,7 @@ impl Burnin<'_> {
         let cfg = self.config.clone();
         let started_at = Utc::now();
         let t0 = Instant::now();
-        let window_end = at(started_at, cfg.baseline_window());
-        let mut tracks: Vec<Track> = workloads
-            .iter()
-            .map(|w| Track::new(&w.name, window_end))
-            .collect();
+        let mut tracks: Vec<Track> = workloads.iter().map(|w| Track::new(&w.name)).collect();
         let mut machine = MachineTrack::default();
         let total = cfg.duration.as_nanos().div_ceil(cfg.checkpoint.as_nanos()) as u64;
         self.progress.start("burn-in checkpoints", total);
@@ -225,6 +227,7 @@ impl Burnin<'_> {
                 let wait = cp_end.min(next_poll).saturating_sub(now).min(CANCEL_CHECK);
                 if let Ok((i, s)) = rx.recv_timeout(wait) {
                     tracks[i].add(s);
+                    start_baselines(&mut tracks, cfg.baseline_window());
                 }
             }
             stop.cancel();
@@ -340,8 +343,14 @@ impl Burnin<'_> {
                     r.metrics.push(Metric::new(name, v, unit, Better::Higher));
                 }
             }
-            t.baseline.settle(to_t);
-            if let Some(base_median) = t.baseline.median() {
+            if let Some(b) = &mut t.baseline {
+                b.settle(to_t);
+            }
+            let baseline = t
+                .baseline
+                .as_ref()
+                .and_then(|b| Some((b.median()?, b.window_end())));
+            if let Some((base_median, window_end)) = baseline {
                 if let Some(unit) = t.unit {
                     r.metrics.push(Metric::new(
                         metric::BASELINE_MEDIAN,
@@ -350,12 +359,9 @@ impl Burnin<'_> {
                         Better::Higher,
                     ));
                 }
-                if let Some(j) = degrade::judge(
-                    base_median,
-                    t.baseline.window_end(),
-                    &t.samples,
-                    cfg.degrade_percent,
-                ) {
+                if let Some(j) =
+                    degrade::judge(base_median, window_end, &t.samples, cfg.degrade_percent)
+                {
                     r.metrics.push(Metric::new(
                         metric::PERCENT_OF_BASELINE,
                         j.percent_of_baseline,
@@ -419,6 +425,21 @@ impl Burnin<'_> {
     }
 }
 
+/// Once every workload has finished an iteration (the whole mix is
+/// running), starts each one's baseline window from now.
+fn start_baselines(tracks: &mut [Track], window: Duration) {
+    if tracks
+        .iter()
+        .any(|t| t.baseline.is_some() || t.verdict.iterations == 0)
+    {
+        return;
+    }
+    let now = Utc::now();
+    for t in tracks {
+        t.baseline = Some(Baseline::new(now, at(now, window)));
+    }
+}
+
 /// One workload's thread: runs iteration after iteration until `stop`,
 /// sending each finished one's sample.
 fn iterate(
@@ -430,6 +451,7 @@ fn iterate(
 ) {
     while !stop.is_cancelled() {
         let began = Instant::now();
+        let began_at = Utc::now();
         let bench = (w.make)();
         let mut results: Vec<BenchResult> = Vec::new();
         let outcome = {
@@ -445,7 +467,7 @@ fn iterate(
             return;
         }
         if tx
-            .send((index, sample(w, Utc::now(), &outcome, &results)))
+            .send((index, sample(w, began_at, Utc::now(), &outcome, &results)))
             .is_err()
         {
             return;

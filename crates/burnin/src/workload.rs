@@ -62,6 +62,8 @@ pub struct Workload {
 /// What one finished iteration of a workload gave.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
+    /// When it began.
+    pub began: DateTime<Utc>,
     /// When it ended.
     pub at: DateTime<Utc>,
     /// Its throughput, when the metric was there.
@@ -75,6 +77,7 @@ pub struct Sample {
 /// mismatch), a failure count above zero or a missing throughput is an error.
 pub fn sample(
     workload: &Workload,
+    began: DateTime<Utc>,
     at: DateTime<Utc>,
     outcome: &Result<(), BenchError>,
     results: &[BenchResult],
@@ -110,6 +113,7 @@ pub fn sample(
         ));
     }
     Sample {
+        began,
         at,
         throughput,
         error: (!problems.is_empty()).then(|| problems.join("; ")),
@@ -169,20 +173,32 @@ mod tests {
 
     #[test]
     fn a_clean_iteration_gives_its_throughput() {
-        let s = sample(&http(), Utc::now(), &Ok(()), &[load(1200.0, 0.0)]);
+        let s = sample(
+            &http(),
+            Utc::now(),
+            Utc::now(),
+            &Ok(()),
+            &[load(1200.0, 0.0)],
+        );
         assert_eq!(s.throughput, Some((1200.0, Unit::OpsPerSecond)));
         assert_eq!(s.error, None);
     }
 
     #[test]
     fn failure_counts_failed_results_and_errors_are_errors() {
-        let s = sample(&http(), Utc::now(), &Ok(()), &[load(900.0, 37.0)]);
+        let s = sample(
+            &http(),
+            Utc::now(),
+            Utc::now(),
+            &Ok(()),
+            &[load(900.0, 37.0)],
+        );
         assert_eq!(s.error.as_deref(), Some("http.load: 37 non_2xx"));
         assert_eq!(s.throughput, Some((900.0, Unit::OpsPerSecond)));
 
         let mut failed = load(10.0, 0.0);
         failed.mark_failed("--verify: data read back at offset 4096 differs");
-        let s = sample(&http(), Utc::now(), &Ok(()), &[failed]);
+        let s = sample(&http(), Utc::now(), Utc::now(), &Ok(()), &[failed]);
         assert_eq!(
             s.error.as_deref(),
             Some("http.load failed: --verify: data read back at offset 4096 differs")
@@ -197,7 +213,7 @@ mod tests {
         assert_eq!(s.error.as_deref(), Some("connection refused"));
         assert_eq!(s.throughput, None);
 
-        let s = sample(&http(), Utc::now(), &Ok(()), &[]);
+        let s = sample(&http(), Utc::now(), Utc::now(), &Ok(()), &[]);
         assert_eq!(
             s.error.as_deref(),
             Some("no http.load requests_per_second in the results")

@@ -2,6 +2,7 @@
 //! and exports (JSON, CSV, Markdown), the comparison of runs, and the
 //! self-contained HTML report with charts.
 
+pub mod burnin;
 pub mod compare;
 pub mod dd;
 pub mod export;

@@ -7,6 +7,7 @@
 
 mod parse;
 
+pub mod burnin;
 pub mod compare;
 pub mod cpu;
 pub mod disk;
@@ -24,6 +25,7 @@ use clap::{Parser, Subcommand};
 use nodebench_core::telemetry;
 use nodebench_core::threshold::Threshold;
 
+use burnin::BurninArgs;
 use compare::CompareArgs;
 use cpu::CpuCommand;
 use disk::DiskCommand;
@@ -93,6 +95,10 @@ pub enum Command {
     /// HTTP load: ab/httperf/wrk2-style closed and open model load.
     #[command(subcommand)]
     Http(HttpCommand),
+    /// Burn-in: a mixed load (CPU, memory, disk, TCP, HTTP) at once for
+    /// hours, checkpointed to the store, with errors, degradation and a
+    /// PASS/FAIL verdict.
+    Burnin(BurninArgs),
     /// Import the classic tools' outputs (ab, httperf, wrk, STREAM, IOzone, dd...) as runs.
     Import(ImportArgs),
     /// Stored runs: list, show, export, delete.
@@ -129,6 +135,7 @@ impl Command {
             Command::Net(c) => !matches!(c, NetCommand::Serve(_)),
             Command::Http(c) => !matches!(c, HttpCommand::Serve(_)),
             Command::Inventory
+            | Command::Burnin(_)
             | Command::Runs(_)
             | Command::Compare(_)
             | Command::Import(_)

@@ -2,6 +2,7 @@
 //! server) it names, with the config its arguments convert to, and runs it
 //! through [`runner`].
 
+mod burnin;
 mod compare;
 mod cpu;
 mod disk;
@@ -35,6 +36,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Disk(cmd) => disk::run(&cli, cmd),
         Command::Net(cmd) => net::run(&cli, cmd),
         Command::Http(cmd) => http::run(&cli, cmd),
+        Command::Burnin(args) => burnin::run(&cli, args),
         Command::Import(args) => import::run(&cli, args),
         Command::Runs(cmd) => runs::run(&cli, cmd),
         Command::Compare(args) => compare::run(&cli, args),

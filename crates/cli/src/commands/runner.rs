@@ -19,7 +19,7 @@ use crate::args::Cli;
 use crate::progress::Bar;
 
 /// Exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT).
-const EXIT_INTERRUPTED: u8 = 130;
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// The results store `--store` (or the environment) names.
 pub fn open_store(cli: &Cli) -> Result<SqliteStore> {

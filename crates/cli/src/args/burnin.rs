@@ -1,0 +1,116 @@
+//! `nodebench burnin`: the flags of the burn-in and their conversion into
+//! its config; which workloads of the mixed load run, where the disk one
+//! writes and where the HTTP one sends its requests.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use nodebench_burnin::BurninConfig;
+use nodebench_core::names::burnin::workload;
+use nodebench_http::url::Target;
+
+use super::parse::{duration_text, parse_duration};
+
+nodebench_core::choice! {
+    /// One workload of the default mixed load.
+    pub enum BurninWorkload {
+        /// CPU FMA kernels (cpu ops, f64.vector, every CPU).
+        Cpu => workload::CPU,
+        /// STREAM with validation, every CPU.
+        Memory => workload::MEMORY,
+        /// IOzone write + read of a 64 MiB file in --dir, read back and verified.
+        Disk => workload::DISK,
+        /// Loopback TCP against an in-process iperf3 server.
+        Tcp => workload::TCP,
+        /// HTTP load (closed model, 4 connections) against the built-in server or --http-url.
+        Http => workload::HTTP,
+    }
+}
+
+/// Options of `burnin`.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Runs a mixed load for hours or days, every workload at once, each repeating \
+short runs of an existing benchmark: CPU FMA kernels, STREAM with validation, disk writes read back \
+and verified, loopback TCP and HTTP against the built-in server. Every --checkpoint it commits a \
+result per workload to the store (throughput mean/min/max, iterations, errors) and one for the \
+machine (new machine-check, EDAC and thermal-throttle counts, kernel log lines about I/O errors, \
+OOM kills and throttling, and the interval's telemetry), so a crash loses at most one interval. \
+A throughput is degraded when an interval's median falls more than --degrade below the median of \
+the first hour (for runs shorter than 2 h: of the first sixth of the run). Ends with a verdict, \
+PASS (no error, no degradation, no machine event) or FAIL naming each finding and when it began \
+(exit 1), and a summary table over time; `runs show` prints both again."
+)]
+pub struct BurninArgs {
+    /// How long the mixed load runs: 30m, 72h.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(BurninConfig::default().duration), value_parser = parse_duration)]
+    pub duration: Duration,
+    /// How often a checkpoint per workload is committed to the store.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(BurninConfig::default().checkpoint), value_parser = parse_duration)]
+    pub checkpoint: Duration,
+    /// Allowed fall of a throughput's interval median below its first
+    /// hour's median (first sixth of runs under 2 h): 10%.
+    #[arg(long, value_name = "PERCENT", default_value = "10%", value_parser = parse_percent)]
+    pub degrade: f64,
+    /// Workloads to run, comma-separated (default all): cpu, memory, disk, tcp, http.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub workloads: Vec<BurninWorkload>,
+    /// Directory of the disk workload's file (nodebench-*.tmp, removed afterwards).
+    #[arg(long, value_name = "PATH", default_value_os_t = std::env::temp_dir())]
+    pub dir: PathBuf,
+    /// Send the HTTP workload's requests to this URL instead of the
+    /// built-in server started in this process.
+    #[arg(long, value_name = "URL", value_parser = Target::parse)]
+    pub http_url: Option<Target>,
+}
+
+impl BurninArgs {
+    /// The workloads to run: those given, else all.
+    pub fn workloads(&self) -> Vec<BurninWorkload> {
+        if self.workloads.is_empty() {
+            <BurninWorkload as nodebench_core::config::Choice>::ALL.to_vec()
+        } else {
+            let mut w: Vec<BurninWorkload> = Vec::new();
+            for x in &self.workloads {
+                if !w.contains(x) {
+                    w.push(*x);
+                }
+            }
+            w
+        }
+    }
+}
+
+/// A percentage: `10%` or `10`.
+fn parse_percent(s: &str) -> Result<f64, String> {
+    s.trim()
+        .trim_end_matches('%')
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| format!("invalid percentage '{s}': expected a number like 10%"))
+}
+
+impl From<&BurninArgs> for BurninConfig {
+    fn from(a: &BurninArgs) -> Self {
+        BurninConfig {
+            duration: a.duration,
+            checkpoint: a.checkpoint,
+            degrade_percent: a.degrade,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_with_or_without_the_sign() {
+        assert_eq!(parse_percent("10%"), Ok(10.0));
+        assert_eq!(parse_percent("2.5"), Ok(2.5));
+        assert!(parse_percent("ten").unwrap_err().contains("like 10%"));
+    }
+}

@@ -1,0 +1,321 @@
+//! `nodebench burnin`: builds the mixed load's workloads from the area
+//! crates (each a factory of one short run of an existing benchmark),
+//! starts the in-process targets (the built-in HTTP server, an iperf3
+//! server), and hands everything to the burn-in engine; then stores the
+//! verdict and prints the summary. Nothing is measured here.
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Result, anyhow};
+use nodebench_burnin::{Burnin, BurninConfig, MachineWatch, Throughput, Workload};
+use nodebench_core::bench::{BenchError, Cancel};
+use nodebench_core::config::{Choice, Config};
+use nodebench_core::names::{cpu as cpu_names, disk as disk_names, http as http_names};
+use nodebench_core::names::{labels, memory as memory_names, net as net_names};
+use nodebench_core::telemetry::Sampler;
+use nodebench_core::{Run, RunStatus, inventory};
+use nodebench_cpu::config::{Kernel, OpsConfig, Scaling};
+use nodebench_cpu::ops::CpuOps;
+use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
+use nodebench_http::load::{HttpLoad, LoadConfig, Model};
+use nodebench_http::server::{Server, ServerConfig};
+use nodebench_http::url::Target;
+use nodebench_memory::stream::{Stream, StreamConfig};
+use nodebench_net::iperf3::{self, ClientConfig};
+use nodebench_net::throughput::Throughput as TcpThroughput;
+use nodebench_report::reporters;
+use nodebench_store::{Recorder, Store};
+
+use super::runner::{EXIT_INTERRUPTED, install_signal_handlers, open_store};
+use crate::args::Cli;
+use crate::args::burnin::{BurninArgs, BurninWorkload};
+use crate::progress::Bar;
+
+/// Length of one iteration of the TCP and HTTP workloads.
+const NET_ITERATION: Duration = Duration::from_secs(2);
+/// The disk workload's file: written, verified, read each iteration.
+const DISK_FILE: u64 = 64 << 20;
+/// The page the HTTP workload fetches from the built-in server.
+const HTTP_PAGE: &str = "/3985";
+
+/// Where the network workloads send their traffic.
+struct Targets {
+    http: Target,
+    iperf3_port: u16,
+}
+
+/// The workload `w` of the mixed load, as a factory of its short run.
+fn workload(w: BurninWorkload, a: &BurninArgs, t: &Targets) -> Workload {
+    let cpus = nodebench_core::affinity::allowed_cpus().len().max(1);
+    let name = w.as_str().to_string();
+    match w {
+        BurninWorkload::Cpu => Workload {
+            name,
+            make: Box::new(move || {
+                Box::new(CpuOps {
+                    config: OpsConfig {
+                        threads: vec![cpus],
+                        duration: Duration::from_millis(500),
+                        repeats: 2,
+                        warmup: 0,
+                        kernels: vec![Kernel::F64Vector],
+                        scaling: vec![Scaling::Strong],
+                        pin: false,
+                    },
+                })
+            }),
+            throughput: Throughput {
+                benchmark: cpu_names::OPS,
+                metric: cpu_names::RATE,
+                labels: vec![(labels::KERNEL, Kernel::F64Vector.as_str())],
+            },
+            error_counts: vec![],
+        },
+        BurninWorkload::Memory => Workload {
+            name,
+            make: Box::new(move || {
+                Box::new(Stream {
+                    config: StreamConfig {
+                        threads: vec![cpus],
+                        ntimes: 5,
+                        nontemporal: false,
+                        ..StreamConfig::default()
+                    },
+                })
+            }),
+            throughput: Throughput {
+                benchmark: memory_names::STREAM,
+                metric: memory_names::metric::BANDWIDTH,
+                labels: vec![(labels::KERNEL, memory_names::kernel::TRIAD)],
+            },
+            error_counts: vec![],
+        },
+        BurninWorkload::Disk => {
+            let dir = a.dir.clone();
+            Workload {
+                name,
+                make: Box::new(move || {
+                    Box::new(Iozone {
+                        config: IozoneConfig {
+                            dir: dir.clone(),
+                            file_size: DISK_FILE,
+                            record_size: 1 << 20,
+                            tests: vec![Test::Write, Test::Read],
+                            fsync_in_timing: true,
+                            verify: true,
+                            ..IozoneConfig::default()
+                        },
+                    })
+                }),
+                throughput: Throughput {
+                    benchmark: disk_names::IOZONE,
+                    metric: disk_names::metric::BANDWIDTH,
+                    labels: vec![(disk_names::label::TEST, disk_names::test::WRITE)],
+                },
+                error_counts: vec![],
+            }
+        }
+        BurninWorkload::Tcp => {
+            let port = t.iperf3_port;
+            Workload {
+                name,
+                make: Box::new(move || {
+                    let mut config = ClientConfig::new(Ipv4Addr::LOCALHOST.to_string());
+                    config.port = port;
+                    config.duration = NET_ITERATION;
+                    Box::new(TcpThroughput { config })
+                }),
+                throughput: Throughput {
+                    benchmark: net_names::TCP,
+                    metric: net_names::metric::THROUGHPUT,
+                    labels: vec![(net_names::label::SIDE, net_names::side::RECEIVER)],
+                },
+                error_counts: vec![],
+            }
+        }
+        BurninWorkload::Http => {
+            let target = t.http.clone();
+            Workload {
+                name,
+                make: Box::new(move || {
+                    Box::new(HttpLoad {
+                        config: LoadConfig {
+                            timeout: Duration::from_secs(5),
+                            ..LoadConfig::new(
+                                target.clone(),
+                                Model::Closed {
+                                    requests: None,
+                                    concurrency: 4,
+                                    time_limit: Some(NET_ITERATION),
+                                },
+                            )
+                        },
+                    })
+                }),
+                throughput: Throughput {
+                    benchmark: http_names::LOAD,
+                    metric: http_names::load::REQUESTS_PER_SECOND,
+                    labels: vec![],
+                },
+                error_counts: vec![http_names::load::REQUESTS_FAILED, http_names::load::NON_2XX],
+            }
+        }
+    }
+}
+
+/// Runs `nodebench burnin`.
+pub fn run(cli: &Cli, a: &BurninArgs) -> Result<ExitCode> {
+    let config = BurninConfig::from(a);
+    if let Err(e) = config.validate() {
+        eprintln!("error: {e}");
+        return Ok(ExitCode::from(crate::EXIT_USAGE));
+    }
+    let chosen = a.workloads();
+    let http_server = match (&a.http_url, chosen.contains(&BurninWorkload::Http)) {
+        (None, true) => Some(
+            Server::bind(ServerConfig::default())
+                .map_err(|e| anyhow!("cannot start the built-in HTTP server: {e}"))?
+                .spawn(),
+        ),
+        _ => None,
+    };
+    let http = match (&a.http_url, &http_server) {
+        (Some(t), _) => t.clone(),
+        (None, Some(s)) => Target::parse(&format!("http://{}{HTTP_PAGE}", s.local_addr()))
+            .map_err(|e| anyhow!("built-in server address: {e}"))?,
+        (None, None) => Target::default(),
+    };
+    let stop_servers = Cancel::new();
+    let iperf3_cfg = iperf3::ServerConfig {
+        bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        port: 0,
+        ..iperf3::ServerConfig::default()
+    };
+    let code = std::thread::scope(|s| -> Result<ExitCode> {
+        let mut iperf3_port = 0;
+        if chosen.contains(&BurninWorkload::Tcp) {
+            let (ready_tx, ready_rx) = mpsc::channel::<SocketAddr>();
+            let (cfg, stop) = (&iperf3_cfg, &stop_servers);
+            s.spawn(move || {
+                let _ = iperf3::serve(
+                    cfg,
+                    stop,
+                    |addr| {
+                        let _ = ready_tx.send(addr);
+                    },
+                    |_| {},
+                );
+            });
+            iperf3_port = ready_rx
+                .recv_timeout(Duration::from_secs(5))
+                .map_err(|_| anyhow!("the loopback iperf3 server did not start"))?
+                .port();
+        }
+        let targets = Targets { http, iperf3_port };
+        let workloads: Vec<Workload> = chosen.iter().map(|w| workload(*w, a, &targets)).collect();
+        let outcome = run_workloads(cli, config, &workloads);
+        stop_servers.cancel();
+        outcome
+    });
+    if let Some(server) = http_server {
+        server.stop();
+    }
+    code
+}
+
+/// Checks each workload's benchmark once, then runs the burn-in into the
+/// store and prints its summary and verdict.
+fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Result<ExitCode> {
+    for w in workloads {
+        match (w.make)().validate() {
+            Ok(()) => {}
+            Err(e @ BenchError::Invalid(_)) => {
+                eprintln!("error: burnin {}: {e}", w.name);
+                return Ok(ExitCode::from(crate::EXIT_USAGE));
+            }
+            Err(e) => return Err(anyhow!("burnin {}: {e}", w.name)),
+        }
+    }
+    let cancel = install_signal_handlers()?;
+    let store: Option<Box<dyn Store>> = if cli.no_save {
+        None
+    } else {
+        Some(Box::new(open_store(cli)?))
+    };
+    let inventory = inventory::collect();
+    let tags: BTreeMap<String, String> = cli.tags.iter().cloned().collect();
+    let mut run = Run::start(std::env::args().collect(), tags);
+    run.inventory = Some(inventory.clone());
+    let mut recorder = Recorder::begin(store, run)?.forget_saved_results();
+    let sampler = if cli.no_telemetry {
+        None
+    } else {
+        Some(
+            Sampler::start(cli.telemetry_interval)
+                .map_err(|e| anyhow!("cannot start the telemetry sampler: {e}"))?,
+        )
+    };
+    let bar = Bar::new(cli.quiet);
+    let engine = Burnin {
+        config,
+        inventory: &inventory,
+        cancel,
+        progress: &bar,
+        telemetry: sampler.as_ref(),
+        watch: MachineWatch::open(),
+    };
+    let outcome = engine.run(workloads, &mut recorder);
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => {
+            recorder.finish(RunStatus::Failed)?;
+            return Err(anyhow!("burnin: {e}"));
+        }
+    };
+    recorder.set_verdicts(outcome.verdict.threshold_verdicts())?;
+    let status = if outcome.interrupted {
+        RunStatus::Incomplete
+    } else {
+        RunStatus::Complete
+    };
+    let mut run = recorder.finish(status)?;
+    if let Some(id) = run.id {
+        run = open_store(cli)?.load_run(id)?;
+    }
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&run)?);
+    } else {
+        print!("{}", reporters::run_report(&run));
+    }
+    let findings = outcome.verdict.findings();
+    if outcome.verdict.passed() {
+        println!("burn-in PASS: no error, no degradation, no machine event");
+    } else {
+        println!("burn-in FAIL: {} finding(s)", findings.len());
+        for f in &findings {
+            println!("  {f}");
+        }
+    }
+    for u in &outcome.verdict.unwatched {
+        eprintln!("note: not watched: {u}");
+    }
+    if outcome.interrupted {
+        eprintln!(
+            "interrupted: kept {} checkpoint(s){}",
+            outcome.checkpoints,
+            run.id
+                .map(|i| format!(" in run {i} (incomplete)"))
+                .unwrap_or_default()
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    Ok(if outcome.verdict.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
