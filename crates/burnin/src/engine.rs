@@ -477,3 +477,187 @@ fn iterate(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watch::Sources;
+    use crate::workload::Throughput;
+    use nodebench_core::ResultStatus;
+    use nodebench_core::bench::{Benchmark, NoProgress};
+    use std::sync::Arc;
+
+    /// An iteration recording `rate` = `value`, failed when `fail`.
+    struct Fake {
+        value: f64,
+        fail: bool,
+    }
+
+    impl Benchmark for Fake {
+        fn id(&self) -> &'static str {
+            "test.fake"
+        }
+        fn validate(&self) -> Result<(), BenchError> {
+            Ok(())
+        }
+        fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+            std::thread::sleep(Duration::from_millis(30));
+            let mut r = BenchResult::new("test.fake");
+            r.metrics.push(Metric::new(
+                "rate",
+                self.value,
+                Unit::OpsPerSecond,
+                Better::Higher,
+            ));
+            if self.fail {
+                r.mark_failed("validation: checksum mismatch");
+            }
+            ctx.record(r).map(|_| ())
+        }
+    }
+
+    /// A workload whose iterations give `value(elapsed)` and fail when
+    /// `fail(elapsed)`.
+    fn fake(
+        name: &str,
+        t0: Arc<Instant>,
+        value: fn(Duration) -> f64,
+        fail: fn(Duration) -> bool,
+    ) -> Workload {
+        Workload {
+            name: name.into(),
+            make: Box::new(move || {
+                let e = t0.elapsed();
+                Box::new(Fake {
+                    value: value(e),
+                    fail: fail(e),
+                })
+            }),
+            throughput: Throughput {
+                benchmark: "test.fake",
+                metric: "rate",
+                labels: vec![],
+            },
+            error_counts: vec![],
+        }
+    }
+
+    fn burnin<'a>(inventory: &'a Inventory, dir: &std::path::Path) -> Burnin<'a> {
+        Burnin {
+            config: BurninConfig {
+                duration: Duration::from_millis(2400),
+                checkpoint: Duration::from_millis(600),
+                degrade_percent: 10.0,
+            },
+            inventory,
+            cancel: Cancel::new(),
+            progress: &NoProgress,
+            telemetry: None,
+            watch: MachineWatch::open_at(&Sources {
+                sys: dir.join("sys"),
+                proc: dir.join("proc"),
+                kmsg: dir.join("kmsg"),
+            }),
+        }
+    }
+
+    #[test]
+    fn checkpoints_errors_and_degradation_with_when_they_began() {
+        let dir = tempfile::tempdir().unwrap();
+        let inventory = Inventory::default();
+        let t0 = Arc::new(Instant::now());
+        let workloads = vec![
+            fake("steady", t0.clone(), |_| 100.0, |_| false),
+            fake(
+                "slows",
+                t0.clone(),
+                |e| if e.as_secs_f64() < 1.3 { 100.0 } else { 50.0 },
+                |_| false,
+            ),
+            fake("breaks", t0.clone(), |_| 100.0, |e| e.as_secs_f64() >= 1.3),
+        ];
+        let mut sink: Vec<BenchResult> = Vec::new();
+        let out = burnin(&inventory, dir.path())
+            .run(&workloads, &mut sink)
+            .unwrap();
+        assert!(!out.interrupted);
+        assert_eq!(out.checkpoints, 4);
+        // 4 checkpoints x (3 workloads + the machine), in order.
+        assert_eq!(sink.len(), 16);
+        for (i, r) in sink.iter().enumerate() {
+            assert_eq!(r.benchmark, names::CHECKPOINT);
+            assert_eq!(
+                r.param(param::CHECKPOINT),
+                Some(&serde_json::json!(i / 4 + 1))
+            );
+        }
+        let of = |w: &str| -> Vec<&BenchResult> {
+            sink.iter()
+                .filter(|r| r.param(param::WORKLOAD) == Some(&serde_json::json!(w)))
+                .collect()
+        };
+        let steady = of("steady");
+        assert!(steady.iter().all(|r| r.status == ResultStatus::Passed));
+        assert_eq!(
+            steady[0]
+                .metric(metric::THROUGHPUT_MEAN, &[])
+                .unwrap()
+                .value,
+            100.0
+        );
+        assert!(steady[0].metric(metric::ITERATIONS, &[]).unwrap().value >= 1.0);
+        assert_eq!(of(names::SYSTEM).len(), 4);
+
+        let breaks = of("breaks");
+        assert_eq!(breaks[0].status, ResultStatus::Passed);
+        assert_eq!(breaks[3].status, ResultStatus::Failed);
+        assert!(
+            breaks[3]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("test.fake failed: validation: checksum mismatch")
+        );
+
+        let v = &out.verdict;
+        assert!(!v.passed());
+        let w = |n: &str| v.workloads.iter().find(|w| w.name == n).unwrap();
+        assert!(w("steady").error.is_none() && w("steady").degradation.is_none());
+        assert_eq!(w("steady").worst_percent, Some(100.0));
+        let err = w("breaks").error.as_ref().unwrap();
+        let began = (err.began - v.started_at).num_milliseconds();
+        assert!((1300..2000).contains(&began), "error began {began} ms in");
+        assert!(w("breaks").degradation.is_none());
+        let slow = w("slows").degradation.as_ref().unwrap();
+        let began = (slow.began - v.started_at).num_milliseconds();
+        assert!(
+            (1300..2000).contains(&began),
+            "degradation began {began} ms in"
+        );
+        assert_eq!(w("slows").worst_percent, Some(50.0));
+        assert!(w("slows").error.is_none());
+    }
+
+    #[test]
+    fn a_cancelled_run_commits_the_partial_interval_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let inventory = Inventory::default();
+        let t0 = Arc::new(Instant::now());
+        let workloads = vec![fake("steady", t0, |_| 100.0, |_| false)];
+        let b = burnin(&inventory, dir.path());
+        let cancel = b.cancel.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(900));
+            cancel.cancel();
+        });
+        let mut sink: Vec<BenchResult> = Vec::new();
+        let out = b.run(&workloads, &mut sink).unwrap();
+        assert!(out.interrupted);
+        assert_eq!(out.checkpoints, 2, "one whole interval and the partial one");
+        assert_eq!(sink.len(), 4);
+        let last = &sink[2];
+        let span = (last.ended_at - last.started_at).num_milliseconds();
+        assert!((200..600).contains(&span), "partial interval {span} ms");
+        assert!(out.verdict.passed());
+    }
+}

@@ -207,6 +207,7 @@ mod tests {
         let s = sample(
             &http(),
             Utc::now(),
+            Utc::now(),
             &Err(BenchError::System("connection refused".into())),
             &[],
         );
