@@ -41,6 +41,10 @@ const NET_ITERATION: Duration = Duration::from_secs(2);
 const DISK_FILE: u64 = 64 << 20;
 /// The page the HTTP workload fetches from the built-in server.
 const HTTP_PAGE: &str = "/3985";
+/// Telemetry kept beyond one checkpoint interval (the sampler keeps the
+/// last interval and this, not its default hour: each checkpoint takes
+/// its own window, so memory does not grow with the interval count).
+const TELEMETRY_SLACK: Duration = Duration::from_secs(30);
 
 /// Where the network workloads send their traffic.
 struct Targets {
@@ -230,6 +234,7 @@ pub fn run(cli: &Cli, a: &BurninArgs) -> Result<ExitCode> {
 /// Checks each workload's benchmark once, then runs the burn-in into the
 /// store and prints its summary and verdict.
 fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Result<ExitCode> {
+    let retention = config.checkpoint + TELEMETRY_SLACK;
     for w in workloads {
         match (w.make)().validate() {
             Ok(()) => {}
@@ -255,7 +260,7 @@ fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Res
         None
     } else {
         Some(
-            Sampler::start(cli.telemetry_interval)
+            Sampler::with_retention(cli.telemetry_interval, retention)
                 .map_err(|e| anyhow!("cannot start the telemetry sampler: {e}"))?,
         )
     };
