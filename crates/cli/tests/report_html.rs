@@ -136,7 +136,38 @@ fn check_charts(charts: &[Shown], run: &Value, runs: u64) {
     for c in charts {
         assert!(c.width > 100.0, "{} not drawn", c.caption);
         assert!(c.has(&c.caption), "{}: no title in the SVG", c.caption);
-        assert!(c.series >= runs, "{c:?}");
+        // Telemetry charts are one run's, under its result.
+        assert!(c.series >= runs || c.kind == "telemetry", "{c:?}");
+    }
+    // Every result sampled twice or more has its CPU busy chart, a line per CPU.
+    let sampled = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            r["series"].as_array().is_some_and(|a| {
+                a.iter().any(|s| {
+                    s["name"] == "cpu_user" && s["points"].as_array().is_some_and(|p| p.len() >= 2)
+                })
+            })
+        })
+        .count();
+    let busy: Vec<&Shown> = of_kind(charts, "telemetry")
+        .into_iter()
+        .filter(|c| c.caption.ends_with(": CPU busy"))
+        .collect();
+    assert!(sampled > 0, "no result with two telemetry samples");
+    // (With two runs, the second's results were sampled on their own.)
+    if runs == 1 {
+        assert_eq!(busy.len(), sampled, "{busy:#?}");
+    } else {
+        assert!(busy.len() > sampled, "{busy:#?}");
+    }
+    for c in busy {
+        assert!(
+            c.has("busy (%)") && c.has("time (s)") && c.has("cpu0"),
+            "{c:?}"
+        );
     }
     for c in of_kind(charts, "scaling") {
         assert!(c.has("threads"), "{c:?}");
@@ -229,7 +260,21 @@ fn the_report_of_quick_suite_runs_loads_in_chromium_with_every_chart() {
     assert_eq!(stdout(&out).trim(), format!("wrote {}", single.display()));
     let html = std::fs::read_to_string(&single).unwrap();
     let total: usize = expected_kinds(&run).iter().map(|k| k.1).sum();
-    assert_eq!(html.matches("<figure class=\"chart\"").count(), total);
+    // Each result's telemetry charts (CPU busy, disk, NIC) sit in its section.
+    let telemetry = html.matches("data-chart=\"telemetry\"").count();
+    let results_of_run = run["results"].as_array().unwrap().len();
+    assert!(
+        telemetry <= 3 * results_of_run,
+        "{telemetry} telemetry charts"
+    );
+    assert_eq!(
+        html.matches("<figure class=\"chart\"").count(),
+        total + telemetry
+    );
+    assert_eq!(
+        html.matches("<details class=\"telemetry\">").count(),
+        results_of_run
+    );
     assert!(html.contains("<h2 id=\"run-1\">run 1: config=a</h2>"));
 
     let pair = dir.path().join("pair.html");

@@ -90,6 +90,26 @@ fn each_result_carries_the_telemetry_of_its_own_span_and_the_store_keeps_it() {
     assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
     let stored: serde_json::Value = serde_json::from_str(&stdout(&shown)).unwrap();
     assert_eq!(telemetry_of(&stored["results"][0]).len(), telemetry.len());
+
+    // `runs show` summarises it: mean / max per series, a column per CPU.
+    let shown = t.run(&["runs", "show", "1"]);
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
+    let text = stdout(&shown);
+    assert!(text.contains("telemetry while it ran ("), "{text}");
+    let header = text
+        .lines()
+        .find(|l| l.trim_start_matches(['|', ' ']).starts_with("cpu "))
+        .unwrap_or_else(|| panic!("no cpu table: {text}"));
+    for cpu in 0..cpus {
+        assert!(header.contains(&format!("cpu{cpu}")), "{header}");
+    }
+    for row in ["cpu_user (%)", "context_switches (", "memory_used ("] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(row))
+            .unwrap_or_else(|| panic!("no {row} row: {text}"));
+        assert!(line.contains(" / "), "mean / max: {line}");
+    }
 }
 
 #[test]
@@ -101,6 +121,9 @@ fn no_telemetry_attaches_none() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let run: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert!(telemetry_of(&run["results"][0]).is_empty());
+    let shown = t.run(&["runs", "show", "1"]);
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
+    assert!(!stdout(&shown).contains("telemetry while it ran"));
 }
 
 #[test]

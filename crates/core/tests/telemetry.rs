@@ -155,3 +155,25 @@ fn the_sampler_costs_under_one_percent_of_a_core() {
     eprintln!("sampler CPU time over {run:?} at 1 s: {cost:?} ({share:.3} % of one core)");
     assert!(share < 1.0, "{share:.3} % of one core");
 }
+
+#[test]
+fn sample_now_puts_the_end_of_a_short_result_in_its_window() {
+    // An interval far longer than the "result": without sample_now its
+    // window would be empty.
+    let sampler = Sampler::start(Duration::from_secs(30)).unwrap();
+    let from = Utc::now();
+    std::thread::sleep(Duration::from_millis(100));
+    let to = Utc::now();
+    assert!(sampler.window(from, to).is_empty());
+    let asked = Instant::now();
+    sampler.sample_now();
+    assert!(asked.elapsed() < Duration::from_millis(500), "sample_now waited");
+    let window = sampler.window(from, to);
+    let user = window
+        .iter()
+        .find(|s| s.name == series::CPU_USER)
+        .expect("the forced sample's CPU series");
+    let span = (to - from).num_microseconds().unwrap() as f64 / 1e6;
+    assert_eq!(user.points.len(), 1);
+    assert_eq!(user.points[0].0, span, "stamped at the result's end");
+}

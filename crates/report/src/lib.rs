@@ -15,4 +15,5 @@ pub mod iozone;
 pub mod linpack;
 pub mod reporters;
 pub mod table;
+pub mod telemetry;
 pub mod verdicts;

@@ -81,6 +81,18 @@ fn download(result: &BenchResult) -> String {
 
 /// A short heading for a run followed by the report of each result.
 pub fn run_report(run: &Run) -> String {
+    report_of(run, false)
+}
+
+/// [`run_report`] with each result's telemetry summary (mean / max per
+/// series, [`crate::telemetry::summary_text`]) under its tables: what
+/// `runs show` prints.
+pub fn run_report_with_telemetry(run: &Run) -> String {
+    report_of(run, true)
+}
+
+/// The run's report, with the telemetry summaries when `telemetry`.
+fn report_of(run: &Run, telemetry: bool) -> String {
     let mut out = String::new();
     let id = run
         .id
@@ -106,6 +118,7 @@ pub fn run_report(run: &Run) -> String {
     );
     let mut printed_together: Vec<&str> = Vec::new();
     for r in &run.results {
+        let mut shown = vec![r];
         let text = match reporter(&r.benchmark) {
             Reporter::Each(f) => f(r),
             Reporter::Together(f) => {
@@ -118,11 +131,24 @@ pub fn run_report(run: &Run) -> String {
                     .iter()
                     .filter(|o| o.benchmark == r.benchmark)
                     .collect();
+                shown.clone_from(&group);
                 f(&group)
             }
         };
         let _ = writeln!(out);
         out.push_str(&text);
+        if telemetry {
+            for (i, r) in shown.iter().enumerate() {
+                let summary = crate::telemetry::summary_text(r);
+                if summary.is_empty() {
+                    continue;
+                }
+                if shown.len() > 1 {
+                    let _ = writeln!(out, "{} result {} of {}:", r.benchmark, i + 1, shown.len());
+                }
+                out.push_str(&summary);
+            }
+        }
     }
     if !run.verdicts.is_empty() {
         let _ = writeln!(out);

@@ -94,6 +94,7 @@ impl Recorder {
 impl ResultSink for Recorder {
     fn record(&mut self, mut result: BenchResult) -> Result<(), BenchError> {
         if let Some(sampler) = &self.telemetry {
+            sampler.sample_now();
             result
                 .series
                 .extend(sampler.window(result.started_at, result.ended_at));

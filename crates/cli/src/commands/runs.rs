@@ -78,7 +78,7 @@ pub fn run(cli: &Cli, cmd: &RunsCommand) -> Result<ExitCode> {
             if cli.json {
                 println!("{}", serde_json::to_string_pretty(&run)?);
             } else {
-                print!("{}", reporters::run_report(&run));
+                print!("{}", reporters::run_report_with_telemetry(&run));
             }
         }
         RunsCommand::Export { id, format, output } => {

@@ -350,6 +350,15 @@ fn disk_readings(before: &DiskCounters, now: &DiskCounters, seconds: f64) -> Vec
     ]
 }
 
+/// The longest [`Sampler::sample_now`] waits for the sampler thread.
+pub const SAMPLE_NOW_WAIT: Duration = Duration::from_millis(500);
+
+/// What the owner asks of the sampler thread (dropping the sender stops it).
+enum Request {
+    /// Take a sample now and say so on the channel.
+    SampleNow(mpsc::Sender<()>),
+}
+
 /// The readings of one interval, stamped with the time of its end.
 struct Sample {
     at: DateTime<Utc>,
@@ -368,7 +377,7 @@ struct History {
 /// A thread reading the machine every interval until dropped.
 pub struct Sampler {
     history: Arc<Mutex<History>>,
-    stop: Option<mpsc::Sender<()>>,
+    requests: Option<mpsc::Sender<Request>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -385,30 +394,55 @@ impl Sampler {
             .ceil()
             .max(1.0) as usize;
         let history = Arc::new(Mutex::new(History::default()));
-        let (stop, stopped) = mpsc::channel();
+        let (requests, received) = mpsc::channel();
         let shared = Arc::clone(&history);
         let thread = std::thread::Builder::new()
             .name("telemetry".into())
-            .spawn(move || sample_loop(interval, capacity, &shared, &stopped))?;
+            .spawn(move || sample_loop(interval, capacity, &shared, &received))?;
         Ok(Sampler {
             history,
-            stop: Some(stop),
+            requests: Some(requests),
             thread: Some(thread),
         })
     }
 
-    /// The series of the samples taken in `[from, to]`, each point at its
-    /// seconds since `from`, every series labelled
-    /// [`SOURCE`]=[`SOURCE_TELEMETRY`]. Empty when no interval ended in it.
+    /// Ends the current interval now instead of at its scheduled time, so
+    /// that the activity up to this moment is in the samples: the recorder
+    /// calls it as a result ends, so the result's last partial interval
+    /// (a final fdatasync, the last second of a load) is not lost. Waits
+    /// for the sample, at most [`SAMPLE_NOW_WAIT`].
+    pub fn sample_now(&self) {
+        let Some(requests) = &self.requests else {
+            return;
+        };
+        let (done, taken) = mpsc::channel();
+        if requests.send(Request::SampleNow(done)).is_ok() {
+            let _ = taken.recv_timeout(SAMPLE_NOW_WAIT);
+        }
+    }
+
+    /// The series of the samples of the intervals that overlap `[from,
+    /// to]`: those taken in it, and the first taken after `to` (its
+    /// interval holds the end; see [`Sampler::sample_now`]). Each point is
+    /// at its seconds since `from`, every series labelled
+    /// [`SOURCE`]=[`SOURCE_TELEMETRY`] (the last one at `to` at the latest).
+    /// Empty when no interval ended in it.
     pub fn window(&self, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<TimeSeries> {
         let history = self.history.lock().unwrap_or_else(|e| e.into_inner());
         let mut points: BTreeMap<usize, Vec<(f64, f64)>> = BTreeMap::new();
+        let last = history
+            .samples
+            .iter()
+            .position(|s| s.at > to)
+            .unwrap_or(history.samples.len());
         for sample in history
             .samples
             .iter()
-            .filter(|s| s.at >= from && s.at <= to)
+            .take(last + 1)
+            .filter(|s| s.at >= from)
         {
-            let t = (sample.at - from).num_microseconds().unwrap_or(0) as f64 / 1e6;
+            // The interval holding `to` is stamped at `to`.
+            let t = (sample.at.min(to) - from).num_microseconds().unwrap_or(0) as f64 / 1e6;
             for &(i, v) in &sample.values {
                 points.entry(i).or_default().push((t, v));
             }
@@ -445,7 +479,7 @@ impl Sampler {
 
 impl Drop for Sampler {
     fn drop(&mut self) {
-        drop(self.stop.take());
+        drop(self.requests.take());
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -456,15 +490,16 @@ fn sample_loop(
     interval: Duration,
     capacity: usize,
     history: &Mutex<History>,
-    stopped: &mpsc::Receiver<()>,
+    requests: &mpsc::Receiver<Request>,
 ) {
     let mut prev = (Instant::now(), Snapshot::read());
     let mut next = prev.0 + interval;
     loop {
-        match stopped.recv_timeout(next.saturating_duration_since(Instant::now())) {
-            Err(RecvTimeoutError::Timeout) => {}
-            _ => return,
-        }
+        let done = match requests.recv_timeout(next.saturating_duration_since(Instant::now())) {
+            Err(RecvTimeoutError::Timeout) => None,
+            Ok(Request::SampleNow(done)) => Some(done),
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
         let now = (Instant::now(), Snapshot::read());
         let at = Utc::now();
         let readings = rates(&prev.1, &now.1, (now.0 - prev.0).as_secs_f64());
@@ -493,6 +528,13 @@ fn sample_loop(
         }
         h.samples.push_back(Sample { at, values });
         h.own_cpu = user + system;
+        drop(h);
+        if let Some(done) = done {
+            // A full interval from here: a forced sample does not leave a
+            // sliver of an interval whose rates would be noise.
+            next = prev.0 + interval;
+            let _ = done.send(());
+        }
     }
 }
 

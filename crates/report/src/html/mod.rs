@@ -9,6 +9,7 @@
 pub mod chart;
 pub mod charts;
 pub mod compare;
+pub mod telemetry;
 
 use std::fmt::Write as _;
 
@@ -106,6 +107,8 @@ figure.chart{margin:0;page-break-inside:avoid;break-inside:avoid}
 figure.chart figcaption{font-weight:600;margin-bottom:.2em}
 figure.chart svg{max-width:100%;height:auto;border:1px solid #eee}
 td.better{background:#e1f3e1;color:#0b5d0b}td.worse{background:#fbe3e3;color:#9c1010}
+details.telemetry{margin:.3em 0 1em}details.telemetry summary{cursor:pointer;color:#555}
+table.telemetry{font-size:.85em;display:inline-table;margin-right:1em}
 .warning{color:#8a5300}.error{color:#b00020}.note{color:#555;font-size:.9em}
 @media print{body{max-width:none;padding:0;font-size:11px}div.charts{display:block}figure.chart{margin:.6em 0}h2{page-break-before:auto;page-break-after:avoid}
 pre{white-space:pre-wrap;border:none}section.result{page-break-inside:avoid}a{color:inherit;text-decoration:none}}
@@ -274,6 +277,7 @@ fn verdicts_html(run: &Run) -> String {
 /// them together).
 fn result_section(run: &Run, result: &BenchResult) -> String {
     let mut out = String::from("<section class=\"result\">\n");
+    let mut shown = vec![result];
     match reporters::reporter(&result.benchmark) {
         _ if !reporters::has_tool_report(&result.benchmark) => {
             out.push_str(&grid_html(result));
@@ -290,7 +294,11 @@ fn result_section(run: &Run, result: &BenchResult) -> String {
                 .collect();
             let _ = writeln!(out, "<h3>{}</h3>", escape(&result.benchmark));
             let _ = writeln!(out, "<pre>{}</pre>", escape(&f(&group)));
+            shown = group;
         }
+    }
+    for r in shown {
+        out.push_str(&telemetry::section(r));
     }
     out.push_str("</section>\n");
     out
