@@ -137,7 +137,9 @@ fn report_of(run: &Run, telemetry: bool) -> String {
         };
         let _ = writeln!(out);
         out.push_str(&text);
-        if telemetry {
+        // The burn-in's telemetry is stored per checkpoint (for exports and
+        // the HTML report); a summary per checkpoint would repeat for days.
+        if telemetry && r.benchmark != burnin::CHECKPOINT {
             for (i, r) in shown.iter().enumerate() {
                 let summary = crate::telemetry::summary_text(r);
                 if summary.is_empty() {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use nodebench_burnin::BurninConfig;
 use nodebench_core::names::burnin::workload;
-use nodebench_http::url::Target;
+use nodebench_http::url::UrlArg;
 
 use super::parse::{duration_text, parse_duration};
 
@@ -21,9 +21,9 @@ nodebench_core::choice! {
         Memory => workload::MEMORY,
         /// IOzone write + read of a 64 MiB file in --dir, read back and verified.
         Disk => workload::DISK,
-        /// Loopback TCP against an in-process iperf3 server.
+        /// Loopback TCP against an iperf3 server started in this process.
         Tcp => workload::TCP,
-        /// HTTP load (closed model, 4 connections) against the built-in server or --http-url.
+        /// HTTP load (closed model, 4 connections) against --http-url.
         Http => workload::HTTP,
     }
 }
@@ -59,10 +59,11 @@ pub struct BurninArgs {
     /// Directory of the disk workload's file (nodebench-*.tmp, removed afterwards).
     #[arg(long, value_name = "PATH", default_value_os_t = std::env::temp_dir())]
     pub dir: PathBuf,
-    /// Send the HTTP workload's requests to this URL instead of the
-    /// built-in server started in this process.
-    #[arg(long, value_name = "URL", value_parser = Target::parse)]
-    pub http_url: Option<Target>,
+    /// The HTTP workload's target: a /PATH of the built-in server, started
+    /// in this process for each iteration (its response count checked
+    /// against the client's), or a full URL.
+    #[arg(long, value_name = "URL", default_value = "/3985", value_parser = UrlArg::parse)]
+    pub http_url: UrlArg,
 }
 
 impl BurninArgs {

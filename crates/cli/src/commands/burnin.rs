@@ -1,18 +1,17 @@
 //! `nodebench burnin`: builds the mixed load's workloads from the area
-//! crates (each a factory of one short run of an existing benchmark),
-//! starts the in-process targets (the built-in HTTP server, an iperf3
-//! server), and hands everything to the burn-in engine; then stores the
-//! verdict and prints the summary. Nothing is measured here.
+//! crates (each a factory of one short run of an existing benchmark; the
+//! TCP and HTTP ones start their in-process targets themselves) and hands
+//! them to the burn-in engine; then stores the verdict and prints the
+//! summary. Nothing is measured here.
 
 use std::collections::BTreeMap;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::Ipv4Addr;
 use std::process::ExitCode;
-use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use nodebench_burnin::{Burnin, BurninConfig, MachineWatch, Throughput, Workload};
-use nodebench_core::bench::{BenchError, Cancel};
+use nodebench_core::bench::BenchError;
 use nodebench_core::config::{Choice, Config};
 use nodebench_core::names::{cpu as cpu_names, disk as disk_names, http as http_names};
 use nodebench_core::names::{labels, memory as memory_names, net as net_names};
@@ -21,11 +20,9 @@ use nodebench_core::{Run, RunStatus, inventory};
 use nodebench_cpu::config::{Kernel, OpsConfig, Scaling};
 use nodebench_cpu::ops::CpuOps;
 use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
-use nodebench_http::load::{HttpLoad, LoadConfig, Model};
-use nodebench_http::server::{Server, ServerConfig};
-use nodebench_http::url::Target;
+use nodebench_http::load::{HttpLoad, InProcessServer, LoadConfig, Model};
 use nodebench_memory::stream::{Stream, StreamConfig};
-use nodebench_net::iperf3::{self, ClientConfig};
+use nodebench_net::iperf3::ClientConfig;
 use nodebench_net::throughput::Throughput as TcpThroughput;
 use nodebench_report::reporters;
 use nodebench_store::{Recorder, Store};
@@ -39,21 +36,13 @@ use crate::progress::Bar;
 const NET_ITERATION: Duration = Duration::from_secs(2);
 /// The disk workload's file: written, verified, read each iteration.
 const DISK_FILE: u64 = 64 << 20;
-/// The page the HTTP workload fetches from the built-in server.
-const HTTP_PAGE: &str = "/3985";
 /// Telemetry kept beyond one checkpoint interval (the sampler keeps the
 /// last interval and this, not its default hour: each checkpoint takes
 /// its own window, so memory does not grow with the interval count).
 const TELEMETRY_SLACK: Duration = Duration::from_secs(30);
 
-/// Where the network workloads send their traffic.
-struct Targets {
-    http: Target,
-    iperf3_port: u16,
-}
-
 /// The workload `w` of the mixed load, as a factory of its short run.
-fn workload(w: BurninWorkload, a: &BurninArgs, t: &Targets) -> Workload {
+fn workload(w: BurninWorkload, a: &BurninArgs) -> Workload {
     let cpus = nodebench_core::affinity::allowed_cpus().len().max(1);
     let name = w.as_str().to_string();
     match w {
@@ -123,32 +112,33 @@ fn workload(w: BurninWorkload, a: &BurninArgs, t: &Targets) -> Workload {
                 error_counts: vec![],
             }
         }
-        BurninWorkload::Tcp => {
-            let port = t.iperf3_port;
-            Workload {
-                name,
-                make: Box::new(move || {
-                    let mut config = ClientConfig::new(Ipv4Addr::LOCALHOST.to_string());
-                    config.port = port;
-                    config.duration = NET_ITERATION;
-                    Box::new(TcpThroughput { config })
-                }),
-                throughput: Throughput {
-                    benchmark: net_names::TCP,
-                    metric: net_names::metric::THROUGHPUT,
-                    labels: vec![(net_names::label::SIDE, net_names::side::RECEIVER)],
-                },
-                error_counts: vec![],
-            }
-        }
+        BurninWorkload::Tcp => Workload {
+            name,
+            make: Box::new(move || {
+                let mut config = ClientConfig::new(Ipv4Addr::LOCALHOST.to_string());
+                config.loopback = true;
+                config.duration = NET_ITERATION;
+                Box::new(TcpThroughput { config })
+            }),
+            throughput: Throughput {
+                benchmark: net_names::TCP,
+                metric: net_names::metric::THROUGHPUT,
+                labels: vec![(net_names::label::SIDE, net_names::side::RECEIVER)],
+            },
+            error_counts: vec![],
+        },
         BurninWorkload::Http => {
-            let target = t.http.clone();
+            let (target, enabled) = a.http_url.clone().into_target();
             Workload {
                 name,
                 make: Box::new(move || {
                     Box::new(HttpLoad {
                         config: LoadConfig {
                             timeout: Duration::from_secs(5),
+                            server: InProcessServer {
+                                enabled,
+                                threads: None,
+                            },
                             ..LoadConfig::new(
                                 target.clone(),
                                 Model::Closed {
@@ -178,57 +168,8 @@ pub fn run(cli: &Cli, a: &BurninArgs) -> Result<ExitCode> {
         eprintln!("error: {e}");
         return Ok(ExitCode::from(crate::EXIT_USAGE));
     }
-    let chosen = a.workloads();
-    let http_server = match (&a.http_url, chosen.contains(&BurninWorkload::Http)) {
-        (None, true) => Some(
-            Server::bind(ServerConfig::default())
-                .map_err(|e| anyhow!("cannot start the built-in HTTP server: {e}"))?
-                .spawn(),
-        ),
-        _ => None,
-    };
-    let http = match (&a.http_url, &http_server) {
-        (Some(t), _) => t.clone(),
-        (None, Some(s)) => Target::parse(&format!("http://{}{HTTP_PAGE}", s.local_addr()))
-            .map_err(|e| anyhow!("built-in server address: {e}"))?,
-        (None, None) => Target::default(),
-    };
-    let stop_servers = Cancel::new();
-    let iperf3_cfg = iperf3::ServerConfig {
-        bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
-        port: 0,
-        ..iperf3::ServerConfig::default()
-    };
-    let code = std::thread::scope(|s| -> Result<ExitCode> {
-        let mut iperf3_port = 0;
-        if chosen.contains(&BurninWorkload::Tcp) {
-            let (ready_tx, ready_rx) = mpsc::channel::<SocketAddr>();
-            let (cfg, stop) = (&iperf3_cfg, &stop_servers);
-            s.spawn(move || {
-                let _ = iperf3::serve(
-                    cfg,
-                    stop,
-                    |addr| {
-                        let _ = ready_tx.send(addr);
-                    },
-                    |_| {},
-                );
-            });
-            iperf3_port = ready_rx
-                .recv_timeout(Duration::from_secs(5))
-                .map_err(|_| anyhow!("the loopback iperf3 server did not start"))?
-                .port();
-        }
-        let targets = Targets { http, iperf3_port };
-        let workloads: Vec<Workload> = chosen.iter().map(|w| workload(*w, a, &targets)).collect();
-        let outcome = run_workloads(cli, config, &workloads);
-        stop_servers.cancel();
-        outcome
-    });
-    if let Some(server) = http_server {
-        server.stop();
-    }
-    code
+    let workloads: Vec<Workload> = a.workloads().into_iter().map(|w| workload(w, a)).collect();
+    run_workloads(cli, config, &workloads)
 }
 
 /// Checks each workload's benchmark once, then runs the burn-in into the
