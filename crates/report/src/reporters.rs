@@ -75,6 +75,16 @@ fn download(result: &BenchResult) -> String {
     table::result_table(result) + &crate::http_sweep::download_lines(result)
 }
 
+/// `bottleneck: LINE` for each of `results` that has one
+/// ([`BenchResult::bottleneck`]), in order.
+pub fn bottleneck_lines(results: &[&BenchResult]) -> String {
+    results
+        .iter()
+        .filter_map(|r| r.bottleneck.as_deref())
+        .map(|b| format!("bottleneck: {b}\n"))
+        .collect()
+}
+
 /// A short heading for a run followed by the report of each result.
 pub fn run_report(run: &Run) -> String {
     let mut out = String::new();
@@ -103,7 +113,7 @@ pub fn run_report(run: &Run) -> String {
     let mut printed_together: Vec<&str> = Vec::new();
     for r in &run.results {
         let text = match reporter(&r.benchmark) {
-            Reporter::Each(f) => f(r),
+            Reporter::Each(f) => f(r) + &bottleneck_lines(&[r]),
             Reporter::Together(f) => {
                 if printed_together.contains(&r.benchmark.as_str()) {
                     continue;
@@ -114,9 +124,10 @@ pub fn run_report(run: &Run) -> String {
                     .iter()
                     .filter(|o| o.benchmark == r.benchmark)
                     .collect();
-                f(&group)
+                f(&group) + &bottleneck_lines(&group)
             }
         };
+
         let _ = writeln!(out);
         out.push_str(&text);
     }

@@ -292,6 +292,9 @@ fn result_section(run: &Run, result: &BenchResult) -> String {
             let _ = writeln!(out, "<pre>{}</pre>", escape(&f(&group)));
         }
     }
+    if let Some(b) = &result.bottleneck {
+        let _ = writeln!(out, "<p class=\"note\">bottleneck: {}</p>", escape(b));
+    }
     out.push_str("</section>\n");
     out
 }
