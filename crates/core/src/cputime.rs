@@ -27,3 +27,82 @@ fn usage(who: libc::c_int) -> (Duration, Duration) {
         |t: libc::timeval| Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32) * 1000);
     (tv(ru.ru_utime), tv(ru.ru_stime))
 }
+
+/// Where a thread's time went, from the scheduler's own accounting.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SchedTimes {
+    /// Time on a CPU.
+    pub running: Duration,
+    /// Time runnable but waiting for a CPU (in a run queue).
+    pub waiting: Duration,
+}
+
+/// The calling thread's kernel thread id (gettid), for [`thread_sched`].
+pub fn current_tid() -> i32 {
+    // SAFETY: gettid has no arguments and cannot fail.
+    unsafe { libc::gettid() }
+}
+
+/// Time the thread `tid` of this process spent running and waiting for a
+/// CPU so far, from /proc/self/task/TID/schedstat; None when unreadable
+/// (the thread ended, or a kernel without schedstats). Running plus
+/// waiting near the elapsed time means the thread never idled: it had
+/// work every moment, whether or not a CPU was free for it.
+pub fn thread_sched(tid: i32) -> Option<SchedTimes> {
+    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+    parse_schedstat(&text)
+}
+
+/// Parses a schedstat line: "RUN_NS WAIT_NS TIMESLICES".
+fn parse_schedstat(text: &str) -> Option<SchedTimes> {
+    let mut f = text.split_whitespace().map(|v| v.parse::<u64>().ok());
+    Some(SchedTimes {
+        running: Duration::from_nanos(f.next()??),
+        waiting: Duration::from_nanos(f.next()??),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedstat_lines_parse_and_junk_does_not() {
+        assert_eq!(
+            parse_schedstat("1500000000 250000000 42\n"),
+            Some(SchedTimes {
+                running: Duration::from_millis(1500),
+                waiting: Duration::from_millis(250),
+            })
+        );
+        assert_eq!(parse_schedstat(""), None);
+        assert_eq!(parse_schedstat("12 x 3"), None);
+    }
+
+    #[test]
+    fn another_threads_running_time_grows_with_its_work() {
+        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let busy = std::thread::spawn(move || {
+            tid_tx.send(current_tid()).unwrap();
+            let end = std::time::Instant::now() + Duration::from_millis(200);
+            let mut x = 0u64;
+            while std::time::Instant::now() < end {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            }
+            let _ = wait.recv();
+            x
+        });
+        let tid = tid_rx.recv().unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        let t = thread_sched(tid).unwrap();
+        // 200 ms of work: on a CPU or waiting for one, and no more.
+        let busy_time = t.running + t.waiting;
+        assert!(
+            busy_time >= Duration::from_millis(190) && busy_time <= Duration::from_millis(400),
+            "{t:?}"
+        );
+        go.send(()).unwrap();
+        busy.join().unwrap();
+    }
+}

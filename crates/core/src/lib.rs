@@ -5,6 +5,7 @@
 
 pub mod affinity;
 pub mod bench;
+pub mod bottleneck;
 pub mod buffer;
 pub mod clock;
 pub mod config;

@@ -382,6 +382,11 @@ pub struct BenchResult {
     /// Time series.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub series: Vec<TimeSeries>,
+    /// What limited a throughput or load result, one line
+    /// ([`crate::bottleneck`]); absent for other benchmarks, without
+    /// telemetry, and in runs stored before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<String>,
 }
 
 impl BenchResult {
@@ -399,6 +404,7 @@ impl BenchResult {
             metrics: Vec::new(),
             histograms: Vec::new(),
             series: Vec::new(),
+            bottleneck: None,
         }
     }
 

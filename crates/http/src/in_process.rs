@@ -6,10 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use nodebench_core::BenchResult;
-use nodebench_core::ResultStatus;
 use nodebench_core::bench::BenchError;
+use nodebench_core::cputime::SchedTimes;
 use nodebench_core::names::http::in_process as names;
+use nodebench_core::{BenchResult, Better, Metric, ResultStatus, Unit};
 
 use crate::config::InProcessServer;
 use crate::server::{Server, ServerConfig, ServerHandle};
@@ -24,6 +24,8 @@ pub struct Running {
     threads: usize,
     /// The server's response count when the current check began.
     before: u64,
+    /// When the current check began, and each worker's scheduler times then.
+    since: (Instant, Vec<SchedTimes>),
 }
 
 impl Running {
@@ -38,10 +40,12 @@ impl Running {
         let handle = Server::bind(ServerConfig { threads, ..d })
             .map_err(BenchError::System)?
             .spawn();
+        let since = (Instant::now(), handle.worker_sched_times());
         Ok(Some(Running {
             handle,
             threads,
             before: 0,
+            since,
         }))
     }
 
@@ -56,11 +60,39 @@ impl Running {
     }
 
     /// Records the server in `result` (that it was the built-in one, its
-    /// threads, the responses it wrote since the last check) and fails a
-    /// passed result whose client completed another count than that.
+    /// threads, the responses it wrote, and each worker's time on a CPU and
+    /// waiting for one as % of the time since the last check) and fails a passed result whose client
+    /// completed another count than the server wrote.
     pub fn check(&mut self, result: &mut BenchResult, completed: u64) {
         let served = self.settled_count(completed);
         self.before += served;
+        let (now, sched) = (Instant::now(), self.handle.worker_sched_times());
+        let elapsed = now.duration_since(self.since.0).as_secs_f64();
+        let share = |after: Duration, before: Duration| {
+            let used = after.saturating_sub(before).as_secs_f64();
+            if elapsed > 0.0 {
+                100.0 * used / elapsed
+            } else {
+                0.0
+            }
+        };
+        for (i, (after, before)) in sched.iter().zip(&self.since.1).enumerate() {
+            for (name, pct) in [
+                (
+                    names::SERVER_THREAD_CPU,
+                    share(after.running, before.running),
+                ),
+                (
+                    names::SERVER_THREAD_WAIT,
+                    share(after.waiting, before.waiting),
+                ),
+            ] {
+                result.metrics.push(
+                    Metric::new(name, pct, Unit::Percent, Better::Lower).label(names::THREAD, i),
+                );
+            }
+        }
+        self.since = (now, sched);
         result.set_param(names::TARGET, names::BUILT_IN);
         result.set_param(names::SERVER_THREADS, self.threads);
         result.set_param(names::SERVER_REQUESTS_SERVED, served);

@@ -79,6 +79,16 @@ fn download(result: &BenchResult) -> String {
     table::result_table(result) + &crate::http_sweep::download_lines(result)
 }
 
+/// `bottleneck: LINE` for each of `results` that has one
+/// ([`BenchResult::bottleneck`]), in order.
+pub fn bottleneck_lines(results: &[&BenchResult]) -> String {
+    results
+        .iter()
+        .filter_map(|r| r.bottleneck.as_deref())
+        .map(|b| format!("bottleneck: {b}\n"))
+        .collect()
+}
+
 /// A short heading for a run followed by the report of each result.
 pub fn run_report(run: &Run) -> String {
     report_of(run, false)
@@ -120,7 +130,7 @@ fn report_of(run: &Run, telemetry: bool) -> String {
     for r in &run.results {
         let mut shown = vec![r];
         let text = match reporter(&r.benchmark) {
-            Reporter::Each(f) => f(r),
+            Reporter::Each(f) => f(r) + &bottleneck_lines(&[r]),
             Reporter::Together(f) => {
                 if printed_together.contains(&r.benchmark.as_str()) {
                     continue;
@@ -132,9 +142,10 @@ fn report_of(run: &Run, telemetry: bool) -> String {
                     .filter(|o| o.benchmark == r.benchmark)
                     .collect();
                 shown.clone_from(&group);
-                f(&group)
+                f(&group) + &bottleneck_lines(&group)
             }
         };
+
         let _ = writeln!(out);
         out.push_str(&text);
         // The burn-in's telemetry is stored per checkpoint (for exports and

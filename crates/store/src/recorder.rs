@@ -2,10 +2,12 @@
 //! starts, commits each result as the benchmark hands it over, and records
 //! how the run ended; with no store (`--no-save`) it only collects. With a
 //! telemetry sampler it attaches to each result, before saving it, the
-//! telemetry series of the result's own time span.
+//! telemetry series of the result's own time span, then the line naming
+//! what limited it (`core::bottleneck`).
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, ResultSink};
+use nodebench_core::bottleneck;
 use nodebench_core::telemetry::Sampler;
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{BenchResult, Run, RunStatus, ThresholdVerdict};
@@ -98,6 +100,8 @@ impl ResultSink for Recorder {
             result
                 .series
                 .extend(sampler.window(result.started_at, result.ended_at));
+            result.bottleneck =
+                bottleneck::attribute(&result, &self.run.results, self.run.inventory.as_ref());
         }
         if let (Some(s), Some(id)) = (self.store.as_mut(), self.run.id) {
             s.add_result(id, &result)

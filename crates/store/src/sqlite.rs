@@ -94,6 +94,9 @@ CREATE INDEX series_result_id ON series (result_id);
     r#"
 ALTER TABLE runs ADD COLUMN verdicts TEXT NOT NULL DEFAULT '[]';
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN bottleneck TEXT;
+"#,
 ];
 
 /// How long a statement waits for another process's lock before failing.
@@ -316,8 +319,8 @@ fn insert_result(
     result: &BenchResult,
 ) -> Result<(), StoreError> {
     tx.execute(
-        "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings, started_at, ended_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             run_id,
             seq,
@@ -328,6 +331,7 @@ fn insert_result(
             json(&result.warnings)?,
             ts(&result.started_at),
             ts(&result.ended_at),
+            result.bottleneck,
         ],
     )?;
     let result_id = tx.last_insert_rowid();
@@ -681,7 +685,7 @@ impl Store for SqliteStore {
         };
 
         let mut stmt = tx.prepare(
-            "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at
+            "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck
              FROM results WHERE run_id = ?1 ORDER BY seq, id",
         )?;
         let mut rows = stmt.query([id])?;
@@ -706,6 +710,7 @@ impl Store for SqliteStore {
                 metrics: Vec::new(),
                 histograms: Vec::new(),
                 series: Vec::new(),
+                bottleneck: row.get(8)?,
             };
             load_figures(&tx, result_id, &mut result)?;
             run.results.push(result);

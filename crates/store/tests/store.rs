@@ -433,7 +433,7 @@ fn newer_schema_is_refused() {
     );
     assert_eq!(
         err.to_string(),
-        "store schema version 99 is newer than this nodebench supports (2)"
+        "store schema version 99 is newer than this nodebench supports (3)"
     );
     assert_eq!(schema_version(&path), 99);
 }

@@ -23,6 +23,15 @@ pub mod in_process {
     /// Parameter: responses the server wrote during the benchmark (must
     /// equal the replies the client completed).
     pub const SERVER_REQUESTS_SERVED: &str = "server_requests_served";
+    /// Metric: CPU time of one built-in server worker thread over the
+    /// benchmark, % of one core, labelled by [`THREAD`].
+    pub const SERVER_THREAD_CPU: &str = "server_thread_cpu";
+    /// Metric: time one built-in server worker thread was runnable but
+    /// waiting for a CPU over the benchmark, %, labelled by [`THREAD`]; with
+    /// [`SERVER_THREAD_CPU`] near 100 % the thread never idled.
+    pub const SERVER_THREAD_WAIT: &str = "server_thread_wait";
+    /// Label key of the server thread metrics: the worker's index (0, 1, ...).
+    pub const THREAD: &str = "thread";
 }
 
 // http.load

@@ -24,12 +24,13 @@ use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use nodebench_core::affinity;
 use nodebench_core::bench::Cancel;
+use nodebench_core::cputime::{self, SchedTimes};
 
 pub use endpoints::{DEFAULT_CPU_ROUNDS, ENDPOINTS, MAX_CPU_ROUNDS, MAX_DELAY, PATTERN, cpu_work};
 
@@ -106,6 +107,9 @@ struct Shared {
     listener: TcpListener,
     config: ServerConfig,
     counters: Counters,
+    /// Each worker's kernel thread id once it runs (0 before), for its
+    /// scheduler times.
+    tids: Vec<AtomicI32>,
 }
 
 /// A bound server, not yet serving.
@@ -148,6 +152,7 @@ impl Server {
         Ok(Server {
             shared: Arc::new(Shared {
                 listener,
+                tids: (0..config.threads).map(|_| AtomicI32::new(0)).collect(),
                 config,
                 counters: Counters::default(),
             }),
@@ -219,7 +224,10 @@ fn start(
             let (shared, cancel) = (shared.clone(), cancel.clone());
             std::thread::Builder::new()
                 .name(format!("http-serve-{i}"))
-                .spawn(move || Worker::new(&shared, epoll).run(&cancel))
+                .spawn(move || {
+                    shared.tids[i].store(cputime::current_tid(), Ordering::Relaxed);
+                    Worker::new(&shared, epoll).run(&cancel)
+                })
                 .ok()
         })
         .collect()
@@ -263,6 +271,20 @@ impl ServerHandle {
     /// Connections accepted so far.
     pub fn connections_accepted(&self) -> u64 {
         self.counts.connections_accepted()
+    }
+
+    /// Time each worker thread spent on a CPU and waiting for one so far,
+    /// in worker order (zero for one not yet started or unreadable).
+    pub fn worker_sched_times(&self) -> Vec<SchedTimes> {
+        self.counts
+            .0
+            .tids
+            .iter()
+            .map(|t| match t.load(Ordering::Relaxed) {
+                0 => SchedTimes::default(),
+                tid => cputime::thread_sched(tid).unwrap_or_default(),
+            })
+            .collect()
     }
 
     /// Stops the workers (each notices within 100 ms), closes every

@@ -298,6 +298,9 @@ fn result_section(run: &Run, result: &BenchResult) -> String {
         }
     }
     for r in shown {
+        if let Some(b) = &r.bottleneck {
+            let _ = writeln!(out, "<p class=\"note\">bottleneck: {}</p>", escape(b));
+        }
         out.push_str(&telemetry::section(r));
     }
     out.push_str("</section>\n");
