@@ -14,7 +14,7 @@ use serde_json::Value;
 /// even when the client's own threads wait for a CPU on a loaded machine).
 const CPU_PAGE: &str = "/cpu/1m";
 
-/// A 2-second keep-alive load of [`CPU_PAGE`] over 16 connections on one
+/// A 4-second keep-alive load of [`CPU_PAGE`] over 16 connections on one
 /// server thread, sampled every 250 ms.
 const SERVER_BOUND: &[&str] = &[
     "--telemetry-interval",
@@ -22,7 +22,7 @@ const SERVER_BOUND: &[&str] = &[
     "http",
     "load",
     "-t",
-    "2s",
+    "4s",
     "-c",
     "16",
     "-k",
