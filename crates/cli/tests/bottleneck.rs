@@ -10,10 +10,11 @@ use common::{TempStore, stderr, stdout};
 use serde_json::Value;
 
 /// `/cpu/N` rounds per request: about 5 ms of one core, so one server
-/// thread cannot keep up with 4 connections.
+/// thread cannot keep up with 16 connections (requests always wait for it,
+/// even when the client's own threads wait for a CPU on a loaded machine).
 const CPU_PAGE: &str = "/cpu/1m";
 
-/// A 2-second keep-alive load of [`CPU_PAGE`] over 4 connections on one
+/// A 4-second keep-alive load of [`CPU_PAGE`] over 16 connections on one
 /// server thread, sampled every 250 ms.
 const SERVER_BOUND: &[&str] = &[
     "--telemetry-interval",
@@ -21,9 +22,9 @@ const SERVER_BOUND: &[&str] = &[
     "http",
     "load",
     "-t",
-    "2s",
+    "4s",
     "-c",
-    "4",
+    "16",
     "-k",
     "--server-threads",
     "1",

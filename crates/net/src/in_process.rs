@@ -1,15 +1,15 @@
-//! The servers of `nodebench net serve` as the peer of one benchmark
-//! (`--loopback`): started in this process on ephemeral loopback ports,
-//! stopped when the benchmark is done.
+//! The iperf3-compatible server of `nodebench net serve` as the peer of one
+//! test (`net tcp|udp --loopback`): started in this process on an ephemeral
+//! loopback port, stopped when the test is done. (The ping-pong echo's
+//! counterpart is `pingpong::with_echo_server`.)
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use nodebench_core::bench::{BenchError, Cancel};
 
 use crate::iperf3::{self, ServerConfig};
-use crate::pingpong::EchoServer;
 
 /// How long the iperf3 server may take to bind before the test gives up.
 const READY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -54,25 +54,5 @@ pub fn with_iperf3_server<R>(
             Ok(Err(e)) if outcome.is_err() => Err(BenchError::System(e)),
             _ => outcome,
         }
-    })
-}
-
-/// Runs `test` with the ping-pong echo server on an ephemeral 127.0.0.1
-/// port (`test` gets its address); stops it afterwards.
-pub fn with_echo_server<R>(
-    test: impl FnOnce(SocketAddr) -> Result<R, BenchError>,
-) -> Result<R, BenchError> {
-    let echo = EchoServer::bind(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0))
-        .map_err(BenchError::System)?;
-    let addr = echo
-        .local_addr()
-        .ok_or_else(|| BenchError::System("the echo server has no address".into()))?;
-    let stop = Cancel::new();
-    std::thread::scope(|s| {
-        let stop_echo = stop.clone();
-        s.spawn(move || echo.serve(&stop_echo));
-        let outcome = test(addr);
-        stop.cancel();
-        outcome
     })
 }

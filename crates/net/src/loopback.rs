@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 
-use crate::in_process::{with_echo_server, with_iperf3_server};
+use crate::in_process::with_iperf3_server;
 use crate::iperf3::ClientConfig;
-use crate::pingpong::{Pingpong, PingpongConfig, Proto};
+use crate::pingpong::{Pingpong, PingpongConfig, Proto, with_echo_server};
 use crate::throughput::Throughput;
 
 /// Short loopback TCP and ping-pong runs against in-process servers.

@@ -12,7 +12,7 @@
 //! receive timeout counts as lost.
 
 use std::io::{Read, Write};
-use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
@@ -24,8 +24,6 @@ use nodebench_core::latency;
 use nodebench_core::names::net as names;
 use nodebench_core::names::{labels, latency as latency_names};
 use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
-
-use crate::in_process::with_echo_server;
 
 /// Largest UDP payload over IPv4.
 pub const MAX_UDP_PAYLOAD: usize = 65_507;
@@ -506,6 +504,26 @@ fn read_full(s: &mut TcpStream, buf: &mut [u8], cancel: &Cancel) -> std::io::Res
         }
     }
     Ok(true)
+}
+
+/// Runs `test` with the ping-pong echo server on an ephemeral 127.0.0.1
+/// port (`test` gets its address); stops it afterwards.
+pub fn with_echo_server<R>(
+    test: impl FnOnce(SocketAddr) -> Result<R, BenchError>,
+) -> Result<R, BenchError> {
+    let echo = EchoServer::bind(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0))
+        .map_err(BenchError::System)?;
+    let addr = echo
+        .local_addr()
+        .ok_or_else(|| BenchError::System("the echo server has no address".into()))?;
+    let stop = Cancel::new();
+    std::thread::scope(|s| {
+        let stop_echo = stop.clone();
+        s.spawn(move || echo.serve(&stop_echo));
+        let outcome = test(addr);
+        stop.cancel();
+        outcome
+    })
 }
 
 #[cfg(test)]

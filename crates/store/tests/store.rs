@@ -338,16 +338,16 @@ fn reopening_does_not_rerun_migrations() {
     let mut store = SqliteStore::open(&path).unwrap();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     drop(store);
-    assert_eq!(schema_version(&path), 2);
+    assert_eq!(schema_version(&path), 3);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(schema_version(&path), 2);
+    assert_eq!(schema_version(&path), 3);
     assert_eq!(count(&path, "schema_version"), 1);
     assert_eq!(store.list_runs().unwrap()[0].id, id);
     drop(store);
     let store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.list_runs().unwrap().len(), 1);
-    assert_eq!(schema_version(&path), 2);
+    assert_eq!(schema_version(&path), 3);
 }
 
 #[test]
@@ -361,16 +361,43 @@ fn a_version_1_store_gains_verdicts_and_keeps_its_runs() {
     // Back to the first schema, as a store written before thresholds.
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
-        "ALTER TABLE runs DROP COLUMN verdicts; UPDATE schema_version SET version = 1",
+        "ALTER TABLE runs DROP COLUMN verdicts; ALTER TABLE results DROP COLUMN bottleneck;
+         UPDATE schema_version SET version = 1",
     )
     .unwrap();
     drop(conn);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(schema_version(&path), 2);
+    assert_eq!(schema_version(&path), 3);
     let run = store.load_run(id).unwrap();
     assert_eq!(run.results, vec![cpu_result(1)]);
     assert!(run.verdicts.is_empty());
+}
+
+#[test]
+fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs() {
+    let dir = TempDir::new().unwrap();
+    let path = db(&dir);
+    let mut store = SqliteStore::open(&path).unwrap();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    store.add_result(id, &cpu_result(1)).unwrap();
+    drop(store);
+    // Back to the second schema, as a store written before bottleneck lines.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "ALTER TABLE results DROP COLUMN bottleneck; UPDATE schema_version SET version = 2",
+    )
+    .unwrap();
+    drop(conn);
+
+    let mut store = SqliteStore::open(&path).unwrap();
+    assert_eq!(schema_version(&path), 3);
+    let mut with_line = cpu_result(2);
+    with_line.bottleneck = Some("CPU: all 2 cores saturated".into());
+    store.add_result(id, &with_line).unwrap();
+    let run = store.load_run(id).unwrap();
+    assert_eq!(run.results, vec![cpu_result(1), with_line]);
+    assert_eq!(run.results[0].bottleneck, None);
 }
 
 #[test]
@@ -426,7 +453,7 @@ fn newer_schema_is_refused() {
             err,
             StoreError::Newer {
                 found: 99,
-                supported: 2
+                supported: 3
             }
         ),
         "{err:?}"
