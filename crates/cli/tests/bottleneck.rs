@@ -1,13 +1,20 @@
 //! The bottleneck line of throughput and load results, end to end: an HTTP
 //! load held back by a CPU-bound page on one in-process server thread names
-//! the server, a disk test at queue depth 32 names what the telemetry shows,
+//! the server, a disk test at queue depth 32 names the device queue,
 //! the line is stored (`runs show`, `--json`), and `--no-telemetry` gives
 //! none.
 
 mod common;
 
+use std::sync::Mutex;
+
 use common::{TempStore, stderr, stdout};
 use serde_json::Value;
+
+/// One load at a time: each test saturates a core on purpose, and two at
+/// once on a 2-core machine would starve the clients that keep the server
+/// (or the device queue) busy.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// `/cpu/N` rounds per request: about 5 ms of one core, so one server
 /// thread cannot keep up with 16 connections (requests always wait for it,
@@ -33,6 +40,7 @@ const SERVER_BOUND: &[&str] = &[
 
 #[test]
 fn a_cpu_bound_page_on_one_server_thread_names_the_server_cpu_and_is_stored() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let t = TempStore::new();
     let out = t.run(SERVER_BOUND);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -64,6 +72,7 @@ fn a_cpu_bound_page_on_one_server_thread_names_the_server_cpu_and_is_stored() {
 
 #[test]
 fn no_telemetry_no_line() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut args = vec!["--no-telemetry"];
     args.extend_from_slice(SERVER_BOUND);
     let out = common::bin()
@@ -83,8 +92,8 @@ fn no_telemetry_no_line() {
     assert!(run["results"][0].get("bottleneck").is_none());
 }
 
-/// The mean of a stored telemetry series `name{device=dev}`.
-fn mean_of(result: &Value, name: &str, dev: &str) -> f64 {
+/// The largest sample of a stored telemetry series `name{device=dev}`.
+fn peak_of(result: &Value, name: &str, dev: &str) -> f64 {
     let s = result["series"]
         .as_array()
         .unwrap()
@@ -92,11 +101,12 @@ fn mean_of(result: &Value, name: &str, dev: &str) -> f64 {
         .find(|s| s["name"] == name && s["labels"]["device"] == dev)
         .unwrap();
     let p = s["points"].as_array().unwrap();
-    p.iter().map(|p| p[1].as_f64().unwrap()).sum::<f64>() / p.len() as f64
+    p.iter().map(|p| p[1].as_f64().unwrap()).fold(0.0, f64::max)
 }
 
 #[test]
-fn a_disk_test_at_queue_depth_32_names_the_device_queue_when_it_is_full() {
+fn a_disk_test_at_queue_depth_32_names_the_device_queue() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let out = common::bin()
         .args(["--no-save", "--json", "--telemetry-interval", "250ms"])
@@ -126,21 +136,17 @@ fn a_disk_test_at_queue_depth_32_names_the_device_queue_when_it_is_full() {
         .filter(|s| s["name"] == "disk_queue_depth")
         .map(|s| s["labels"]["device"].as_str().unwrap().to_string())
         .collect();
-    let (dev, queue) = devices
+    let (dev, deepest) = devices
         .iter()
-        .map(|d| (d, mean_of(result, "disk_queue_depth", d)))
+        .map(|d| (d, peak_of(result, "disk_queue_depth", d)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .unwrap();
-    eprintln!("{dev}: average queue depth {queue:.1} at --iodepth 32; {line}");
-    if queue >= 0.8 * 32.0 {
-        assert!(
-            line.starts_with(&format!("device queue: {dev} held ")),
-            "{line}"
-        );
-        assert!(line.contains("the configured queue depth 32"), "{line}");
-    } else {
-        // The queue never filled (a CPU-starved submitter, a shared
-        // machine): the line must not claim it did.
-        assert!(!line.starts_with("device queue"), "{line}");
-    }
+    eprintln!("{dev}: deepest queue {deepest:.1} at --iodepth 32; {line}");
+    assert!(
+        line.starts_with(&format!(
+            "device queue: {dev} held up to {deepest:.1} requests"
+        )),
+        "{line}"
+    );
+    assert!(line.contains("the configured queue depth 32"), "{line}");
 }
