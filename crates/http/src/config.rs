@@ -202,6 +202,9 @@ pub struct LoadConfig {
     pub timeout: Duration,
     /// Pin client threads to CPUs.
     pub pin: bool,
+    /// The built-in server started in this process for a URL that is only
+    /// a path (`/bytes/3985`); off for a full URL.
+    pub server: InProcessServer,
 }
 
 /// ab's defaults as `nodebench http load` applies them: one GET over one
@@ -220,6 +223,7 @@ impl Default for LoadConfig {
             threads: 1,
             timeout: DEFAULT_TIMEOUT,
             pin: true,
+            server: InProcessServer::default(),
         }
     }
 }
@@ -242,6 +246,35 @@ impl LoadConfig {
     /// plain HTTP/1.1 (the epoll engine).
     pub fn tls_or_http2(&self) -> bool {
         self.target.scheme == crate::url::Scheme::Https || self.http2
+    }
+}
+
+/// The built-in server (`crate::server`) as a benchmark's target: started
+/// in this process on an ephemeral 127.0.0.1 port for that benchmark only,
+/// when the URL given was only a path.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InProcessServer {
+    /// Start it: the URL was only a path, the target's host and port are
+    /// the server's once it listens.
+    pub enabled: bool,
+    /// Its worker threads (`--server-threads`); `None`: the server's own
+    /// default, one per allowed CPU.
+    pub threads: Option<usize>,
+}
+
+impl InProcessServer {
+    /// `--server-threads` needs a path URL and a thread count the server takes.
+    pub fn check(&self) -> Result<(), String> {
+        match self.threads {
+            Some(_) if !self.enabled => Err(
+                "--server-threads: applies only to a URL that is a path such as /bytes/3985 (the built-in server, started in this process), not to a full URL".into(),
+            ),
+            Some(n) if n == 0 || n > crate::server::MAX_THREADS => Err(format!(
+                "--server-threads: expected 1 to {} worker threads, got {n}",
+                crate::server::MAX_THREADS
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -271,6 +304,7 @@ fn positive(flag: &str, n: u64) -> Result<(), String> {
 impl LoadConfig {
     /// Every check of [`Config::validate`], with the message alone.
     fn check(&self) -> Result<(), String> {
+        self.server.check()?;
         let m = &self.request.method;
         if m.is_empty() || !m.bytes().all(token) {
             return Err(format!(

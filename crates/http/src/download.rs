@@ -19,6 +19,8 @@ use nodebench_core::names::http as names;
 use nodebench_core::{BenchResult, Better, Metric, Reference, TimeSeries, Unit};
 
 use crate::client::h1::{Feed, ReplyParser};
+use crate::config::InProcessServer;
+use crate::in_process::Running;
 use crate::link;
 use crate::url::{Scheme, Target};
 
@@ -41,6 +43,9 @@ pub struct DownloadConfig {
     pub insecure: bool,
     /// Length of one rate sample.
     pub interval: Duration,
+    /// The built-in server started in this process for a URL that is only
+    /// a path; off for a full URL.
+    pub server: InProcessServer,
 }
 
 impl DownloadConfig {
@@ -52,6 +57,7 @@ impl DownloadConfig {
             timeout: Duration::from_secs(30),
             insecure: false,
             interval: Duration::from_secs(1),
+            server: InProcessServer::default(),
         }
     }
 }
@@ -74,6 +80,7 @@ impl Config for DownloadConfig {
                 Ok(())
             }
         };
+        self.server.check().map_err(BenchError::Invalid)?;
         positive(self.timeout, "--timeout")?;
         positive(self.interval, "--interval")?;
         if let Some(t) = self.max_time {
@@ -371,12 +378,25 @@ impl Benchmark for Download {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.config.validate()?;
         let started_at = Utc::now();
+        let mut server = Running::start(&self.config.server)?;
+        let mut config = self.config.clone();
+        if let Some(s) = &server {
+            config.target = s.target(&config.target);
+        }
         ctx.progress.start("http download", 1);
-        let outcome = download(&self.config, &ctx.cancel);
+        let outcome = download(&config, &ctx.cancel);
         ctx.progress.finish();
-        let mut result = download_result(&self.config, &outcome.map_err(BenchError::System)?);
+        let outcome = outcome.map_err(BenchError::System)?;
+        let mut result = download_result(&config, &outcome);
+        if let Some(s) = &mut server {
+            s.check(&mut result, u64::from(outcome.complete));
+        }
         result.started_at = started_at;
-        ctx.record(result).map(|_| ())
+        ctx.record(result)?;
+        if let Some(s) = server {
+            s.stop();
+        }
+        Ok(())
     }
 }
 

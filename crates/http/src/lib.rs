@@ -8,6 +8,7 @@
 //! benchmark, which runs the engines and maps their stats to a result).
 
 pub mod download;
+pub mod in_process;
 pub mod link;
 pub mod loopback;
 pub mod server;

@@ -5,14 +5,15 @@
 //! own count: the responses the server wrote must equal the replies the
 //! client completed, or the result is marked failed.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::Config;
 
+use crate::config::InProcessServer;
+use crate::in_process::Running;
 use crate::load::{LoadConfig, Model, load_result, run_load};
-use crate::server::{Server, ServerConfig, ServerHandle};
 use crate::url::Target;
 
 /// Short closed- and open-model loads against an in-process server.
@@ -46,8 +47,6 @@ impl Default for HttpLoopback {
 /// The page the loads fetch: a 3985-byte static page, the size of a small
 /// HTML page in a web-server comparison.
 const PAGE: &str = "/3985";
-/// How long the server's count may trail the client's last reply.
-const COUNT_SETTLE: Duration = Duration::from_secs(1);
 
 impl HttpLoopback {
     /// The closed-model and the open-model load against `target`.
@@ -90,31 +89,24 @@ impl Benchmark for HttpLoopback {
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
-        let server = Server::bind(ServerConfig::default())
-            .map_err(BenchError::System)?
-            .spawn();
-        let target = Target::parse(&format!("http://{}{PAGE}", server.local_addr()))
-            .map_err(BenchError::System)?;
+        let mut server = Running::start(&InProcessServer {
+            enabled: true,
+            threads: None,
+        })?
+        .ok_or_else(|| BenchError::System("the built-in server did not start".into()))?;
+        let target = server.target(&Target {
+            path_and_query: PAGE.into(),
+            ..Target::default()
+        });
         ctx.progress.start("http loopback", 2);
         for cfg in self.loads(target) {
             if ctx.cancel.is_cancelled() {
                 break;
             }
             let started_at = Utc::now();
-            let before = server.requests_served();
             let outcome = run_load(&cfg, &ctx.cancel)?;
             let mut result = load_result(&cfg, &outcome);
-            result.set_param("server", "built-in, in-process");
-            let served = settled_count(&server, before, outcome.stats.completed);
-            result.set_param("server_requests_served", served);
-            if outcome.cancelled {
-                result.mark_cancelled();
-            } else if served != outcome.stats.completed {
-                result.mark_failed(format!(
-                    "the server wrote {served} responses but the client completed {}",
-                    outcome.stats.completed
-                ));
-            }
+            server.check(&mut result, outcome.stats.completed);
             result.started_at = started_at;
             result.ended_at = Utc::now();
             ctx.sink.record(result)?;
@@ -123,21 +115,6 @@ impl Benchmark for HttpLoopback {
         ctx.progress.finish();
         server.stop();
         Ok(())
-    }
-}
-
-/// The server's count since `before`, waiting (at most [`COUNT_SETTLE`])
-/// for it to reach `expected`: the count goes up just after the last byte
-/// of a response is handed to the socket, a moment after the client may
-/// have read it.
-fn settled_count(server: &ServerHandle, before: u64, expected: u64) -> u64 {
-    let end = Instant::now() + COUNT_SETTLE;
-    loop {
-        let served = server.requests_served() - before;
-        if served >= expected || Instant::now() >= end {
-            return served;
-        }
-        std::thread::sleep(Duration::from_millis(2));
     }
 }
 

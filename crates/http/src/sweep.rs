@@ -28,6 +28,7 @@ use nodebench_core::config::Config;
 use nodebench_core::names::http as names;
 use nodebench_core::{BenchResult, Better, Metric, Reference, Unit};
 
+use crate::in_process::Running;
 use crate::link::{self, Link};
 use crate::load::{LoadConfig, Model, run_load};
 
@@ -319,8 +320,13 @@ impl Benchmark for Sweep {
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
-        let cfg = &self.config;
-        cfg.validate()?;
+        self.config.validate()?;
+        let mut server = Running::start(&self.config.load.server)?;
+        let mut config = self.config.clone();
+        if let Some(s) = &server {
+            config.load.target = s.target(&config.load.target);
+        }
+        let cfg = &config;
         let addr = cfg.load.target.resolve().map_err(BenchError::System)?;
         let link = link::link_to(addr);
         let started_at = Utc::now();
@@ -352,9 +358,16 @@ impl Benchmark for Sweep {
         } else if ctx.cancel.is_cancelled() {
             result.mark_cancelled();
         }
+        if let Some(s) = &mut server {
+            s.check(&mut result, steps.iter().map(|s| s.completed).sum());
+        }
         result.started_at = started_at;
         result.ended_at = Utc::now();
-        ctx.sink.record(result)
+        ctx.sink.record(result)?;
+        if let Some(s) = server {
+            s.stop();
+        }
+        Ok(())
     }
 }
 

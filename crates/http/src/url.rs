@@ -1,13 +1,14 @@
 //! Target URLs: `http://HOST[:PORT]/PATH` and `https://HOST[:PORT]/PATH`,
 //! parsed once into a [`Target`] with one-line errors that name the URL and
-//! the accepted form.
+//! the accepted forms; on the command line also `/PATH` alone ([`UrlArg`]),
+//! a page of the built-in server started in this process.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
 use nodebench_core::config::Choice;
 
-/// The accepted form, quoted in every parse error.
-const FORM: &str = "expected http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH";
+/// The accepted forms, quoted in every parse error.
+const FORM: &str = "expected http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH, or /PATH (the built-in server, started in this process)";
 
 /// `s` with its control characters escaped (`\n`, `\u{1b}`), so an error
 /// that quotes it stays on one line.
@@ -39,6 +40,54 @@ impl Scheme {
         match self {
             Scheme::Http => 80,
             Scheme::Https => 443,
+        }
+    }
+}
+
+/// A URL as the command line gives it: a full URL, or only a path, served
+/// by the built-in server that the benchmark starts in this process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlArg {
+    /// `http://...` or `https://...`.
+    Full(Target),
+    /// `/PATH[?QUERY]`: the path (and query) on the built-in server.
+    Path(String),
+}
+
+impl UrlArg {
+    /// Parses `s`: a path when it starts with `/`, else a full URL; the
+    /// error names the URL and the accepted forms.
+    pub fn parse(s: &str) -> Result<UrlArg, String> {
+        if !s.starts_with('/') {
+            return Target::parse(s).map(UrlArg::Full);
+        }
+        if s.starts_with("//") {
+            return Err(format!("URL: '{}' has no scheme; {FORM}", quoted(s)));
+        }
+        if s.bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+        {
+            return Err(format!(
+                "URL: '{}' contains whitespace or control characters; {FORM}",
+                quoted(s)
+            ));
+        }
+        Ok(UrlArg::Path(s.split('#').next().unwrap_or(s).to_string()))
+    }
+
+    /// The target and whether it is the built-in server: a path becomes
+    /// `http://127.0.0.1:0/PATH`, whose port the server's replaces.
+    pub fn into_target(self) -> (Target, bool) {
+        match self {
+            UrlArg::Full(t) => (t, false),
+            UrlArg::Path(p) => (
+                Target {
+                    port: 0,
+                    path_and_query: p,
+                    ..Target::default()
+                },
+                true,
+            ),
         }
     }
 }
@@ -254,13 +303,34 @@ mod tests {
         let e = Target::parse("\nhttp://0").unwrap_err();
         assert_eq!(
             e,
-            "URL: '\\nhttp://0' has an unsupported scheme; expected http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH"
+            "URL: '\\nhttp://0' has an unsupported scheme; expected http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH, or /PATH (the built-in server, started in this process)"
         );
         let e = Target::parse("http://a b\u{1b}/").unwrap_err();
         assert!(
             e.starts_with("URL: 'http://a b\\u{1b}/' contains whitespace"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_path_alone_is_the_built_in_server() {
+        assert_eq!(
+            UrlArg::parse("/bytes/3985?x#f").unwrap(),
+            UrlArg::Path("/bytes/3985?x".into())
+        );
+        let (t, built_in) = UrlArg::parse("/cpu/20000").unwrap().into_target();
+        assert!(built_in);
+        assert_eq!(
+            (t.host.as_str(), t.path_and_query.as_str()),
+            ("127.0.0.1", "/cpu/20000")
+        );
+        let (t, built_in) = UrlArg::parse("http://h:81/x").unwrap().into_target();
+        assert!(!built_in);
+        assert_eq!(t.port, 81);
+        for bad in ["//h/x", "/a b", "bytes/3985"] {
+            let e = UrlArg::parse(bad).unwrap_err();
+            assert!(e.contains("or /PATH (the built-in server"), "{bad}: {e}");
+        }
     }
 
     #[test]

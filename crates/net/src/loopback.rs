@@ -2,14 +2,13 @@
 //! ephemeral loopback ports inside this process, runs a short TCP test and a
 //! short ping-pong against them, and stops both.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::mpsc;
 use std::time::Duration;
 
-use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
+use nodebench_core::bench::{BenchError, Benchmark, Context};
 
-use crate::iperf3::{self, ClientConfig, ServerConfig};
-use crate::pingpong::{EchoServer, Pingpong, PingpongConfig, Proto};
+use crate::in_process::{with_echo_server, with_iperf3_server};
+use crate::iperf3::ClientConfig;
+use crate::pingpong::{Pingpong, PingpongConfig, Proto};
 use crate::throughput::Throughput;
 
 /// Short loopback TCP and ping-pong runs against in-process servers.
@@ -32,39 +31,10 @@ impl Benchmark for Loopback {
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
-        let localhost = IpAddr::V4(Ipv4Addr::LOCALHOST);
-        let echo = EchoServer::bind(SocketAddr::new(localhost, 0)).map_err(BenchError::System)?;
-        let echo_addr = echo
-            .local_addr()
-            .ok_or_else(|| BenchError::System("echo server has no address".into()))?;
-        let stop = Cancel::new();
-        let cfg = ServerConfig {
-            bind: localhost,
-            port: 0,
-            max_tests: Some(1),
-            ..ServerConfig::default()
-        };
-        std::thread::scope(|s| {
-            let (ready_tx, ready_rx) = mpsc::channel();
-            let (stop_echo, stop_server) = (stop.clone(), stop.clone());
-            s.spawn(move || echo.serve(&stop_echo));
-            let cfg = &cfg;
-            s.spawn(move || {
-                iperf3::serve(
-                    cfg,
-                    &stop_server,
-                    |addr| {
-                        let _ = ready_tx.send(addr);
-                    },
-                    |_| {},
-                )
-            });
-            let outcome = (|| {
-                let addr = ready_rx.recv_timeout(Duration::from_secs(5)).map_err(|_| {
-                    BenchError::System("loopback iperf3 server did not start".into())
-                })?;
+        with_echo_server(|echo_addr| {
+            with_iperf3_server(None, |port| {
                 let mut client = ClientConfig::new("127.0.0.1");
-                client.port = addr.port();
+                client.port = port;
                 client.duration = self.tcp_time;
                 Throughput { config: client }.run(ctx)?;
                 Pingpong {
@@ -75,12 +45,11 @@ impl Benchmark for Loopback {
                         threads: vec![1],
                         duration: self.pingpong_time,
                         timeout: Duration::from_secs(1),
+                        loopback: false,
                     },
                 }
                 .run(ctx)
-            })();
-            stop.cancel();
-            outcome
+            })
         })
     }
 }
@@ -89,7 +58,7 @@ impl Benchmark for Loopback {
 mod tests {
     use super::*;
     use nodebench_core::ResultStatus;
-    use nodebench_core::bench::collect;
+    use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
 
     #[test]

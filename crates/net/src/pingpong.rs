@@ -25,6 +25,8 @@ use nodebench_core::names::net as names;
 use nodebench_core::names::{labels, latency as latency_names};
 use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
 
+use crate::in_process::with_echo_server;
+
 /// Largest UDP payload over IPv4.
 pub const MAX_UDP_PAYLOAD: usize = 65_507;
 /// Largest message the echo server accepts on TCP.
@@ -57,6 +59,9 @@ pub struct PingpongConfig {
     pub duration: Duration,
     /// How long to wait for a reply (connect and UDP receive).
     pub timeout: Duration,
+    /// Start the echo server in this process on an ephemeral loopback port
+    /// for this run (`--loopback`); `server` is then its address.
+    pub loopback: bool,
 }
 
 impl Default for PingpongConfig {
@@ -70,6 +75,7 @@ impl Default for PingpongConfig {
             threads: vec![1, 2, 4, 8],
             duration: Duration::from_secs(1),
             timeout: Duration::from_secs(2),
+            loopback: false,
         }
     }
 }
@@ -247,9 +253,26 @@ impl Benchmark for Pingpong {
         self.config.validate()
     }
 
+    /// Runs every cell; with `loopback`, against the echo server started
+    /// in this process for it.
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.config.validate()?;
-        let c = &self.config;
+        if !self.config.loopback {
+            return self.measure(&self.config, ctx);
+        }
+        with_echo_server(|server| {
+            let config = PingpongConfig {
+                server,
+                ..self.config.clone()
+            };
+            self.measure(&config, ctx)
+        })
+    }
+}
+
+impl Pingpong {
+    /// Every cell against `c`'s echo server, one result per protocol.
+    fn measure(&self, c: &PingpongConfig, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         ctx.progress.start(
             "net pingpong",
             (c.protocols.len() * c.sizes.len() * c.threads.len()) as u64,
@@ -260,6 +283,9 @@ impl Benchmark for Pingpong {
             }
             let mut result = BenchResult::new(self.id());
             result.set_param(names::param::SERVER, c.server.to_string());
+            if c.loopback {
+                result.set_param(names::param::IN_PROCESS_SERVER, true);
+            }
             result.set_param(names::param::PROTOCOL, proto.as_str());
             result.set_param(names::param::DURATION_S, c.duration.as_secs_f64());
             'cells: for &size in &c.sizes {
@@ -504,6 +530,7 @@ mod tests {
                 threads: vec![1, 2],
                 duration: Duration::from_millis(100),
                 timeout: Duration::from_secs(1),
+                loopback: false,
             };
             let out = collect(
                 &Pingpong { config: cfg },
@@ -564,6 +591,7 @@ mod tests {
             threads: vec![1],
             duration: Duration::from_millis(50),
             timeout: Duration::from_millis(500),
+            loopback: false,
         };
         let out = collect(
             &Pingpong { config: cfg },

@@ -3,13 +3,14 @@
 //! TCP retransmits, UDP jitter/loss/reordering, both sides' CPU use, a
 //! per-interval time series, and the egress interface and its MTU.
 
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::Config;
 use nodebench_core::names::net::{self as names, direction, host, label, metric, param, side};
 use nodebench_core::{BenchResult, Better, Metric, TimeSeries, Unit};
 
+use crate::in_process::with_iperf3_server;
 use crate::iperf3::{self, ClientConfig, Protocol, StreamStats, TestOutcome};
 use nodebench_core::route;
 
@@ -220,8 +221,27 @@ impl Benchmark for Throughput {
         self.config.validate()
     }
 
+    /// Runs the test; with `loopback`, against the server started in this
+    /// process for it.
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
-        let c = &self.config;
+        self.config.validate()?;
+        if !self.config.loopback {
+            return self.measure(&self.config, ctx);
+        }
+        with_iperf3_server(self.config.mss, |port| {
+            let config = ClientConfig {
+                host: Ipv4Addr::LOCALHOST.to_string(),
+                port,
+                ..self.config.clone()
+            };
+            self.measure(&config, ctx)
+        })
+    }
+}
+
+impl Throughput {
+    /// One test against `c`'s server, recorded.
+    fn measure(&self, c: &ClientConfig, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let mut result = BenchResult::new(self.id());
         result.set_param(param::HOST, &c.host);
         result.set_param(param::PORT, c.port);
@@ -232,6 +252,10 @@ impl Benchmark for Throughput {
         result.set_param(param::ZEROCOPY, c.zerocopy);
         result.set_param(param::WINDOW, c.window);
         result.set_param(param::BITRATE, c.bitrate);
+        result.set_param(param::MSS, c.mss);
+        if c.loopback {
+            result.set_param(param::IN_PROCESS_SERVER, true);
+        }
         let peer: Option<SocketAddr> = (c.host.trim_matches(|ch| ch == '[' || ch == ']'), c.port)
             .to_socket_addrs()
             .ok()
@@ -248,6 +272,9 @@ impl Benchmark for Throughput {
         match iperf3::run_client(c, &ctx.cancel) {
             Ok(o) => {
                 result.set_param(param::LENGTH, o.length);
+                if let Some(m) = o.data_mss {
+                    result.set_param(param::DATA_MSS, m);
+                }
                 record_outcome(&mut result, &o);
                 if ctx.cancel.is_cancelled() {
                     result.mark_cancelled();

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use nodebench_http::download::DownloadConfig;
-use nodebench_http::load::{LoadConfig, Model, RequestSpec};
+use nodebench_http::load::{InProcessServer, LoadConfig, Model, RequestSpec};
 use nodebench_http::server::{ENDPOINTS, ServerConfig};
 use nodebench_http::sweep::{MAX_USERS, SweepConfig};
-use nodebench_http::url::Target;
+use nodebench_http::url::{Target, UrlArg};
 
 use super::parse::{duration_text, parse_count, parse_duration};
 
@@ -52,9 +52,15 @@ const CALLS_PER_CONN: u32 = 1;
 /// Options of `http load`.
 #[derive(Debug, Args)]
 pub struct LoadArgs {
-    /// Target URL: http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH.
-    #[arg(value_name = "URL", value_parser = Target::parse)]
-    pub url: Target,
+    /// Target URL: http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH, or
+    /// /PATH alone (e.g. /bytes/3985, /cpu/20000): the built-in server,
+    /// started in this process on an ephemeral 127.0.0.1 port for this run.
+    #[arg(value_name = "URL", value_parser = UrlArg::parse)]
+    pub url: UrlArg,
+    /// Worker threads of the built-in server (URL given as /PATH only;
+    /// default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = parse_server_threads)]
+    pub server_threads: Option<usize>,
     /// Requests to send in all (closed model: stop after this many; open
     /// model: the count to send at --rate).
     #[arg(short = 'n', long, value_name = "N", value_parser = parse_requests)]
@@ -138,8 +144,10 @@ impl TryFrom<&LoadArgs> for LoadConfig {
                 .map_err(|e| format!("--body-file {}: cannot read: {e}", path.display()))?,
             (None, None) => Vec::new(),
         };
+        let (target, server) = target_and_server(&a.url, a.server_threads);
         Ok(LoadConfig {
-            target: a.url.clone(),
+            target,
+            server,
             request: RequestSpec {
                 method: a.method.clone(),
                 headers: a.headers.clone(),
@@ -156,6 +164,28 @@ impl TryFrom<&LoadArgs> for LoadConfig {
             pin: !a.no_pin,
         })
     }
+}
+
+/// The target of a URL argument and the built-in server it calls for
+/// (started only for a path); `--server-threads` with a full URL stays in
+/// the config, whose check refuses it naming the flag.
+fn target_and_server(url: &UrlArg, server_threads: Option<usize>) -> (Target, InProcessServer) {
+    let (target, enabled) = url.clone().into_target();
+    (
+        target,
+        InProcessServer {
+            enabled,
+            threads: server_threads,
+        },
+    )
+}
+
+/// A worker-thread count of the built-in server; 0 and too many pass, for
+/// the config's check to refuse with the flag named.
+fn parse_server_threads(s: &str) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .map_err(|_| format!("invalid thread count '{s}': expected a whole number from 1 to 1024"))
 }
 
 /// A request or connection count (`100`, `10k`); 0 passes, for the load
@@ -246,9 +276,15 @@ impl From<&HttpServeArgs> for ServerConfig {
 /// Options of `http sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Target URL: http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH.
-    #[arg(value_name = "URL", value_parser = Target::parse)]
-    pub url: Target,
+    /// Target URL: http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH, or
+    /// /PATH alone (e.g. /bytes/3985, /cpu/20000): the built-in server,
+    /// started in this process on an ephemeral 127.0.0.1 port for this run.
+    #[arg(value_name = "URL", value_parser = UrlArg::parse)]
+    pub url: UrlArg,
+    /// Worker threads of the built-in server (URL given as /PATH only;
+    /// default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = parse_server_threads)]
+    pub server_threads: Option<usize>,
     /// User counts, one step each: 1,2,4,8, a range 1..8, a doubling range
     /// 1..128:x2 (default 1,2,4,...,128).
     #[arg(long, value_name = "LIST", value_parser = parse_users)]
@@ -328,9 +364,11 @@ impl From<&SweepArgs> for SweepConfig {
             || nodebench_core::affinity::allowed_cpus().len().max(1),
             |t| t as usize,
         );
+        let (target, server) = target_and_server(&a.url, a.server_threads);
         SweepConfig {
             load: LoadConfig {
-                target: a.url.clone(),
+                target,
+                server,
                 request: RequestSpec {
                     method: a.method.clone(),
                     headers: a.headers.clone(),
@@ -358,9 +396,15 @@ impl From<&SweepArgs> for SweepConfig {
 /// Options of `http download`.
 #[derive(Debug, Args)]
 pub struct DownloadArgs {
-    /// URL to fetch: http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH.
-    #[arg(value_name = "URL", value_parser = Target::parse)]
-    pub url: Target,
+    /// URL to fetch: http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH, or
+    /// /PATH alone (e.g. /bytes/3985, /cpu/20000): the built-in server,
+    /// started in this process on an ephemeral 127.0.0.1 port for this run.
+    #[arg(value_name = "URL", value_parser = UrlArg::parse)]
+    pub url: UrlArg,
+    /// Worker threads of the built-in server (URL given as /PATH only;
+    /// default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = parse_server_threads)]
+    pub server_threads: Option<usize>,
     /// Stop after this long, keeping what arrived (default: the whole body).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub max_time: Option<Duration>,
@@ -377,8 +421,10 @@ pub struct DownloadArgs {
 
 impl From<&DownloadArgs> for DownloadConfig {
     fn from(a: &DownloadArgs) -> DownloadConfig {
+        let (target, server) = target_and_server(&a.url, a.server_threads);
         DownloadConfig {
-            target: a.url.clone(),
+            target,
+            server,
             max_time: a.max_time,
             timeout: a.timeout,
             insecure: a.insecure,

@@ -60,6 +60,7 @@ impl From<&ServeArgs> for ServerConfig {
             max_bitrate: a.max_bitrate,
             token: a.token.clone(),
             max_tests: a.max_tests,
+            mss: None,
         }
     }
 }
@@ -67,8 +68,13 @@ impl From<&ServeArgs> for ServerConfig {
 /// Options of `net tcp` and `net udp`.
 #[derive(Debug, Args)]
 pub struct ThroughputArgs {
-    /// Server host (name, IPv4 or IPv6 address).
-    pub host: String,
+    /// Server host (name, IPv4 or IPv6 address); not with --loopback.
+    #[arg(required_unless_present = "loopback")]
+    pub host: Option<String>,
+    /// Start the iperf3-compatible server in this process on an ephemeral
+    /// loopback port for this test, instead of naming a host.
+    #[arg(long, conflicts_with_all = ["host", "port"])]
+    pub loopback: bool,
     /// Server port.
     #[arg(short = 'p', long, value_name = "PORT", default_value_t = ClientConfig::default().port)]
     pub port: u16,
@@ -107,12 +113,31 @@ pub struct ThroughputArgs {
     pub token: Option<String>,
 }
 
+/// Options of `net tcp` only.
+#[derive(Debug, Args)]
+pub struct TcpOnlyArgs {
+    /// TCP maximum segment size of the data connections, bytes (iperf3
+    /// -M/--set-mss; also set on the in-process server with --loopback).
+    /// On loopback 1448 emulates an MTU of 1500, 8948 an MTU of 9000.
+    #[arg(short = 'M', long, visible_alias = "set-mss", value_name = "BYTES", value_parser = parse_mss)]
+    pub mss: Option<u32>,
+}
+
+/// An MSS in bytes; the range is the config's check.
+fn parse_mss(s: &str) -> Result<u32, String> {
+    s.trim().parse::<u32>().map_err(|_| {
+        format!("invalid segment size '{s}': expected a whole number of bytes like 1448")
+    })
+}
+
 impl ThroughputArgs {
     /// The client's config for a test over `protocol`.
     fn client(&self, protocol: Protocol) -> ClientConfig {
         ClientConfig {
-            host: self.host.clone(),
+            host: self.host.clone().unwrap_or_else(|| "127.0.0.1".into()),
             port: self.port,
+            loopback: self.loopback,
+            mss: None,
             protocol,
             parallel: self.parallel,
             duration: self.time,
@@ -135,11 +160,17 @@ pub struct TcpArgs {
     /// What `net tcp` and `net udp` share.
     #[command(flatten)]
     pub test: ThroughputArgs,
+    /// What only `net tcp` takes.
+    #[command(flatten)]
+    pub tcp: TcpOnlyArgs,
 }
 
 impl From<&TcpArgs> for ClientConfig {
     fn from(a: &TcpArgs) -> ClientConfig {
-        a.test.client(Protocol::Tcp)
+        ClientConfig {
+            mss: a.tcp.mss,
+            ..a.test.client(Protocol::Tcp)
+        }
     }
 }
 
@@ -160,8 +191,13 @@ impl From<&UdpArgs> for ClientConfig {
 /// Options of `net pingpong`.
 #[derive(Debug, Args)]
 pub struct PingpongArgs {
-    /// Server host running `nodebench net serve`.
-    pub host: String,
+    /// Server host running `nodebench net serve`; not with --loopback.
+    #[arg(required_unless_present = "loopback")]
+    pub host: Option<String>,
+    /// Start the echo server in this process on an ephemeral loopback port
+    /// for this run, instead of naming a host.
+    #[arg(long, conflicts_with_all = ["host", "port"])]
+    pub loopback: bool,
     /// The server's iperf3 port (the echo is on the next port).
     #[arg(short = 'p', long, value_name = "PORT", default_value_t = ServerConfig::default().port)]
     pub port: u16,
@@ -191,14 +227,20 @@ impl TryFrom<&PingpongArgs> for PingpongConfig {
     /// Fails when the host does not resolve or the port has no next one.
     fn try_from(a: &PingpongArgs) -> Result<PingpongConfig, String> {
         let d = PingpongConfig::default();
-        let host = a.host.trim_matches(|c| c == '[' || c == ']');
-        let server = (host, echo_port(a.port)?)
-            .to_socket_addrs()
-            .map_err(|e| format!("cannot resolve {}: {e}", a.host))?
-            .next()
-            .ok_or_else(|| format!("cannot resolve {}: no address", a.host))?;
+        let server = match &a.host {
+            None => d.server,
+            Some(h) => {
+                let host = h.trim_matches(|c| c == '[' || c == ']');
+                (host, echo_port(a.port)?)
+                    .to_socket_addrs()
+                    .map_err(|e| format!("cannot resolve {h}: {e}"))?
+                    .next()
+                    .ok_or_else(|| format!("cannot resolve {h}: no address"))?
+            }
+        };
         Ok(PingpongConfig {
             server,
+            loopback: a.loopback,
             protocols: or_default(&a.protocols, d.protocols),
             sizes: if a.sizes.is_empty() {
                 d.sizes

@@ -9,6 +9,22 @@ pub const DOWNLOAD: &str = "http.download";
 /// Benchmark id of the quick suite's in-process load.
 pub const LOOPBACK: &str = "http.loopback";
 
+/// Parameters of `http.load`, `http.sweep` and `http.download` results
+/// whose target was the built-in server started in this process (a URL
+/// that is only a path), and its figures.
+pub mod in_process {
+    /// Parameter naming where the target's server ran: [`BUILT_IN`] when
+    /// the benchmark started it; absent for a full URL.
+    pub const TARGET: &str = "target";
+    /// [`TARGET`]'s value: the built-in server, in this process.
+    pub const BUILT_IN: &str = "built-in, in-process";
+    /// Parameter: the built-in server's worker threads.
+    pub const SERVER_THREADS: &str = "server_threads";
+    /// Parameter: responses the server wrote during the benchmark (must
+    /// equal the replies the client completed).
+    pub const SERVER_REQUESTS_SERVED: &str = "server_requests_served";
+}
+
 // http.load
 /// Names in `http.load` results: metrics as ab, httperf and wrk2 print
 /// them, their label keys and values, and the run's parameters.

@@ -124,6 +124,14 @@ pub mod param {
     pub const SERVER: &str = "server";
     /// Ping-pong transport protocol.
     pub const PROTOCOL: &str = "protocol";
+    /// True when the benchmark started its server in this process on a
+    /// loopback port (`--loopback`).
+    pub const IN_PROCESS_SERVER: &str = "in_process_server";
+    /// `TCP_MAXSEG` asked for on the data sockets, bytes (`--mss`).
+    pub const MSS: &str = "mss";
+    /// `TCP_MAXSEG` of the client's first data connection once
+    /// established, bytes: the largest segment it sent.
+    pub const DATA_MSS: &str = "data_mss";
 }
 
 /// Parameters that define a TCP/UDP throughput workload: results differing
@@ -136,6 +144,7 @@ pub const THROUGHPUT_WORKLOAD_PARAMS: &[&str] = &[
     param::WINDOW,
     param::BITRATE,
     param::LENGTH,
+    param::MSS,
 ];
 /// Parameters that define a ping-pong workload (message size and thread
 /// count are labels).

@@ -25,7 +25,8 @@ use nodebench_core::names::http as ids;
 
 pub use self::result::{error_summary, load_result};
 pub use self::run::{LoadOutcome, run_load};
-pub use crate::config::{LoadConfig, Model, RequestSpec};
+pub use crate::config::{InProcessServer, LoadConfig, Model, RequestSpec};
+use crate::in_process::Running;
 
 /// The `http.load` benchmark: one result per run.
 #[derive(Debug, Clone)]
@@ -43,14 +44,29 @@ impl Benchmark for HttpLoad {
         self.config.validate()
     }
 
+    /// Runs the load; for a path URL against the built-in server started
+    /// for it, whose response count must match the client's.
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        self.config.validate()?;
         let started_at = Utc::now();
+        let mut server = Running::start(&self.config.server)?;
+        let mut config = self.config.clone();
+        if let Some(s) = &server {
+            config.target = s.target(&config.target);
+        }
         ctx.progress.start("http load", 1);
-        let outcome = run_load(&self.config, &ctx.cancel);
+        let outcome = run_load(&config, &ctx.cancel);
         ctx.progress.finish();
-        let mut result = load_result(&self.config, &outcome?);
+        let outcome = outcome?;
+        let mut result = load_result(&config, &outcome);
+        if let Some(s) = &mut server {
+            s.check(&mut result, outcome.stats.completed);
+        }
         result.started_at = started_at;
         ctx.record(result)?;
+        if let Some(s) = server {
+            s.stop();
+        }
         Ok(())
     }
 }

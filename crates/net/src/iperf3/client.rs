@@ -65,12 +65,15 @@ fn connect_error(target: &str, e: &io::Error, timeout: Duration) -> String {
     }
 }
 
-fn tcp_socket(addr: SocketAddr, window: Option<u32>) -> io::Result<Socket> {
+fn tcp_socket(addr: SocketAddr, window: Option<u32>, mss: Option<u32>) -> io::Result<Socket> {
     let s = Socket::new(
         Domain::for_address(addr),
         Type::STREAM,
         Some(SockProto::TCP),
     )?;
+    if let Some(m) = mss {
+        sys::set_tcp_maxseg(s.as_raw_fd(), m)?;
+    }
     if let Some(w) = window {
         s.set_send_buffer_size(w as usize)?;
         s.set_recv_buffer_size(w as usize)?;
@@ -125,11 +128,13 @@ fn expect_state(
 
 /// Creates the data streams in iperf3's order: for bidirectional tests the
 /// sending streams first, then the receiving ones; ids 1, 3, 4, 5, ...
+/// Also returns the first TCP stream's `TCP_MAXSEG` once connected.
 fn create_streams(
     cfg: &ClientConfig,
     server: SocketAddr,
     cookie: &[u8; proto::COOKIE_SIZE],
-) -> Result<Vec<Stream>, String> {
+) -> Result<(Vec<Stream>, Option<usize>), String> {
+    let mut data_mss = None;
     let n = cfg.parallel as usize;
     let roles: Vec<bool> = if cfg.bidir {
         std::iter::repeat_n(true, n)
@@ -144,11 +149,12 @@ fn create_streams(
         let id = if i == 0 { 1 } else { i as u32 + 2 };
         let sock = match cfg.protocol {
             Protocol::Tcp => {
-                let s =
-                    tcp_socket(server, cfg.window).map_err(|e| format!("data connection: {e}"))?;
+                let s = tcp_socket(server, cfg.window, cfg.mss)
+                    .map_err(|e| format!("data connection: {e}"))?;
                 s.connect_timeout(&SockAddr::from(server), cfg.connect_timeout)
                     .map_err(|e| connect_error(&target, &e, cfg.connect_timeout))?;
                 let mut t: TcpStream = s.into();
+                data_mss = data_mss.or_else(|| sys::tcp_maxseg(t.as_raw_fd()));
                 t.set_write_timeout(Some(cfg.connect_timeout))
                     .and_then(|_| t.write_all(cookie))
                     .map_err(|e| format!("data connection {id}: cannot send cookie: {e}"))?;
@@ -161,7 +167,7 @@ fn create_streams(
         };
         streams.push(Stream::new(id, sender, sock));
     }
-    Ok(streams)
+    Ok((streams, data_mss))
 }
 
 /// Opens a UDP stream: connect datagram, then wait for the server's reply.
@@ -338,7 +344,7 @@ pub(crate) fn run(cfg: &ClientConfig, cancel: &Cancel) -> Result<TestOutcome, St
         bandwidth: rate,
         pacing_timer: Some(1000),
         nodelay: false,
-        mss: None,
+        mss: cfg.mss.map(u64::from),
         congestion: None,
         udp_counters_64bit: cfg.protocol == Protocol::Udp,
         zerocopy: cfg.zerocopy,
@@ -357,7 +363,7 @@ pub(crate) fn run(cfg: &ClientConfig, cancel: &Cancel) -> Result<TestOutcome, St
         return Err("cancelled".into());
     }
 
-    let streams = create_streams(cfg, server, &cookie)?;
+    let (streams, data_mss) = create_streams(cfg, server, &cookie)?;
     expect_state(
         &mut ctrl,
         State::TestStart,
@@ -457,6 +463,7 @@ pub(crate) fn run(cfg: &ClientConfig, cancel: &Cancel) -> Result<TestOutcome, St
         bidir: cfg.bidir,
         length,
         duration: test_len,
+        data_mss,
     })
 }
 

@@ -95,6 +95,14 @@ pub struct ClientConfig {
     /// Write/read size: `None` = 128 KiB for TCP; for UDP the control
     /// connection's MSS (the path MTU less headers), or 1460, as iperf3 picks.
     pub length: Option<usize>,
+    /// `TCP_MAXSEG` of the data sockets, bytes (iperf3 `-M`/`--set-mss`,
+    /// also sent to the server); `None` leaves the path's MSS. On loopback
+    /// 1448 emulates an MTU of 1500 and 8948 one of 9000.
+    pub mss: Option<u32>,
+    /// Start the iperf3-compatible server in this process on an ephemeral
+    /// loopback port for this test (`--loopback`); `host` and `port` are
+    /// then the server's.
+    pub loopback: bool,
     /// Server sends, client receives.
     pub reverse: bool,
     /// Both directions at once.
@@ -125,6 +133,8 @@ impl ClientConfig {
             interval: None,
             window: None,
             length: None,
+            mss: None,
+            loopback: false,
             reverse: false,
             bidir: false,
             zerocopy: false,
@@ -170,6 +180,12 @@ impl Config for ClientConfig {
         }
         if self.connect_timeout.is_zero() {
             return invalid("--connect-timeout: must be more than 0 s".into());
+        }
+        if let Some(m) = self.mss {
+            if self.protocol != Protocol::Tcp {
+                return invalid("--mss: applies to TCP tests only".into());
+            }
+            check_mss(m)?;
         }
         Ok(())
     }
@@ -262,6 +278,9 @@ pub struct TestOutcome {
     pub length: usize,
     /// Test length from start to the end of sending, seconds.
     pub duration: f64,
+    /// TCP: `TCP_MAXSEG` of this side's first data connection once
+    /// established, the largest segment it sends (bounded by `--mss`).
+    pub data_mss: Option<usize>,
 }
 
 impl TestOutcome {
@@ -304,6 +323,9 @@ pub struct ServerConfig {
     pub token: Option<String>,
     /// Return after this many tests ran (tests and scripts).
     pub max_tests: Option<u64>,
+    /// `TCP_MAXSEG` set on the listening socket, so every accepted
+    /// connection's segments are bounded by it; `None` leaves the path's.
+    pub mss: Option<u32>,
 }
 
 impl Default for ServerConfig {
@@ -315,6 +337,7 @@ impl Default for ServerConfig {
             max_bitrate: None,
             token: None,
             max_tests: None,
+            mss: None,
         }
     }
 }
@@ -337,6 +360,23 @@ pub fn serve(
     on_test: impl FnMut(TestOutcome),
 ) -> Result<(), String> {
     server::serve(cfg, cancel, on_ready, on_test)
+}
+
+/// Smallest `TCP_MAXSEG` Linux takes (`TCP_MIN_MSS`).
+pub const MIN_MSS: u32 = 88;
+/// Largest `--mss` accepted: an MTU of 9216 less 40 bytes of headers, the
+/// largest jumbo frame switches commonly carry.
+pub const MAX_MSS: u32 = 9176;
+
+/// Checks an MSS against [`MIN_MSS`]..=[`MAX_MSS`], naming `--mss`.
+fn check_mss(mss: u32) -> Result<(), BenchError> {
+    if (MIN_MSS..=MAX_MSS).contains(&mss) {
+        Ok(())
+    } else {
+        Err(BenchError::Invalid(format!(
+            "--mss {mss}: expected {MIN_MSS} to {MAX_MSS} bytes, e.g. 1448 (MTU 1500) or 8948 (MTU 9000)"
+        )))
+    }
 }
 
 /// Formats a duration for messages: "5 s", "0.5 s", "1.25 s".

@@ -72,7 +72,7 @@ fn bind_error(ip: IpAddr, port: u16, e: &io::Error) -> String {
     }
 }
 
-fn bind_listener(ip: IpAddr, port: u16) -> Result<TcpListener, String> {
+fn bind_listener(ip: IpAddr, port: u16, mss: Option<u32>) -> Result<TcpListener, String> {
     let addr = SocketAddr::new(ip, port);
     let err = |e: io::Error| bind_error(ip, port, &e);
     let s = Socket::new(
@@ -82,6 +82,9 @@ fn bind_listener(ip: IpAddr, port: u16) -> Result<TcpListener, String> {
     )
     .map_err(err)?;
     s.set_reuse_address(true).map_err(err)?;
+    if let Some(m) = mss {
+        sys::set_tcp_maxseg(s.as_raw_fd(), m).map_err(|e| format!("--mss {m}: {e}"))?;
+    }
     s.bind(&addr.into()).map_err(err)?;
     s.listen(128).map_err(err)?;
     Ok(s.into())
@@ -100,7 +103,7 @@ pub(crate) fn serve(
     on_ready: impl FnOnce(SocketAddr),
     mut on_test: impl FnMut(TestOutcome),
 ) -> Result<(), String> {
-    let listener = bind_listener(cfg.bind, cfg.port)?;
+    let listener = bind_listener(cfg.bind, cfg.port, cfg.mss)?;
     let local = listener
         .local_addr()
         .map_err(|e| format!("--port {}: {e}", cfg.port))?;
@@ -567,6 +570,7 @@ impl Session<'_> {
             bidir: p.bidirectional,
             length: len,
             duration: test_len,
+            data_mss: run.streams.iter().find_map(|s| s.tcp_maxseg()),
         })
     }
 

@@ -73,6 +73,28 @@ pub(crate) fn tcp_maxseg(fd: RawFd) -> Option<usize> {
     (rc == 0 && v > 0).then_some(v as usize)
 }
 
+/// Sets `TCP_MAXSEG` (iperf3's `--set-mss`): on a socket before it
+/// connects, or on a listener for the connections it accepts, it bounds the
+/// segment size both ways (it lowers the MSS advertised in the handshake).
+pub(crate) fn set_tcp_maxseg(fd: RawFd, mss: u32) -> io::Result<()> {
+    let v = mss as libc::c_int;
+    // SAFETY: the pointer and length describe `v`.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_MAXSEG,
+            (&v as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 /// Sets the TCP congestion control algorithm.
 pub(crate) fn set_congestion(fd: RawFd, name: &str) -> io::Result<()> {
     // SAFETY: the pointer and length describe `name`'s bytes.

@@ -137,6 +137,14 @@ impl Stream {
         }
     }
 
+    /// TCP: the connection's `TCP_MAXSEG` (the largest segment it sends).
+    pub(crate) fn tcp_maxseg(&self) -> Option<usize> {
+        match &*self.sock {
+            Sock::Tcp(t) => sys::tcp_maxseg(t.as_raw_fd()),
+            Sock::Udp(_) => None,
+        }
+    }
+
     /// Bytes counted so far.
     pub(crate) fn bytes(&self) -> u64 {
         self.c.bytes.load(Relaxed)
