@@ -471,9 +471,12 @@ mod tests {
         rs[0].parameters.insert("step".into(), "one".into());
         let mut other = BenchResult::new("cpu.ops");
         other.parameters.insert("step".into(), "two".into());
-        other
-            .metrics
-            .push(Metric::new("rate", 1e9, Unit::FlopsPerSecond, Better::Higher));
+        other.metrics.push(Metric::new(
+            "rate",
+            1e9,
+            Unit::FlopsPerSecond,
+            Better::Higher,
+        ));
         rs.push(other);
         let mut th = t("cpu.ops rate >= 40 GFLOPS");
         assert!(!th.judge(&rs).passed);

@@ -167,7 +167,10 @@ fn sample_now_puts_the_end_of_a_short_result_in_its_window() {
     assert!(sampler.window(from, to).is_empty());
     let asked = Instant::now();
     sampler.sample_now();
-    assert!(asked.elapsed() < Duration::from_millis(500), "sample_now waited");
+    assert!(
+        asked.elapsed() < Duration::from_millis(500),
+        "sample_now waited"
+    );
     let window = sampler.window(from, to);
     let user = window
         .iter()

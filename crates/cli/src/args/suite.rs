@@ -48,7 +48,11 @@ pub struct Setting {
 /// A `--set` value: `KEY=VALUE` or `STEP.KEY=VALUE` (a step name may
 /// itself contain dots, the key never does).
 fn parse_setting(s: &str) -> Result<Setting, String> {
-    let bad = || format!("invalid setting '{s}': expected [STEP.]KEY=VALUE, e.g. file-size=64M or cpu.ops.threads=1,2");
+    let bad = || {
+        format!(
+            "invalid setting '{s}': expected [STEP.]KEY=VALUE, e.g. file-size=64M or cpu.ops.threads=1,2"
+        )
+    };
     let (target, value) = s.split_once('=').ok_or_else(bad)?;
     let (step, key) = match target.rsplit_once('.') {
         Some((step, key)) => (Some(step.trim().to_string()), key.trim()),
@@ -77,7 +81,10 @@ mod tests {
         assert_eq!((s.step, s.key.as_str()), (None, "url"));
         assert_eq!(s.value, "/bytes/10?a=b");
         for bad in ["threads", "=1", ".x=1", "a.=1"] {
-            assert!(parse_setting(bad).unwrap_err().contains("[STEP.]KEY=VALUE"), "{bad}");
+            assert!(
+                parse_setting(bad).unwrap_err().contains("[STEP.]KEY=VALUE"),
+                "{bad}"
+            );
         }
     }
 }

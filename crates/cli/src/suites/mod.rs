@@ -27,8 +27,8 @@ mod step;
 use std::fmt;
 use std::ops::Range;
 
-use clap::{Arg, ArgAction, CommandFactory, Parser};
 use clap::error::{ContextKind, ContextValue};
+use clap::{Arg, ArgAction, CommandFactory, Parser};
 use nodebench_core::bench::Benchmark;
 use nodebench_core::names;
 use nodebench_core::threshold::Threshold;
@@ -46,9 +46,15 @@ pub const QUICK: &str = "quick";
 /// under `crates/cli/suites/`).
 pub const BUILTINS: [(&str, &str); 6] = [
     (QUICK, include_str!("../../suites/quick.toml")),
-    ("compute-node", include_str!("../../suites/compute-node.toml")),
+    (
+        "compute-node",
+        include_str!("../../suites/compute-node.toml"),
+    ),
     ("node-pair", include_str!("../../suites/node-pair.toml")),
-    ("resource-sweep", include_str!("../../suites/resource-sweep.toml")),
+    (
+        "resource-sweep",
+        include_str!("../../suites/resource-sweep.toml"),
+    ),
     ("amp-stack", include_str!("../../suites/amp-stack.toml")),
     ("iozone-auto", include_str!("../../suites/iozone-auto.toml")),
 ];
@@ -160,11 +166,21 @@ impl Source<'_> {
     /// The 1-based line of byte `offset`.
     fn line(&self, offset: usize) -> usize {
         let end = offset.min(self.text.len());
-        self.text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+        self.text.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
     }
 
     /// An error at `span`, in `step` (if any), about `key` (if any).
-    fn err(&self, span: Range<usize>, step: Option<&str>, key: Option<&str>, why: &str) -> SuiteError {
+    fn err(
+        &self,
+        span: Range<usize>,
+        step: Option<&str>,
+        key: Option<&str>,
+        why: &str,
+    ) -> SuiteError {
         located(self.origin, Some(self.line(span.start)), step, key, why)
     }
 }
@@ -219,7 +235,13 @@ pub fn parse(text: &str, origin: &str) -> Result<Suite, SuiteError> {
     let root = DeTable::parse(text).map_err(|e| {
         let line = e.span().map(|s| src.line(s.start)).unwrap_or(1);
         let why = e.message().trim().replace('\n', " ");
-        located(origin, Some(line), None, None, &format!("malformed TOML: {why}"))
+        located(
+            origin,
+            Some(line),
+            None,
+            None,
+            &format!("malformed TOML: {why}"),
+        )
     })?;
     let mut name = None;
     let mut description = String::new();
@@ -242,11 +264,21 @@ pub fn parse(text: &str, origin: &str) -> Result<Suite, SuiteError> {
             }
         }
     }
-    let name = name
-        .filter(|n| !n.trim().is_empty())
-        .ok_or_else(|| src.err(0..0, None, Some(NAME), "missing: a suite needs name = \"...\""))?;
+    let name = name.filter(|n| !n.trim().is_empty()).ok_or_else(|| {
+        src.err(
+            0..0,
+            None,
+            Some(NAME),
+            "missing: a suite needs name = \"...\"",
+        )
+    })?;
     if steps.is_empty() {
-        return Err(src.err(0..0, None, None, "no steps: add [[step]] tables with bench = \"cpu.ops\" and the like"));
+        return Err(src.err(
+            0..0,
+            None,
+            None,
+            "no steps: add [[step]] tables with bench = \"cpu.ops\" and the like",
+        ));
     }
     Ok(Suite {
         name,
@@ -258,7 +290,12 @@ pub fn parse(text: &str, origin: &str) -> Result<Suite, SuiteError> {
 }
 
 /// A string value.
-fn text_of(src: &Source, v: &Spanned<DeValue>, step: Option<&str>, key: &str) -> Result<String, SuiteError> {
+fn text_of(
+    src: &Source,
+    v: &Spanned<DeValue>,
+    step: Option<&str>,
+    key: &str,
+) -> Result<String, SuiteError> {
     match v.get_ref() {
         DeValue::String(s) => Ok(s.to_string()),
         _ => Err(src.err(v.span(), step, Some(key), "expected a string")),
@@ -274,15 +311,22 @@ fn thresholds_of(
     key: &str,
 ) -> Result<Vec<Threshold>, SuiteError> {
     let DeValue::Array(items) = v.get_ref() else {
-        return Err(src.err(v.span(), step, Some(key), "expected a list of strings such as [\"cpu.ops rate >= 1 GFLOPS\"]"));
+        return Err(src.err(
+            v.span(),
+            step,
+            Some(key),
+            "expected a list of strings such as [\"cpu.ops rate >= 1 GFLOPS\"]",
+        ));
     };
     items
         .iter()
         .map(|item| {
             let text = text_of(src, item, step, key)?;
-            let mut t: Threshold = text
-                .parse()
-                .map_err(|e: nodebench_core::threshold::ThresholdError| src.err(item.span(), step, Some(key), &e.0))?;
+            let mut t: Threshold =
+                text.parse()
+                    .map_err(|e: nodebench_core::threshold::ThresholdError| {
+                        src.err(item.span(), step, Some(key), &e.0)
+                    })?;
             t.scope = step.map(|s| (names::suite::STEP.to_string(), s.to_string()));
             Ok(t)
         })
@@ -309,8 +353,16 @@ fn steps_of(src: &Source, v: &Spanned<DeValue>) -> Result<Vec<Step>, SuiteError>
     // Explicit names must be unique; unnamed steps take their benchmark id,
     // with -2, -3... from its second unnamed use, skipping taken names.
     for (i, span) in &named {
-        if named.iter().any(|(j, _)| j != i && steps[*j].name == steps[*i].name) {
-            return Err(src.err(span.clone(), Some(&steps[*i].name), Some(NAME), "a step name must be unique in the suite"));
+        if named
+            .iter()
+            .any(|(j, _)| j != i && steps[*j].name == steps[*i].name)
+        {
+            return Err(src.err(
+                span.clone(),
+                Some(&steps[*i].name),
+                Some(NAME),
+                "a step name must be unique in the suite",
+            ));
         }
     }
     let mut taken: Vec<String> = named.iter().map(|(i, _)| steps[*i].name.clone()).collect();
@@ -355,7 +407,10 @@ fn step_of(
                 Some(line),
                 name.as_deref(),
                 Some(BENCH),
-                &format!("missing: a step needs bench = one of {}", BENCHMARKS.join(", ")),
+                &format!(
+                    "missing: a step needs bench = one of {}",
+                    BENCHMARKS.join(", ")
+                ),
             ));
         }
         Some((_, v)) => {
@@ -365,7 +420,10 @@ fn step_of(
                     v.span(),
                     name.as_deref(),
                     Some(BENCH),
-                    &format!("unknown benchmark '{id}' (accepted: {})", BENCHMARKS.join(", ")),
+                    &format!(
+                        "unknown benchmark '{id}' (accepted: {})",
+                        BENCHMARKS.join(", ")
+                    ),
                 )
             })?
         }
@@ -381,10 +439,22 @@ fn step_of(
             NAME | BENCH => {}
             REPEAT => {
                 repeat = match v.get_ref() {
-                    DeValue::Integer(i) => i.as_str().replace('_', "").parse::<u64>().ok().filter(|n| *n >= 1),
+                    DeValue::Integer(i) => i
+                        .as_str()
+                        .replace('_', "")
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|n| *n >= 1),
                     _ => None,
                 }
-                .ok_or_else(|| src.err(v.span(), at, Some(k), "expected a whole number of runs, 1 or more"))?;
+                .ok_or_else(|| {
+                    src.err(
+                        v.span(),
+                        at,
+                        Some(k),
+                        "expected a whole number of runs, 1 or more",
+                    )
+                })?;
             }
             THRESHOLDS => thresholds = thresholds_of(src, v, at, k)?,
             _ => params.push(Param {
@@ -408,7 +478,12 @@ fn step_of(
 }
 
 /// A parameter's value: a scalar as text, a list of scalars, or a boolean.
-fn value_of(src: &Source, v: &Spanned<DeValue>, step: Option<&str>, key: &str) -> Result<Value, SuiteError> {
+fn value_of(
+    src: &Source,
+    v: &Spanned<DeValue>,
+    step: Option<&str>,
+    key: &str,
+) -> Result<Value, SuiteError> {
     let scalar = |v: &Spanned<DeValue>| -> Option<String> {
         match v.get_ref() {
             DeValue::String(s) => Some(s.to_string()),
@@ -461,7 +536,8 @@ fn key_of(arg: &Arg) -> Option<String> {
 
 /// The argument of `cmd` a step's `key` names.
 fn arg_named<'c>(cmd: &'c clap::Command, key: &str) -> Option<&'c Arg> {
-    cmd.get_arguments().find(|a| key_of(a).as_deref() == Some(key))
+    cmd.get_arguments()
+        .find(|a| key_of(a).as_deref() == Some(key))
 }
 
 /// The keys `cmd` takes, for messages.
@@ -482,10 +558,19 @@ pub fn apply(suite: &mut Suite, sets: &[Setting]) -> Result<(), SuiteError> {
         let err = |why: String| SuiteError(format!("--set {shown}: {why}"));
         let chosen: Vec<usize> = match &set.step {
             Some(name) => {
-                let i = suite.steps.iter().position(|s| &s.name == name).ok_or_else(|| {
-                    let steps: Vec<&str> = suite.steps.iter().map(|s| s.name.as_str()).collect();
-                    err(format!("suite '{}' has no step '{name}' (its steps: {})", suite.name, steps.join(", ")))
-                })?;
+                let i = suite
+                    .steps
+                    .iter()
+                    .position(|s| &s.name == name)
+                    .ok_or_else(|| {
+                        let steps: Vec<&str> =
+                            suite.steps.iter().map(|s| s.name.as_str()).collect();
+                        err(format!(
+                            "suite '{}' has no step '{name}' (its steps: {})",
+                            suite.name,
+                            steps.join(", ")
+                        ))
+                    })?;
                 let cmd = subcommand(suite.steps[i].bench);
                 if arg_named(&cmd, &set.key).is_none() {
                     return Err(err(format!(
@@ -533,7 +618,11 @@ fn argv(suite: &Suite, step: &Step, cmd: &clap::Command) -> Result<Vec<String>, 
     for p in &step.params {
         let err = |why: &str| located(&suite.origin, p.line, Some(&step.name), Some(&p.key), why);
         let arg = arg_named(cmd, &p.key).ok_or_else(|| {
-            err(&format!("unknown parameter of {} (accepted: {})", step.bench, accepted_keys(cmd)))
+            err(&format!(
+                "unknown parameter of {} (accepted: {})",
+                step.bench,
+                accepted_keys(cmd)
+            ))
         })?;
         has_dir |= p.key == DIR;
         let flag = format!("--{}", p.key);
@@ -543,10 +632,19 @@ fn argv(suite: &Suite, step: &Step, cmd: &clap::Command) -> Result<Vec<String>, 
             (Value::Text(t), true) => match t.as_str() {
                 "true" => flags.push(flag),
                 "false" => {}
-                _ => return Err(err(&format!("invalid value '{t}': a bare flag takes true or false"))),
+                _ => {
+                    return Err(err(&format!(
+                        "invalid value '{t}': a bare flag takes true or false"
+                    )));
+                }
             },
+            (Value::List(_), true) => {
+                return Err(err("a bare flag takes true or false, not a list"));
+            }
             (Value::Flag(_), false) => {
-                return Err(err("takes a value, not true/false (true/false is for bare flags)"));
+                return Err(err(
+                    "takes a value, not true/false (true/false is for bare flags)",
+                ));
             }
             (value, false) => {
                 let values = match value {
@@ -606,7 +704,13 @@ pub fn benchmarks(suite: &Suite) -> Result<Vec<Box<dyn Benchmark>>, SuiteError> 
                 .as_deref()
                 .and_then(|k| step.params.iter().find(|p| p.key == k))
                 .map_or(Some(step.line), |p| p.line);
-            located(&suite.origin, line, Some(&step.name), key.as_deref(), &one_line(&e))
+            located(
+                &suite.origin,
+                line,
+                Some(&step.name),
+                key.as_deref(),
+                &one_line(&e),
+            )
         })?;
         for repeat in 1..=step.repeat {
             let bench = crate::commands::benchmark(&cli.command)

@@ -39,7 +39,15 @@ fn steps_become_the_argv_of_their_subcommand() {
     let a = argv(&s, &s.steps[0], &subcommand(s.steps[0].bench)).unwrap();
     assert_eq!(
         a,
-        ["nodebench", "disk", "iozone", "--dir=/d", "--file-size=64M", "--fsync", "--tests=write,read"]
+        [
+            "nodebench",
+            "disk",
+            "iozone",
+            "--dir=/d",
+            "--file-size=64M",
+            "--fsync",
+            "--tests=write,read"
+        ]
     );
     let a = argv(&s, &s.steps[1], &subcommand(s.steps[1].bench)).unwrap();
     assert_eq!(
@@ -73,14 +81,25 @@ fn unnamed_steps_take_their_id_with_a_suffix_when_repeated() {
 #[test]
 fn errors_name_the_line_the_step_and_the_key() {
     let e = suite("name = \"x\"\n\n[[step]]\nbench = \"cpu.flops\"\n").unwrap_err();
-    assert!(e.0.starts_with("s.toml:4: key 'bench': unknown benchmark 'cpu.flops' (accepted: cpu.ops,"), "{e}");
+    assert!(
+        e.0.starts_with("s.toml:4: key 'bench': unknown benchmark 'cpu.flops' (accepted: cpu.ops,"),
+        "{e}"
+    );
     let e = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nrepeat = 0\n").unwrap_err();
-    assert!(e.0.starts_with("s.toml:4: step 'cpu.ops', key 'repeat': expected a whole number"), "{e}");
+    assert!(
+        e.0.starts_with("s.toml:4: step 'cpu.ops', key 'repeat': expected a whole number"),
+        "{e}"
+    );
     let e = suite("name = \"x\"\n[[step]\n").unwrap_err();
     assert!(e.0.starts_with("s.toml:2: malformed TOML"), "{e}");
-    let e = suite("name = \"x\"\nthresholds = [\"cpu.ops rate\"]\n[[step]]\nbench = \"cpu.ops\"\n").unwrap_err();
-    assert!(e.0.starts_with("s.toml:2: key 'thresholds': invalid threshold 'cpu.ops rate'"), "{e}");
-    let s = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\n\nthreads = \"1,2\"\nwarp = 9\n").unwrap();
+    let e = suite("name = \"x\"\nthresholds = [\"cpu.ops rate\"]\n[[step]]\nbench = \"cpu.ops\"\n")
+        .unwrap_err();
+    assert!(
+        e.0.starts_with("s.toml:2: key 'thresholds': invalid threshold 'cpu.ops rate'"),
+        "{e}"
+    );
+    let s = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\n\nthreads = \"1,2\"\nwarp = 9\n")
+        .unwrap();
     let e = benchmarks(&s).err().unwrap();
     assert!(e.0.starts_with("s.toml:6: step 'cpu.ops', key 'warp': unknown parameter of cpu.ops (accepted: threads, duration,"), "{e}");
     let s = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nduration = \"fast\"\n").unwrap();
@@ -88,7 +107,10 @@ fn errors_name_the_line_the_step_and_the_key() {
     assert!(e.0.starts_with("s.toml:4: step 'cpu.ops', key 'duration': invalid value 'fast' for '--duration <DURATION>'"), "{e}");
     let s = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nno-pin = 3\n").unwrap();
     let e = benchmarks(&s).err().unwrap();
-    assert!(e.0.contains("key 'no-pin': invalid value '3': a bare flag takes true or false"), "{e}");
+    assert!(
+        e.0.contains("key 'no-pin': invalid value '3': a bare flag takes true or false"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -97,21 +119,46 @@ fn settings_reach_the_steps_that_take_them() {
         "name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nthreads = \"1\"\n[[step]]\nbench = \"memory.stream\"\n[[step]]\nbench = \"disk.dd\"\n",
     )
     .unwrap();
-    apply(&mut s, &[setting(None, "threads", "2"), setting(Some("disk.dd"), "count", "4")]).unwrap();
-    let value = |i: usize, k: &str| s.steps[i].params.iter().find(|p| p.key == k).map(|p| p.value.clone());
+    apply(
+        &mut s,
+        &[
+            setting(None, "threads", "2"),
+            setting(Some("disk.dd"), "count", "4"),
+        ],
+    )
+    .unwrap();
+    let value = |i: usize, k: &str| {
+        s.steps[i]
+            .params
+            .iter()
+            .find(|p| p.key == k)
+            .map(|p| p.value.clone())
+    };
     assert_eq!(value(0, "threads"), Some(Value::Text("2".into())));
     assert_eq!(value(1, "threads"), Some(Value::Text("2".into())));
     assert_eq!(value(2, "threads"), None);
     assert_eq!(value(2, "count"), Some(Value::Text("4".into())));
     let e = apply(&mut s.clone(), &[setting(None, "warp", "1")]).unwrap_err();
-    assert!(e.0.starts_with("--set warp: no step of suite 'x' takes 'warp'"), "{e}");
+    assert!(
+        e.0.starts_with("--set warp: no step of suite 'x' takes 'warp'"),
+        "{e}"
+    );
     let e = apply(&mut s.clone(), &[setting(Some("nope"), "count", "1")]).unwrap_err();
-    assert!(e.0.starts_with("--set nope.count: suite 'x' has no step 'nope'"), "{e}");
+    assert!(
+        e.0.starts_with("--set nope.count: suite 'x' has no step 'nope'"),
+        "{e}"
+    );
     let e = apply(&mut s.clone(), &[setting(Some("cpu.ops"), "count", "1")]).unwrap_err();
-    assert!(e.0.starts_with("--set cpu.ops.count: step 'cpu.ops' (cpu.ops) takes no 'count'"), "{e}");
+    assert!(
+        e.0.starts_with("--set cpu.ops.count: step 'cpu.ops' (cpu.ops) takes no 'count'"),
+        "{e}"
+    );
     apply(&mut s, &[setting(Some("memory.stream"), "ntimes", "x")]).unwrap();
     let e = benchmarks(&s).err().unwrap();
-    assert!(e.0.starts_with("s.toml: --set: step 'memory.stream', key 'ntimes': invalid value 'x'"), "{e}");
+    assert!(
+        e.0.starts_with("s.toml: --set: step 'memory.stream', key 'ntimes': invalid value 'x'"),
+        "{e}"
+    );
 }
 
 #[test]
