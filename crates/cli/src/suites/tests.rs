@@ -46,7 +46,8 @@ fn steps_become_the_argv_of_their_subcommand() {
             "--dir=/d",
             "--file-size=64M",
             "--fsync",
-            "--tests=write,read"
+            "--tests=write",
+            "--tests=read"
         ]
     );
     let a = argv(&s, &s.steps[1], &subcommand(s.steps[1].bench)).unwrap();
