@@ -181,7 +181,7 @@ threads = [1]
 duration = "10ms"
 repeats = 1
 warmup = 0
-kernels = "f64.scalar"
+kernels = "int.vector"
 "#,
     );
     let out = run_suite(&t, f.to_str().unwrap(), &[]);
