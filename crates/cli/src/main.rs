@@ -4,7 +4,7 @@
 mod args;
 mod commands;
 mod progress;
-mod suite;
+mod suites;
 
 use std::process::ExitCode;
 
@@ -29,18 +29,7 @@ fn main() -> ExitCode {
                     ExitCode::from(EXIT_USAGE)
                 }
                 _ => {
-                    // One line: clap's message up to its usage hint (the flag
-                    // and, from our parsers, the accepted forms).
-                    let text = e.render().to_string();
-                    let line: Vec<&str> = text
-                        .lines()
-                        .map(str::trim)
-                        .take_while(|l| {
-                            !l.starts_with("Usage:") && !l.starts_with("For more information")
-                        })
-                        .filter(|l| !l.is_empty())
-                        .collect();
-                    eprintln!("{}", line.join(" "));
+                    eprintln!("error: {}", args::one_line(&e));
                     ExitCode::from(EXIT_USAGE)
                 }
             };

@@ -99,6 +99,10 @@ pub struct Threshold {
     pub unit: Option<Unit>,
     /// The expression as written, trimmed.
     pub text: String,
+    /// Judge only results whose parameter `.0` is the string `.1` (a suite
+    /// step's thresholds: [`crate::names::suite::STEP`] = the step name);
+    /// `None` judges every result.
+    pub scope: Option<(String, String)>,
 }
 
 /// Why an expression is not a threshold: its message names the expression
@@ -171,6 +175,7 @@ impl FromStr for Threshold {
             bound: value,
             unit,
             text: text.to_string(),
+            scope: None,
         })
     }
 }
@@ -267,11 +272,19 @@ fn unit_factor(unit: &str) -> Option<(f64, f64, Unit)> {
 }
 
 impl Threshold {
+    /// Whether `result` is one this threshold judges (see [`Threshold::scope`]).
+    fn in_scope(&self, result: &BenchResult) -> bool {
+        self.scope.as_ref().is_none_or(|(key, value)| {
+            result.parameters.get(key).and_then(|v| v.as_str()) == Some(value.as_str())
+        })
+    }
+
     /// Judges this threshold against `results`: every metric named
     /// [`metric`](Threshold::metric) with [`labels`](Threshold::labels) in a
     /// result of [`benchmark`](Threshold::benchmark) must hold. No such
     /// metric, or one in another unit than the bound's, fails.
     pub fn judge(&self, results: &[BenchResult]) -> ThresholdVerdict {
+        let results: Vec<&BenchResult> = results.iter().filter(|r| self.in_scope(r)).collect();
         let want: Vec<(&str, &str)> = self
             .labels
             .iter()
@@ -284,7 +297,10 @@ impl Threshold {
             .filter(|m| m.has_labels(&want))
             .collect();
         let verdict = |passed, measured, unit, detail: Option<String>| ThresholdVerdict {
-            threshold: self.text.clone(),
+            threshold: match &self.scope {
+                Some((key, value)) => format!("{} [{key}={value}]", self.text),
+                None => self.text.clone(),
+            },
             passed,
             measured,
             unit,
@@ -446,6 +462,33 @@ mod tests {
             v.detail
                 .unwrap()
                 .starts_with("the bound is in B/s but rate{threads=1} is in flop/s")
+        );
+    }
+
+    #[test]
+    fn a_scoped_threshold_judges_only_the_results_of_its_scope() {
+        let mut rs = results();
+        rs[0].parameters.insert("step".into(), "one".into());
+        let mut other = BenchResult::new("cpu.ops");
+        other.parameters.insert("step".into(), "two".into());
+        other.metrics.push(Metric::new(
+            "rate",
+            1e9,
+            Unit::FlopsPerSecond,
+            Better::Higher,
+        ));
+        rs.push(other);
+        let mut th = t("cpu.ops rate >= 40 GFLOPS");
+        assert!(!th.judge(&rs).passed);
+        th.scope = Some(("step".into(), "one".into()));
+        let v = th.judge(&rs);
+        assert!(v.passed);
+        assert_eq!(v.matched, 2);
+        assert_eq!(v.threshold, "cpu.ops rate >= 40 GFLOPS [step=one]");
+        th.scope = Some(("step".into(), "three".into()));
+        assert_eq!(
+            th.judge(&rs).detail.as_deref(),
+            Some("no cpu.ops result in this run")
         );
     }
 }

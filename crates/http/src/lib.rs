@@ -10,7 +10,6 @@
 pub mod download;
 pub mod in_process;
 pub mod link;
-pub mod loopback;
 pub mod server;
 pub mod sweep;
 

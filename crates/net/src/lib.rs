@@ -11,6 +11,5 @@
 
 pub mod in_process;
 pub mod iperf3;
-pub mod loopback;
 pub mod pingpong;
 pub mod throughput;

@@ -17,6 +17,7 @@ pub mod memory;
 pub mod net;
 pub mod report;
 pub mod runs;
+pub mod suite;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -35,6 +36,7 @@ use memory::MemoryCommand;
 use net::NetCommand;
 use report::ReportArgs;
 use runs::RunsCommand;
+use suite::SuiteCommand;
 
 /// nodebench: benchmark a compute node and the server stack on it.
 #[derive(Debug, Parser)]
@@ -76,8 +78,12 @@ pub struct Cli {
 /// The top-level commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the quick suite (inventory + short CPU runs), save it and print the tables.
+    /// Run the quick suite (`suite run quick`: inventory, then short runs of
+    /// every area), save it and print the tables.
     Run,
+    /// Suites: TOML files of benchmark steps run as one run (list, show, run).
+    #[command(subcommand)]
+    Suite(SuiteCommand),
     /// Show what this machine is: CPU, caches, ISA, memory, disks, file systems, NICs.
     Inventory,
     /// CPU benchmarks.
@@ -132,6 +138,7 @@ impl Command {
     pub fn runs_benchmarks(&self) -> bool {
         match self {
             Command::Run | Command::Cpu(_) | Command::Memory(_) | Command::Disk(_) => true,
+            Command::Suite(c) => matches!(c, SuiteCommand::Run(_)),
             Command::Net(c) => !matches!(c, NetCommand::Serve(_)),
             Command::Http(c) => !matches!(c, HttpCommand::Serve(_)),
             Command::Inventory
@@ -143,6 +150,20 @@ impl Command {
             | Command::Schema { .. } => false,
         }
     }
+}
+
+/// A clap error as one line: its message up to the usage hint (the flag
+/// and, from our parsers, the accepted forms), without the `error: ` prefix.
+pub fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let line = lines.join(" ");
+    line.strip_prefix("error: ").unwrap_or(&line).to_string()
 }
 
 /// A `--tag` as its key and value.

@@ -13,9 +13,13 @@ use crate::args::cpu::CpuCommand;
 
 /// Runs `cmd`'s benchmark.
 pub fn run(cli: &Cli, cmd: &CpuCommand) -> Result<ExitCode> {
-    let bench: Box<dyn Benchmark> = match cmd {
+    run_benchmarks(cli, vec![benchmark(cmd)], false)
+}
+
+/// The benchmark `cmd` names, configured by its arguments.
+pub fn benchmark(cmd: &CpuCommand) -> Box<dyn Benchmark> {
+    match cmd {
         CpuCommand::Ops(a) => Box::new(CpuOps { config: a.into() }),
         CpuCommand::Linpack(a) => Box::new(Linpack { config: a.into() }),
-    };
-    run_benchmarks(cli, vec![bench], false)
+    }
 }

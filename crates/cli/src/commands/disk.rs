@@ -14,10 +14,14 @@ use crate::args::disk::DiskCommand;
 
 /// Runs `cmd`'s benchmark.
 pub fn run(cli: &Cli, cmd: &DiskCommand) -> Result<ExitCode> {
-    let bench: Box<dyn Benchmark> = match cmd {
+    run_benchmarks(cli, vec![benchmark(cmd)], false)
+}
+
+/// The benchmark `cmd` names, configured by its arguments.
+pub fn benchmark(cmd: &DiskCommand) -> Box<dyn Benchmark> {
+    match cmd {
         DiskCommand::Iozone(a) => Box::new(Iozone { config: a.into() }),
         DiskCommand::Dd(a) => Box::new(Dd { config: a.into() }),
         DiskCommand::Blocks(a) => Box::new(DiskBlocks { config: a.into() }),
-    };
-    run_benchmarks(cli, vec![bench], false)
+    }
 }

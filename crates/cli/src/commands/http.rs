@@ -16,15 +16,24 @@ use crate::args::http::{HttpCommand, HttpServeArgs};
 
 /// Serves (`http serve`) or runs `cmd`'s benchmark.
 pub fn run(cli: &Cli, cmd: &HttpCommand) -> Result<ExitCode> {
-    let bench: Box<dyn Benchmark> = match cmd {
-        HttpCommand::Serve(a) => return serve(a),
+    if let HttpCommand::Serve(a) = cmd {
+        return serve(a);
+    }
+    let bench = benchmark(cmd).map_err(anyhow::Error::msg)?;
+    run_benchmarks(cli, vec![bench], false)
+}
+
+/// The benchmark `cmd` names, configured by its arguments. Fails when
+/// `--body-file` cannot be read, and for `http serve`, which is no benchmark.
+pub fn benchmark(cmd: &HttpCommand) -> Result<Box<dyn Benchmark>, String> {
+    Ok(match cmd {
+        HttpCommand::Serve(_) => return Err("http serve is a server, not a benchmark".into()),
         HttpCommand::Load(a) => Box::new(HttpLoad {
-            config: a.try_into().map_err(anyhow::Error::msg)?,
+            config: a.try_into()?,
         }),
         HttpCommand::Sweep(a) => Box::new(Sweep { config: a.into() }),
         HttpCommand::Download(a) => Box::new(Download { config: a.into() }),
-    };
-    run_benchmarks(cli, vec![bench], false)
+    })
 }
 
 /// `http serve`: the built-in target server until Ctrl-C (exit 0), then

@@ -14,10 +14,14 @@ use crate::args::memory::MemoryCommand;
 
 /// Runs `cmd`'s benchmark.
 pub fn run(cli: &Cli, cmd: &MemoryCommand) -> Result<ExitCode> {
-    let bench: Box<dyn Benchmark> = match cmd {
+    run_benchmarks(cli, vec![benchmark(cmd)], false)
+}
+
+/// The benchmark `cmd` names, configured by its arguments.
+pub fn benchmark(cmd: &MemoryCommand) -> Box<dyn Benchmark> {
+    match cmd {
         MemoryCommand::Stream(a) => Box::new(Stream { config: a.into() }),
         MemoryCommand::Blocks(a) => Box::new(Blocks { config: a.into() }),
         MemoryCommand::Latency(a) => Box::new(Latency { config: a.into() }),
-    };
-    run_benchmarks(cli, vec![bench], false)
+    }
 }

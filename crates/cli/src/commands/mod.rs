@@ -13,10 +13,12 @@ mod net;
 mod report;
 mod runner;
 mod runs;
+mod suite;
 
 use std::process::ExitCode;
 
 use anyhow::Result;
+use nodebench_core::bench::Benchmark;
 
 use crate::args::{Cli, Command};
 
@@ -29,7 +31,8 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         return Ok(ExitCode::from(crate::EXIT_USAGE));
     }
     match &cli.command {
-        Command::Run => runner::run_benchmarks(&cli, crate::suite::quick(), true),
+        Command::Run => suite::run_suite(&cli, crate::suites::QUICK, &[]),
+        Command::Suite(cmd) => suite::run(&cli, cmd),
         Command::Inventory => runs::inventory(&cli),
         Command::Cpu(cmd) => cpu::run(&cli, cmd),
         Command::Memory(cmd) => memory::run(&cli, cmd),
@@ -42,5 +45,19 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Compare(args) => compare::run(&cli, args),
         Command::Schema { model } => runs::schema(*model),
         Command::Report(args) => report::run(&cli, args),
+    }
+}
+
+/// The benchmark a benchmark subcommand (`cpu ops ...`) names, configured by
+/// its arguments, for suites. Fails for a command that is no benchmark, and
+/// where the arguments need the machine (a host to resolve, a body file).
+pub fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, String> {
+    match cmd {
+        Command::Cpu(c) => Ok(cpu::benchmark(c)),
+        Command::Memory(c) => Ok(memory::benchmark(c)),
+        Command::Disk(c) => Ok(disk::benchmark(c)),
+        Command::Net(c) => net::benchmark(c),
+        Command::Http(c) => http::benchmark(c),
+        _ => Err("not a benchmark command".into()),
     }
 }

@@ -16,15 +16,24 @@ use crate::args::net::{NetCommand, ServeArgs, echo_port};
 
 /// Serves (`net serve`) or runs `cmd`'s benchmark.
 pub fn run(cli: &Cli, cmd: &NetCommand) -> Result<ExitCode> {
-    let bench: Box<dyn Benchmark> = match cmd {
-        NetCommand::Serve(a) => return serve(a),
+    if let NetCommand::Serve(a) = cmd {
+        return serve(a);
+    }
+    let bench = benchmark(cmd).map_err(anyhow::Error::msg)?;
+    run_benchmarks(cli, vec![bench], false)
+}
+
+/// The benchmark `cmd` names, configured by its arguments. Fails when the
+/// host does not resolve, and for `net serve`, which is no benchmark.
+pub fn benchmark(cmd: &NetCommand) -> Result<Box<dyn Benchmark>, String> {
+    Ok(match cmd {
+        NetCommand::Serve(_) => return Err("net serve is a server, not a benchmark".into()),
         NetCommand::Tcp(a) => Box::new(Throughput { config: a.into() }),
         NetCommand::Udp(a) => Box::new(Throughput { config: a.into() }),
         NetCommand::Pingpong(a) => Box::new(Pingpong {
-            config: a.try_into().map_err(anyhow::Error::msg)?,
+            config: a.try_into()?,
         }),
-    };
-    run_benchmarks(cli, vec![bench], false)
+    })
 }
 
 /// `net serve`: the iperf3-compatible server and the ping-pong echo, until

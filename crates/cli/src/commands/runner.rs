@@ -11,6 +11,7 @@ use anyhow::{Result, anyhow};
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::inventory;
 use nodebench_core::telemetry::Sampler;
+use nodebench_core::threshold::Threshold;
 use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_report::reporters;
 use nodebench_store::{Recorder, SqliteStore, Store};
@@ -72,6 +73,19 @@ pub fn run_benchmarks(
     benches: Vec<Box<dyn Benchmark>>,
     show_inventory: bool,
 ) -> Result<ExitCode> {
+    run_judged(cli, benches, show_inventory, &[], &[])
+}
+
+/// [`run_benchmarks`] with the run tagged `tags` too (`--tag` wins on the
+/// same key) and `thresholds` judged with `--assert` when the benchmarks
+/// have run: a suite's.
+pub fn run_judged(
+    cli: &Cli,
+    benches: Vec<Box<dyn Benchmark>>,
+    show_inventory: bool,
+    tags: &[(String, String)],
+    thresholds: &[Threshold],
+) -> Result<ExitCode> {
     let refused = match validate_all(&benches) {
         Ok(refused) => refused,
         Err(code) => return Ok(code),
@@ -83,7 +97,7 @@ pub fn run_benchmarks(
         Some(Box::new(open_store(cli)?))
     };
     let inventory = inventory::collect();
-    let tags: BTreeMap<String, String> = cli.tags.iter().cloned().collect();
+    let tags: BTreeMap<String, String> = tags.iter().chain(&cli.tags).cloned().collect();
     let mut run = Run::start(std::env::args().collect(), tags);
     run.inventory = Some(inventory.clone());
     let mut recorder = Recorder::begin(store, run)?;
@@ -128,8 +142,9 @@ pub fn run_benchmarks(
     } else {
         RunStatus::Complete
     };
-    if !cli.asserts.is_empty() {
-        recorder.judge(&cli.asserts)?;
+    let judged: Vec<Threshold> = thresholds.iter().chain(&cli.asserts).cloned().collect();
+    if !judged.is_empty() {
+        recorder.judge(&judged)?;
     }
     let run = recorder.finish(status)?;
 

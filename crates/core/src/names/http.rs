@@ -6,8 +6,6 @@ pub const LOAD: &str = "http.load";
 pub const SWEEP: &str = "http.sweep";
 /// Benchmark id of the single-stream download.
 pub const DOWNLOAD: &str = "http.download";
-/// Benchmark id of the quick suite's in-process load.
-pub const LOOPBACK: &str = "http.loopback";
 
 /// Parameters of `http.load`, `http.sweep` and `http.download` results
 /// whose target was the built-in server started in this process (a URL

@@ -6,8 +6,6 @@ pub const TCP: &str = "net.tcp";
 pub const UDP: &str = "net.udp";
 /// Benchmark id of TCP/UDP ping-pong.
 pub const PINGPONG: &str = "net.pingpong";
-/// Benchmark id of the quick suite's in-process loopback pair.
-pub const LOOPBACK: &str = "net.loopback";
 /// Benchmark id of HPCC's latency and bandwidth tests (ping-pong between
 /// process pairs, naturally and randomly ordered rings).
 pub const HPCC_LATENCY_BANDWIDTH: &str = "net.hpcc_latency_bandwidth";

@@ -1,0 +1,175 @@
+//! Unit tests of suite reading, `--set` and the step-to-argv conversion.
+
+use super::*;
+
+fn suite(text: &str) -> Result<Suite, SuiteError> {
+    parse(text, "s.toml")
+}
+
+fn setting(step: Option<&str>, key: &str, value: &str) -> Setting {
+    Setting {
+        step: step.map(str::to_string),
+        key: key.into(),
+        value: value.into(),
+    }
+}
+
+#[test]
+fn every_builtin_parses_under_its_name_and_builds_its_benchmarks() {
+    for (name, text) in BUILTINS {
+        let s = parse(text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(s.name, name);
+        assert!(!s.description.is_empty(), "{name}");
+        let benches = benchmarks(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let runs: u64 = s.steps.iter().map(|st| st.repeat).sum();
+        assert_eq!(benches.len() as u64, runs, "{name}");
+        for b in &benches {
+            b.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn steps_become_the_argv_of_their_subcommand() {
+    let s = suite(
+        "name = \"x\"\n[[step]]\nbench = \"disk.iozone\"\nfile-size = \"64M\"\ntests = [\"write\", \"read\"]\nfsync = true\npurge = false\ndir = \"/d\"\n\
+         [[step]]\nbench = \"http.load\"\nurl = \"http://127.0.0.1:1/\"\nheader = [\"A: 1\", \"B: 2\"]\nrequests = 10\n",
+    )
+    .unwrap();
+    let a = argv(&s, &s.steps[0], &subcommand(s.steps[0].bench)).unwrap();
+    assert_eq!(
+        a,
+        [
+            "nodebench",
+            "disk",
+            "iozone",
+            "--dir=/d",
+            "--file-size=64M",
+            "--fsync",
+            "--tests=write",
+            "--tests=read"
+        ]
+    );
+    let a = argv(&s, &s.steps[1], &subcommand(s.steps[1].bench)).unwrap();
+    assert_eq!(
+        a,
+        [
+            "nodebench",
+            "http",
+            "load",
+            "--header=A: 1",
+            "--header=B: 2",
+            "--requests=10",
+            "--",
+            "http://127.0.0.1:1/"
+        ]
+    );
+}
+
+#[test]
+fn unnamed_steps_take_their_id_with_a_suffix_when_repeated() {
+    let s = suite(
+        "name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\n[[step]]\nbench = \"cpu.ops\"\n[[step]]\nbench = \"cpu.ops\"\nname = \"cpu.ops-2\"\n",
+    )
+    .unwrap();
+    let names: Vec<&str> = s.steps.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["cpu.ops", "cpu.ops-3", "cpu.ops-2"]);
+    let e = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nname = \"a\"\n[[step]]\nbench = \"cpu.ops\"\nname = \"a\"\n")
+        .unwrap_err();
+    assert!(e.0.starts_with("s.toml:4: step 'a', key 'name': "), "{e}");
+}
+
+#[test]
+fn errors_name_the_line_the_step_and_the_key() {
+    let e = suite("name = \"x\"\n\n[[step]]\nbench = \"cpu.flops\"\n").unwrap_err();
+    assert!(
+        e.0.starts_with("s.toml:4: key 'bench': unknown benchmark 'cpu.flops' (accepted: cpu.ops,"),
+        "{e}"
+    );
+    let e = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nrepeat = 0\n").unwrap_err();
+    assert!(
+        e.0.starts_with("s.toml:4: step 'cpu.ops', key 'repeat': expected a whole number"),
+        "{e}"
+    );
+    let e = suite("name = \"x\"\n[[step]\n").unwrap_err();
+    assert!(e.0.starts_with("s.toml:2: malformed TOML"), "{e}");
+    let e = suite("name = \"x\"\nthresholds = [\"cpu.ops rate\"]\n[[step]]\nbench = \"cpu.ops\"\n")
+        .unwrap_err();
+    assert!(
+        e.0.starts_with("s.toml:2: key 'thresholds': invalid threshold 'cpu.ops rate'"),
+        "{e}"
+    );
+    let s = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\n\nthreads = \"1,2\"\nwarp = 9\n")
+        .unwrap();
+    let e = benchmarks(&s).err().unwrap();
+    assert!(e.0.starts_with("s.toml:6: step 'cpu.ops', key 'warp': unknown parameter of cpu.ops (accepted: threads, duration,"), "{e}");
+    let s = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nduration = \"fast\"\n").unwrap();
+    let e = benchmarks(&s).err().unwrap();
+    assert!(e.0.starts_with("s.toml:4: step 'cpu.ops', key 'duration': invalid value 'fast' for '--duration <DURATION>'"), "{e}");
+    let s = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nno-pin = 3\n").unwrap();
+    let e = benchmarks(&s).err().unwrap();
+    assert!(
+        e.0.contains("key 'no-pin': invalid value '3': a bare flag takes true or false"),
+        "{e}"
+    );
+}
+
+#[test]
+fn settings_reach_the_steps_that_take_them() {
+    let mut s = suite(
+        "name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nthreads = \"1\"\n[[step]]\nbench = \"memory.stream\"\n[[step]]\nbench = \"disk.dd\"\n",
+    )
+    .unwrap();
+    apply(
+        &mut s,
+        &[
+            setting(None, "threads", "2"),
+            setting(Some("disk.dd"), "count", "4"),
+        ],
+    )
+    .unwrap();
+    let value = |i: usize, k: &str| {
+        s.steps[i]
+            .params
+            .iter()
+            .find(|p| p.key == k)
+            .map(|p| p.value.clone())
+    };
+    assert_eq!(value(0, "threads"), Some(Value::Text("2".into())));
+    assert_eq!(value(1, "threads"), Some(Value::Text("2".into())));
+    assert_eq!(value(2, "threads"), None);
+    assert_eq!(value(2, "count"), Some(Value::Text("4".into())));
+    let e = apply(&mut s.clone(), &[setting(None, "warp", "1")]).unwrap_err();
+    assert!(
+        e.0.starts_with("--set warp: no step of suite 'x' takes 'warp'"),
+        "{e}"
+    );
+    let e = apply(&mut s.clone(), &[setting(Some("nope"), "count", "1")]).unwrap_err();
+    assert!(
+        e.0.starts_with("--set nope.count: suite 'x' has no step 'nope'"),
+        "{e}"
+    );
+    let e = apply(&mut s.clone(), &[setting(Some("cpu.ops"), "count", "1")]).unwrap_err();
+    assert!(
+        e.0.starts_with("--set cpu.ops.count: step 'cpu.ops' (cpu.ops) takes no 'count'"),
+        "{e}"
+    );
+    apply(&mut s, &[setting(Some("memory.stream"), "ntimes", "x")]).unwrap();
+    let e = benchmarks(&s).err().unwrap();
+    assert!(
+        e.0.starts_with("s.toml: --set: step 'memory.stream', key 'ntimes': invalid value 'x'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn step_thresholds_are_scoped_to_the_step() {
+    let s = suite(
+        "name = \"x\"\nthresholds = [\"cpu.ops rate >= 1\"]\n[[step]]\nbench = \"cpu.ops\"\nname = \"one\"\nthresholds = [\"cpu.ops rate >= 2\"]\n",
+    )
+    .unwrap();
+    let t = thresholds(&s);
+    assert_eq!(t.len(), 2);
+    assert_eq!(t[0].scope, None);
+    assert_eq!(t[1].scope, Some(("step".into(), "one".into())));
+}

@@ -1,0 +1,8 @@
+//! Names a suite run (`nodebench suite run`) adds to its run and results.
+
+/// Run tag: the name of the suite the run ran.
+pub const TAG: &str = "suite";
+/// Result parameter: the name of the suite step that produced the result.
+pub const STEP: &str = "step";
+/// Result parameter: which repeat of its step (1-based) produced the result.
+pub const REPEAT: &str = "repeat";
