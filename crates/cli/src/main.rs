@@ -4,7 +4,6 @@
 mod args;
 mod commands;
 mod progress;
-mod suites;
 
 use std::process::ExitCode;
 

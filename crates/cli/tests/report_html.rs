@@ -275,7 +275,7 @@ fn the_report_of_quick_suite_runs_loads_in_chromium_with_every_chart() {
         html.matches("<details class=\"telemetry\">").count(),
         results_of_run
     );
-    assert!(html.contains("<h2 id=\"run-1\">run 1: config=a</h2>"));
+    assert!(html.contains("<h2 id=\"run-1\">run 1: config=a, suite=quick</h2>"));
 
     let pair = dir.path().join("pair.html");
     let out = store.run(&["-q", "report", "1", "latest", "-o", pair.to_str().unwrap()]);

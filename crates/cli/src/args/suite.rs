@@ -1,5 +1,5 @@
 //! `nodebench suite ...`: list, show and run suites (TOML files of
-//! benchmark steps; see `crate::suites`).
+//! benchmark steps; see `crate::commands::suites`).
 
 use clap::{Args, Subcommand};
 

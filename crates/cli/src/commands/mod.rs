@@ -14,6 +14,7 @@ mod report;
 mod runner;
 mod runs;
 mod suite;
+mod suites;
 
 use std::process::ExitCode;
 
@@ -31,7 +32,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         return Ok(ExitCode::from(crate::EXIT_USAGE));
     }
     match &cli.command {
-        Command::Run => suite::run_suite(&cli, crate::suites::QUICK, &[]),
+        Command::Run => suite::run_suite(&cli, suites::QUICK, &[]),
         Command::Suite(cmd) => suite::run(&cli, cmd),
         Command::Inventory => runs::inventory(&cli),
         Command::Cpu(cmd) => cpu::run(&cli, cmd),

@@ -7,9 +7,9 @@ use anyhow::Result;
 use nodebench_core::names;
 
 use super::runner::run_judged;
+use super::suites::{self, BUILTINS, SuiteError};
 use crate::args::Cli;
 use crate::args::suite::{Setting, SuiteCommand};
-use crate::suites::{self, BUILTINS, SuiteError};
 
 /// Runs `cmd`.
 pub fn run(cli: &Cli, cmd: &SuiteCommand) -> Result<ExitCode> {

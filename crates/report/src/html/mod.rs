@@ -29,8 +29,11 @@ pub struct Labelled<'a> {
 }
 
 /// `runs` with their labels; a label two runs share gets the run id added.
+/// With several runs, a tag every run has (`suite=quick`) names none of
+/// them and is left out of the labels.
 pub fn labelled<'a>(runs: &[&'a Run]) -> Vec<Labelled<'a>> {
-    let base: Vec<String> = runs.iter().map(|r| own_label(r)).collect();
+    let common = common_tags(runs);
+    let base: Vec<String> = runs.iter().map(|r| own_label(r, &common)).collect();
     runs.iter()
         .copied()
         .zip(&base)
@@ -49,10 +52,14 @@ pub fn labelled<'a>(runs: &[&'a Run]) -> Vec<Labelled<'a>> {
 /// Each side's label, with its run's tags when it is one tagged run
 /// (`run 1: config=a`), so the bars are named as the run's lines are.
 fn side_names(sides: &[Side]) -> Vec<String> {
+    let all: Vec<&Run> = sides.iter().flat_map(|s| &s.runs).collect();
+    let common = common_tags(&all);
     sides
         .iter()
         .map(|s| match &s.runs[..] {
-            [run] if !run.tags.is_empty() => format!("{}: {}", s.label, own_label(run)),
+            [run] if run.tags.len() > common.len() => {
+                format!("{}: {}", s.label, own_label(run, &common))
+            }
             _ => s.label.clone(),
         })
         .collect()
@@ -64,13 +71,33 @@ fn run_name(run: &Run) -> String {
         .map_or_else(|| "run (not saved)".to_string(), |i| format!("run {i}"))
 }
 
-/// The run's tags as `k=v, k=v`, else its name.
-fn own_label(run: &Run) -> String {
-    if run.tags.is_empty() {
+/// The tags every one of two or more runs has; none for a single run.
+fn common_tags(runs: &[&Run]) -> Vec<(String, String)> {
+    let [first, rest @ ..] = runs else {
+        return Vec::new();
+    };
+    if rest.is_empty() {
+        return Vec::new();
+    }
+    first
+        .tags
+        .iter()
+        .filter(|(k, v)| rest.iter().all(|r| r.tags.get(*k) == Some(*v)))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// The run's tags but the `common` ones as `k=v, k=v`, else its name.
+fn own_label(run: &Run, common: &[(String, String)]) -> String {
+    let own: Vec<(&String, &String)> = run
+        .tags
+        .iter()
+        .filter(|(k, v)| !common.iter().any(|(ck, cv)| ck == *k && cv == *v))
+        .collect();
+    if own.is_empty() {
         return run_name(run);
     }
-    run.tags
-        .iter()
+    own.into_iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join(", ")

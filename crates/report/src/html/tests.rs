@@ -517,3 +517,19 @@ fn a_run_with_thresholds_shows_its_verdicts() {
     let none = report(&sides(&[run_of(8, &[], Vec::new())]));
     assert!(!none.contains("acceptance"));
 }
+
+#[test]
+fn a_tag_every_run_has_is_left_out_of_their_labels() {
+    let a = run_of(1, &[("suite", "quick"), ("config", "a")], vec![]);
+    let b = run_of(2, &[("suite", "quick"), ("config", "b")], vec![]);
+    let both = labelled(&[&a, &b]);
+    let names: Vec<&str> = both.iter().map(|l| l.label.as_str()).collect();
+    assert_eq!(names, vec!["config=a", "config=b"]);
+    let one = labelled(&[&a]);
+    assert_eq!(one[0].label, "config=a, suite=quick");
+    // Nothing left to tell them apart: the run ids.
+    let c = run_of(3, &[("suite", "quick")], vec![]);
+    let d = run_of(4, &[("suite", "quick")], vec![]);
+    let names: Vec<String> = labelled(&[&c, &d]).into_iter().map(|l| l.label).collect();
+    assert_eq!(names, vec!["run 3", "run 4"]);
+}

@@ -45,18 +45,21 @@ pub const QUICK: &str = "quick";
 /// The built-in suites in `suite list` order: name and TOML text (the files
 /// under `crates/cli/suites/`).
 pub const BUILTINS: [(&str, &str); 6] = [
-    (QUICK, include_str!("../../suites/quick.toml")),
+    (QUICK, include_str!("../../../suites/quick.toml")),
     (
         "compute-node",
-        include_str!("../../suites/compute-node.toml"),
+        include_str!("../../../suites/compute-node.toml"),
     ),
-    ("node-pair", include_str!("../../suites/node-pair.toml")),
+    ("node-pair", include_str!("../../../suites/node-pair.toml")),
     (
         "resource-sweep",
-        include_str!("../../suites/resource-sweep.toml"),
+        include_str!("../../../suites/resource-sweep.toml"),
     ),
-    ("amp-stack", include_str!("../../suites/amp-stack.toml")),
-    ("iozone-auto", include_str!("../../suites/iozone-auto.toml")),
+    ("amp-stack", include_str!("../../../suites/amp-stack.toml")),
+    (
+        "iozone-auto",
+        include_str!("../../../suites/iozone-auto.toml"),
+    ),
 ];
 
 /// The benchmark ids a step may name. Each runs as the subcommand its id
@@ -713,7 +716,7 @@ pub fn benchmarks(suite: &Suite) -> Result<Vec<Box<dyn Benchmark>>, SuiteError> 
             )
         })?;
         for repeat in 1..=step.repeat {
-            let bench = crate::commands::benchmark(&cli.command)
+            let bench = super::benchmark(&cli.command)
                 .map_err(|e| located(&suite.origin, Some(step.line), Some(&step.name), None, &e))?;
             out.push(Box::new(SuiteStep {
                 step: step.name.clone(),
