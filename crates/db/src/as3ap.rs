@@ -56,7 +56,8 @@ impl Benchmark for As3ap {
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.config.validate()?;
-        let (path, _scratch) = match &self.config.target {
+        let target = self.config.target().map_err(BenchError::Invalid)?;
+        let (path, _scratch) = match &target {
             Target::Sqlite(Some(p)) => (p.clone(), None),
             Target::Sqlite(None) => {
                 let p = self.config.scratch_dir.join(format!(
@@ -67,10 +68,10 @@ impl Benchmark for As3ap {
                 (p.clone(), Some(ScratchDb(p)))
             }
         };
-        if let Target::Sqlite(Some(p)) = &self.config.target {
+        if let Target::Sqlite(Some(p)) = &target {
             check_sqlite_dir(p)?;
         }
-        self.run_on(&SqliteConnector { path }, ctx)
+        self.run_on(&target, &SqliteConnector { path }, ctx)
     }
 }
 
@@ -95,9 +96,14 @@ fn on(db: &str) -> impl Fn(DbError) -> BenchError + '_ {
 
 impl As3ap {
     /// Everything after the connection target is known.
-    fn run_on(&self, connector: &dyn Connector, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+    fn run_on(
+        &self,
+        target: &Target,
+        connector: &dyn Connector,
+        ctx: &mut Context<'_>,
+    ) -> Result<(), BenchError> {
         let c = &self.config;
-        let db = c.target.display();
+        let db = target.display();
         let fail = on(&db);
         let mut s = connector.connect().map_err(&fail)?;
         let settings = s.settings().map_err(&fail)?;
@@ -119,7 +125,7 @@ impl As3ap {
                 )));
             }
         }
-        let base = |phase: &str| self.base_result(phase, &settings, reused);
+        let base = |phase: &str| self.base_result(target, phase, &settings, reused);
         if !reused {
             let mut r = base(test::LOAD);
             let loaded = load(s.as_mut(), n, c.seed, ctx, &mut r);
@@ -171,12 +177,18 @@ impl As3ap {
     }
 
     /// A result of `phase` with every parameter set.
-    fn base_result(&self, phase: &str, settings: &Settings, reused: bool) -> BenchResult {
+    fn base_result(
+        &self,
+        target: &Target,
+        phase: &str,
+        settings: &Settings,
+        reused: bool,
+    ) -> BenchResult {
         let c = &self.config;
         let mut r = BenchResult::new(names::AS3AP);
         r.set_param(param::TEST, phase);
-        r.set_param(param::DB, c.target.display());
-        r.set_param(param::ENGINE, c.target.engine());
+        r.set_param(param::DB, target.display());
+        r.set_param(param::ENGINE, target.engine());
         r.set_param(param::SERVER_VERSION, &settings.version);
         r.set_param(param::SIZE, c.size);
         r.set_param(param::ROWS_PER_TABLE, c.rows_per_table());

@@ -10,7 +10,7 @@ use nodebench_core::inventory::Inventory;
 use nodebench_core::names::db::{label, metric, param, table, test};
 use nodebench_core::{BenchResult, Run};
 use nodebench_db::as3ap::{As3ap, LOAD_INTERRUPTED};
-use nodebench_db::config::{As3apConfig, Target, Test};
+use nodebench_db::config::{As3apConfig, Test};
 use nodebench_db::data::{Checksum, TABLES};
 
 /// The smallest database: 10,000 rows per table.
@@ -18,7 +18,7 @@ const SMALL: u64 = 4_000_000;
 
 fn config(path: &std::path::Path, tests: Vec<Test>) -> As3apConfig {
     As3apConfig {
-        target: Target::Sqlite(Some(path.to_path_buf())),
+        db: Some(format!("sqlite:{}", path.display())),
         size: SMALL,
         tests,
         users: 3,
@@ -220,7 +220,7 @@ fn an_interrupted_load_drops_the_tables() {
 fn the_scratch_file_is_removed() {
     let dir = tempfile::tempdir().unwrap();
     let c = As3apConfig {
-        target: Target::Sqlite(None),
+        db: None,
         scratch_dir: dir.path().to_path_buf(),
         ..config(dir.path(), vec![Test::Ir])
     };

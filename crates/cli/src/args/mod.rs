@@ -9,6 +9,7 @@ mod parse;
 
 pub mod compare;
 pub mod cpu;
+pub mod db;
 pub mod disk;
 pub mod http;
 pub mod import;
@@ -26,6 +27,7 @@ use nodebench_core::threshold::Threshold;
 
 use compare::CompareArgs;
 use cpu::CpuCommand;
+use db::DbCommand;
 use disk::DiskCommand;
 use http::HttpCommand;
 use import::ImportArgs;
@@ -93,6 +95,9 @@ pub enum Command {
     /// HTTP load: ab/httperf/wrk2-style closed and open model load.
     #[command(subcommand)]
     Http(HttpCommand),
+    /// Database benchmarks: AS3AP (load, single-user queries, multi-user tests).
+    #[command(subcommand)]
+    Db(DbCommand),
     /// Import the classic tools' outputs (ab, httperf, wrk, STREAM, IOzone, dd...) as runs.
     Import(ImportArgs),
     /// Stored runs: list, show, export, delete.
@@ -125,7 +130,11 @@ impl Command {
     /// Whether the command runs benchmarks, so that `--assert` applies.
     pub fn runs_benchmarks(&self) -> bool {
         match self {
-            Command::Run | Command::Cpu(_) | Command::Memory(_) | Command::Disk(_) => true,
+            Command::Run
+            | Command::Cpu(_)
+            | Command::Memory(_)
+            | Command::Disk(_)
+            | Command::Db(_) => true,
             Command::Net(c) => !matches!(c, NetCommand::Serve(_)),
             Command::Http(c) => !matches!(c, HttpCommand::Serve(_)),
             Command::Inventory

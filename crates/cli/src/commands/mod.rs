@@ -4,6 +4,7 @@
 
 mod compare;
 mod cpu;
+mod db;
 mod disk;
 mod http;
 mod import;
@@ -23,7 +24,7 @@ use crate::args::{Cli, Command};
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     if !cli.asserts.is_empty() && !cli.command.runs_benchmarks() {
         eprintln!(
-            "error: --assert applies to commands that run benchmarks (run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download)"
+            "error: --assert applies to commands that run benchmarks (run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download, db)"
         );
         return Ok(ExitCode::from(crate::EXIT_USAGE));
     }
@@ -35,6 +36,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Disk(cmd) => disk::run(&cli, cmd),
         Command::Net(cmd) => net::run(&cli, cmd),
         Command::Http(cmd) => http::run(&cli, cmd),
+        Command::Db(cmd) => db::run(&cli, cmd),
         Command::Import(args) => import::run(&cli, args),
         Command::Runs(cmd) => runs::run(&cli, cmd),
         Command::Compare(args) => compare::run(&cli, args),
