@@ -324,7 +324,16 @@ fn shrunk(name: &str) -> &'static [&'static str] {
             "net.pingpong.threads=1",
             "time=1s",
         ],
-        "amp-stack" => &["users=1,2", "iterations=20", "cpu-page.url=/cpu/1k"],
+        "amp-stack" => &[
+            "static-html.users=1,2",
+            "cpu-page.users=1,2",
+            "iterations=20",
+            "cpu-page.url=/cpu/1k",
+            "as3ap.size=4MB",
+            "as3ap.users=2",
+            "as3ap.warmup=200ms",
+            "as3ap.measure=300ms",
+        ],
         "iozone-auto" => &["max-file-size=256KiB"],
         _ => unreachable!("{name}"),
     }

@@ -10,6 +10,7 @@ mod parse;
 pub mod burnin;
 pub mod compare;
 pub mod cpu;
+pub mod db;
 pub mod disk;
 pub mod http;
 pub mod import;
@@ -29,6 +30,7 @@ use nodebench_core::threshold::Threshold;
 use burnin::BurninArgs;
 use compare::CompareArgs;
 use cpu::CpuCommand;
+use db::DbCommand;
 use disk::DiskCommand;
 use http::HttpCommand;
 use import::ImportArgs;
@@ -105,6 +107,9 @@ pub enum Command {
     /// hours, checkpointed to the store, with errors, degradation and a
     /// PASS/FAIL verdict.
     Burnin(BurninArgs),
+    /// Database benchmarks: AS3AP (load, single-user queries, multi-user tests).
+    #[command(subcommand)]
+    Db(DbCommand),
     /// Import the classic tools' outputs (ab, httperf, wrk, STREAM, IOzone, dd...) as runs.
     Import(ImportArgs),
     /// Stored runs: list, show, export, delete.
@@ -137,7 +142,11 @@ impl Command {
     /// Whether the command runs benchmarks, so that `--assert` applies.
     pub fn runs_benchmarks(&self) -> bool {
         match self {
-            Command::Run | Command::Cpu(_) | Command::Memory(_) | Command::Disk(_) => true,
+            Command::Run
+            | Command::Cpu(_)
+            | Command::Memory(_)
+            | Command::Disk(_)
+            | Command::Db(_) => true,
             Command::Suite(c) => matches!(c, SuiteCommand::Run(_)),
             Command::Net(c) => !matches!(c, NetCommand::Serve(_)),
             Command::Http(c) => !matches!(c, HttpCommand::Serve(_)),

@@ -5,6 +5,7 @@
 mod burnin;
 mod compare;
 mod cpu;
+mod db;
 mod disk;
 mod http;
 mod import;
@@ -27,7 +28,7 @@ use crate::args::{Cli, Command};
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     if !cli.asserts.is_empty() && !cli.command.runs_benchmarks() {
         eprintln!(
-            "error: --assert applies to commands that run benchmarks (run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download)"
+            "error: --assert applies to commands that run benchmarks (run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download, db)"
         );
         return Ok(ExitCode::from(crate::EXIT_USAGE));
     }
@@ -41,6 +42,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Net(cmd) => net::run(&cli, cmd),
         Command::Http(cmd) => http::run(&cli, cmd),
         Command::Burnin(args) => burnin::run(&cli, args),
+        Command::Db(cmd) => db::run(&cli, cmd),
         Command::Import(args) => import::run(&cli, args),
         Command::Runs(cmd) => runs::run(&cli, cmd),
         Command::Compare(args) => compare::run(&cli, args),
@@ -59,6 +61,7 @@ pub fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, String> {
         Command::Disk(c) => Ok(disk::benchmark(c)),
         Command::Net(c) => net::benchmark(c),
         Command::Http(c) => http::benchmark(c),
+        Command::Db(c) => Ok(db::benchmark(c)),
         _ => Err("not a benchmark command".into()),
     }
 }

@@ -4,3 +4,145 @@
 /// `oltp_read_only`...), imported from their output; the figures are the
 /// [`super::sysbench`] names.
 pub const SYSBENCH_OLTP: &str = "db.sysbench_oltp";
+
+/// Benchmark id of the AS3AP benchmark (`nodebench db as3ap`): the load,
+/// the single-user query set and the multi-user tests, one result each.
+pub const AS3AP: &str = "db.as3ap";
+
+/// The AS3AP phases and multi-user tests, by the names `--tests` takes and
+/// the [`label::TEST`] label and [`param::TEST`] parameter hold.
+pub mod test {
+    /// Generating and loading the tables, then building the indexes.
+    pub const LOAD: &str = "load";
+    /// The single-user query set, each query timed.
+    pub const SINGLE: &str = "single";
+    /// IR throughput with IR background: every user runs `ir_select`.
+    pub const IR: &str = "ir";
+    /// IR throughput with OLTP background: one user `ir_select`, the others
+    /// `oltp_update`.
+    pub const IR_OLTP: &str = "ir-oltp";
+    /// Cross-section with IR background.
+    pub const CROSS_IR: &str = "cross-ir";
+    /// Cross-section with OLTP background.
+    pub const CROSS_OLTP: &str = "cross-oltp";
+}
+
+/// The AS3AP tables (the [`label::TABLE`] label).
+pub mod table {
+    /// Every column has unique values.
+    pub const UNIQUES: &str = "uniques";
+    /// Most columns have 100 distinct values.
+    pub const HUNDRED: &str = "hundred";
+    /// Most columns have distinct values on 10 % of the rows.
+    pub const TENPCT: &str = "tenpct";
+    /// Like uniques, the target of updates, with the most indexes.
+    pub const UPDATES: &str = "updates";
+    /// One row, one column.
+    pub const TINY: &str = "tiny";
+}
+
+/// Metric (and histogram) names.
+pub mod metric {
+    pub use crate::names::latency::{
+        LATENCY_MAX, LATENCY_MEAN, LATENCY_P50, LATENCY_P90, LATENCY_P99, LATENCY_P999,
+    };
+    /// Rows loaded (all tables, or one with the `table` label).
+    pub const ROWS: &str = "rows";
+    /// Seconds the rows took to stream in (without the indexes).
+    pub const LOAD_SECONDS: &str = "load_seconds";
+    /// Rows loaded per second.
+    pub const LOAD_ROWS_PER_SECOND: &str = "load_rows_per_second";
+    /// Seconds the indexes took to build (all, or one with the `index` label).
+    pub const INDEX_SECONDS: &str = "index_seconds";
+    /// Seconds reading the indexes and tables of the multi-user tests into
+    /// the cache.
+    pub const PRELOAD_SECONDS: &str = "preload_seconds";
+    /// Queries per second of a multi-user test (`user` label: all or measured).
+    pub const QUERIES_PER_SECOND: &str = "queries_per_second";
+    /// Queries completed in the measured window (`user` label).
+    pub const QUERIES: &str = "queries";
+    /// Latency of the measured user's queries (the histogram's name).
+    pub const LATENCY: &str = "latency";
+    /// Seconds one query took (`query` label): the single-user set and the
+    /// cross-section.
+    pub const QUERY_SECONDS: &str = "query_seconds";
+    /// Rows a query returned or changed (`query` label).
+    pub const QUERY_ROWS: &str = "query_rows";
+    /// Statements that failed, by kind (`kind` label).
+    pub const ERRORS: &str = "errors";
+    /// `oltp_update` statements completed during a test (warm-up included).
+    pub const OLTP_UPDATES: &str = "oltp_updates";
+    /// How much `sum(col_signed)` of `updates` grew during an OLTP test:
+    /// equals [`OLTP_UPDATES`] when every completed update took effect.
+    pub const SIGNED_DELTA: &str = "signed_delta";
+    /// Seconds restoring the `updates` table after an OLTP test took.
+    pub const RESTORE_SECONDS: &str = "restore_seconds";
+    /// Seconds the whole test (or query set) measured.
+    pub const SECONDS: &str = "seconds";
+}
+
+/// Label keys and values.
+pub mod label {
+    /// The phase or multi-user test ([`super::test`]).
+    pub const TEST: &str = "test";
+    /// The table ([`super::table`]).
+    pub const TABLE: &str = "table";
+    /// The index.
+    pub const INDEX: &str = "index";
+    /// The query, by the AS3AP name.
+    pub const QUERY: &str = "query";
+    /// Whose queries: [`ALL`] users or the [`MEASURED`] one.
+    pub const USER: &str = "user";
+    /// Every user (or table, or index) together.
+    pub const ALL: &str = "all";
+    /// The one measured user (user 0).
+    pub const MEASURED: &str = "measured";
+    /// An error's kind ([`BUSY`], [`DEADLOCK`], [`OTHER`]).
+    pub const KIND: &str = "kind";
+    /// The engine said the table or row was locked and the wait timed out.
+    pub const BUSY: &str = "busy";
+    /// The engine broke a deadlock by failing this statement.
+    pub const DEADLOCK: &str = "deadlock";
+    /// Any other failure.
+    pub const OTHER: &str = "other";
+}
+
+/// Parameter names.
+pub mod param {
+    /// The phase or test this result is ([`super::test`]).
+    pub const TEST: &str = "test";
+    /// The target, with any password removed.
+    pub const DB: &str = "db";
+    /// The engine: sqlite, mysql, postgres.
+    pub const ENGINE: &str = "engine";
+    /// The server's (or library's) version.
+    pub const SERVER_VERSION: &str = "server_version";
+    /// Database size asked for (`--size`), bytes.
+    pub const SIZE: &str = "size";
+    /// Rows per table (the size over 4 tables of 100-byte rows).
+    pub const ROWS_PER_TABLE: &str = "rows_per_table";
+    /// Seed of the data generator.
+    pub const SEED: &str = "seed";
+    /// Users (connections, one thread each).
+    pub const USERS: &str = "users";
+    /// Warm-up before the measurement.
+    pub const WARMUP: &str = "warmup";
+    /// Measurement window.
+    pub const MEASURE: &str = "measure";
+    /// Whether the tables were kept from an earlier run (`--reuse`).
+    pub const REUSED: &str = "reused";
+    /// The transaction isolation level.
+    pub const ISOLATION: &str = "isolation";
+    /// Cache size setting (SQLite `cache_size`, InnoDB buffer pool,
+    /// shared_buffers).
+    pub const CACHE: &str = "cache";
+    /// Durability setting (SQLite `synchronous` and journal mode, fsync,
+    /// innodb_flush_log_at_trx_commit).
+    pub const DURABILITY: &str = "durability";
+    /// How the spec's clustered / hash / B-tree indexes were built here.
+    pub const INDEX_MAPPING: &str = "index_mapping";
+}
+
+/// The parameters that define an AS3AP workload: results compare only
+/// where these agree (the `test` label tells the phases apart).
+pub const AS3AP_WORKLOAD_PARAMS: &[&str] = &[param::ENGINE, param::ROWS_PER_TABLE, param::USERS];

@@ -70,6 +70,7 @@ pub fn workload_params(id: &str) -> &'static [&'static str] {
         net::PINGPONG => net::PINGPONG_WORKLOAD_PARAMS,
         http::LOAD => http::LOAD_WORKLOAD_PARAMS,
         http::SWEEP => http::SWEEP_WORKLOAD_PARAMS,
+        db::AS3AP => db::AS3AP_WORKLOAD_PARAMS,
         _ => &[],
     }
 }

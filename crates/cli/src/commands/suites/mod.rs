@@ -64,7 +64,7 @@ pub const BUILTINS: [(&str, &str); 6] = [
 
 /// The benchmark ids a step may name. Each runs as the subcommand its id
 /// spells, area then name: `cpu.ops` is `cpu ops`.
-pub const BENCHMARKS: [&str; 14] = [
+pub const BENCHMARKS: [&str; 15] = [
     names::cpu::OPS,
     names::linpack::LINPACK,
     names::memory::STREAM,
@@ -79,6 +79,7 @@ pub const BENCHMARKS: [&str; 14] = [
     names::http::LOAD,
     names::http::SWEEP,
     names::http::DOWNLOAD,
+    names::db::AS3AP,
 ];
 
 /// The keys of a suite's top level.

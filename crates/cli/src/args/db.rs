@@ -1,0 +1,83 @@
+//! `nodebench db ...`: the flags of `db as3ap` and their one conversion
+//! into its config.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use nodebench_db::config::{As3apConfig, Test};
+
+use super::parse::{duration_text, or_default, parse_duration, parse_size, size_text};
+
+/// `nodebench db ...`
+#[derive(Debug, Subcommand)]
+pub enum DbCommand {
+    /// The AS3AP benchmark: the five tables generated from --seed and
+    /// loaded (rows/s), the spec's indexes, the single-user query set and
+    /// the multi-user tests of seeds/003 (IR and cross-section with IR or
+    /// OLTP background); queries/s, latency percentiles, per-query times.
+    As3ap(As3apArgs),
+}
+
+/// Options of `db as3ap`.
+#[derive(Debug, Args)]
+pub struct As3apArgs {
+    /// The database: sqlite:PATH (default: a file in --scratch-dir,
+    /// removed afterwards; an explicit file is kept).
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
+    /// Directory of the default SQLite file.
+    #[arg(long, value_name = "PATH")]
+    pub scratch_dir: Option<PathBuf>,
+    /// Database size: four tables of 100-byte rows (40MB: 104,857 rows each; 4GB as seeds/003).
+    #[arg(long, value_name = "SIZE", default_value = size_text(As3apConfig::default().size), value_parser = parse_size)]
+    pub size: u64,
+    /// Seed of the data generator (the same seed gives the same data on every engine).
+    #[arg(long, value_name = "N", default_value_t = As3apConfig::default().seed)]
+    pub seed: u64,
+    /// Tests, comma-separated (default all): single, ir, ir-oltp, cross-ir, cross-oltp.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub tests: Vec<Test>,
+    /// Users: one connection and thread each (seeds/003: 6).
+    #[arg(long, value_name = "N", default_value_t = As3apConfig::default().users)]
+    pub users: usize,
+    /// Warm-up of each multi-user test (the spec: 15m).
+    #[arg(long, value_name = "DURATION", default_value = duration_text(As3apConfig::default().warmup), value_parser = parse_warmup)]
+    pub warmup: Duration,
+    /// Measured window of the IR tests (the spec: 5m).
+    #[arg(long, value_name = "DURATION", default_value = duration_text(As3apConfig::default().measure), value_parser = parse_duration)]
+    pub measure: Duration,
+    /// Keep existing AS3AP tables, after checking their row counts and
+    /// checksums against the ones recorded at their load.
+    #[arg(long)]
+    pub reuse: bool,
+    /// Drop existing AS3AP tables and load anew.
+    #[arg(long)]
+    pub recreate: bool,
+}
+
+/// A warm-up: a duration or 0 for none.
+fn parse_warmup(s: &str) -> Result<Duration, String> {
+    if s.trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    parse_duration(s)
+}
+
+impl From<&As3apArgs> for As3apConfig {
+    fn from(a: &As3apArgs) -> As3apConfig {
+        let d = As3apConfig::default();
+        As3apConfig {
+            db: a.db.clone(),
+            scratch_dir: a.scratch_dir.clone().unwrap_or(d.scratch_dir),
+            size: a.size,
+            seed: a.seed,
+            tests: or_default(&a.tests, d.tests),
+            users: a.users,
+            warmup: a.warmup,
+            measure: a.measure,
+            reuse: a.reuse,
+            recreate: a.recreate,
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! `nodebench db ...`: the benchmark a subcommand names, run.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use nodebench_core::bench::Benchmark;
+use nodebench_db::as3ap::As3ap;
+
+use super::runner::run_benchmarks;
+use crate::args::Cli;
+use crate::args::db::DbCommand;
+
+/// The benchmark `cmd` names (for the command and for suite steps).
+pub fn benchmark(cmd: &DbCommand) -> Box<dyn Benchmark> {
+    match cmd {
+        DbCommand::As3ap(a) => Box::new(As3ap { config: a.into() }),
+    }
+}
+
+/// Runs `cmd`'s benchmark.
+pub fn run(cli: &Cli, cmd: &DbCommand) -> Result<ExitCode> {
+    run_benchmarks(cli, vec![benchmark(cmd)], false)
+}

@@ -1,0 +1,620 @@
+//! `nodebench db as3ap`: load (or reuse, checked) the five AS3AP tables,
+//! then run the chosen tests. One result per phase: the load, the
+//! single-user set, each multi-user test; so an interrupted run keeps what
+//! finished.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram as Hdr;
+use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::config::{Choice, Config};
+use nodebench_core::names::db::{self as names, label, metric, param, test};
+use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
+
+use crate::config::{As3apConfig, Target, Test};
+use crate::data::{Checksum, Generator, TABLES, Table};
+use crate::engine::sqlite::SqliteConnector;
+use crate::engine::{Connector, DbError, Session, Settings};
+use crate::multi::{self, Outcome, Plan};
+use crate::queries;
+use crate::schema::{self, CHECKSUM_TABLE, INDEXES};
+
+/// What an interrupted load says (the result's error).
+pub const LOAD_INTERRUPTED: &str =
+    "interrupted during the load: the half-loaded AS3AP tables were dropped";
+
+/// The `db.as3ap` benchmark.
+#[derive(Debug, Clone)]
+pub struct As3ap {
+    /// Its configuration.
+    pub config: As3apConfig,
+}
+
+/// The scratch SQLite file and its WAL companions, removed when dropped.
+struct ScratchDb(PathBuf);
+
+impl Drop for ScratchDb {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut p = self.0.clone().into_os_string();
+            p.push(suffix);
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+impl Benchmark for As3ap {
+    fn id(&self) -> &'static str {
+        names::AS3AP
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.config.validate()
+    }
+
+    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        self.config.validate()?;
+        let target = self.config.target().map_err(BenchError::Invalid)?;
+        let (path, _scratch) = match &target {
+            Target::Sqlite(Some(p)) => (p.clone(), None),
+            Target::Sqlite(None) => {
+                let p = self.config.scratch_dir.join(format!(
+                    "nodebench-as3ap-{}-{}.db",
+                    std::process::id(),
+                    chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0)
+                ));
+                (p.clone(), Some(ScratchDb(p)))
+            }
+        };
+        if let Target::Sqlite(Some(p)) = &target {
+            check_sqlite_dir(p)?;
+        }
+        self.run_on(&target, &SqliteConnector { path }, ctx)
+    }
+}
+
+/// An explicit SQLite file's directory must exist (SQLite would say only
+/// "unable to open database file").
+fn check_sqlite_dir(p: &Path) -> Result<(), BenchError> {
+    let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+    match dir {
+        Some(d) if !d.is_dir() => Err(BenchError::System(format!(
+            "--db sqlite:{}: directory {} does not exist",
+            p.display(),
+            d.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Failures of the run as a whole (not of one statement) name the target.
+fn on(db: &str) -> impl Fn(DbError) -> BenchError + '_ {
+    move |e| BenchError::System(format!("--db {db}: {e}"))
+}
+
+impl As3ap {
+    /// Everything after the connection target is known.
+    fn run_on(
+        &self,
+        target: &Target,
+        connector: &dyn Connector,
+        ctx: &mut Context<'_>,
+    ) -> Result<(), BenchError> {
+        let c = &self.config;
+        let db = target.display();
+        let fail = on(&db);
+        let mut s = connector.connect().map_err(&fail)?;
+        let settings = s.settings().map_err(&fail)?;
+        let n = c.rows_per_table();
+        let present = present_tables(s.as_mut()).map_err(&fail)?;
+        let mut reused = false;
+        if !present.is_empty() {
+            if c.reuse {
+                check_reuse(s.as_mut(), n, c.seed).map_err(|e| {
+                    BenchError::System(format!("--reuse: {e}; give --recreate to load anew"))
+                })?;
+                reused = true;
+            } else if c.recreate {
+                drop_all(s.as_mut()).map_err(&fail)?;
+            } else {
+                return Err(BenchError::System(format!(
+                    "--db {db}: AS3AP tables already exist ({}); give --reuse to keep them (checked) or --recreate to load anew",
+                    present.join(", ")
+                )));
+            }
+        }
+        let base = |phase: &str| self.base_result(target, phase, &settings, reused);
+        if !reused {
+            let mut r = base(test::LOAD);
+            let loaded = load(s.as_mut(), n, c.seed, ctx, &mut r);
+            match loaded {
+                Ok(true) => {
+                    ctx.record(r)?;
+                }
+                Ok(false) => {
+                    drop_all(s.as_mut()).map_err(&fail)?;
+                    r.mark_cancelled();
+                    r.error = Some(LOAD_INTERRUPTED.into());
+                    ctx.record(r)?;
+                    return Ok(());
+                }
+                Err(e) => {
+                    let _ = s.execute("ROLLBACK");
+                    let _ = drop_all(s.as_mut());
+                    r.mark_failed(format!("load: {e}"));
+                    ctx.record(r)?;
+                    return Ok(());
+                }
+            }
+        }
+        let mut preloaded = false;
+        for &t in &c.tests {
+            if ctx.cancel.is_cancelled() {
+                break;
+            }
+            let mut r = base(t.as_str());
+            if t == Test::Single {
+                single_user(s.as_mut(), n, ctx, &mut r);
+            } else {
+                if !preloaded {
+                    let start = Instant::now();
+                    if let Err(e) = s.preload() {
+                        r.warnings.push(format!("preload: {e}"));
+                    }
+                    r.metrics
+                        .push(seconds(metric::PRELOAD_SECONDS, start.elapsed()));
+                    preloaded = true;
+                }
+                self.multi_user(connector, s.as_mut(), t, n, ctx, &mut r);
+            }
+            if !ctx.record(r)? && ctx.cancel.is_cancelled() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// A result of `phase` with every parameter set.
+    fn base_result(
+        &self,
+        target: &Target,
+        phase: &str,
+        settings: &Settings,
+        reused: bool,
+    ) -> BenchResult {
+        let c = &self.config;
+        let mut r = BenchResult::new(names::AS3AP);
+        r.set_param(param::TEST, phase);
+        r.set_param(param::DB, target.display());
+        r.set_param(param::ENGINE, target.engine());
+        r.set_param(param::SERVER_VERSION, &settings.version);
+        r.set_param(param::SIZE, c.size);
+        r.set_param(param::ROWS_PER_TABLE, c.rows_per_table());
+        r.set_param(param::SEED, c.seed);
+        r.set_param(param::USERS, c.users);
+        r.set_param(param::WARMUP, c.warmup.as_secs_f64());
+        r.set_param(param::MEASURE, c.measure.as_secs_f64());
+        r.set_param(param::REUSED, reused);
+        r.set_param(param::ISOLATION, &settings.isolation);
+        r.set_param(param::CACHE, &settings.cache);
+        r.set_param(param::DURABILITY, &settings.durability);
+        r.set_param(param::INDEX_MAPPING, &settings.index_mapping);
+        r
+    }
+
+    /// One multi-user test into `r`, then `updates` restored after an OLTP
+    /// background.
+    fn multi_user(
+        &self,
+        connector: &dyn Connector,
+        s: &mut dyn Session,
+        t: Test,
+        n: u64,
+        ctx: &mut Context<'_>,
+        r: &mut BenchResult,
+    ) {
+        let c = &self.config;
+        let updates = crate::data::table(names::table::UPDATES);
+        let before = if t.oltp_background() {
+            match checksum(s, updates) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    r.mark_failed(format!("{t}: {e}"));
+                    return;
+                }
+            }
+        } else {
+            None
+        };
+        ctx.progress.start(&format!("db as3ap {t}"), 1);
+        let plan = Plan {
+            connector,
+            test: t,
+            users: c.users,
+            rows: n,
+            warmup: c.warmup,
+            measure: c.measure,
+            seed: c.seed,
+        };
+        let outcome = multi::run(&plan, &ctx.cancel);
+        ctx.progress.finish();
+        match outcome {
+            Ok(o) => figures(t, &o, r),
+            Err(e) => r.mark_failed(format!("{t}: {e}")),
+        }
+        let Some(before) = before else { return };
+        match checksum(s, updates) {
+            Ok(after) => r.metrics.push(count(
+                metric::SIGNED_DELTA,
+                (after.signed - before.signed) as f64,
+            )),
+            Err(e) => r.warnings.push(format!("checksum after {t}: {e}")),
+        }
+        let start = Instant::now();
+        match restore_updates(s, n, c.seed) {
+            Ok(()) => r
+                .metrics
+                .push(seconds(metric::RESTORE_SECONDS, start.elapsed())),
+            Err(e) => r.mark_failed(format!("restoring updates after {t}: {e}")),
+        }
+    }
+}
+
+/// The figures of a finished multi-user test.
+fn figures(t: Test, o: &Outcome, r: &mut BenchResult) {
+    let window = o.window.as_secs_f64().max(1e-9);
+    let mut all = nodebench_core::latency::histogram();
+    for u in &o.users {
+        let _ = all.add(&u.latency);
+    }
+    let measured = &o.users[0];
+    r.metrics.push(seconds(metric::SECONDS, o.window));
+    if t.cross_section() {
+        for q in &o.cross {
+            r.metrics.push(
+                Metric::new(
+                    metric::QUERY_SECONDS,
+                    q.seconds,
+                    Unit::Seconds,
+                    Better::Lower,
+                )
+                .label(label::QUERY, q.name),
+            );
+            r.metrics
+                .push(count(metric::QUERY_ROWS, q.rows as f64).label(label::QUERY, q.name));
+            if let Some(m) = &q.mismatch {
+                r.warnings.push(m.clone());
+            }
+        }
+    }
+    let background: Vec<_> = if t.cross_section() {
+        o.users[1..].iter().collect()
+    } else {
+        o.users.iter().collect()
+    };
+    let queries: u64 = background.iter().map(|u| u.queries).sum();
+    let mut who = vec![(label::ALL, queries, &all)];
+    if !t.cross_section() {
+        who.push((label::MEASURED, measured.queries, &measured.latency));
+    }
+    for (user, q, h) in who {
+        r.metrics
+            .push(count(metric::QUERIES, q as f64).label(label::USER, user));
+        r.metrics.push(
+            Metric::new(
+                metric::QUERIES_PER_SECOND,
+                q as f64 / window,
+                Unit::OpsPerSecond,
+                Better::Higher,
+            )
+            .label(label::USER, user),
+        );
+        latency_figures(h, user, r);
+    }
+    if t.oltp_background() {
+        r.metrics
+            .push(count(metric::OLTP_UPDATES, o.oltp_updates as f64));
+    }
+    let mut errors = [0u64; 3];
+    for u in &o.users {
+        for (e, n) in errors.iter_mut().zip(u.errors) {
+            *e += n;
+        }
+        if let Some(m) = &u.first_error
+            && !r.warnings.contains(m)
+        {
+            r.warnings.push(m.clone());
+        }
+    }
+    for (kind, n) in [label::BUSY, label::DEADLOCK, label::OTHER]
+        .into_iter()
+        .zip(errors)
+    {
+        r.metrics
+            .push(count(metric::ERRORS, n as f64).label(label::KIND, kind));
+    }
+    if o.cancelled {
+        r.mark_cancelled();
+    }
+}
+
+/// The latency percentiles and histogram of `user`'s queries.
+fn latency_figures(h: &Hdr<u64>, user: &str, r: &mut BenchResult) {
+    if h.is_empty() {
+        return;
+    }
+    let mut labels = BTreeMap::new();
+    labels.insert(label::USER.to_string(), user.to_string());
+    r.histograms.push(Histogram::from_hdr(
+        metric::LATENCY,
+        Unit::Seconds,
+        1e9,
+        labels,
+        h,
+    ));
+    for (name, q) in [
+        (metric::LATENCY_P50, 0.5),
+        (metric::LATENCY_P90, 0.9),
+        (metric::LATENCY_P99, 0.99),
+        (metric::LATENCY_P999, 0.999),
+    ] {
+        r.metrics.push(
+            Metric::new(
+                name,
+                h.value_at_quantile(q) as f64 / 1e9,
+                Unit::Seconds,
+                Better::Lower,
+            )
+            .label(label::USER, user),
+        );
+    }
+    r.metrics.push(
+        Metric::new(
+            metric::LATENCY_MEAN,
+            h.mean() / 1e9,
+            Unit::Seconds,
+            Better::Lower,
+        )
+        .label(label::USER, user),
+    );
+    r.metrics.push(
+        Metric::new(
+            metric::LATENCY_MAX,
+            h.max() as f64 / 1e9,
+            Unit::Seconds,
+            Better::Lower,
+        )
+        .label(label::USER, user),
+    );
+}
+
+fn seconds(name: &str, d: Duration) -> Metric {
+    Metric::new(name, d.as_secs_f64(), Unit::Seconds, Better::Lower)
+}
+
+fn count(name: &str, v: f64) -> Metric {
+    Metric::new(name, v, Unit::Count, Better::Higher)
+}
+
+/// The AS3AP tables (and the checksum table) that exist.
+fn present_tables(s: &mut dyn Session) -> Result<Vec<String>, DbError> {
+    let mut out = Vec::new();
+    for name in TABLES.iter().map(|t| t.name).chain([CHECKSUM_TABLE]) {
+        if s.table_exists(name)? {
+            out.push(name.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// Drops every AS3AP table (and the scratch tables of an interrupted test).
+fn drop_all(s: &mut dyn Session) -> Result<(), DbError> {
+    let scratch = queries::SINGLE_USER_SCRATCH
+        .iter()
+        .chain(queries::CROSS_SECTION_SCRATCH)
+        .copied();
+    for name in TABLES
+        .iter()
+        .map(|t| t.name)
+        .chain([CHECKSUM_TABLE])
+        .chain(scratch)
+    {
+        s.execute(&format!("DROP TABLE IF EXISTS {name}"))?;
+    }
+    Ok(())
+}
+
+/// The checksum of `table` as stored.
+fn checksum(s: &mut dyn Session, table: Table) -> Result<Checksum, DbError> {
+    let sql = Checksum::query(table, s.bigint());
+    Ok(Checksum::from_figures(&s.fetch(&sql)?.first))
+}
+
+/// Checks existing tables before `--reuse` keeps them: the checksum table
+/// says they were loaded with this seed and size, and every table's
+/// checksum as stored equals the one recorded at the load.
+fn check_reuse(s: &mut dyn Session, n: u64, seed: u64) -> Result<(), DbError> {
+    for t in TABLES {
+        let recorded = s.fetch(&format!(
+            "SELECT rows_per_table, seed, row_count, sum_key, sum_signed, sum_key_int, sum_key_signed, sum_address_len FROM {CHECKSUM_TABLE} WHERE table_name = '{}'",
+            t.name
+        ))?;
+        if recorded.rows != 1 || recorded.first[..2] != [Some(n as i64), Some(seed as i64)] {
+            return Err(DbError::other(format!(
+                "the existing {} table was not loaded for {n} rows per table (--size) and --seed {seed}",
+                t.name
+            )));
+        }
+        let want = Checksum::from_figures(&recorded.first[2..]);
+        let stored = checksum(s, t)?;
+        if stored != want {
+            return Err(DbError::other(format!(
+                "the {} table's checksum {} differs from the one recorded at its load, {}",
+                t.name,
+                stored.text(),
+                want.text()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Creates and loads the tables in one transaction, then builds the
+/// indexes; the figures go into `r`. `Ok(false)` when cancelled (the
+/// transaction rolled back).
+fn load(
+    s: &mut dyn Session,
+    n: u64,
+    seed: u64,
+    ctx: &mut Context<'_>,
+    r: &mut BenchResult,
+) -> Result<bool, DbError> {
+    let total: u64 = TABLES.iter().map(|t| t.rows(n)).sum();
+    ctx.progress
+        .start("db as3ap load", TABLES.len() as u64 + INDEXES.len() as u64);
+    let start = Instant::now();
+    s.execute("BEGIN")?;
+    let mut sums = Vec::new();
+    for t in TABLES {
+        let t0 = Instant::now();
+        s.create_table(t)?;
+        let mut sum = Checksum::default();
+        let loaded = if t.distinct.is_some() {
+            let mut rows = Generator::new(t, n, seed).inspect(|row| sum.add(row));
+            s.load(t, &mut rows, &ctx.cancel)?
+        } else {
+            sum.rows = 1;
+            s.load(t, &mut std::iter::empty(), &ctx.cancel)?
+        };
+        if loaded.cancelled {
+            s.execute("ROLLBACK")?;
+            ctx.progress.finish();
+            return Ok(false);
+        }
+        r.metrics
+            .push(count(metric::ROWS, loaded.rows as f64).label(label::TABLE, t.name));
+        r.metrics
+            .push(seconds(metric::LOAD_SECONDS, t0.elapsed()).label(label::TABLE, t.name));
+        sums.push((t, sum));
+        ctx.progress.advance(1);
+    }
+    s.execute("COMMIT")?;
+    let load_time = start.elapsed();
+    let all = |m: Metric| m.label(label::TABLE, label::ALL);
+    r.metrics.push(all(count(metric::ROWS, total as f64)));
+    r.metrics
+        .push(all(seconds(metric::LOAD_SECONDS, load_time)));
+    r.metrics.push(all(Metric::new(
+        metric::LOAD_ROWS_PER_SECOND,
+        total as f64 / load_time.as_secs_f64().max(1e-9),
+        Unit::OpsPerSecond,
+        Better::Higher,
+    )));
+    let start = Instant::now();
+    for t in TABLES {
+        for i in schema::secondary(t.name) {
+            if ctx.cancel.is_cancelled() {
+                ctx.progress.finish();
+                return Ok(false);
+            }
+            let t0 = Instant::now();
+            s.create_index(i)?;
+            r.metrics
+                .push(seconds(metric::INDEX_SECONDS, t0.elapsed()).label(label::INDEX, i.name()));
+            ctx.progress.advance(1);
+        }
+    }
+    r.metrics
+        .push(seconds(metric::INDEX_SECONDS, start.elapsed()).label(label::INDEX, label::ALL));
+    ctx.progress.finish();
+    s.execute(&format!(
+        "CREATE TABLE {CHECKSUM_TABLE} (table_name VARCHAR(16) NOT NULL, rows_per_table BIGINT NOT NULL, seed BIGINT NOT NULL, row_count BIGINT NOT NULL, sum_key BIGINT NOT NULL, sum_signed BIGINT NOT NULL, sum_key_int BIGINT NOT NULL, sum_key_signed BIGINT NOT NULL, sum_address_len BIGINT NOT NULL)"
+    ))?;
+    for (t, sum) in sums {
+        let stored = checksum(s, t)?;
+        if stored != sum {
+            return Err(DbError::other(format!(
+                "the {} table as stored ({}) differs from the generated data ({})",
+                t.name,
+                stored.text(),
+                sum.text()
+            )));
+        }
+        s.execute(&format!(
+            "INSERT INTO {CHECKSUM_TABLE} VALUES ('{}', {n}, {seed}, {})",
+            t.name,
+            sum.figures().map(|f| f.to_string()).join(", ")
+        ))?;
+    }
+    Ok(true)
+}
+
+/// Drops `updates` and loads it again from the generator, with its
+/// indexes, then checks its checksum against the recorded one.
+fn restore_updates(s: &mut dyn Session, n: u64, seed: u64) -> Result<(), DbError> {
+    let t = crate::data::table(names::table::UPDATES);
+    s.execute("BEGIN")?;
+    s.execute(&format!("DROP TABLE {}", t.name))?;
+    s.create_table(t)?;
+    let mut rows = Generator::new(t, n, seed);
+    s.load(t, &mut rows, &nodebench_core::bench::Cancel::new())?;
+    s.execute("COMMIT")?;
+    for i in schema::secondary(t.name) {
+        s.create_index(i)?;
+    }
+    let stored = checksum(s, t)?;
+    let want = Checksum::generated(t, n, seed);
+    if stored != want {
+        return Err(DbError::other(format!(
+            "updates as restored ({}) differs from the generated data ({})",
+            stored.text(),
+            want.text()
+        )));
+    }
+    Ok(())
+}
+
+/// The single-user query set into `r`.
+fn single_user(s: &mut dyn Session, n: u64, ctx: &mut Context<'_>, r: &mut BenchResult) {
+    let set = queries::single_user(n, "DROP INDEX as3ap_updates_int".into());
+    ctx.progress.start("db as3ap single", set.len() as u64);
+    let start = Instant::now();
+    for q in &set {
+        if ctx.cancel.is_cancelled() {
+            r.mark_cancelled();
+            break;
+        }
+        match queries::run(s, q) {
+            Ok(t) => {
+                r.metrics.push(
+                    Metric::new(
+                        metric::QUERY_SECONDS,
+                        t.seconds,
+                        Unit::Seconds,
+                        Better::Lower,
+                    )
+                    .label(label::QUERY, t.name),
+                );
+                r.metrics
+                    .push(count(metric::QUERY_ROWS, t.rows as f64).label(label::QUERY, t.name));
+                if let Some(m) = t.mismatch {
+                    r.warnings.push(m);
+                }
+            }
+            Err(e) => {
+                r.mark_failed(format!("{}: {e}", q.name));
+                break;
+            }
+        }
+        ctx.progress.advance(1);
+    }
+    r.metrics.push(seconds(metric::SECONDS, start.elapsed()));
+    for t in queries::SINGLE_USER_SCRATCH {
+        if let Err(e) = s.execute(&format!("DROP TABLE IF EXISTS {t}")) {
+            r.warnings.push(format!("dropping {t}: {e}"));
+        }
+    }
+    ctx.progress.finish();
+}

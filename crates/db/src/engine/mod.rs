@@ -1,0 +1,133 @@
+//! What the benchmark needs from a database engine: a [`Connector`] that
+//! opens one [`Session`] per user, and the session's statements (the load,
+//! the prepared `ir_select` and `oltp_update`, plain SQL for the query
+//! set). Errors carry the kind the multi-user tests count.
+
+pub mod sqlite;
+
+use nodebench_core::bench::Cancel;
+use nodebench_core::names::db::label;
+
+use crate::data::{Row, Table};
+use crate::schema::Index;
+
+/// How a statement failed, as the multi-user tests count it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A lock wait timed out (SQLite busy/locked, lock wait timeout).
+    Busy,
+    /// The engine broke a deadlock by failing this statement.
+    Deadlock,
+    /// Anything else.
+    Other,
+}
+
+impl ErrorKind {
+    /// The `kind` label's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Busy => label::BUSY,
+            ErrorKind::Deadlock => label::DEADLOCK,
+            ErrorKind::Other => label::OTHER,
+        }
+    }
+}
+
+/// A failed statement or connection: its kind and the engine's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DbError {
+    /// What kind of failure.
+    pub kind: ErrorKind,
+    /// The engine's message.
+    pub message: String,
+}
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl DbError {
+    /// An error of kind [`ErrorKind::Other`].
+    pub fn other(message: impl Into<String>) -> DbError {
+        DbError {
+            kind: ErrorKind::Other,
+            message: message.into(),
+        }
+    }
+}
+
+/// The rows a query returned and its first row as integers (a NULL or
+/// non-integer column is `None`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fetched {
+    /// Rows returned.
+    pub rows: u64,
+    /// The first row's columns.
+    pub first: Vec<Option<i64>>,
+}
+
+/// How a table's load ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loaded {
+    /// Rows written.
+    pub rows: u64,
+    /// Stopped by the cancel flag before the last row.
+    pub cancelled: bool,
+}
+
+/// The engine's settings that make figures comparable, read from it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Server (or library) version.
+    pub version: String,
+    /// Transaction isolation level.
+    pub isolation: String,
+    /// Cache size setting.
+    pub cache: String,
+    /// Durability setting.
+    pub durability: String,
+    /// How the spec's index kinds are built.
+    pub index_mapping: String,
+}
+
+/// One connection: one user of the multi-user tests.
+pub trait Session: Send {
+    /// Runs a statement; returns the rows it changed.
+    fn execute(&mut self, sql: &str) -> Result<u64, DbError>;
+    /// Runs a query, reading every row.
+    fn fetch(&mut self, sql: &str) -> Result<Fetched, DbError>;
+    /// The prepared `ir_select` of `key`; returns the rows read.
+    fn ir_select(&mut self, key: i64) -> Result<u64, DbError>;
+    /// The prepared `oltp_update` of `key` (`col_signed + 1`, a column
+    /// without an index); returns the rows changed.
+    fn oltp_update(&mut self, key: i64) -> Result<u64, DbError>;
+    /// Creates `table` (with its clustered key).
+    fn create_table(&mut self, table: Table) -> Result<(), DbError>;
+    /// Streams `rows` into `table` by the engine's fastest path, polling
+    /// `cancel` every few thousand rows.
+    fn load(
+        &mut self,
+        table: Table,
+        rows: &mut dyn Iterator<Item = Row>,
+        cancel: &Cancel,
+    ) -> Result<Loaded, DbError>;
+    /// Builds a secondary index.
+    fn create_index(&mut self, index: Index) -> Result<(), DbError>;
+    /// Whether a table of this name exists.
+    fn table_exists(&mut self, name: &str) -> Result<bool, DbError>;
+    /// Reads the multi-user tests' tables and indexes into the engine's
+    /// cache (the spec's index preload step).
+    fn preload(&mut self) -> Result<(), DbError>;
+    /// The settings results record.
+    fn settings(&mut self) -> Result<Settings, DbError>;
+    /// The engine's name of a 64-bit integer in a CAST.
+    fn bigint(&self) -> &'static str;
+}
+
+/// Opens sessions on one database.
+pub trait Connector: Sync {
+    /// A new connection.
+    fn connect(&self) -> Result<Box<dyn Session>, DbError>;
+}

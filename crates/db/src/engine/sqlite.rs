@@ -1,0 +1,268 @@
+//! SQLite through rusqlite (bundled, so the same SQLite everywhere): a file
+//! in WAL mode (readers never wait for the writer), `synchronous=NORMAL`, a
+//! 64 MiB page cache per connection and a 10 s busy timeout. The spec's
+//! clustered key is the rowid (`col_key INTEGER PRIMARY KEY`); SQLite has
+//! no hash index, so hash and B-tree indexes are both B-trees. The load is
+//! one transaction of prepared inserts.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use nodebench_core::bench::Cancel;
+use rusqlite::{Connection, ErrorCode, params};
+
+use super::{Connector, DbError, ErrorKind, Fetched, Loaded, Session, Settings};
+use crate::data::{Row, Table};
+use crate::schema::{INDEXES, Index};
+
+/// Page cache of each connection, KiB (`PRAGMA cache_size=-65536`).
+const CACHE_KIB: i64 = 64 << 10;
+
+/// How long a statement waits for a lock before failing as busy.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Rows between two looks at the cancel flag during the load.
+const CANCEL_EVERY: u64 = 4096;
+
+/// Opens connections on one SQLite file.
+#[derive(Debug, Clone)]
+pub struct SqliteConnector {
+    /// The database file.
+    pub path: PathBuf,
+}
+
+impl Connector for SqliteConnector {
+    fn connect(&self) -> Result<Box<dyn Session>, DbError> {
+        let conn = Connection::open(&self.path)
+            .map_err(|e| DbError::other(format!("cannot open {}: {e}", self.path.display())))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(error)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(error)?;
+        conn.pragma_update(None, "cache_size", -CACHE_KIB)
+            .map_err(error)?;
+        conn.set_prepared_statement_cache_capacity(64);
+        Ok(Box::new(SqliteSession { conn }))
+    }
+}
+
+/// One SQLite connection.
+struct SqliteSession {
+    conn: Connection,
+}
+
+/// The kind of a rusqlite error: busy and locked are lock waits that timed
+/// out; SQLite has no deadlock detection beyond that.
+fn error(e: rusqlite::Error) -> DbError {
+    let kind = match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => ErrorKind::Busy,
+        _ => ErrorKind::Other,
+    };
+    DbError {
+        kind,
+        message: e.to_string(),
+    }
+}
+
+/// The SQLite column type of a scaled table's column.
+fn column_type(column: &str) -> &'static str {
+    match column {
+        "col_key" => "INTEGER PRIMARY KEY",
+        "col_int" | "col_signed" => "INTEGER NOT NULL",
+        "col_float" | "col_double" => "REAL NOT NULL",
+        "col_decim" => "NUMERIC(18,2) NOT NULL",
+        _ => "TEXT NOT NULL",
+    }
+}
+
+impl Session for SqliteSession {
+    fn execute(&mut self, sql: &str) -> Result<u64, DbError> {
+        self.conn.execute(sql, []).map(|n| n as u64).map_err(error)
+    }
+
+    fn fetch(&mut self, sql: &str) -> Result<Fetched, DbError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(error)?;
+        let columns = stmt.column_count();
+        let mut rows = stmt.query([]).map_err(error)?;
+        let mut out = Fetched::default();
+        while let Some(row) = rows.next().map_err(error)? {
+            if out.rows == 0 {
+                out.first = (0..columns)
+                    .map(|i| row.get::<_, Option<i64>>(i).ok().flatten())
+                    .collect();
+            }
+            out.rows += 1;
+        }
+        Ok(out)
+    }
+
+    fn ir_select(&mut self, key: i64) -> Result<u64, DbError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT col_key, col_code, col_date, col_signed, col_name FROM updates WHERE col_key = ?1",
+            )
+            .map_err(error)?;
+        let mut rows = stmt.query([key]).map_err(error)?;
+        let mut n = 0;
+        while let Some(row) = rows.next().map_err(error)? {
+            let _: i64 = row.get(0).map_err(error)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn oltp_update(&mut self, key: i64) -> Result<u64, DbError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("UPDATE updates SET col_signed = col_signed + 1 WHERE col_key = ?1")
+            .map_err(error)?;
+        stmt.execute([key]).map(|n| n as u64).map_err(error)
+    }
+
+    fn create_table(&mut self, table: Table) -> Result<(), DbError> {
+        let columns = if table.distinct.is_some() {
+            crate::data::COLUMNS
+                .iter()
+                .map(|c| format!("{c} {}", column_type(c)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        } else {
+            "col_key INTEGER NOT NULL".to_string()
+        };
+        self.execute(&format!("CREATE TABLE {} ({columns})", table.name))
+            .map(|_| ())
+    }
+
+    fn load(
+        &mut self,
+        table: Table,
+        rows: &mut dyn Iterator<Item = Row>,
+        cancel: &Cancel,
+    ) -> Result<Loaded, DbError> {
+        if table.distinct.is_none() {
+            self.execute(&format!("INSERT INTO {} (col_key) VALUES (0)", table.name))?;
+            return Ok(Loaded {
+                rows: 1,
+                cancelled: false,
+            });
+        }
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            table.name,
+            crate::data::COLUMNS.join(", ")
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(error)?;
+        let mut n = 0;
+        for r in rows {
+            if n % CANCEL_EVERY == 0 && cancel.is_cancelled() {
+                return Ok(Loaded {
+                    rows: n,
+                    cancelled: true,
+                });
+            }
+            stmt.execute(params![
+                r.key,
+                r.int,
+                r.signed,
+                r.float as f64,
+                r.double,
+                r.decim,
+                r.date,
+                r.code,
+                r.name,
+                r.address
+            ])
+            .map_err(error)?;
+            n += 1;
+        }
+        Ok(Loaded {
+            rows: n,
+            cancelled: false,
+        })
+    }
+
+    fn create_index(&mut self, index: Index) -> Result<(), DbError> {
+        self.execute(&format!(
+            "CREATE INDEX {} ON {} ({})",
+            index.name(),
+            index.table,
+            index.column
+        ))
+        .map(|_| ())
+    }
+
+    fn table_exists(&mut self, name: &str) -> Result<bool, DbError> {
+        self.conn
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [name],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .map_err(error)
+    }
+
+    fn preload(&mut self) -> Result<(), DbError> {
+        // Every page of the two tables' B-trees (the rowid tree is the
+        // clustered key) and of updates' indexes, into this connection's
+        // cache and the OS page cache the other connections share.
+        for sql in [
+            "SELECT SUM(LENGTH(col_address)) FROM updates",
+            "SELECT SUM(LENGTH(col_address)) FROM hundred",
+        ] {
+            self.fetch(sql)?;
+        }
+        for i in INDEXES
+            .iter()
+            .filter(|i| i.table == "updates" && i.column != "col_key")
+        {
+            self.fetch(&format!(
+                "SELECT COUNT({c}) FROM updates INDEXED BY {n} WHERE {c} IS NOT NULL",
+                c = i.column,
+                n = i.name()
+            ))?;
+        }
+        Ok(())
+    }
+
+    fn bigint(&self) -> &'static str {
+        "INTEGER"
+    }
+
+    fn settings(&mut self) -> Result<Settings, DbError> {
+        let pragma = |conn: &Connection, name: &str| -> Result<String, DbError> {
+            conn.query_row(&format!("PRAGMA {name}"), [], |r| {
+                r.get::<_, rusqlite::types::Value>(0)
+            })
+            .map(|v| match v {
+                rusqlite::types::Value::Integer(i) => i.to_string(),
+                rusqlite::types::Value::Text(t) => t,
+                other => format!("{other:?}"),
+            })
+            .map_err(error)
+        };
+        let synchronous = match pragma(&self.conn, "synchronous")?.as_str() {
+            "0" => "OFF",
+            "1" => "NORMAL",
+            "2" => "FULL",
+            "3" => "EXTRA",
+            _ => "unknown",
+        };
+        Ok(Settings {
+            version: format!("SQLite {}", rusqlite::version()),
+            isolation: "serializable".into(),
+            cache: format!(
+                "cache_size={} per connection",
+                pragma(&self.conn, "cache_size")?
+            ),
+            durability: format!(
+                "journal_mode={}, synchronous={synchronous}",
+                pragma(&self.conn, "journal_mode")?
+            ),
+            index_mapping:
+                "clustered: rowid (col_key INTEGER PRIMARY KEY); hash and B-tree: B-tree".into(),
+        })
+    }
+}

@@ -1,0 +1,15 @@
+//! nodebench-db: the AS3AP database benchmark (`nodebench db as3ap`) on
+//! SQLite: the five tables generated from a seed and loaded, the spec's
+//! indexes, the single-user query set and seeds/003's multi-user tests.
+//!
+//! Bottom to top: `config` (flags), `data` (the generator and checksum),
+//! `schema` (indexes), `engine` (the sessions), `queries`, `multi` (the
+//! multi-user driver), `as3ap` (the benchmark).
+
+pub mod as3ap;
+pub mod config;
+pub mod data;
+pub mod engine;
+pub mod multi;
+pub mod queries;
+pub mod schema;

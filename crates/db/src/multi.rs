@@ -1,0 +1,231 @@
+//! The multi-user tests: one connection and thread per user, a warm-up,
+//! then a measured window. User 0 is the measured user: `ir_select` in the
+//! IR tests, the cross-section once in the cross-section tests; the others
+//! are the background (`ir_select`, or `oltp_update` with an OLTP
+//! background). Latencies go into one HdrHistogram per user.
+
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use nodebench_core::bench::Cancel;
+use nodebench_core::latency;
+use nodebench_core::rng::XorShift64;
+
+use crate::config::Test;
+use crate::engine::{Connector, DbError, ErrorKind, Session};
+use crate::queries::{self, Timed};
+
+const WARMUP: u8 = 0;
+const MEASURE: u8 = 1;
+const STOP: u8 = 2;
+
+/// How often the coordinator looks at the cancel flag while it waits.
+const POLL: Duration = Duration::from_millis(20);
+
+/// What one user did.
+#[derive(Debug, Clone)]
+pub struct UserTally {
+    /// Statements completed in the measured window.
+    pub queries: u64,
+    /// Their latencies, ns.
+    pub latency: Histogram<u64>,
+    /// Failed statements (whole test), by kind: busy, deadlock, other.
+    pub errors: [u64; 3],
+    /// The first error's message, for the result's warnings.
+    pub first_error: Option<String>,
+}
+
+impl UserTally {
+    fn new() -> UserTally {
+        UserTally {
+            queries: 0,
+            latency: latency::histogram(),
+            errors: [0; 3],
+            first_error: None,
+        }
+    }
+
+    fn failed(&mut self, e: &DbError) {
+        let i = match e.kind {
+            ErrorKind::Busy => 0,
+            ErrorKind::Deadlock => 1,
+            ErrorKind::Other => 2,
+        };
+        self.errors[i] += 1;
+        self.first_error.get_or_insert_with(|| e.message.clone());
+    }
+}
+
+/// What a multi-user test measured.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Per user, user 0 first (the measured one).
+    pub users: Vec<UserTally>,
+    /// The measured window.
+    pub window: Duration,
+    /// Rows `oltp_update` statements changed (warm-up included): one per
+    /// completed statement.
+    pub oltp_updates: u64,
+    /// The cross-section's queries (cross-section tests).
+    pub cross: Vec<Timed>,
+    /// Stopped by the cancel flag.
+    pub cancelled: bool,
+}
+
+/// What a test runs on.
+pub struct Plan<'a> {
+    /// Opens the users' connections.
+    pub connector: &'a dyn Connector,
+    /// Which test.
+    pub test: Test,
+    /// Users, measured one included.
+    pub users: usize,
+    /// Rows of `updates` (keys 1..=rows).
+    pub rows: u64,
+    /// Warm-up.
+    pub warmup: Duration,
+    /// Measurement of the IR tests.
+    pub measure: Duration,
+    /// Seeds the users' key streams.
+    pub seed: u64,
+}
+
+/// Runs one multi-user test.
+pub fn run(plan: &Plan<'_>, cancel: &Cancel) -> Result<Outcome, DbError> {
+    let mut sessions = Vec::with_capacity(plan.users);
+    for _ in 0..plan.users {
+        sessions.push(plan.connector.connect()?);
+    }
+    if plan.test.cross_section() {
+        for sql in queries::cross_section_setup() {
+            sessions[0].execute(&sql)?;
+        }
+    }
+    let phase = AtomicU8::new(WARMUP);
+    let oltp = AtomicU64::new(0);
+    let start = Barrier::new(plan.users + 1);
+    let mut window = (Instant::now(), Instant::now());
+    let results: Vec<(UserTally, Vec<Timed>, Box<dyn Session>)> = thread::scope(|s| {
+        let handles: Vec<_> = sessions
+            .into_iter()
+            .enumerate()
+            .map(|(user, session)| {
+                let (phase, oltp, start) = (&phase, &oltp, &start);
+                s.spawn(move || user_loop(plan, user, session, phase, oltp, start, cancel))
+            })
+            .collect();
+        start.wait();
+        wait(plan.warmup, cancel, &phase);
+        let _ = phase.compare_exchange(WARMUP, MEASURE, Ordering::SeqCst, Ordering::SeqCst);
+        window.0 = Instant::now();
+        if plan.test.cross_section() {
+            // The measured user ends the window when its cross-section is done.
+            while phase.load(Ordering::SeqCst) != STOP && !cancel.is_cancelled() {
+                thread::sleep(POLL);
+            }
+        } else {
+            wait(plan.measure, cancel, &phase);
+        }
+        phase.store(STOP, Ordering::SeqCst);
+        window.1 = Instant::now();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a user thread panicked"))
+            .collect()
+    });
+    let mut users = Vec::with_capacity(results.len());
+    let mut cross = Vec::new();
+    let mut first = None;
+    for (tally, timed, session) in results {
+        if first.is_none() {
+            first = Some(session);
+            cross = timed;
+        }
+        users.push(tally);
+    }
+    if let Some(mut s) = first.filter(|_| plan.test.cross_section()) {
+        for t in queries::CROSS_SECTION_SCRATCH {
+            s.execute(&format!("DROP TABLE {t}"))?;
+        }
+    }
+    Ok(Outcome {
+        users,
+        window: window.1 - window.0,
+        oltp_updates: oltp.load(Ordering::SeqCst),
+        cross,
+        cancelled: cancel.is_cancelled(),
+    })
+}
+
+/// Sleeps `d` unless cancelled or stopped first.
+fn wait(d: Duration, cancel: &Cancel, phase: &AtomicU8) {
+    let end = Instant::now() + d;
+    while Instant::now() < end && !cancel.is_cancelled() && phase.load(Ordering::SeqCst) != STOP {
+        thread::sleep(POLL.min(end.saturating_duration_since(Instant::now())));
+    }
+}
+
+/// One user's loop until the phase is STOP.
+fn user_loop(
+    plan: &Plan<'_>,
+    user: usize,
+    mut session: Box<dyn Session>,
+    phase: &AtomicU8,
+    oltp: &AtomicU64,
+    start: &Barrier,
+    cancel: &Cancel,
+) -> (UserTally, Vec<Timed>, Box<dyn Session>) {
+    let mut tally = UserTally::new();
+    let mut cross = Vec::new();
+    let mut rng =
+        XorShift64::new(plan.seed ^ (user as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let updates = user > 0 && plan.test.oltp_background();
+    start.wait();
+    if user == 0 && plan.test.cross_section() {
+        while phase.load(Ordering::SeqCst) == WARMUP && !cancel.is_cancelled() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        for q in queries::cross_section() {
+            if cancel.is_cancelled() || phase.load(Ordering::SeqCst) == STOP {
+                break;
+            }
+            match queries::run(session.as_mut(), &q) {
+                Ok(t) => cross.push(t),
+                Err(e) => tally.failed(&e),
+            }
+        }
+        tally.queries = cross.len() as u64;
+        phase.store(STOP, Ordering::SeqCst);
+        return (tally, cross, session);
+    }
+    loop {
+        let p = phase.load(Ordering::Relaxed);
+        if p == STOP || cancel.is_cancelled() {
+            break;
+        }
+        let key = 1 + rng.below(plan.rows) as i64;
+        let t0 = Instant::now();
+        let r = if updates {
+            session.oltp_update(key)
+        } else {
+            session.ir_select(key)
+        };
+        let took = t0.elapsed();
+        match r {
+            Ok(changed) => {
+                if updates {
+                    oltp.fetch_add(changed, Ordering::Relaxed);
+                }
+                if p == MEASURE {
+                    tally.queries += 1;
+                    latency::record(&mut tally.latency, took);
+                }
+            }
+            Err(e) => tally.failed(&e),
+        }
+    }
+    (tally, cross, session)
+}

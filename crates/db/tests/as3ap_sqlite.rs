@@ -1,0 +1,235 @@
+//! AS3AP on SQLite end to end: the load's row counts and checksum, every
+//! multi-user test, the IR-with-OLTP semantics and the restore, `--reuse`,
+//! the refusal of existing tables, and an interrupted load.
+
+use std::time::Duration;
+
+use nodebench_core::ResultStatus;
+use nodebench_core::bench::{Cancel, collect};
+use nodebench_core::inventory::Inventory;
+use nodebench_core::names::db::{label, metric, param, table, test};
+use nodebench_core::{BenchResult, Run};
+use nodebench_db::as3ap::{As3ap, LOAD_INTERRUPTED};
+use nodebench_db::config::{As3apConfig, Test};
+use nodebench_db::data::{Checksum, TABLES};
+
+/// The smallest database: 10,000 rows per table.
+const SMALL: u64 = 4_000_000;
+
+fn config(path: &std::path::Path, tests: Vec<Test>) -> As3apConfig {
+    As3apConfig {
+        db: Some(format!("sqlite:{}", path.display())),
+        size: SMALL,
+        tests,
+        users: 3,
+        warmup: Duration::from_millis(200),
+        measure: Duration::from_millis(500),
+        ..As3apConfig::default()
+    }
+}
+
+fn run(c: As3apConfig) -> Result<Vec<BenchResult>, String> {
+    collect(&As3ap { config: c }, &Inventory::default(), Cancel::new()).map_err(|e| e.to_string())
+}
+
+fn of<'a>(rs: &'a [BenchResult], t: &str) -> &'a BenchResult {
+    rs.iter()
+        .find(|r| r.param(param::TEST).and_then(|v| v.as_str()) == Some(t))
+        .unwrap_or_else(|| panic!("no {t} result"))
+}
+
+fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
+    r.metric(name, labels)
+        .unwrap_or_else(|| panic!("no {name}{labels:?}"))
+        .value
+}
+
+/// The six checksum figures of `t` read straight from the file.
+fn stored(path: &std::path::Path, t: &str) -> Checksum {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let sql = Checksum::query(nodebench_db::data::table(t), "INTEGER");
+    let f: Vec<Option<i64>> = conn
+        .query_row(&sql, [], |r| (0..6).map(|i| r.get(i)).collect())
+        .unwrap();
+    Checksum::from_figures(&f)
+}
+
+#[test]
+fn loads_runs_every_test_and_restores_updates() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("as3ap.db");
+    let rs = run(config(&path, Test::ALL_TESTS.to_vec())).unwrap();
+    assert_eq!(rs.len(), 6, "load, single and four multi-user results");
+    for r in &rs {
+        assert_eq!(
+            r.status,
+            ResultStatus::Passed,
+            "{:?}: {:?}",
+            r.param(param::TEST),
+            r.error
+        );
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    }
+    let load = of(&rs, test::LOAD);
+    for t in TABLES {
+        let want = if t.name == table::TINY { 1.0 } else { 10_000.0 };
+        assert_eq!(value(load, metric::ROWS, &[(label::TABLE, t.name)]), want);
+        assert_eq!(
+            stored(&path, t.name),
+            Checksum::generated(t, 10_000, 1),
+            "{}",
+            t.name
+        );
+    }
+    assert_eq!(
+        value(load, metric::ROWS, &[(label::TABLE, label::ALL)]),
+        40_001.0
+    );
+    assert!(
+        value(
+            load,
+            metric::LOAD_ROWS_PER_SECOND,
+            &[(label::TABLE, label::ALL)]
+        ) > 0.0
+    );
+
+    let single = of(&rs, test::SINGLE);
+    assert_eq!(
+        value(single, metric::QUERY_ROWS, &[(label::QUERY, "sel_100_ncl")]),
+        100.0
+    );
+    assert_eq!(
+        value(single, metric::QUERY_ROWS, &[(label::QUERY, "bulk_delete")]),
+        1000.0
+    );
+
+    let ir = of(&rs, test::IR);
+    let all = value(ir, metric::QUERIES, &[(label::USER, label::ALL)]);
+    let measured = value(ir, metric::QUERIES, &[(label::USER, label::MEASURED)]);
+    assert!(measured > 0.0 && all > measured, "{all} {measured}");
+    assert!(
+        ir.histogram(metric::LATENCY, &[(label::USER, label::MEASURED)])
+            .is_some()
+    );
+    assert!(value(ir, metric::LATENCY_P99, &[(label::USER, label::MEASURED)]) > 0.0);
+
+    // IR with OLTP background: col_signed (not indexed) grew by exactly
+    // one per completed oltp_update, and the restore brought back the
+    // loaded data.
+    let oltp = of(&rs, test::IR_OLTP);
+    let updates = value(oltp, metric::OLTP_UPDATES, &[]);
+    assert!(updates > 0.0);
+    assert_eq!(value(oltp, metric::SIGNED_DELTA, &[]), updates);
+    assert!(value(oltp, metric::RESTORE_SECONDS, &[]) > 0.0);
+    assert!(value(oltp, metric::QUERIES, &[(label::USER, label::MEASURED)]) > 0.0);
+
+    for t in [test::CROSS_IR, test::CROSS_OLTP] {
+        let r = of(&rs, t);
+        assert_eq!(
+            value(r, metric::QUERY_ROWS, &[(label::QUERY, "sel_100_rand")]),
+            100.0
+        );
+        assert!(
+            value(
+                r,
+                metric::QUERY_SECONDS,
+                &[(label::QUERY, "checkmod_100_seq")]
+            ) > 0.0
+        );
+    }
+    let updates_table = nodebench_db::data::table(table::UPDATES);
+    assert_eq!(
+        stored(&path, table::UPDATES),
+        Checksum::generated(updates_table, 10_000, 1)
+    );
+
+    // The tables stay; a second run needs --reuse (checked) or --recreate.
+    let e = run(config(&path, vec![Test::Ir])).unwrap_err();
+    assert!(
+        e.contains("AS3AP tables already exist") && e.contains("--reuse"),
+        "{e}"
+    );
+    let reused = run(As3apConfig {
+        reuse: true,
+        ..config(&path, vec![Test::Ir])
+    })
+    .unwrap();
+    assert_eq!(reused.len(), 1);
+    assert_eq!(
+        reused[0].param(param::REUSED),
+        Some(&serde_json::json!(true))
+    );
+    let e = run(As3apConfig {
+        reuse: true,
+        seed: 2,
+        ..config(&path, vec![Test::Ir])
+    })
+    .unwrap_err();
+    assert!(
+        e.starts_with("--reuse: the existing uniques table was not loaded"),
+        "{e}"
+    );
+    let recreated = run(As3apConfig {
+        recreate: true,
+        seed: 2,
+        ..config(&path, vec![])
+    });
+    assert!(recreated.is_err(), "an empty --tests is refused");
+    let recreated = run(As3apConfig {
+        recreate: true,
+        seed: 2,
+        ..config(&path, vec![Test::Single])
+    })
+    .unwrap();
+    assert_eq!(recreated.len(), 2);
+    assert_eq!(
+        stored(&path, table::UPDATES),
+        Checksum::generated(updates_table, 10_000, 2)
+    );
+}
+
+#[test]
+fn an_interrupted_load_drops_the_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("as3ap.db");
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let rs = collect(
+        &As3ap {
+            config: config(&path, Test::ALL_TESTS.to_vec()),
+        },
+        &Inventory::default(),
+        cancel,
+    )
+    .unwrap();
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0].status, ResultStatus::Cancelled);
+    assert_eq!(rs[0].error.as_deref(), Some(LOAD_INTERRUPTED));
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let tables: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(tables, 0);
+}
+
+#[test]
+fn the_scratch_file_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = As3apConfig {
+        db: None,
+        scratch_dir: dir.path().to_path_buf(),
+        ..config(dir.path(), vec![Test::Ir])
+    };
+    let rs = run(c).unwrap();
+    assert_eq!(rs.len(), 2);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    let json = serde_json::to_string(&Run {
+        results: rs,
+        ..Run::start(vec![], Default::default())
+    });
+    assert!(json.unwrap().contains("sqlite:(scratch file)"));
+}
