@@ -306,3 +306,65 @@ fn bad_flags_are_refused_in_one_line_naming_the_flag() {
     }
     assert!(!t.store().exists(), "nothing ran, no store written");
 }
+
+#[test]
+fn a_suites_steps_are_the_workloads() {
+    let t = TempStore::new();
+    let suite = t.store().with_file_name("soak.toml");
+    std::fs::write(
+        &suite,
+        "name = \"soak\"\n\
+         [[step]]\nbench = \"cpu.ops\"\nname = \"fma\"\nduration = \"200ms\"\nrepeats = 1\nwarmup = 0\nkernels = \"f64.vector\"\n\
+         [[step]]\nbench = \"http.load\"\nname = \"web\"\nurl = \"/1150\"\ntime-limit = \"1s\"\nconcurrency = 2\n",
+    )
+    .unwrap();
+    let out = t.run(&[
+        "-q",
+        "burnin",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--duration",
+        "20s",
+        "--checkpoint",
+        "10s",
+    ]);
+    let code = out.status.code();
+    assert!(
+        code == Some(0) || code == Some(1),
+        "{code:?}: {}",
+        stderr(&out)
+    );
+    let run = stored(&t, 1);
+    for step in ["fma", "web"] {
+        let cps = checkpoints(&run, step);
+        assert!(cps.len() >= 2, "{step}: {} checkpoints", cps.len());
+        assert!(
+            cps.iter()
+                .any(|c| metric(c, "iterations").is_some_and(|n| n >= 1.0)),
+            "{step}: {cps:#?}"
+        );
+    }
+    // Only the suite's steps ran: none of the default mix.
+    assert!(checkpoints(&run, "memory").is_empty());
+
+    // A step without a rate to watch, and --suite with --workloads.
+    let bad = t.store().with_file_name("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"bad\"\n[[step]]\nbench = \"memory.latency\"\n",
+    )
+    .unwrap();
+    let out = t.run(&["burnin", "--suite", bad.to_str().unwrap()]);
+    one_line_error(
+        &out,
+        2,
+        &[
+            "--suite",
+            "step 'memory.latency'",
+            "no rate",
+            "accepted benchmarks: cpu.ops",
+        ],
+    );
+    let out = t.run(&["burnin", "--suite", "quick", "--workloads", "cpu"]);
+    one_line_error(&out, 2, &["--suite", "--workloads"]);
+}

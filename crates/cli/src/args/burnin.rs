@@ -64,6 +64,12 @@ pub struct BurninArgs {
     /// against the client's), or a full URL.
     #[arg(long, value_name = "URL", default_value = "/3985", value_parser = UrlArg::parse)]
     pub http_url: UrlArg,
+    /// A suite (built-in name or TOML file) whose steps are the workloads
+    /// instead of the default mix: each step runs again and again, all at
+    /// once, watched by its headline rate (its repeats and thresholds do
+    /// not apply).
+    #[arg(long, value_name = "NAME|FILE", conflicts_with_all = ["workloads", "http_url"])]
+    pub suite: Option<String>,
 }
 
 impl BurninArgs {

@@ -7,14 +7,16 @@
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use nodebench_burnin::{Burnin, BurninConfig, MachineWatch, Throughput, Workload};
-use nodebench_core::bench::BenchError;
+use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::{Choice, Config};
 use nodebench_core::names::{cpu as cpu_names, disk as disk_names, http as http_names};
-use nodebench_core::names::{labels, memory as memory_names, net as net_names};
+use nodebench_core::names::{labels, linpack as linpack_names};
+use nodebench_core::names::{memory as memory_names, net as net_names};
 use nodebench_core::telemetry::Sampler;
 use nodebench_core::{Run, RunStatus, inventory};
 use nodebench_cpu::config::{Kernel, OpsConfig, Scaling};
@@ -28,6 +30,7 @@ use nodebench_report::reporters;
 use nodebench_store::{Recorder, Store};
 
 use super::runner::{EXIT_INTERRUPTED, install_signal_handlers, open_store};
+use super::suites;
 use crate::args::Cli;
 use crate::args::burnin::{BurninArgs, BurninWorkload};
 use crate::progress::Bar;
@@ -161,6 +164,103 @@ fn workload(w: BurninWorkload, a: &BurninArgs) -> Workload {
     }
 }
 
+/// A benchmark id, the metric the burn-in watches in its results, and the
+/// labels that metric must carry.
+type Watched = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// The benchmarks a suite step may be in a burn-in: each with the metric
+/// (and labels) the burn-in watches, its headline rate.
+const WATCHED: &[Watched] = &[
+    (cpu_names::OPS, cpu_names::RATE, &[]),
+    (linpack_names::LINPACK, linpack_names::RATE, &[]),
+    (
+        memory_names::STREAM,
+        memory_names::metric::BANDWIDTH,
+        &[(labels::KERNEL, memory_names::kernel::TRIAD)],
+    ),
+    (disk_names::IOZONE, disk_names::metric::BANDWIDTH, &[]),
+    (disk_names::DD, disk_names::metric::BANDWIDTH, &[]),
+    (
+        net_names::TCP,
+        net_names::metric::THROUGHPUT,
+        &[(net_names::label::SIDE, net_names::side::RECEIVER)],
+    ),
+    (
+        net_names::UDP,
+        net_names::metric::THROUGHPUT,
+        &[(net_names::label::SIDE, net_names::side::RECEIVER)],
+    ),
+    (http_names::LOAD, http_names::load::REQUESTS_PER_SECOND, &[]),
+    (http_names::SWEEP, http_names::sweep::RATE, &[]),
+    (http_names::DOWNLOAD, net_names::metric::THROUGHPUT, &[]),
+];
+
+/// A step whose benchmark could not be built again (a body file removed
+/// since the start): every iteration fails with why, an error the burn-in
+/// records.
+struct Unbuildable {
+    id: &'static str,
+    error: String,
+}
+
+impl Benchmark for Unbuildable {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        Err(BenchError::System(self.error.clone()))
+    }
+
+    fn run(&self, _ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        self.validate()
+    }
+}
+
+/// The workloads of `--suite`: one per step, building the step's
+/// benchmark afresh for every iteration from its parsed command line.
+fn suite_workloads(name_or_file: &str) -> Result<Vec<Workload>, String> {
+    let (text, origin) = suites::source(name_or_file).map_err(|e| format!("--suite: {e}"))?;
+    let suite = suites::parse(&text, &origin).map_err(|e| e.to_string())?;
+    let commands = suites::step_commands(&suite).map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(commands.len());
+    for (step, cli) in suite.steps.iter().zip(commands) {
+        let Some((bench, metric, labels)) = WATCHED.iter().find(|w| w.0 == step.bench) else {
+            let ids: Vec<&str> = WATCHED.iter().map(|w| w.0).collect();
+            return Err(format!(
+                "--suite {origin}: step '{}' ({}) has no rate for the burn-in to watch; accepted benchmarks: {}",
+                step.name,
+                step.bench,
+                ids.join(", ")
+            ));
+        };
+        let cli = Arc::new(cli);
+        let id = step.bench;
+        out.push(Workload {
+            name: step.name.clone(),
+            make: Box::new(move || {
+                super::benchmark(&cli.command)
+                    .unwrap_or_else(|error| Box::new(Unbuildable { id, error }))
+            }),
+            throughput: Throughput {
+                benchmark: bench,
+                metric,
+                labels: labels.to_vec(),
+            },
+            error_counts: if *bench == http_names::LOAD {
+                vec![http_names::load::REQUESTS_FAILED, http_names::load::NON_2XX]
+            } else {
+                vec![]
+            },
+        });
+    }
+    Ok(out)
+}
+
 /// Runs `nodebench burnin`.
 pub fn run(cli: &Cli, a: &BurninArgs) -> Result<ExitCode> {
     let config = BurninConfig::from(a);
@@ -168,7 +268,16 @@ pub fn run(cli: &Cli, a: &BurninArgs) -> Result<ExitCode> {
         eprintln!("error: {e}");
         return Ok(ExitCode::from(crate::EXIT_USAGE));
     }
-    let workloads: Vec<Workload> = a.workloads().into_iter().map(|w| workload(w, a)).collect();
+    let workloads: Vec<Workload> = match &a.suite {
+        Some(suite) => match suite_workloads(suite) {
+            Ok(w) => w,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(ExitCode::from(crate::EXIT_USAGE));
+            }
+        },
+        None => a.workloads().into_iter().map(|w| workload(w, a)).collect(),
+    };
     run_workloads(cli, config, &workloads)
 }
 

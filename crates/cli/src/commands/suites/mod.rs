@@ -699,6 +699,26 @@ fn error_key(e: &clap::Error) -> Option<String> {
 /// value is an error naming the file, line, step and key.
 pub fn benchmarks(suite: &Suite) -> Result<Vec<Box<dyn Benchmark>>, SuiteError> {
     let mut out: Vec<Box<dyn Benchmark>> = Vec::new();
+    for (step, cli) in suite.steps.iter().zip(step_commands(suite)?) {
+        for repeat in 1..=step.repeat {
+            let bench = super::benchmark(&cli.command)
+                .map_err(|e| located(&suite.origin, Some(step.line), Some(&step.name), None, &e))?;
+            out.push(Box::new(SuiteStep {
+                step: step.name.clone(),
+                repeat,
+                at: format!("{}:{}", suite.origin, step.line),
+                bench,
+            }));
+        }
+    }
+    Ok(out)
+}
+
+/// Each step of `suite` parsed by the CLI's definitions, as the command
+/// line its parameters spell (the burn-in builds a step's benchmark again
+/// for every iteration from it); an error names the step's line and key.
+pub fn step_commands(suite: &Suite) -> Result<Vec<Cli>, SuiteError> {
+    let mut out = Vec::with_capacity(suite.steps.len());
     for step in &suite.steps {
         let cmd = subcommand(step.bench);
         let argv = argv(suite, step, &cmd)?;
@@ -716,16 +736,7 @@ pub fn benchmarks(suite: &Suite) -> Result<Vec<Box<dyn Benchmark>>, SuiteError> 
                 &one_line(&e),
             )
         })?;
-        for repeat in 1..=step.repeat {
-            let bench = super::benchmark(&cli.command)
-                .map_err(|e| located(&suite.origin, Some(step.line), Some(&step.name), None, &e))?;
-            out.push(Box::new(SuiteStep {
-                step: step.name.clone(),
-                repeat,
-                at: format!("{}:{}", suite.origin, step.line),
-                bench,
-            }));
-        }
+        out.push(cli);
     }
     Ok(out)
 }
