@@ -185,7 +185,9 @@ fn check_accepted(t: &Target) -> Result<(), TestCaseError> {
 fn check_refused(url: &str, e: &str) -> Result<(), TestCaseError> {
     prop_assert!(!e.contains('\n') && !e.contains('\r'), "{url:?}: {e:?}");
     prop_assert!(
-        e.contains("expected http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH"),
+        e.contains(
+            "expected http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH, or /PATH (the built-in server"
+        ),
         "{e}"
     );
     prop_assert!(e.starts_with("URL: '"), "{e}");
