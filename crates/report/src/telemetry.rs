@@ -309,27 +309,37 @@ pub fn summary_text(result: &BenchResult) -> String {
     out
 }
 
+/// A telemetry series of `values` one second apart, for the tests here
+/// and in `html::telemetry`.
+#[cfg(test)]
+pub(crate) fn test_series(
+    name: &str,
+    unit: Unit,
+    labels: &[(&str, &str)],
+    values: &[f64],
+) -> TimeSeries {
+    let mut l: BTreeMap<String, String> = labels
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    l.insert(SOURCE.into(), SOURCE_TELEMETRY.into());
+    TimeSeries {
+        name: name.into(),
+        unit,
+        labels: l,
+        points: values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as f64, *v))
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn ts(name: &str, unit: Unit, labels: &[(&str, &str)], values: &[f64]) -> TimeSeries {
-        let mut l: BTreeMap<String, String> = labels
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        l.insert(SOURCE.into(), SOURCE_TELEMETRY.into());
-        TimeSeries {
-            name: name.into(),
-            unit,
-            labels: l,
-            points: values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (i as f64, *v))
-                .collect(),
-        }
-    }
+    use test_series as ts;
 
     fn result(series: Vec<TimeSeries>) -> BenchResult {
         let mut r = BenchResult::new("cpu.ops");

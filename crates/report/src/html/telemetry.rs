@@ -195,30 +195,10 @@ pub fn charts(result: &BenchResult) -> Vec<Chart> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use nodebench_core::Unit;
-    use nodebench_core::names::telemetry::{SOURCE, SOURCE_TELEMETRY};
 
     use super::*;
-
-    fn ts(name: &str, unit: Unit, labels: &[(&str, &str)], values: &[f64]) -> TimeSeries {
-        let mut l: BTreeMap<String, String> = labels
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        l.insert(SOURCE.into(), SOURCE_TELEMETRY.into());
-        TimeSeries {
-            name: name.into(),
-            unit,
-            labels: l,
-            points: values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (i as f64, *v))
-                .collect(),
-        }
-    }
+    use crate::telemetry::test_series as ts;
 
     #[test]
     fn busy_cpus_and_active_devices_are_charted() {
