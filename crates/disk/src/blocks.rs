@@ -146,6 +146,20 @@ impl Benchmark for DiskBlocks {
     }
 }
 
+/// The record and size each thread's file is laid out with: records of a
+/// power of two from 4 KiB to 1 MiB (near the largest block), and a size
+/// of whole records of at least `per_thread`, so that every cell's
+/// `per_thread` bytes are in the file (a sequential write lays out whole
+/// records only: 80 MB laid out in 1 MiB records left 76 MiB, and the
+/// reads hit the end of the file).
+fn layout(per_thread: u64, max_block: u64) -> (u64, u64) {
+    let record = max_block
+        .clamp(4096, 1 << 20)
+        .next_power_of_two()
+        .min(1 << 20);
+    (record, per_thread.div_ceil(record) * record)
+}
+
 impl DiskBlocks {
     /// Runs every (operation, block size) cell on `threads` threads, one
     /// file each, into `result`.
@@ -167,11 +181,8 @@ impl DiskBlocks {
             let s = ScratchFile::create(&c.dir, &format!("blocks{t}"))?;
             let f = s.open(mode)?;
             let path = s.path().display().to_string();
-            let layout = JobSpec::sequential_write(
-                max_block.clamp(4096, 1 << 20),
-                per_thread.div_ceil(4096) * 4096,
-                EndSync::Fsync,
-            );
+            let (record, size) = layout(per_thread, max_block);
+            let layout = JobSpec::sequential_write(record, size, EndSync::Fsync);
             job::run_job(&f, &path, &layout, &ctx.cancel, None)?;
             files.push((s, f, path));
         }
@@ -357,5 +368,21 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.starts_with("--dir ") && e.contains("free"), "{e}");
+    }
+
+    #[test]
+    fn files_are_laid_out_in_whole_records_covering_each_threads_share() {
+        for (per_thread, max_block) in [
+            (80_000_000, 80_000_000),
+            (64 << 20, 80_000_000),
+            (3_000_000, 3_000_000),
+            (1 << 20, 8),
+            (100_000, 5_000),
+        ] {
+            let (record, size) = layout(per_thread, max_block);
+            assert!(record.is_power_of_two() && (4096..=1 << 20).contains(&record));
+            assert_eq!(size % record, 0, "{per_thread} {max_block}");
+            assert!(size >= per_thread && size - per_thread < record);
+        }
     }
 }
