@@ -258,6 +258,34 @@ pub fn row_heading(name: &str, unit: Unit, prefix: &str) -> String {
     }
 }
 
+/// How many samples `result`'s telemetry holds (its longest series).
+pub fn sample_count(result: &BenchResult) -> usize {
+    telemetry_series(result)
+        .map(|s| s.points.len())
+        .max()
+        .unwrap_or(0)
+}
+
+/// One summary row as text: its heading with the unit, and a `mean / max`
+/// cell per column (`-` where the column has no such series), all in the
+/// prefix the row's largest value calls for.
+pub fn row_text(name: &str, unit: Unit, cells: &[Option<Stat>]) -> (String, Vec<String>) {
+    let max = cells.iter().flatten().map(|s| s.max).fold(0.0, f64::max);
+    let (prefix, divisor) = prefix_for(unit, max);
+    let texts = cells
+        .iter()
+        .map(|c| match c {
+            Some(s) => format!(
+                "{} / {}",
+                scaled(s.mean, unit, divisor),
+                scaled(s.max, unit, divisor)
+            ),
+            None => "-".into(),
+        })
+        .collect();
+    (row_heading(name, unit, prefix), texts)
+}
+
 /// The terminal text of `result`'s telemetry summary: a line saying how
 /// many samples, then a table per group with `mean / max` cells. Empty when
 /// the result has no telemetry.
@@ -266,10 +294,7 @@ pub fn summary_text(result: &BenchResult) -> String {
     if groups.is_empty() {
         return String::new();
     }
-    let samples = telemetry_series(result)
-        .map(|s| s.points.len())
-        .max()
-        .unwrap_or(0);
+    let samples = sample_count(result);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -286,17 +311,9 @@ pub fn summary_text(result: &BenchResult) -> String {
         }
         table.set_header(header);
         for (name, unit, cells) in &g.rows {
-            let max = cells.iter().flatten().map(|s| s.max).fold(0.0, f64::max);
-            let (prefix, divisor) = prefix_for(*unit, max);
-            let mut row = vec![row_heading(name, *unit, prefix)];
-            row.extend(cells.iter().map(|c| match c {
-                Some(s) => format!(
-                    "{} / {}",
-                    scaled(s.mean, *unit, divisor),
-                    scaled(s.max, *unit, divisor)
-                ),
-                None => "-".into(),
-            }));
+            let (heading, texts) = row_text(name, *unit, cells);
+            let mut row = vec![heading];
+            row.extend(texts);
             table.add_row(row);
         }
         for col in 1..=g.columns.len() {

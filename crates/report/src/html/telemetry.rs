@@ -11,8 +11,8 @@ use nodebench_core::{BenchResult, TimeSeries};
 
 use super::chart::{Axis, Chart, Series, Style};
 use super::escape;
-use crate::format::{prefix_for, scaled};
-use crate::telemetry::{Group, row_heading, summarise, telemetry_series};
+use crate::format::prefix_for;
+use crate::telemetry::{Group, row_text, sample_count, summarise, telemetry_series};
 
 /// The `data-chart` kind of the telemetry charts.
 pub const KIND: &str = "telemetry";
@@ -32,10 +32,7 @@ pub fn section(result: &BenchResult) -> String {
     if groups.is_empty() {
         return String::new();
     }
-    let samples = telemetry_series(result)
-        .map(|s| s.points.len())
-        .max()
-        .unwrap_or(0);
+    let samples = sample_count(result);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -53,21 +50,9 @@ pub fn section(result: &BenchResult) -> String {
         }
         out.push_str("</tr>\n");
         for (name, unit, cells) in &g.rows {
-            let max = cells.iter().flatten().map(|s| s.max).fold(0.0, f64::max);
-            let (prefix, divisor) = prefix_for(*unit, max);
-            let _ = write!(
-                out,
-                "<tr><td>{}</td>",
-                escape(&row_heading(name, *unit, prefix))
-            );
-            for c in cells {
-                let text = c.map_or("-".to_string(), |s| {
-                    format!(
-                        "{} / {}",
-                        scaled(s.mean, *unit, divisor),
-                        scaled(s.max, *unit, divisor)
-                    )
-                });
+            let (heading, texts) = row_text(name, *unit, cells);
+            let _ = write!(out, "<tr><td>{}</td>", escape(&heading));
+            for text in texts {
                 let _ = write!(out, "<td class=\"num\">{}</td>", escape(&text));
             }
             out.push_str("</tr>\n");
