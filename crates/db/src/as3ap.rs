@@ -15,6 +15,7 @@ use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
 
 use crate::config::{As3apConfig, Target, Test};
 use crate::data::{Checksum, Generator, TABLES, Table};
+use crate::engine::postgres::PostgresConnector;
 use crate::engine::sqlite::SqliteConnector;
 use crate::engine::{Connector, DbError, Session, Settings};
 use crate::multi::{self, Outcome, Plan};
@@ -58,7 +59,13 @@ impl Benchmark for As3ap {
         self.config.validate()?;
         let target = self.config.target().map_err(BenchError::Invalid)?;
         let (path, _scratch) = match &target {
-            Target::Sqlite(Some(p)) => (p.clone(), None),
+            Target::Sqlite(Some(p)) => {
+                check_sqlite_dir(p)?;
+                (p.clone(), None)
+            }
+            Target::Postgres(url) => {
+                return self.run_on(&target, &PostgresConnector { url: url.clone() }, ctx);
+            }
             Target::Sqlite(None) => {
                 let p = self.config.scratch_dir.join(format!(
                     "nodebench-as3ap-{}-{}.db",
@@ -68,9 +75,6 @@ impl Benchmark for As3ap {
                 (p.clone(), Some(ScratchDb(p)))
             }
         };
-        if let Target::Sqlite(Some(p)) = &target {
-            check_sqlite_dir(p)?;
-        }
         self.run_on(&target, &SqliteConnector { path }, ctx)
     }
 }

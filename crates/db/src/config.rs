@@ -28,11 +28,22 @@ pub enum Target {
     /// An SQLite file; `None` is a file in the scratch directory, removed
     /// afterwards.
     Sqlite(Option<PathBuf>),
+    /// A PostgreSQL server: `postgres://user:pass@host[:port]/db`.
+    Postgres(String),
 }
 
 impl Target {
-    /// Parses `--db`: `sqlite:PATH`.
+    /// Parses `--db`: `sqlite:PATH` or `postgres://user:pass@host[:port]/db`.
     pub fn parse(s: &str) -> Result<Target, String> {
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            let rest = s.split_once("://").map_or("", |(_, r)| r);
+            return match rest.split_once('/') {
+                Some((host, db)) if !host.is_empty() && !db.is_empty() => {
+                    Ok(Target::Postgres(s.to_string()))
+                }
+                _ => Err("--db: expected postgres://user:pass@host[:port]/db".into()),
+            };
+        }
         if let Some(path) = s.strip_prefix("sqlite:") {
             let path = path.strip_prefix("//").unwrap_or(path);
             if path.is_empty() {
@@ -43,11 +54,13 @@ impl Target {
         // Only the scheme is echoed: the rest may hold a password.
         let scheme = s.split_once(':').map_or("", |(scheme, _)| scheme);
         match scheme {
-            "mysql" | "mariadb" | "postgres" | "postgresql" => Err(format!(
-                "--db: {scheme}: targets are not supported by this build yet; accepted: sqlite:PATH"
+            "mysql" | "mariadb" => Err(format!(
+                "--db: {scheme}: targets are not supported by this build yet; accepted: sqlite:PATH, postgres://user:pass@host[:port]/db"
             )),
-            "" => Err("--db: expected sqlite:PATH".into()),
-            _ => Err(format!("--db: expected sqlite:PATH, got a '{scheme}:' URL")),
+            "" => Err("--db: expected sqlite:PATH or postgres://user:pass@host[:port]/db".into()),
+            _ => Err(format!(
+                "--db: expected sqlite:PATH or postgres://user:pass@host[:port]/db, got a '{scheme}:' URL"
+            )),
         }
     }
 
@@ -55,6 +68,7 @@ impl Target {
     pub fn engine(&self) -> &'static str {
         match self {
             Target::Sqlite(_) => "sqlite",
+            Target::Postgres(_) => "postgres",
         }
     }
 
@@ -63,7 +77,24 @@ impl Target {
         match self {
             Target::Sqlite(Some(p)) => format!("sqlite:{}", p.display()),
             Target::Sqlite(None) => "sqlite:(scratch file)".into(),
+            Target::Postgres(url) => without_password(url),
         }
+    }
+}
+
+/// `url` with the password of its user info removed
+/// (`postgres://bench:secret@h/db` -> `postgres://bench@h/db`).
+pub fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => {
+            let user = rest[..at].split(':').next().unwrap_or("");
+            format!("{scheme}://{user}{}", &rest[at..])
+        }
+        None => url.to_string(),
     }
 }
 
@@ -231,8 +262,12 @@ mod tests {
         );
         assert_eq!(
             Target::parse("oracle://u:secret@h").unwrap_err(),
-            "--db: expected sqlite:PATH, got a 'oracle:' URL"
+            "--db: expected sqlite:PATH or postgres://user:pass@host[:port]/db, got a 'oracle:' URL"
         );
+        let pg = Target::parse("postgres://bench:s3cr:et@127.0.0.1:5432/as3ap").unwrap();
+        assert_eq!(pg.display(), "postgres://bench@127.0.0.1:5432/as3ap");
+        assert_eq!(pg.engine(), "postgres");
+        assert!(Target::parse("postgres://host").is_err());
         let e = Target::parse("mysql://u:secret@h/d").unwrap_err();
         assert!(e.contains("not supported") && !e.contains("secret"), "{e}");
     }

@@ -352,10 +352,10 @@ impl Checksum {
     pub fn query(table: Table, bigint: &str) -> String {
         if table.distinct.is_some() {
             format!(
-                "SELECT COUNT(*), SUM(col_key), SUM(col_signed), \
-                 SUM((CAST(col_key AS {bigint}) * col_int) % {CHECKSUM_MODULUS}), \
-                 SUM((CAST(col_key AS {bigint}) * col_signed) % {CHECKSUM_MODULUS}), \
-                 SUM(LENGTH(col_address)) FROM {}",
+                "SELECT COUNT(*), CAST(SUM(col_key) AS {bigint}), CAST(SUM(col_signed) AS {bigint}), \
+                 CAST(SUM((CAST(col_key AS {bigint}) * col_int) % {CHECKSUM_MODULUS}) AS {bigint}), \
+                 CAST(SUM((CAST(col_key AS {bigint}) * col_signed) % {CHECKSUM_MODULUS}) AS {bigint}), \
+                 CAST(SUM(LENGTH(col_address)) AS {bigint}) FROM {}",
                 table.name
             )
         } else {

@@ -3,6 +3,7 @@
 //! the prepared `ir_select` and `oltp_update`, plain SQL for the query
 //! set). Errors carry the kind the multi-user tests count.
 
+pub mod postgres;
 pub mod sqlite;
 
 use nodebench_core::bench::Cancel;

@@ -1,0 +1,141 @@
+//! AS3AP on PostgreSQL (the server `scripts/db-servers start` runs; its URL
+//! in NODEBENCH_TEST_POSTGRES): the load by COPY with the spec's row counts,
+//! the same checksums as the generator (so as SQLite's) for the seed, every
+//! multi-user test, the IR-with-OLTP semantics and restore, bad credentials
+//! and a missing database in one line without the password, and no
+//! password in the stored results. Without the variable the test says it
+//! skipped, and fails under CI (CI=true), where scripts/test sets it.
+
+use std::time::Duration;
+
+use nodebench_core::ResultStatus;
+use nodebench_core::bench::{Cancel, collect};
+use nodebench_core::inventory::Inventory;
+use nodebench_core::names::db::{label, metric, param, table, test};
+use nodebench_core::{BenchResult, Run};
+use nodebench_db::as3ap::As3ap;
+use nodebench_db::config::{As3apConfig, Test};
+use nodebench_db::data::{Checksum, TABLES};
+use nodebench_db::engine::Connector;
+use nodebench_db::engine::postgres::PostgresConnector;
+
+/// The server's URL, or `None` (after saying so) outside CI.
+fn server() -> Option<String> {
+    match std::env::var("NODEBENCH_TEST_POSTGRES") {
+        Ok(url) => Some(url),
+        Err(_) => {
+            assert!(
+                std::env::var("CI").is_err(),
+                "NODEBENCH_TEST_POSTGRES is not set: scripts/test starts the server (scripts/db-servers start)"
+            );
+            eprintln!(
+                "as3ap_postgres: skipped: NODEBENCH_TEST_POSTGRES not set (scripts/db-servers start)"
+            );
+            None
+        }
+    }
+}
+
+fn config(url: &str, tests: Vec<Test>) -> As3apConfig {
+    As3apConfig {
+        db: Some(url.to_string()),
+        size: 4_000_000,
+        tests,
+        users: 3,
+        warmup: Duration::from_millis(200),
+        measure: Duration::from_millis(500),
+        recreate: true,
+        ..As3apConfig::default()
+    }
+}
+
+fn run(c: As3apConfig) -> Result<Vec<BenchResult>, String> {
+    collect(&As3ap { config: c }, &Inventory::default(), Cancel::new()).map_err(|e| e.to_string())
+}
+
+fn of<'a>(rs: &'a [BenchResult], t: &str) -> &'a BenchResult {
+    rs.iter()
+        .find(|r| r.param(param::TEST).and_then(|v| v.as_str()) == Some(t))
+        .unwrap_or_else(|| panic!("no {t} result"))
+}
+
+fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
+    r.metric(name, labels)
+        .unwrap_or_else(|| panic!("no {name}{labels:?}"))
+        .value
+}
+
+#[test]
+fn loads_runs_every_test_and_restores_updates_on_postgres() {
+    let Some(url) = server() else { return };
+    let rs = run(config(&url, Test::ALL_TESTS.to_vec())).unwrap();
+    assert_eq!(rs.len(), 6);
+    for r in &rs {
+        assert_eq!(
+            r.status,
+            ResultStatus::Passed,
+            "{:?}: {:?}",
+            r.param(param::TEST),
+            r.error
+        );
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert_eq!(r.param(param::ENGINE), Some(&serde_json::json!("postgres")));
+    }
+    let load = of(&rs, test::LOAD);
+    let mut s = PostgresConnector { url: url.clone() }.connect().unwrap();
+    for t in TABLES {
+        let want = if t.name == table::TINY { 1.0 } else { 10_000.0 };
+        assert_eq!(value(load, metric::ROWS, &[(label::TABLE, t.name)]), want);
+        let stored = s.fetch(&Checksum::query(t, s.bigint())).unwrap();
+        assert_eq!(
+            Checksum::from_figures(&stored.first),
+            Checksum::generated(t, 10_000, 1),
+            "{}",
+            t.name
+        );
+    }
+    let oltp = of(&rs, test::IR_OLTP);
+    let updates = value(oltp, metric::OLTP_UPDATES, &[]);
+    assert!(updates > 0.0);
+    assert_eq!(value(oltp, metric::SIGNED_DELTA, &[]), updates);
+    assert!(
+        value(
+            of(&rs, test::IR),
+            metric::QUERIES_PER_SECOND,
+            &[(label::USER, label::MEASURED)]
+        ) > 0.0
+    );
+
+    // The password is in no stored parameter, table or JSON.
+    let password = url
+        .split_once("://")
+        .unwrap()
+        .1
+        .split('@')
+        .next()
+        .unwrap()
+        .split(':')
+        .nth(1)
+        .unwrap();
+    let json = serde_json::to_string(&Run {
+        results: rs,
+        ..Run::start(vec![], Default::default())
+    })
+    .unwrap();
+    assert!(!json.contains(&format!(":{password}@")), "{json}");
+    assert!(json.contains("postgres://bench@"));
+}
+
+#[test]
+fn wrong_credentials_and_a_missing_database_are_one_line() {
+    let Some(url) = server() else { return };
+    let (scheme_user, rest) = url.split_once('@').unwrap();
+    let user = scheme_user.rsplit_once(':').unwrap().0;
+    let wrong = format!("{user}:not-the-password@{rest}");
+    let e = run(config(&wrong, vec![Test::Ir])).unwrap_err();
+    assert!(e.contains("password authentication failed"), "{e}");
+    assert!(!e.contains("not-the-password") && !e.contains('\n'), "{e}");
+    let (base, _) = url.rsplit_once('/').unwrap();
+    let e = run(config(&format!("{base}/no_such_db"), vec![Test::Ir])).unwrap_err();
+    assert!(e.contains("database \"no_such_db\" does not exist"), "{e}");
+}
