@@ -86,14 +86,24 @@ fn bad_input_gives_one_line_and_a_non_zero_exit() {
         2,
         &["--reuse and --recreate"],
     );
-    let out = go(&["--db", "mysql://bench:hunter2@127.0.0.1/as3ap"]);
-    one_line_error(&out, 2, &["--db: mysql:", "sqlite:PATH"]);
+    let out = go(&["--db", "mariadb://bench:hunter2@127.0.0.1/as3ap"]);
+    one_line_error(
+        &out,
+        2,
+        &["--db: expected sqlite:PATH, mysql://", "'mariadb:'"],
+    );
     assert!(!stderr(&out).contains("hunter2"));
     let closed = common::closed_port();
-    let url = format!("postgres://bench:hunter2@127.0.0.1:{closed}/as3ap");
-    let out = go(&["--db", &url]);
-    one_line_error(&out, 1, &["--db postgres://bench@127.0.0.1:", "/as3ap: "]);
-    assert!(!stderr(&out).contains("hunter2"));
+    for scheme in ["postgres", "mysql"] {
+        let url = format!("{scheme}://bench:hunter2@127.0.0.1:{closed}/as3ap");
+        let out = go(&["--db", &url]);
+        one_line_error(
+            &out,
+            1,
+            &[&format!("--db {scheme}://bench@127.0.0.1:"), "/as3ap: "],
+        );
+        assert!(!stderr(&out).contains("hunter2"));
+    }
     one_line_error(
         &go(&["--db", "sqlite:/nonexistent/dir/a.db"]),
         1,
