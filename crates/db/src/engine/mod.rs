@@ -119,8 +119,7 @@ pub trait Session: Send {
     fn create_index(&mut self, index: Index) -> Result<(), DbError>;
     /// The statement dropping index `name` of `table` (the single-user
     /// set's `drop_idx_upd_int`).
-    fn drop_index(&self, name: &str, table: &str) -> String {
-        let _ = table;
+    fn drop_index(&self, name: &str, _table: &str) -> String {
         format!("DROP INDEX {name}")
     }
     /// Whether a table of this name exists.
