@@ -34,6 +34,14 @@ fn main() -> ExitCode {
             };
         }
     };
+    // A --store value nodebench cannot use is a usage error, whatever the
+    // command (NODEBENCH_STORE is checked when the store is opened).
+    if cli.store.is_some()
+        && let Err(e) = commands::runner::store_location(&cli)
+    {
+        eprintln!("error: {e}");
+        return ExitCode::from(EXIT_USAGE);
+    }
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {

@@ -33,12 +33,13 @@ const AREA_CRATES: &[&str] = &[
     "nodebench-db",
     "nodebench-scan",
     "nodebench-fleet",
+    "nodebench-slurm",
     "nodebench-import",
 ];
 
 /// Crates on top of core that name results through core alone: their only
 /// nodebench dependency is `nodebench-core`.
-const CORE_ONLY_CRATES: &[&str] = &["nodebench-import"];
+const CORE_ONLY_CRATES: &[&str] = &["nodebench-import", "nodebench-slurm"];
 
 /// Crates generic over `Box<dyn Benchmark>` that record through the store:
 /// their only nodebench dependencies are core and store (the CLI hands

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use nodebench_core::bench::BenchError;
 use nodebench_core::config::Config;
+use nodebench_core::credentials::without_password;
 use nodebench_core::names::db::test as names;
 
 /// Bytes of one AS3AP row: the spec sizes the database as four tables of
@@ -91,22 +92,6 @@ impl Target {
             Target::Sqlite(None) => "sqlite:(scratch file)".into(),
             Target::Postgres(url) | Target::Mysql(url) => without_password(url),
         }
-    }
-}
-
-/// `url` with the password of its user info removed
-/// (`postgres://bench:secret@h/db` -> `postgres://bench@h/db`).
-pub fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => {
-            let user = rest[..at].split(':').next().unwrap_or("");
-            format!("{scheme}://{user}{}", &rest[at..])
-        }
-        None => url.to_string(),
     }
 }
 

@@ -1,17 +1,24 @@
 //! Errors of the results store.
 
-use std::path::PathBuf;
-
 /// Everything that can go wrong with the results store, each with one clear
-/// message that names the store path where it matters.
+/// message that names the store where it matters (a database URL always
+/// without its password).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The `--store` value (or `NODEBENCH_STORE`) is not a store nodebench
+    /// can use: an unknown URL scheme, an unreadable PostgreSQL URL. The
+    /// message names where the value came from and the accepted forms, and
+    /// never echoes a password.
+    #[error("{0}")]
+    Location(String),
     /// The store could not be opened or created (directory not creatable,
-    /// not a database, migration failed...).
-    #[error("cannot open results store at {}: {source}", path.display())]
+    /// not a database, server unreachable, login refused, migration
+    /// failed...).
+    #[error("cannot open results store at {location}: {source}")]
     Open {
-        /// The store path that was being opened.
-        path: PathBuf,
+        /// The store that was being opened: its path, or its URL without
+        /// the password.
+        location: String,
         /// Why it could not be opened.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
@@ -30,6 +37,10 @@ pub enum StoreError {
     /// An SQLite error while reading or writing the store.
     #[error("results store error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// A PostgreSQL error while reading or writing the store: the server's
+    /// message, or the client's with its cause.
+    #[error("results store error: {0}")]
+    Postgres(String),
     /// A value could not be encoded as JSON for the store.
     #[error("cannot encode a value as JSON for the results store: {0}")]
     Json(#[from] serde_json::Error),
@@ -42,4 +53,24 @@ pub enum StoreError {
         /// What is wrong with it.
         reason: String,
     },
+}
+
+impl From<postgres::Error> for StoreError {
+    fn from(e: postgres::Error) -> StoreError {
+        StoreError::Postgres(postgres_message(&e))
+    }
+}
+
+/// One line for a PostgreSQL error: the server's severity and message
+/// (`ERROR: relation "runs" does not exist`), or the client's error with
+/// its cause (`error connecting to server: Connection refused (os error
+/// 111)`), which `postgres::Error`'s own text leaves out.
+pub(crate) fn postgres_message(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    match std::error::Error::source(e) {
+        Some(cause) => format!("{e}: {cause}"),
+        None => e.to_string(),
+    }
 }

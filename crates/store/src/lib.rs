@@ -3,13 +3,18 @@
 //! comparisons and exports can read it back later.
 //!
 //! [`Store`] is what every backend offers; [`SqliteStore`] is the SQLite
-//! backend. [`resolve_path`] says where the store lives.
+//! backend (the default), [`PostgresStore`] the PostgreSQL one (a store
+//! shared by many nodes). [`Location`] says where the store lives and opens
+//! it.
 
 #![warn(missing_docs)]
 
+mod codec;
 mod error;
 mod path;
+mod postgresql;
 mod recorder;
+mod schema;
 mod sqlite;
 
 use std::collections::BTreeMap;
@@ -19,7 +24,8 @@ use nodebench_core::{BenchResult, Run, RunStatus, ThresholdVerdict};
 use serde::Serialize;
 
 pub use error::StoreError;
-pub use path::{STORE_ENV, default_path, resolve_path};
+pub use path::{Location, STORE_ENV, default_path};
+pub use postgresql::PostgresStore;
 pub use recorder::Recorder;
 pub use sqlite::SqliteStore;
 
@@ -48,14 +54,14 @@ pub struct RunSummary {
     pub hostname: Option<String>,
 }
 
-/// What every results store backend offers (SQLite now, PostgreSQL later).
+/// What every results store backend offers (SQLite, PostgreSQL).
 ///
 /// A run is saved piece by piece while it happens: [`Store::begin_run`] when
 /// it starts, [`Store::add_result`] after each benchmark, and
 /// [`Store::finish_run`] at the end. Each call is committed before it
 /// returns, so a run killed part-way keeps what finished and lists as
 /// [`RunStatus::Incomplete`].
-pub trait Store {
+pub trait Store: std::fmt::Debug {
     /// Inserts `run` (status as given, normally incomplete, with its
     /// inventory, tags, command line, `ended_at` and any results it already
     /// holds) and commits; returns its new id. `run.id` is ignored.

@@ -1,103 +1,21 @@
 //! The SQLite backend of the results store.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, SecondsFormat, Utc};
-use nodebench_core::inventory::Inventory;
-use nodebench_core::stats::Stats;
-use nodebench_core::{
-    BenchResult, Better, Histogram, Metric, Reference, ResultStatus, Run, RunStatus,
-    ThresholdVerdict, TimeSeries, Unit,
-};
+use chrono::{DateTime, Utc};
+use nodebench_core::{BenchResult, Run, RunStatus, ThresholdVerdict};
 use rusqlite::{
     Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
 };
-use serde::de::DeserializeOwned;
 
+use crate::codec::{
+    self, Counts, HistogramRow, MetricRow, ResultRow, RunRow, SeriesRow, SummaryRow, json, to_i64,
+};
+use crate::schema::{self, supported_version};
 use crate::{RunSummary, Store, StoreError};
-
-/// Schema migrations, oldest first: script `i` brings the schema from
-/// version `i` to version `i + 1`. Never edit a released script; append a
-/// new one instead.
-///
-/// Real columns that may hold NaN are nullable: SQLite stores NaN as NULL,
-/// and NULL reads back as NaN.
-const MIGRATIONS: &[&str] = &[
-    r#"
-CREATE TABLE runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    started_at TEXT NOT NULL,
-    ended_at TEXT,
-    status TEXT NOT NULL,
-    nodebench_version TEXT NOT NULL,
-    command_line TEXT NOT NULL,
-    tags TEXT NOT NULL,
-    inventory TEXT,
-    schema_version INTEGER NOT NULL
-);
-CREATE INDEX runs_started_at ON runs (started_at);
-
-CREATE TABLE results (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    benchmark TEXT NOT NULL,
-    parameters TEXT NOT NULL,
-    status TEXT NOT NULL,
-    error TEXT,
-    warnings TEXT NOT NULL,
-    started_at TEXT NOT NULL,
-    ended_at TEXT NOT NULL
-);
-CREATE INDEX results_run_id ON results (run_id, seq);
-
-CREATE TABLE metrics (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    result_id INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    value REAL,
-    unit TEXT NOT NULL,
-    better TEXT NOT NULL,
-    labels TEXT NOT NULL,
-    stats TEXT,
-    reference_name TEXT,
-    reference_value REAL,
-    percent_of_reference REAL
-);
-CREATE INDEX metrics_result_id ON metrics (result_id);
-
-CREATE TABLE histograms (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    result_id INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    unit TEXT NOT NULL,
-    scale REAL,
-    labels TEXT NOT NULL,
-    count INTEGER NOT NULL,
-    hdr_base64 TEXT NOT NULL
-);
-CREATE INDEX histograms_result_id ON histograms (result_id);
-
-CREATE TABLE series (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    result_id INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    unit TEXT NOT NULL,
-    labels TEXT NOT NULL,
-    points TEXT NOT NULL
-);
-CREATE INDEX series_result_id ON series (result_id);
-"#,
-    r#"
-ALTER TABLE runs ADD COLUMN verdicts TEXT NOT NULL DEFAULT '[]';
-"#,
-    r#"
-ALTER TABLE results ADD COLUMN bottleneck TEXT;
-"#,
-];
 
 /// How long a statement waits for another process's lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -127,7 +45,7 @@ impl SqliteStore {
     /// database comes from a newer nodebench.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         let open_error = |source: Box<dyn std::error::Error + Send + Sync>| StoreError::Open {
-            path: path.to_path_buf(),
+            location: path.display().to_string(),
             source,
         };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -191,11 +109,6 @@ fn retry_busy<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Resul
     }
 }
 
-/// The schema version this build writes and understands.
-fn supported_version() -> i64 {
-    i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX)
-}
-
 /// Reads the schema version; `None` for a database without a version table.
 fn read_version(conn: &Connection) -> rusqlite::Result<Option<i64>> {
     let has_table: bool = conn.query_row(
@@ -233,80 +146,12 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
             0
         }
     };
-    if current > supported {
-        return Err(newer(current));
-    }
-    let start = usize::try_from(current).map_err(|_| StoreError::Invalid {
-        what: "schema version".into(),
-        reason: format!("{current} is negative"),
-    })?;
-    for script in &MIGRATIONS[start..] {
+    for script in schema::pending(current)? {
         tx.execute_batch(script)?;
     }
     tx.execute("UPDATE schema_version SET version = ?1", [supported])?;
     tx.commit()?;
     Ok(())
-}
-
-// ---- encoding -------------------------------------------------------------
-
-/// RFC 3339 UTC with nanoseconds: fixed width, so text order is time order,
-/// and it reads back exactly.
-fn ts(t: &DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Nanos, true)
-}
-
-fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, StoreError> {
-    Ok(serde_json::to_string(value)?)
-}
-
-fn to_i64<T: TryInto<i64> + Copy + std::fmt::Display>(
-    value: T,
-    what: &str,
-) -> Result<i64, StoreError> {
-    value.try_into().map_err(|_| StoreError::Invalid {
-        what: what.to_string(),
-        reason: format!("{value} does not fit in a 64-bit signed integer"),
-    })
-}
-
-// ---- decoding -------------------------------------------------------------
-
-fn invalid(what: impl FnOnce() -> String, reason: impl std::fmt::Display) -> StoreError {
-    StoreError::Invalid {
-        what: what(),
-        reason: reason.to_string(),
-    }
-}
-
-fn parse_ts(s: &str, what: impl FnOnce() -> String) -> Result<DateTime<Utc>, StoreError> {
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| invalid(what, format!("timestamp {s:?}: {e}")))
-}
-
-fn parse_json<T: DeserializeOwned>(
-    s: &str,
-    what: impl FnOnce() -> String,
-) -> Result<T, StoreError> {
-    serde_json::from_str(s).map_err(|e| invalid(what, format!("JSON {s:?}: {e}")))
-}
-
-fn parse_with<T>(
-    s: &str,
-    parse: fn(&str) -> Option<T>,
-    what: impl FnOnce() -> String,
-) -> Result<T, StoreError> {
-    parse(s).ok_or_else(|| invalid(what, format!("unknown value {s:?}")))
-}
-
-fn parse_unit(s: &str, what: impl FnOnce() -> String) -> Result<Unit, StoreError> {
-    parse_with(s, Unit::from_symbol, what)
-}
-
-/// SQLite stores NaN as NULL; read it back as NaN.
-fn real(v: Option<f64>) -> f64 {
-    v.unwrap_or(f64::NAN)
 }
 
 // ---- writing --------------------------------------------------------------
@@ -318,20 +163,21 @@ fn insert_result(
     seq: i64,
     result: &BenchResult,
 ) -> Result<(), StoreError> {
+    let r = ResultRow::encode(result)?;
     tx.execute(
         "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             run_id,
             seq,
-            result.benchmark,
-            json(&result.parameters)?,
-            result.status.as_str(),
-            result.error,
-            json(&result.warnings)?,
-            ts(&result.started_at),
-            ts(&result.ended_at),
-            result.bottleneck,
+            r.benchmark,
+            r.parameters,
+            r.status,
+            r.error,
+            r.warnings,
+            r.started_at,
+            r.ended_at,
+            r.bottleneck,
         ],
     )?;
     let result_id = tx.last_insert_rowid();
@@ -342,17 +188,17 @@ fn insert_result(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
     for m in &result.metrics {
-        let stats = m.stats.as_ref().map(json).transpose()?;
+        let m = MetricRow::encode(m)?;
         stmt.execute(params![
             result_id,
             m.name,
             m.value,
-            m.unit.symbol(),
-            m.better.as_str(),
-            json(&m.labels)?,
-            stats,
-            m.reference.as_ref().map(|r| r.name.as_str()),
-            m.reference.as_ref().map(|r| r.value),
+            m.unit,
+            m.better,
+            m.labels,
+            m.stats,
+            m.reference_name,
+            m.reference_value,
             m.percent_of_reference,
         ])?;
     }
@@ -362,13 +208,14 @@ fn insert_result(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
     for h in &result.histograms {
+        let h = HistogramRow::encode(h)?;
         stmt.execute(params![
             result_id,
             h.name,
-            h.unit.symbol(),
+            h.unit,
             h.scale,
-            json(&h.labels)?,
-            to_i64(h.count, "histogram count")?,
+            h.labels,
+            h.count,
             h.hdr_base64,
         ])?;
     }
@@ -377,13 +224,8 @@ fn insert_result(
         "INSERT INTO series (result_id, name, unit, labels, points) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     for s in &result.series {
-        stmt.execute(params![
-            result_id,
-            s.name,
-            s.unit.symbol(),
-            json(&s.labels)?,
-            json(&s.points)?
-        ])?;
+        let s = SeriesRow::encode(s)?;
+        stmt.execute(params![result_id, s.name, s.unit, s.labels, s.points])?;
     }
     Ok(())
 }
@@ -406,38 +248,18 @@ fn load_figures(conn: &Connection, result_id: i64, r: &mut BenchResult) -> Resul
     )?;
     let mut rows = stmt.query([result_id])?;
     while let Some(row) = rows.next()? {
-        let name: String = row.get(0)?;
-        let what = |field: &str| {
-            let name = name.clone();
-            let field = field.to_string();
-            move || format!("{field} of metric {name:?} of result {result_id}")
-        };
-        let unit = parse_unit(&row.get::<_, String>(2)?, what("unit"))?;
-        let better = parse_with(&row.get::<_, String>(3)?, Better::parse, what("direction"))?;
-        let labels = parse_json(&row.get::<_, String>(4)?, what("labels"))?;
-        let stats = match row.get::<_, Option<String>>(5)? {
-            Some(s) => Some(parse_json::<Stats>(&s, what("stats"))?),
-            None => None,
-        };
-        let reference = row
-            .get::<_, Option<String>>(6)?
-            .map(|rname| -> rusqlite::Result<Reference> {
-                Ok(Reference {
-                    name: rname,
-                    value: real(row.get(7)?),
-                })
-            })
-            .transpose()?;
-        r.metrics.push(Metric {
-            value: real(row.get(1)?),
-            unit,
-            better,
-            labels,
-            stats,
-            reference,
+        let m = MetricRow {
+            name: row.get(0)?,
+            value: row.get(1)?,
+            unit: row.get(2)?,
+            better: row.get(3)?,
+            labels: row.get(4)?,
+            stats: row.get(5)?,
+            reference_name: row.get(6)?,
+            reference_value: row.get(7)?,
             percent_of_reference: row.get(8)?,
-            name,
-        });
+        };
+        r.metrics.push(m.decode(result_id)?);
     }
 
     let mut stmt = conn.prepare_cached(
@@ -445,21 +267,15 @@ fn load_figures(conn: &Connection, result_id: i64, r: &mut BenchResult) -> Resul
     )?;
     let mut rows = stmt.query([result_id])?;
     while let Some(row) = rows.next()? {
-        let name: String = row.get(0)?;
-        let what = |field: &'static str| {
-            let name = name.clone();
-            move || format!("{field} of histogram {name:?} of result {result_id}")
-        };
-        let count: i64 = row.get(4)?;
-        r.histograms.push(Histogram {
-            unit: parse_unit(&row.get::<_, String>(1)?, what("unit"))?,
-            scale: real(row.get(2)?),
-            labels: parse_json(&row.get::<_, String>(3)?, what("labels"))?,
-            count: u64::try_from(count)
-                .map_err(|e| invalid(what("count"), format!("{count}: {e}")))?,
+        let h = HistogramRow {
+            name: row.get(0)?,
+            unit: row.get(1)?,
+            scale: row.get(2)?,
+            labels: row.get(3)?,
+            count: row.get(4)?,
             hdr_base64: row.get(5)?,
-            name,
-        });
+        };
+        r.histograms.push(h.decode(result_id)?);
     }
 
     let mut stmt = conn.prepare_cached(
@@ -467,30 +283,20 @@ fn load_figures(conn: &Connection, result_id: i64, r: &mut BenchResult) -> Resul
     )?;
     let mut rows = stmt.query([result_id])?;
     while let Some(row) = rows.next()? {
-        let name: String = row.get(0)?;
-        let what = |field: &'static str| {
-            let name = name.clone();
-            move || format!("{field} of series {name:?} of result {result_id}")
+        let s = SeriesRow {
+            name: row.get(0)?,
+            unit: row.get(1)?,
+            labels: row.get(2)?,
+            points: row.get(3)?,
         };
-        r.series.push(TimeSeries {
-            unit: parse_unit(&row.get::<_, String>(1)?, what("unit"))?,
-            labels: parse_json(&row.get::<_, String>(2)?, what("labels"))?,
-            points: parse_json(&row.get::<_, String>(3)?, what("points"))?,
-            name,
-        });
+        r.series.push(s.decode(result_id)?);
     }
     Ok(())
 }
 
-/// The `hostname` key of an inventory's JSON, if it has one.
-fn hostname_of(inventory: Option<&str>) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_str(inventory?).ok()?;
-    value.get("hostname")?.as_str().map(str::to_string)
-}
-
 impl Store for SqliteStore {
     fn begin_run(&mut self, run: &Run) -> Result<i64, StoreError> {
-        let inventory = run.inventory.as_ref().map(json).transpose()?;
+        let row = RunRow::encode(run)?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -499,15 +305,15 @@ impl Store for SqliteStore {
                                inventory, schema_version, verdicts)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
-                ts(&run.started_at),
-                run.ended_at.as_ref().map(ts),
-                run.status.as_str(),
-                run.nodebench_version,
-                json(&run.command_line)?,
-                json(&run.tags)?,
-                inventory,
-                run.schema_version,
-                json(&run.verdicts)?,
+                row.started_at,
+                row.ended_at,
+                row.status,
+                row.nodebench_version,
+                row.command_line,
+                row.tags,
+                row.inventory,
+                row.schema_version,
+                row.verdicts,
             ],
         )?;
         let id = tx.last_insert_rowid();
@@ -541,7 +347,7 @@ impl Store for SqliteStore {
     ) -> Result<(), StoreError> {
         let changed = self.conn.execute(
             "UPDATE runs SET status = ?1, ended_at = ?2 WHERE id = ?3",
-            params![status.as_str(), ts(&ended_at), run_id],
+            params![status.as_str(), codec::ts(&ended_at), run_id],
         )?;
         if changed == 0 {
             return Err(StoreError::NotFound(run_id));
@@ -568,8 +374,7 @@ impl Store for SqliteStore {
         // One read transaction: a consistent snapshot while a run writes.
         let tx = self.conn.unchecked_transaction()?;
 
-        // run id -> (distinct benchmarks in order, result count, metric count)
-        let mut per_run: HashMap<i64, (Vec<String>, usize, usize)> = HashMap::new();
+        let mut per_run: HashMap<i64, Counts> = HashMap::new();
         {
             let mut stmt = tx.prepare(
                 "SELECT r.run_id, r.benchmark, (SELECT COUNT(*) FROM metrics m WHERE m.result_id = r.id)
@@ -577,15 +382,8 @@ impl Store for SqliteStore {
             )?;
             let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
-                let run_id: i64 = row.get(0)?;
-                let benchmark: String = row.get(1)?;
-                let metrics: i64 = row.get(2)?;
-                let entry = per_run.entry(run_id).or_default();
-                if !entry.0.contains(&benchmark) {
-                    entry.0.push(benchmark);
-                }
-                entry.1 += 1;
-                entry.2 += usize::try_from(metrics).unwrap_or(0);
+                let counts = per_run.entry(row.get(0)?).or_default();
+                codec::count_result(counts, row.get(1)?, row.get(2)?);
             }
         }
 
@@ -597,30 +395,17 @@ impl Store for SqliteStore {
             )?;
             let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
-                let id: i64 = row.get(0)?;
-                let what = |field: &'static str| move || format!("{field} of run {id}");
-                let ended_at = match row.get::<_, Option<String>>(2)? {
-                    Some(s) => Some(parse_ts(&s, what("end time"))?),
-                    None => None,
+                let summary = SummaryRow {
+                    id: row.get(0)?,
+                    started_at: row.get(1)?,
+                    ended_at: row.get(2)?,
+                    status: row.get(3)?,
+                    command_line: row.get(4)?,
+                    tags: row.get(5)?,
+                    inventory: row.get(6)?,
                 };
-                let (benchmarks, result_count, metric_count) =
-                    per_run.remove(&id).unwrap_or_default();
-                summaries.push(RunSummary {
-                    id,
-                    started_at: parse_ts(&row.get::<_, String>(1)?, what("start time"))?,
-                    ended_at,
-                    status: parse_with(
-                        &row.get::<_, String>(3)?,
-                        RunStatus::parse,
-                        what("status"),
-                    )?,
-                    command_line: parse_json(&row.get::<_, String>(4)?, what("command line"))?,
-                    tags: parse_json(&row.get::<_, String>(5)?, what("tags"))?,
-                    benchmarks,
-                    result_count,
-                    metric_count,
-                    hostname: hostname_of(row.get::<_, Option<String>>(6)?.as_deref()),
-                });
+                let counts = per_run.remove(&summary.id).unwrap_or_default();
+                summaries.push(summary.decode(counts)?);
             }
         }
         tx.commit()?;
@@ -629,60 +414,31 @@ impl Store for SqliteStore {
 
     fn load_run(&self, id: i64) -> Result<Run, StoreError> {
         let tx = self.conn.unchecked_transaction()?;
-        let what = |field: &'static str| move || format!("{field} of run {id}");
-
-        type RunRow = (
-            String,
-            Option<String>,
-            String,
-            String,
-            String,
-            String,
-            Option<String>,
-            i64,
-            String,
-        );
         let row: Option<RunRow> = tx
             .query_row(
                 "SELECT started_at, ended_at, status, nodebench_version, command_line, tags, inventory,
                         schema_version, verdicts
                  FROM runs WHERE id = ?1",
                 [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?)),
+                |r| {
+                    Ok(RunRow {
+                        started_at: r.get(0)?,
+                        ended_at: r.get(1)?,
+                        status: r.get(2)?,
+                        nodebench_version: r.get(3)?,
+                        command_line: r.get(4)?,
+                        tags: r.get(5)?,
+                        inventory: r.get(6)?,
+                        schema_version: r.get(7)?,
+                        verdicts: r.get(8)?,
+                    })
+                },
             )
             .optional()?;
-        let Some((
-            started_at,
-            ended_at,
-            status,
-            nodebench_version,
-            command_line,
-            tags,
-            inventory,
-            schema_version,
-            verdicts,
-        )) = row
-        else {
+        let Some(row) = row else {
             return Err(StoreError::NotFound(id));
         };
-        let mut run = Run {
-            schema_version: u32::try_from(schema_version)
-                .map_err(|e| invalid(what("schema version"), format!("{schema_version}: {e}")))?,
-            id: Some(id),
-            started_at: parse_ts(&started_at, what("start time"))?,
-            ended_at: ended_at
-                .map(|s| parse_ts(&s, what("end time")))
-                .transpose()?,
-            status: parse_with(&status, RunStatus::parse, what("status"))?,
-            nodebench_version,
-            command_line: parse_json(&command_line, what("command line"))?,
-            tags: parse_json(&tags, what("tags"))?,
-            inventory: inventory
-                .map(|s| parse_json::<Inventory>(&s, what("inventory")))
-                .transpose()?,
-            results: Vec::new(),
-            verdicts: parse_json(&verdicts, what("verdicts"))?,
-        };
+        let mut run = row.decode(id)?;
 
         let mut stmt = tx.prepare(
             "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck
@@ -691,27 +447,17 @@ impl Store for SqliteStore {
         let mut rows = stmt.query([id])?;
         while let Some(row) = rows.next()? {
             let result_id: i64 = row.get(0)?;
-            let what =
-                |field: &'static str| move || format!("{field} of result {result_id} of run {id}");
-            let parameters: BTreeMap<String, serde_json::Value> =
-                parse_json(&row.get::<_, String>(2)?, what("parameters"))?;
-            let mut result = BenchResult {
+            let r = ResultRow {
                 benchmark: row.get(1)?,
-                parameters,
-                status: parse_with(
-                    &row.get::<_, String>(3)?,
-                    ResultStatus::parse,
-                    what("status"),
-                )?,
+                parameters: row.get(2)?,
+                status: row.get(3)?,
                 error: row.get(4)?,
-                warnings: parse_json(&row.get::<_, String>(5)?, what("warnings"))?,
-                started_at: parse_ts(&row.get::<_, String>(6)?, what("start time"))?,
-                ended_at: parse_ts(&row.get::<_, String>(7)?, what("end time"))?,
-                metrics: Vec::new(),
-                histograms: Vec::new(),
-                series: Vec::new(),
+                warnings: row.get(5)?,
+                started_at: row.get(6)?,
+                ended_at: row.get(7)?,
                 bottleneck: row.get(8)?,
             };
+            let mut result = r.decode(id, result_id)?;
             load_figures(&tx, result_id, &mut result)?;
             run.results.push(result);
         }

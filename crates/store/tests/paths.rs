@@ -1,14 +1,16 @@
-//! Store path resolution. Kept in its own test binary (its own process)
-//! because it changes environment variables, which are process-global.
+//! Store location resolution and parsing. Kept in its own test binary (its
+//! own process) because it changes environment variables, which are
+//! process-global.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use nodebench_store::{STORE_ENV, default_path, resolve_path};
+use nodebench_store::{Location, STORE_ENV, default_path};
 
 /// Sets or removes an environment variable.
 fn set(key: &str, value: Option<&str>) {
-    // SAFETY: this test binary has this single test, so no other thread
-    // reads or writes the environment while it runs.
+    // SAFETY: only one test of this binary touches the environment; the
+    // other parses values without reading it.
     unsafe {
         match value {
             Some(v) => std::env::set_var(key, v),
@@ -17,19 +19,33 @@ fn set(key: &str, value: Option<&str>) {
     }
 }
 
+fn resolve(flag: Option<&str>) -> Location {
+    Location::resolve(flag.map(OsStr::new)).unwrap()
+}
+
+fn sqlite(path: &str) -> Location {
+    Location::Sqlite(PathBuf::from(path))
+}
+
+fn refusal(value: &str) -> String {
+    Location::parse(OsStr::new(value), "--store")
+        .unwrap_err()
+        .to_string()
+}
+
 #[test]
-fn resolve_path_prefers_flag_then_env_then_default() {
+fn resolve_prefers_flag_then_env_then_default_and_reads_each_form() {
     set("XDG_DATA_HOME", Some("/xdg/data"));
     set("HOME", Some("/home/someone"));
     set(STORE_ENV, None);
-    let flag = Path::new("/flag/results.db");
+    let flag = "/flag/results.db";
 
     // Default: XDG_DATA_HOME, then HOME, then the current directory.
     assert_eq!(
         default_path(),
         PathBuf::from("/xdg/data/nodebench/results.db")
     );
-    assert_eq!(resolve_path(None), default_path());
+    assert_eq!(resolve(None), Location::Sqlite(default_path()));
     set("XDG_DATA_HOME", Some(""));
     assert_eq!(
         default_path(),
@@ -47,16 +63,73 @@ fn resolve_path_prefers_flag_then_env_then_default() {
     );
     set("HOME", None);
     assert_eq!(default_path(), PathBuf::from("./nodebench-results.db"));
-    assert_eq!(resolve_path(None), PathBuf::from("./nodebench-results.db"));
+    assert_eq!(resolve(None), sqlite("./nodebench-results.db"));
 
     // An empty NODEBENCH_STORE counts as unset.
     set(STORE_ENV, Some(""));
-    assert_eq!(resolve_path(None), default_path());
+    assert_eq!(resolve(None), Location::Sqlite(default_path()));
 
     // NODEBENCH_STORE over the default, the flag over both.
     set(STORE_ENV, Some("/env/results.db"));
-    assert_eq!(resolve_path(None), PathBuf::from("/env/results.db"));
-    assert_eq!(resolve_path(Some(flag)), flag);
+    assert_eq!(resolve(None), sqlite("/env/results.db"));
+    assert_eq!(resolve(Some(flag)), sqlite(flag));
+    set(STORE_ENV, Some("postgres://u:pw@db.example:5433/results"));
+    assert_eq!(
+        resolve(None),
+        Location::Postgres("postgres://u:pw@db.example:5433/results".into())
+    );
+    assert_eq!(
+        resolve(None).to_string(),
+        "postgres://u@db.example:5433/results"
+    );
+    // A bad NODEBENCH_STORE is refused naming the variable.
+    set(STORE_ENV, Some("mysql://u:pw@h/db"));
+    let err = Location::resolve(None).unwrap_err().to_string();
+    assert!(
+        err.starts_with("NODEBENCH_STORE: unsupported store URL scheme 'mysql://'"),
+        "{err}"
+    );
+    assert!(!err.contains("pw"), "{err}");
     set(STORE_ENV, None);
-    assert_eq!(resolve_path(Some(flag)), flag);
+    assert_eq!(resolve(Some(flag)), sqlite(flag));
+
+    // The forms of a value.
+    assert_eq!(resolve(Some("results.db")), sqlite("results.db"));
+    assert_eq!(
+        resolve(Some("./a:b/results.db")),
+        sqlite("./a:b/results.db")
+    );
+    assert_eq!(resolve(Some("sqlite:///var/r.db")), sqlite("/var/r.db"));
+    assert_eq!(resolve(Some("sqlite:rel/r.db")), sqlite("rel/r.db"));
+    assert_eq!(
+        resolve(Some("postgresql://u@h/db")),
+        Location::Postgres("postgresql://u@h/db".into())
+    );
+    assert_eq!(Path::new(flag), Path::new("/flag/results.db"));
+}
+
+#[test]
+fn store_values_nodebench_cannot_use_are_one_line_without_the_password() {
+    let accepted =
+        "accepted: a file path, sqlite://PATH, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE";
+    assert_eq!(
+        refusal("mysql://user:hunter2@db.example/results"),
+        format!("--store: unsupported store URL scheme 'mysql://'; {accepted}")
+    );
+    assert_eq!(
+        refusal("https://user:hunter2@example.org/x"),
+        format!("--store: unsupported store URL scheme 'https://'; {accepted}")
+    );
+    assert_eq!(refusal(""), format!("--store: empty; {accepted}"));
+    assert_eq!(
+        refusal("sqlite://"),
+        "--store: sqlite: needs a file, e.g. sqlite:///var/lib/nodebench/results.db"
+    );
+    let bad_port = refusal("postgres://user:hunter2@db.example:notaport/results");
+    assert!(
+        bad_port.starts_with("--store: not a PostgreSQL URL (invalid connection string"),
+        "{bad_port}"
+    );
+    assert!(!bad_port.contains("hunter2"), "{bad_port}");
+    assert_eq!(bad_port.lines().count(), 1);
 }

@@ -1,17 +1,21 @@
-//! Tests of the SQLite results store against real database files.
+//! Tests of the results store against real databases: every test of the
+//! [`Store`] contract runs on SQLite and on PostgreSQL
+//! ([`on_both_backends!`]); the file-only ones on SQLite.
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use common::Backend;
 use nodebench_core::inventory::Inventory;
 use nodebench_core::stats::Stats;
 use nodebench_core::{
     BenchResult, Better, Histogram, Metric, Reference, ResultStatus, Run, RunStatus, TimeSeries,
     Unit,
 };
-use nodebench_store::{SqliteStore, Store, StoreError};
-use tempfile::TempDir;
+use nodebench_store::{SqliteStore, StoreError};
 
 /// A timestamp with a nanosecond part, `secs` seconds after a fixed start.
 fn at(secs: i64) -> DateTime<Utc> {
@@ -94,28 +98,8 @@ fn failed_result(secs: i64) -> BenchResult {
     r
 }
 
-fn db(dir: &TempDir) -> std::path::PathBuf {
-    dir.path().join("nested/dir/results.db")
-}
-
-fn schema_version(path: &Path) -> i64 {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    conn.query_row("SELECT version FROM schema_version", [], |r| r.get(0))
-        .unwrap()
-}
-
-fn count(path: &Path, table: &str) -> i64 {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
-        .unwrap()
-}
-
-#[test]
-fn run_round_trips_exactly() {
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    let mut store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.path(), path);
+fn run_round_trips_exactly(b: &Backend) {
+    let mut store = b.open();
 
     let mut run = new_run(0, &[("config", "2cpu-4gb"), ("site", "lab")]);
     let id = store.begin_run(&run).unwrap();
@@ -148,10 +132,8 @@ fn run_round_trips_exactly() {
     );
 }
 
-#[test]
-fn run_with_results_given_to_begin_run_keeps_them() {
-    let dir = TempDir::new().unwrap();
-    let mut store = SqliteStore::open(&db(&dir)).unwrap();
+fn run_with_results_given_to_begin_run_keeps_them(b: &Backend) {
+    let mut store = b.open();
     let mut run = new_run(0, &[]);
     run.results = vec![cpu_result(1), failed_result(2)];
     run.status = RunStatus::Failed;
@@ -163,10 +145,8 @@ fn run_with_results_given_to_begin_run_keeps_them() {
     assert_eq!(store.load_run(id).unwrap(), run);
 }
 
-#[test]
-fn nan_values_read_back_as_nan() {
-    let dir = TempDir::new().unwrap();
-    let mut store = SqliteStore::open(&db(&dir)).unwrap();
+fn nan_values_read_back_as_nan(b: &Backend) {
+    let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     let mut r = BenchResult::new("cpu.ops");
     r.metrics.push(Metric::new(
@@ -187,10 +167,8 @@ fn nan_values_read_back_as_nan() {
     assert_eq!(loaded.results[0].metrics[1].value, f64::INFINITY);
 }
 
-#[test]
-fn list_runs_is_newest_first_with_counts() {
-    let dir = TempDir::new().unwrap();
-    let mut store = SqliteStore::open(&db(&dir)).unwrap();
+fn list_runs_is_newest_first_with_counts(b: &Backend) {
+    let mut store = b.open();
     assert!(store.list_runs().unwrap().is_empty());
 
     let old = store.begin_run(&new_run(0, &[("n", "old")])).unwrap();
@@ -231,29 +209,20 @@ fn list_runs_is_newest_first_with_counts() {
     );
 }
 
-#[test]
-fn list_runs_reads_hostname_from_inventory() {
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    let mut store = SqliteStore::open(&path).unwrap();
+fn list_runs_reads_hostname_from_inventory(b: &Backend) {
+    let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute(
-        "UPDATE runs SET inventory = ?1 WHERE id = ?2",
-        rusqlite::params![r#"{"hostname":"node-17","cpu":{"cores":2}}"#, id],
-    )
-    .unwrap();
+    b.execute(&format!(
+        r#"UPDATE runs SET inventory = '{{"hostname":"node-17","cpu":{{"cores":2}}}}' WHERE id = {id}"#
+    ));
     assert_eq!(
         store.list_runs().unwrap()[0].hostname.as_deref(),
         Some("node-17")
     );
 }
 
-#[test]
-fn delete_run_removes_everything_under_it() {
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    let mut store = SqliteStore::open(&path).unwrap();
+fn delete_run_removes_everything_under_it(b: &Backend) {
+    let mut store = b.open();
     let keep = store.begin_run(&new_run(0, &[])).unwrap();
     store.add_result(keep, &failed_result(1)).unwrap();
     let gone = store.begin_run(&new_run(10, &[])).unwrap();
@@ -276,16 +245,14 @@ fn delete_run_removes_everything_under_it() {
         [keep]
     );
     assert_eq!(store.load_run(keep).unwrap().results.len(), 1);
-    assert_eq!(count(&path, "results"), 1);
-    assert_eq!(count(&path, "metrics"), 1);
-    assert_eq!(count(&path, "histograms"), 0);
-    assert_eq!(count(&path, "series"), 0);
+    assert_eq!(b.count("results"), 1);
+    assert_eq!(b.count("metrics"), 1);
+    assert_eq!(b.count("histograms"), 0);
+    assert_eq!(b.count("series"), 0);
 }
 
-#[test]
-fn missing_run_is_not_found_everywhere() {
-    let dir = TempDir::new().unwrap();
-    let mut store = SqliteStore::open(&db(&dir)).unwrap();
+fn missing_run_is_not_found_everywhere(b: &Backend) {
+    let mut store = b.open();
     assert!(matches!(store.load_run(7), Err(StoreError::NotFound(7))));
     assert!(matches!(
         store.add_result(7, &cpu_result(0)),
@@ -298,23 +265,20 @@ fn missing_run_is_not_found_everywhere() {
     assert!(matches!(store.delete_run(7), Err(StoreError::NotFound(7))));
 }
 
-#[test]
-fn unfinished_run_lists_as_incomplete_after_reopen() {
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    let mut store = SqliteStore::open(&path).unwrap();
+fn unfinished_run_lists_as_incomplete_after_reopen(b: &Backend) {
+    let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     store.add_result(id, &cpu_result(1)).unwrap();
     drop(store);
 
     // A second process-like writer that never closes its connection, as
     // when killed with SIGKILL: what it committed must still be readable.
-    let mut killed = SqliteStore::open(&path).unwrap();
+    let mut killed = b.open();
     let id2 = killed.begin_run(&new_run(5, &[])).unwrap();
     killed.add_result(id2, &failed_result(6)).unwrap();
     std::mem::forget(killed);
 
-    let store = SqliteStore::open(&path).unwrap();
+    let store = b.open();
     let list = store.list_runs().unwrap();
     assert_eq!(list.len(), 2);
     for (s, want_id, bench) in [(&list[0], id2, "memory.stream"), (&list[1], id, "cpu.ops")] {
@@ -331,67 +295,50 @@ fn unfinished_run_lists_as_incomplete_after_reopen() {
     assert_eq!(run.results, vec![cpu_result(1)]);
 }
 
-#[test]
-fn reopening_does_not_rerun_migrations() {
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    let mut store = SqliteStore::open(&path).unwrap();
+fn reopening_does_not_rerun_migrations(b: &Backend) {
+    let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     drop(store);
-    assert_eq!(schema_version(&path), 3);
+    assert_eq!(b.schema_version(), 3);
 
-    let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(schema_version(&path), 3);
-    assert_eq!(count(&path, "schema_version"), 1);
+    let store = b.open();
+    assert_eq!(b.schema_version(), 3);
+    assert_eq!(b.count("schema_version"), 1);
     assert_eq!(store.list_runs().unwrap()[0].id, id);
     drop(store);
-    let store = SqliteStore::open(&path).unwrap();
+    let store = b.open();
     assert_eq!(store.list_runs().unwrap().len(), 1);
-    assert_eq!(schema_version(&path), 3);
+    assert_eq!(b.schema_version(), 3);
 }
 
-#[test]
-fn a_version_1_store_gains_verdicts_and_keeps_its_runs() {
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    let mut store = SqliteStore::open(&path).unwrap();
+fn a_version_1_store_gains_verdicts_and_keeps_its_runs(b: &Backend) {
+    let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     store.add_result(id, &cpu_result(1)).unwrap();
     drop(store);
     // Back to the first schema, as a store written before thresholds.
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch(
+    b.execute(
         "ALTER TABLE runs DROP COLUMN verdicts; ALTER TABLE results DROP COLUMN bottleneck;
          UPDATE schema_version SET version = 1",
-    )
-    .unwrap();
-    drop(conn);
+    );
 
-    let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(schema_version(&path), 3);
+    let store = b.open();
+    assert_eq!(b.schema_version(), 3);
     let run = store.load_run(id).unwrap();
     assert_eq!(run.results, vec![cpu_result(1)]);
     assert!(run.verdicts.is_empty());
 }
 
-#[test]
-fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs() {
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    let mut store = SqliteStore::open(&path).unwrap();
+fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs(b: &Backend) {
+    let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     store.add_result(id, &cpu_result(1)).unwrap();
     drop(store);
     // Back to the second schema, as a store written before bottleneck lines.
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch(
-        "ALTER TABLE results DROP COLUMN bottleneck; UPDATE schema_version SET version = 2",
-    )
-    .unwrap();
-    drop(conn);
+    b.execute("ALTER TABLE results DROP COLUMN bottleneck; UPDATE schema_version SET version = 2");
 
-    let mut store = SqliteStore::open(&path).unwrap();
-    assert_eq!(schema_version(&path), 3);
+    let mut store = b.open();
+    assert_eq!(b.schema_version(), 3);
     let mut with_line = cpu_result(2);
     with_line.bottleneck = Some("CPU: all 2 cores saturated".into());
     store.add_result(id, &with_line).unwrap();
@@ -402,8 +349,8 @@ fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs() {
 
 #[test]
 fn store_is_in_wal_mode() {
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
+    let dir = tempfile::TempDir::new().unwrap();
+    let path = dir.path().join("results.db");
     let _store = SqliteStore::open(&path).unwrap();
     let conn = rusqlite::Connection::open(&path).unwrap();
     let mode: String = conn
@@ -426,7 +373,7 @@ fn uncreatable_parent_is_an_open_error_naming_the_path() {
 
 #[test]
 fn file_that_is_not_a_database_is_an_open_error() {
-    let dir = TempDir::new().unwrap();
+    let dir = tempfile::TempDir::new().unwrap();
     let path = dir.path().join("results.db");
     std::fs::write(&path, vec![b'x'; 4096]).unwrap();
     let err = SqliteStore::open(&path).unwrap_err();
@@ -437,17 +384,11 @@ fn file_that_is_not_a_database_is_an_open_error() {
     );
 }
 
-#[test]
-fn newer_schema_is_refused() {
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    drop(SqliteStore::open(&path).unwrap());
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute("UPDATE schema_version SET version = 99", [])
-        .unwrap();
-    drop(conn);
+fn newer_schema_is_refused(b: &Backend) {
+    drop(b.open());
+    b.execute("UPDATE schema_version SET version = 99");
 
-    let err = SqliteStore::open(&path).unwrap_err();
+    let err = b.try_open().unwrap_err();
     assert!(
         matches!(
             err,
@@ -462,56 +403,40 @@ fn newer_schema_is_refused() {
         err.to_string(),
         "store schema version 99 is newer than this nodebench supports (3)"
     );
-    assert_eq!(schema_version(&path), 99);
+    assert_eq!(b.schema_version(), 99);
 }
 
-#[test]
-fn unreadable_stored_values_are_errors_not_panics() {
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    let mut store = SqliteStore::open(&path).unwrap();
+fn unreadable_stored_values_are_errors_not_panics(b: &Backend) {
+    let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     store.add_result(id, &cpu_result(1)).unwrap();
-    let conn = rusqlite::Connection::open(&path).unwrap();
 
-    conn.execute(
-        "UPDATE metrics SET unit = 'furlong/fortnight' WHERE name = 'rate'",
-        [],
-    )
-    .unwrap();
+    b.execute("UPDATE metrics SET unit = 'furlong/fortnight' WHERE name = 'rate'");
     let err = store.load_run(id).unwrap_err();
     assert!(matches!(err, StoreError::Invalid { .. }), "{err:?}");
     assert!(err.to_string().contains("furlong/fortnight"), "{err}");
 
-    conn.execute("UPDATE runs SET status = 'exploded'", [])
-        .unwrap();
+    b.execute("UPDATE runs SET status = 'exploded'");
     assert!(matches!(store.list_runs(), Err(StoreError::Invalid { .. })));
     assert!(matches!(
         store.load_run(id),
         Err(StoreError::Invalid { .. })
     ));
 
-    conn.execute(
-        "UPDATE runs SET status = 'complete', started_at = 'yesterday'",
-        [],
-    )
-    .unwrap();
+    b.execute("UPDATE runs SET status = 'complete', started_at = 'yesterday'");
     assert!(matches!(store.list_runs(), Err(StoreError::Invalid { .. })));
 }
 
-#[test]
-fn recorder_commits_each_result_and_the_ending() {
+fn recorder_commits_each_result_and_the_ending(b: &Backend) {
     use nodebench_core::bench::ResultSink;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
-    let store = nodebench_store::SqliteStore::open(&path).unwrap();
+    let store = b.open();
     let run = nodebench_core::Run::start(vec!["nodebench".into()], Default::default());
-    let mut rec = nodebench_store::Recorder::begin(Some(Box::new(store)), run).unwrap();
+    let mut rec = nodebench_store::Recorder::begin(Some(store), run).unwrap();
     let id = rec.run().id.unwrap();
     rec.record(nodebench_core::BenchResult::new("cpu.ops"))
         .unwrap();
     // Committed already: a second connection sees it before the run ends.
-    let other = nodebench_store::SqliteStore::open(&path).unwrap();
+    let other = b.open();
     let seen = other.load_run(id).unwrap();
     assert_eq!(seen.results.len(), 1);
     assert_eq!(seen.status, nodebench_core::RunStatus::Incomplete);
@@ -530,14 +455,11 @@ fn recorder_commits_each_result_and_the_ending() {
     assert!(unsaved.run().id.is_none());
 }
 
-#[test]
-fn recorder_judges_thresholds_and_the_store_keeps_the_verdicts() {
+fn recorder_judges_thresholds_and_the_store_keeps_the_verdicts(b: &Backend) {
     use nodebench_core::bench::ResultSink;
     use nodebench_core::threshold::Threshold;
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    let store = SqliteStore::open(&path).unwrap();
-    let mut rec = nodebench_store::Recorder::begin(Some(Box::new(store)), new_run(0, &[])).unwrap();
+    let store = b.open();
+    let mut rec = nodebench_store::Recorder::begin(Some(store), new_run(0, &[])).unwrap();
     let id = rec.run().id.unwrap();
     rec.record(cpu_result(1)).unwrap();
     let rate = cpu_result(1).metrics[0].clone();
@@ -555,7 +477,7 @@ fn recorder_judges_thresholds_and_the_store_keeps_the_verdicts() {
     );
     let done = rec.finish(RunStatus::Complete).unwrap();
     assert_eq!(done.verdicts, verdicts);
-    let stored = SqliteStore::open(&path).unwrap().load_run(id).unwrap();
+    let stored = b.open().load_run(id).unwrap();
     assert_eq!(stored.verdicts, verdicts);
     assert_eq!(
         stored.verdicts[1].detail.as_deref(),
@@ -563,13 +485,10 @@ fn recorder_judges_thresholds_and_the_store_keeps_the_verdicts() {
     );
 }
 
-#[test]
-fn a_forgetful_recorder_saves_results_without_keeping_them_and_sets_verdicts() {
+fn a_forgetful_recorder_saves_results_without_keeping_them_and_sets_verdicts(b: &Backend) {
     use nodebench_core::bench::ResultSink;
-    let dir = TempDir::new().unwrap();
-    let path = db(&dir);
-    let store = SqliteStore::open(&path).unwrap();
-    let mut rec = nodebench_store::Recorder::begin(Some(Box::new(store)), new_run(0, &[]))
+    let store = b.open();
+    let mut rec = nodebench_store::Recorder::begin(Some(store), new_run(0, &[]))
         .unwrap()
         .forget_saved_results();
     let id = rec.run().id.unwrap();
@@ -588,7 +507,7 @@ fn a_forgetful_recorder_saves_results_without_keeping_them_and_sets_verdicts() {
     rec.set_verdicts(vec![verdict.clone()]).unwrap();
     let done = rec.finish(RunStatus::Complete).unwrap();
     assert_eq!(done.verdicts, vec![verdict.clone()]);
-    let stored = SqliteStore::open(&path).unwrap().load_run(id).unwrap();
+    let stored = b.open().load_run(id).unwrap();
     assert_eq!(stored.results.len(), 3);
     assert_eq!(stored.verdicts, vec![verdict]);
 
@@ -598,4 +517,69 @@ fn a_forgetful_recorder_saves_results_without_keeping_them_and_sets_verdicts() {
         .forget_saved_results();
     unsaved.record(cpu_result(1)).unwrap();
     assert_eq!(unsaved.run().results.len(), 1);
+}
+
+on_both_backends!(
+    run_round_trips_exactly,
+    run_with_results_given_to_begin_run_keeps_them,
+    nan_values_read_back_as_nan,
+    list_runs_is_newest_first_with_counts,
+    list_runs_reads_hostname_from_inventory,
+    delete_run_removes_everything_under_it,
+    missing_run_is_not_found_everywhere,
+    unfinished_run_lists_as_incomplete_after_reopen,
+    reopening_does_not_rerun_migrations,
+    a_version_1_store_gains_verdicts_and_keeps_its_runs,
+    a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs,
+    newer_schema_is_refused,
+    unreadable_stored_values_are_errors_not_panics,
+    recorder_commits_each_result_and_the_ending,
+    recorder_judges_thresholds_and_the_store_keeps_the_verdicts,
+    a_forgetful_recorder_saves_results_without_keeping_them_and_sets_verdicts,
+);
+
+#[test]
+fn an_unreachable_postgres_server_is_one_line_without_the_password() {
+    let location = nodebench_store::Location::Postgres(
+        "postgres://bench:s3cret@127.0.0.1:1/nodebench_store?connect_timeout=5".into(),
+    );
+    assert_eq!(
+        location.to_string(),
+        "postgres://bench@127.0.0.1:1/nodebench_store?connect_timeout=5"
+    );
+    let err = location.open().unwrap_err();
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with(
+            "cannot open results store at postgres://bench@127.0.0.1:1/nodebench_store?connect_timeout=5: error connecting to server: "
+        ),
+        "{msg}"
+    );
+    assert_eq!(msg.lines().count(), 1, "{msg}");
+    assert!(!msg.contains("s3cret"), "{msg}");
+}
+
+#[test]
+fn a_refused_postgres_login_is_one_line_without_the_password() {
+    let Some(url) = common::postgres_url() else {
+        return;
+    };
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (user, host) = rest.split_once('@').unwrap();
+    let user = user.split(':').next().unwrap();
+    let wrong = format!("{scheme}://{user}:not-the-s3cret@{host}");
+    let err = nodebench_store::Location::Postgres(wrong)
+        .open()
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with(&format!(
+            "cannot open results store at {scheme}://{user}@{host}: "
+        )),
+        "{msg}"
+    );
+    assert!(msg.contains("password authentication failed"), "{msg}");
+    assert_eq!(msg.lines().count(), 1, "{msg}");
+    assert!(!msg.contains("not-the-s3cret"), "{msg}");
 }

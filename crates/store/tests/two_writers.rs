@@ -1,21 +1,25 @@
-//! Two nodebench processes saving runs to one results store at the same
-//! time: both succeed and the store holds every run of both, with all its
-//! results. The writers are real processes: the test re-executes its own
-//! binary, running only [`writer_process`], with the role in the
-//! environment.
+//! Several nodebench processes saving runs to one results store at the
+//! same time, on SQLite and on PostgreSQL: all succeed and the store holds
+//! every run of each, with all its results. The writers are real processes:
+//! the test re-executes its own binary, running only [`writer_process`],
+//! with the role in the environment.
+
+mod common;
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::{TimeZone, Utc};
+use common::Backend;
 use nodebench_core::bench::ResultSink;
 use nodebench_core::{BenchResult, Better, Histogram, Metric, Run, RunStatus, TimeSeries, Unit};
-use nodebench_store::{Recorder, SqliteStore, Store};
+use nodebench_store::{Location, Recorder};
 use tempfile::TempDir;
 
-/// Store path a child writer saves to; its presence makes
+/// Store (path or URL) a child writer saves to; its presence makes
 /// [`writer_process`] a child writer.
 const STORE_VAR: &str = "NODEBENCH_TEST_WRITER_STORE";
 /// Number of the child writer (tagged on each of its runs).
@@ -89,14 +93,15 @@ fn result(writer: usize, run: usize, seq: usize) -> BenchResult {
     r
 }
 
-/// Saves `runs` runs of writer `writer` to the store at `path` the way
+/// Saves `runs` runs of writer `writer` to the store at `location` the way
 /// `nodebench run` does, each in its own session: open the store, begin the
 /// run, commit each result as it arrives, record the ending.
-fn write_runs(path: &Path, writer: usize, runs: usize) {
+fn write_runs(location: &Location, writer: usize, runs: usize) {
     for run in 0..runs {
-        let store = SqliteStore::open(path)
+        let store = location
+            .open()
             .unwrap_or_else(|e| panic!("writer {writer} run {run}: open: {e}"));
-        let mut recorder = Recorder::begin(Some(Box::new(store)), new_run(writer, run))
+        let mut recorder = Recorder::begin(Some(store), new_run(writer, run))
             .unwrap_or_else(|e| panic!("writer {writer} run {run}: begin: {e}"));
         for seq in 0..RESULTS {
             recorder
@@ -109,10 +114,10 @@ fn write_runs(path: &Path, writer: usize, runs: usize) {
     }
 }
 
-/// Checks that the store at `path` holds exactly `runs` complete runs of
+/// Checks that the store of `backend` holds exactly `runs` complete runs of
 /// each of `writers` writers, each with all its results, figure for figure.
-fn check_store(path: &Path, writers: usize, runs: usize) {
-    let store = SqliteStore::open(path).unwrap();
+fn check_store(backend: &Backend, writers: usize, runs: usize) {
+    let store = backend.open();
     let summaries = store.list_runs().unwrap();
     assert_eq!(summaries.len(), writers * runs, "runs in the store");
     let mut seen = BTreeMap::new();
@@ -139,11 +144,7 @@ fn check_store(path: &Path, writers: usize, runs: usize) {
         .collect();
     assert_eq!(seen.keys().copied().collect::<Vec<_>>(), expected_keys);
 
-    let conn = rusqlite::Connection::open(path).unwrap();
-    let count = |table: &str| -> i64 {
-        conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
-            .unwrap()
-    };
+    let count = |table: &str| backend.count(table);
     let total = (writers * runs * RESULTS) as i64;
     assert_eq!(count("results"), total);
     assert_eq!(count("metrics"), total * METRICS as i64);
@@ -165,7 +166,7 @@ fn wait_for(what: &str, done: impl Fn() -> bool) {
 }
 
 /// One child writer: this test binary, running only [`writer_process`].
-fn spawn_writer(path: &Path, gate: &Path, writer: usize, runs: usize) -> Child {
+fn spawn_writer(location: &OsStr, gate: &Path, writer: usize, runs: usize) -> Child {
     let exe = std::env::current_exe().unwrap();
     Command::new(exe)
         .args([
@@ -174,7 +175,7 @@ fn spawn_writer(path: &Path, gate: &Path, writer: usize, runs: usize) -> Child {
             "--nocapture",
             "--test-threads=1",
         ])
-        .env(STORE_VAR, path)
+        .env(STORE_VAR, location)
         .env(WRITER_VAR, writer.to_string())
         .env(RUNS_VAR, runs.to_string())
         .env(GATE_VAR, gate)
@@ -192,12 +193,16 @@ struct Writers {
     _gate: TempDir,
 }
 
-/// Starts `writers` child writers of `runs` runs each on the store at
-/// `path`, and once all are ready lets them go at the same moment.
-fn start_writers(path: &Path, writers: usize, runs: usize) -> Writers {
+/// Starts `writers` child writers of `runs` runs each on the store of
+/// `backend`, and once all are ready lets them go at the same moment.
+fn start_writers(backend: &Backend, writers: usize, runs: usize) -> Writers {
     let gate = TempDir::new().unwrap();
+    let location = match backend.location() {
+        Location::Sqlite(path) => path.into_os_string(),
+        Location::Postgres(url) => url.into(),
+    };
     let mut children: Vec<Child> = (0..writers)
-        .map(|w| spawn_writer(path, gate.path(), w, runs))
+        .map(|w| spawn_writer(&location, gate.path(), w, runs))
         .collect();
     wait_for("the writers to be ready", || {
         (0..writers).all(|w| gate.path().join(format!("ready-{w}")).exists())
@@ -225,24 +230,18 @@ fn wait_writers(writers: Writers) {
     }
 }
 
-/// The store path inside `dir`, in a directory that does not exist yet: the
-/// writers create the store, and migrate it, at the same time.
-fn fresh_store(dir: &TempDir) -> PathBuf {
-    dir.path().join("nested/results.db")
-}
-
 /// Child writer when [`STORE_VAR`] is set: says it is ready, waits for the
 /// go on its standard input, and saves its runs. Run directly, it saves
-/// three runs to a new store of its own and checks them.
+/// three runs to a new SQLite store of its own and checks them.
 #[test]
 fn writer_process() {
-    let Some(path) = std::env::var_os(STORE_VAR) else {
-        let dir = TempDir::new().unwrap();
-        let path = fresh_store(&dir);
-        write_runs(&path, 0, 3);
-        check_store(&path, 1, 3);
+    let Some(location) = std::env::var_os(STORE_VAR) else {
+        let backend = Backend::sqlite();
+        write_runs(&backend.location(), 0, 3);
+        check_store(&backend, 1, 3);
         return;
     };
+    let location = Location::parse(&location, STORE_VAR).unwrap();
     let var = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("{name} not set"));
     let writer: usize = var(WRITER_VAR).parse().unwrap();
     let runs: usize = var(RUNS_VAR).parse().unwrap();
@@ -250,24 +249,22 @@ fn writer_process() {
     std::fs::write(gate.join(format!("ready-{writer}")), b"").unwrap();
     let mut go = [0u8; 1];
     std::io::Read::read_exact(&mut std::io::stdin(), &mut go).unwrap();
-    write_runs(Path::new(&path), writer, runs);
+    write_runs(&location, writer, runs);
 }
 
 #[test]
 fn two_processes_save_runs_to_one_store_at_once() {
-    let dir = TempDir::new().unwrap();
-    let path = fresh_store(&dir);
-    wait_writers(start_writers(&path, 2, 50));
-    check_store(&path, 2, 50);
+    let backend = Backend::sqlite();
+    wait_writers(start_writers(&backend, 2, 50));
+    check_store(&backend, 2, 50);
 }
 
 #[test]
 fn processes_creating_a_store_at_once_all_open_it() {
     for _round in 0..10 {
-        let dir = TempDir::new().unwrap();
-        let path = fresh_store(&dir);
-        wait_writers(start_writers(&path, 8, 1));
-        check_store(&path, 8, 1);
+        let backend = Backend::sqlite();
+        wait_writers(start_writers(&backend, 8, 1));
+        check_store(&backend, 8, 1);
     }
 }
 
@@ -277,14 +274,28 @@ fn processes_creating_a_store_at_once_all_open_it() {
 /// its write lock) must wait for it, not fail with "database is locked".
 #[test]
 fn opening_a_new_store_waits_for_a_process_switching_it_to_wal() {
-    let dir = TempDir::new().unwrap();
-    let path = dir.path().join("results.db");
+    let backend = Backend::sqlite();
+    let Location::Sqlite(path) = backend.location() else {
+        unreachable!("a SQLite backend");
+    };
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let holder = rusqlite::Connection::open(&path).unwrap();
     holder.execute_batch("BEGIN IMMEDIATE").unwrap();
-    let writers = start_writers(&path, 2, 1);
+    let writers = start_writers(&backend, 2, 1);
     std::thread::sleep(Duration::from_millis(300));
     holder.execute_batch("COMMIT").unwrap();
     drop(holder);
     wait_writers(writers);
-    check_store(&path, 2, 1);
+    check_store(&backend, 2, 1);
+}
+
+/// Eight processes create the schema of a new PostgreSQL store together
+/// (the migration lock), then each saves 10 runs at once: all 80 are there.
+#[test]
+fn eight_processes_save_runs_to_one_postgres_store_at_once() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    wait_writers(start_writers(&backend, 8, 10));
+    check_store(&backend, 8, 10);
 }

@@ -18,9 +18,10 @@ pub mod memory;
 pub mod net;
 pub mod report;
 pub mod runs;
+pub mod slurm;
 pub mod suite;
 
-use std::path::PathBuf;
+use std::ffi::OsString;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
@@ -38,16 +39,19 @@ use memory::MemoryCommand;
 use net::NetCommand;
 use report::ReportArgs;
 use runs::RunsCommand;
+use slurm::SlurmCommand;
 use suite::SuiteCommand;
 
 /// nodebench: benchmark a compute node and the server stack on it.
 #[derive(Debug, Parser)]
 #[command(name = "nodebench", version, about, long_about = None)]
 pub struct Cli {
-    /// Results store (SQLite file). Default: $NODEBENCH_STORE, else
-    /// $XDG_DATA_HOME/nodebench/results.db, else ~/.local/share/nodebench/results.db.
-    #[arg(long, global = true, value_name = "PATH")]
-    pub store: Option<PathBuf>,
+    /// Results store: a SQLite file (PATH or sqlite://PATH) or a PostgreSQL
+    /// database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE). Default:
+    /// $NODEBENCH_STORE, else $XDG_DATA_HOME/nodebench/results.db, else
+    /// ~/.local/share/nodebench/results.db.
+    #[arg(long, global = true, value_name = "PATH|URL")]
+    pub store: Option<OsString>,
     /// Do not save this run to the store.
     #[arg(long, global = true)]
     pub no_save: bool,
@@ -110,6 +114,10 @@ pub enum Command {
     /// Database benchmarks: AS3AP (load, single-user queries, multi-user tests).
     #[command(subcommand)]
     Db(DbCommand),
+    /// Slurm: submit a suite to N nodes of a cluster (sbatch), collect
+    /// each node's run into the store.
+    #[command(subcommand)]
+    Slurm(SlurmCommand),
     /// Import the classic tools' outputs (ab, httperf, wrk, STREAM, IOzone, dd...) as runs.
     Import(ImportArgs),
     /// Stored runs: list, show, export, delete.
@@ -156,6 +164,7 @@ impl Command {
             | Command::Compare(_)
             | Command::Import(_)
             | Command::Report(_)
+            | Command::Slurm(_)
             | Command::Schema { .. } => false,
         }
     }

@@ -305,7 +305,7 @@ fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Res
     let store: Option<Box<dyn Store>> = if cli.no_save {
         None
     } else {
-        Some(Box::new(open_store(cli)?))
+        Some(open_store(cli)?)
     };
     let inventory = inventory::collect();
     let tags: BTreeMap<String, String> = cli.tags.iter().cloned().collect();

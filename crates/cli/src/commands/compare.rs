@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use nodebench_report::compare::{self, Side};
-use nodebench_store::{RunSummary, Store};
+use nodebench_store::RunSummary;
 
 use super::runner::open_store;
 use crate::args::Cli;

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use nodebench_import::{Imported, import, to_run};
-use nodebench_store::Store;
 
 use super::runner::open_store;
 use crate::args::Cli;

@@ -12,8 +12,9 @@ mod import;
 mod memory;
 mod net;
 mod report;
-mod runner;
+pub mod runner;
 mod runs;
+mod slurm;
 mod suite;
 mod suites;
 
@@ -48,6 +49,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Compare(args) => compare::run(&cli, args),
         Command::Schema { model } => runs::schema(*model),
         Command::Report(args) => report::run(&cli, args),
+        Command::Slurm(cmd) => slurm::run(&cli, cmd),
     }
 }
 

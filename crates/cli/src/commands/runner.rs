@@ -14,7 +14,7 @@ use nodebench_core::telemetry::Sampler;
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_report::reporters;
-use nodebench_store::{Recorder, SqliteStore, Store};
+use nodebench_store::{Location, Recorder, Store};
 
 use crate::args::Cli;
 use crate::progress::Bar;
@@ -22,10 +22,16 @@ use crate::progress::Bar;
 /// Exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
-/// The results store `--store` (or the environment) names.
-pub fn open_store(cli: &Cli) -> Result<SqliteStore> {
-    let path = nodebench_store::resolve_path(cli.store.as_deref());
-    Ok(SqliteStore::open(&path)?)
+/// Where the results store `--store` (or `NODEBENCH_STORE`) names is; a
+/// value nodebench cannot use is one line naming where it came from.
+pub fn store_location(cli: &Cli) -> Result<Location> {
+    Ok(Location::resolve(cli.store.as_deref())?)
+}
+
+/// The results store `--store` (or the environment) names: a SQLite file
+/// or a PostgreSQL database.
+pub fn open_store(cli: &Cli) -> Result<Box<dyn Store>> {
+    Ok(store_location(cli)?.open()?)
 }
 
 /// Ctrl-C and SIGTERM set the returned flag (benchmarks stop at the next
@@ -94,7 +100,7 @@ pub fn run_judged(
     let store: Option<Box<dyn Store>> = if cli.no_save {
         None
     } else {
-        Some(Box::new(open_store(cli)?))
+        Some(open_store(cli)?)
     };
     let inventory = inventory::collect();
     let tags: BTreeMap<String, String> = tags.iter().chain(&cli.tags).cloned().collect();

@@ -7,7 +7,6 @@ use anyhow::{Result, anyhow};
 use nodebench_core::{Run, inventory};
 use nodebench_report::compare::Comparison;
 use nodebench_report::{export, reporters};
-use nodebench_store::Store;
 
 use super::runner::open_store;
 use crate::args::runs::RunsCommand;
