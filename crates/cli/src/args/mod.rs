@@ -12,6 +12,7 @@ pub mod compare;
 pub mod cpu;
 pub mod db;
 pub mod disk;
+pub mod fleet;
 pub mod http;
 pub mod import;
 pub mod memory;
@@ -32,6 +33,7 @@ use compare::CompareArgs;
 use cpu::CpuCommand;
 use db::DbCommand;
 use disk::DiskCommand;
+use fleet::FleetCommand;
 use http::HttpCommand;
 use import::ImportArgs;
 use memory::MemoryCommand;
@@ -110,6 +112,9 @@ pub enum Command {
     /// Database benchmarks: AS3AP (load, single-user queries, multi-user tests).
     #[command(subcommand)]
     Db(DbCommand),
+    /// Many hosts over ssh: check them, run a suite or command on each.
+    #[command(subcommand)]
+    Fleet(FleetCommand),
     /// Import the classic tools' outputs (ab, httperf, wrk, STREAM, IOzone, dd...) as runs.
     Import(ImportArgs),
     /// Stored runs: list, show, export, delete.
@@ -155,6 +160,7 @@ impl Command {
             | Command::Runs(_)
             | Command::Compare(_)
             | Command::Import(_)
+            | Command::Fleet(_)
             | Command::Report(_)
             | Command::Schema { .. } => false,
         }
