@@ -14,10 +14,25 @@ use std::time::{Duration, Instant};
 use common::{TempStore, interrupt, one_line_error, stderr, stdout};
 use serde_json::Value;
 
+/// A test's hosts file; its hosts' directories (each holding a copied
+/// binary) are removed when dropped.
+struct TestHosts {
+    file: PathBuf,
+    dirs: Vec<String>,
+}
+
+impl Drop for TestHosts {
+    fn drop(&mut self) {
+        for d in &self.dirs {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
 /// The hosts file of the test hosts with only `names`, each host's `dir`
 /// made `DIR/test`, written in `into`; None (after saying why) when there
 /// are no test hosts and this is not CI.
-fn hosts_file(test: &str, names: &[&str], into: &Path) -> Option<PathBuf> {
+fn hosts_file(test: &str, names: &[&str], into: &Path) -> Option<TestHosts> {
     let Ok(file) = std::env::var("NODEBENCH_TEST_HOSTS") else {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -31,14 +46,16 @@ fn hosts_file(test: &str, names: &[&str], into: &Path) -> Option<PathBuf> {
     let hosts = table["host"].as_array_mut().unwrap();
     hosts.retain(|h| names.contains(&h["name"].as_str().unwrap()));
     assert_eq!(hosts.len(), names.len(), "test hosts {names:?} in {file}");
+    let mut dirs = Vec::new();
     for h in hosts.iter_mut() {
         let dir = format!("{}/{test}", h["dir"].as_str().unwrap());
         let _ = std::fs::remove_dir_all(&dir);
-        h.as_table_mut().unwrap()["dir"] = toml::Value::String(dir);
+        h.as_table_mut().unwrap()["dir"] = toml::Value::String(dir.clone());
+        dirs.push(dir);
     }
-    let out = into.join("hosts.toml");
-    std::fs::write(&out, toml::to_string(&table).unwrap()).unwrap();
-    Some(out)
+    let file = into.join("hosts.toml");
+    std::fs::write(&file, toml::to_string(&table).unwrap()).unwrap();
+    Some(TestHosts { file, dirs })
 }
 
 /// The `dir` of host `name` in hosts file `file`.
@@ -119,10 +136,10 @@ fn bad_hosts_files_are_refused_in_one_line() {
 #[test]
 fn check_shows_every_host_and_the_one_that_is_down() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(hosts) = hosts_file("check", &["h1", "h2", "h3", "h4"], tmp.path()) else {
+    let Some(test_hosts) = hosts_file("check", &["h1", "h2", "h3", "h4"], tmp.path()) else {
         return;
     };
-    let hosts = hosts.display().to_string();
+    let hosts = test_hosts.file.display().to_string();
     let o = common::run(&["fleet", "check", &hosts, "--only", "h1,h2,h3"]);
     let out = stdout(&o);
     assert!(o.status.success(), "{out}\n{}", stderr(&o));
@@ -163,7 +180,7 @@ fn run_stores_each_hosts_run_tagged_and_reports_a_down_host() {
     let o = store.run(&[
         "fleet",
         "run",
-        &hosts.display().to_string(),
+        &hosts.file.display().to_string(),
         "--connect-timeout",
         "3s",
         "--tag",
@@ -208,7 +225,7 @@ fn run_stores_each_hosts_run_tagged_and_reports_a_down_host() {
     }
     // The binary stays for the next run, the suite file does not.
     for h in ["h1", "h2"] {
-        let dir = host_dir(&hosts, h);
+        let dir = host_dir(&hosts.file, h);
         assert!(dir.join("nodebench").is_file());
         assert!(
             !std::fs::read_dir(&dir)
@@ -221,7 +238,7 @@ fn run_stores_each_hosts_run_tagged_and_reports_a_down_host() {
     let o = store.run(&[
         "fleet",
         "run",
-        &hosts.display().to_string(),
+        &hosts.file.display().to_string(),
         "--only",
         "h1",
         "cpu",
@@ -270,7 +287,7 @@ fn ctrl_c_stops_every_remote_process_and_removes_the_copy() {
         .args([
             "fleet",
             "run",
-            &hosts.display().to_string(),
+            &hosts.file.display().to_string(),
             "cpu",
             "ops",
             "--threads",
@@ -290,7 +307,7 @@ fn ctrl_c_stops_every_remote_process_and_removes_the_copy() {
         .unwrap();
     let bins: Vec<PathBuf> = ["h1", "h2"]
         .iter()
-        .map(|h| host_dir(&hosts, h).join("nodebench"))
+        .map(|h| host_dir(&hosts.file, h).join("nodebench"))
         .collect();
     // Wait (bounded) until nodebench runs on both hosts.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -340,7 +357,7 @@ fn pair_tcp_at_mtu_1500_and_9000_receives_every_byte_sent() {
         "--json",
         "fleet",
         "pair",
-        &hosts.display().to_string(),
+        &hosts.file.display().to_string(),
         "--tests",
         "tcp",
         "--mtu",
@@ -395,11 +412,128 @@ fn pair_tcp_at_mtu_1500_and_9000_receives_every_byte_sent() {
     let o = common::run(&[
         "fleet",
         "pair",
-        &hosts.display().to_string(),
+        &hosts.file.display().to_string(),
         "--pairs",
         "h1:h9",
     ]);
     one_line_error(&o, 2, &["--pairs: no host 'h9'", "(hosts: h1, h3)"]);
-    let o = common::run(&["fleet", "pair", &hosts.display().to_string(), "--mtu", "20"]);
+    let o = common::run(&[
+        "fleet",
+        "pair",
+        &hosts.file.display().to_string(),
+        "--mtu",
+        "20",
+    ]);
     one_line_error(&o, 2, &["--mtu", "68 to 65535"]);
+}
+
+#[test]
+fn http_from_two_generators_merges_every_request_exactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(hosts) = hosts_file("http", &["h1", "h2"], tmp.path()) else {
+        return;
+    };
+    // The target: nodebench's own server in the third namespace.
+    let server = std::process::Command::new("ip")
+        .args([
+            "netns",
+            "exec",
+            "nbf-h3",
+            env!("CARGO_BIN_EXE_nodebench"),
+            "http",
+            "serve",
+        ])
+        .args(["--bind", "169.254.232.13", "--port", "15380"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let store = TempStore::new();
+    let o = store.run(&[
+        "--json",
+        "fleet",
+        "http",
+        &hosts.file.display().to_string(),
+        "http://169.254.232.13:15380/1150",
+        "--",
+        "-n",
+        "400",
+        "-c",
+        "2",
+        "-k",
+    ]);
+    interrupt(server.id());
+    let served = server.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let served_text = String::from_utf8_lossy(&served.stdout);
+    let served: u64 = served_text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("served ")?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no served line in {served_text}"));
+
+    let corrected = |h: &Value| h["name"] == "latency" && h["labels"]["latency"] == "corrected";
+    let histogram =
+        |v: &Value| -> nodebench_core::Histogram { serde_json::from_value(v.clone()).unwrap() };
+    let gens = out["generators"].as_array().unwrap();
+    assert_eq!(gens.len(), 2);
+    let mut union = nodebench_core::latency::histogram();
+    let mut sum = 0;
+    let mut p99s = Vec::new();
+    for g in gens {
+        assert!(g["error"].is_null(), "{g}");
+        assert!(
+            g["clock_offset_ns"].is_i64() && g["start_skew_ns"].is_i64(),
+            "{g}"
+        );
+        let h = g["run"]["results"][0]["histograms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| corrected(h))
+            .map(histogram)
+            .unwrap();
+        assert_eq!(h.count, 400);
+        sum += h.count;
+        let hdr = h.to_hdr().unwrap();
+        p99s.push(hdr.value_at_quantile(0.99));
+        union.add(hdr).unwrap();
+    }
+    let merged = out["merged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| corrected(h))
+        .map(histogram)
+        .unwrap();
+    // Every request counted once: the merge, the generators and the server agree.
+    assert_eq!(merged.count, sum);
+    assert_eq!(merged.count, served);
+    let m = merged.to_hdr().unwrap();
+    assert_eq!(m.value_at_quantile(0.99), union.value_at_quantile(0.99));
+    assert_eq!(m.max(), union.max());
+    assert_eq!(m.len(), union.len());
+    eprintln!("p99s {p99s:?}, merged p99 {}", m.value_at_quantile(0.99));
+
+    let runs = runs_list(&store);
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|r| r["tags"]["fleet_mode"] == "http"));
+
+    let o = common::run(&["fleet", "http", &hosts.file.display().to_string(), "/1150"]);
+    one_line_error(&o, 2, &["URL: '/1150'", "http://HOST:PORT/PATH"]);
+    let o = common::run(&[
+        "fleet",
+        "http",
+        &hosts.file.display().to_string(),
+        "http://x/",
+        "--",
+        "--bogus",
+    ]);
+    one_line_error(&o, 2, &["LOAD FLAGS", "--bogus"]);
 }

@@ -1,11 +1,13 @@
 //! Many nodes over the system OpenSSH client: a hosts file ([`hosts`]),
 //! `fleet check` ([`check`]), `fleet run` ([`run`]): this nodebench copied
 //! to each host when absent or different, run there with `--json`, its run
-//! brought back for the caller to store. No agent, no protocol of our own:
+//! brought back for the caller to store; `fleet pair` ([`pair`]) and
+//! `fleet http` ([`http`]). No agent, no protocol of our own:
 //! `ssh` (BatchMode, ConnectTimeout, ControlMaster) and the hosts' POSIX
 //! shell.
 
 pub mod hosts;
+pub mod http;
 pub mod pair;
 pub mod remote;
 pub mod run;

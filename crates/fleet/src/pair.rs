@@ -283,7 +283,7 @@ fn one_test(
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let mut served = remote::spawn(ssh, server, "serve", &serve)?;
+    let mut served = remote::spawn(ssh, server, "serve", &serve, None)?;
     let result = (|| {
         pr.server_side = Some(side(ssh, server, client)?);
         pr.client_side = Some(side(ssh, client, server)?);

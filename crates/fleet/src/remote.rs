@@ -172,11 +172,25 @@ fn pid_file(host: &Host, role: &str) -> String {
 }
 
 /// Starts the host's nodebench with `args` (its stdout and stderr piped
-/// back), writing its pid so [`stop`] can find it.
-pub fn spawn(ssh: &Ssh, host: &Host, role: &str, args: &[String]) -> Result<Child, HostError> {
+/// back), writing its pid so [`stop`] can find it; with `at` (nanoseconds
+/// since the epoch on the host's clock), the host's shell sleeps until then
+/// first.
+pub fn spawn(
+    ssh: &Ssh,
+    host: &Host,
+    role: &str,
+    args: &[String],
+    at: Option<i64>,
+) -> Result<Child, HostError> {
     let words: Vec<String> = args.iter().map(|a| quote(a)).collect();
+    let wait = match at {
+        Some(t) => format!(
+            "n=$(date +%s%N); if [ \"$n\" -lt {t} ]; then sleep \"$(awk -v d=$(({t} - n)) 'BEGIN {{ printf \"%.6f\", d / 1e9 }}')\"; fi; "
+        ),
+        None => String::new(),
+    };
     let script = format!(
-        "cd {} && echo $$ > {} && exec {} {}",
+        "cd {} && echo $$ > {} && {wait}exec {} {}",
         quote(&host.dir),
         quote(&pid_file(host, role)),
         quote(&binary(host)),

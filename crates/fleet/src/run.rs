@@ -81,7 +81,21 @@ pub(crate) fn run_remote(
     cancel: &Cancel,
     progress: &(dyn Fn(&Host, &str) + Sync),
 ) -> Result<Finished, HostError> {
-    let mut child = remote::spawn(ssh, host, role, args)?;
+    run_remote_at(ssh, host, role, args, None, cancel, progress)
+}
+
+/// [`run_remote`] starting at `at` (nanoseconds since the epoch on the
+/// host's clock) when given.
+pub(crate) fn run_remote_at(
+    ssh: &Ssh,
+    host: &Host,
+    role: &str,
+    args: &[String],
+    at: Option<i64>,
+    cancel: &Cancel,
+    progress: &(dyn Fn(&Host, &str) + Sync),
+) -> Result<Finished, HostError> {
+    let mut child = remote::spawn(ssh, host, role, args, at)?;
     let mut stdout = child.stdout.take().expect("piped");
     let stderr = child.stderr.take().expect("piped");
     thread::scope(|s| {

@@ -25,6 +25,10 @@ pub enum FleetCommand {
     /// pair, the client on the second against its address, at each --mtu
     /// (set on both hosts' interface, put back afterwards).
     Pair(PairArgs),
+    /// The same HTTP load from every host at once (a start time agreed
+    /// through each host's measured clock offset); the generators' latency
+    /// histograms merged exactly: the percentiles of all requests.
+    Http(HttpArgs),
 }
 
 /// The hosts a fleet command works on, and how.
@@ -116,4 +120,25 @@ fn parse_pair(s: &str) -> Result<(String, String), String> {
             "'{s}' is not a pair (accepted: SERVER:CLIENT host names, e.g. h1:h2)"
         )),
     }
+}
+
+/// `fleet http HOSTS URL [--start-delay D] [-- LOAD FLAGS]`
+#[derive(Debug, Args)]
+pub struct HttpArgs {
+    /// The generator hosts and how to reach them.
+    #[command(flatten)]
+    pub hosts: HostsArgs,
+    /// The target every generator loads (http:// or https://, reachable from the hosts).
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// How far ahead the common start is set (room for the ssh round trips).
+    #[arg(long, value_name = "DURATION", default_value = "3s", value_parser = parse_duration)]
+    pub start_delay: Duration,
+    /// `http load` flags after `--`, e.g. -- -n 10000 -c 8 -k.
+    #[arg(
+        value_name = "LOAD FLAGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub load: Vec<String>,
 }

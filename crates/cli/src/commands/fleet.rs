@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::CommandFactory;
 use nodebench_core::Run;
 use nodebench_core::names::fleet as names;
+use nodebench_core::names::http::load as http_names;
 use nodebench_fleet::hosts::{Host, Hosts};
 use nodebench_fleet::remote::{Local, sha256_file};
 use nodebench_fleet::run::{HostRun, Upload};
@@ -17,7 +18,7 @@ use nodebench_store::Store;
 
 use super::runner::{EXIT_INTERRUPTED, install_signal_handlers, open_store};
 use crate::args::Cli;
-use crate::args::fleet::{FleetCommand, HostsArgs, PairArgs, RunArgs};
+use crate::args::fleet::{FleetCommand, HostsArgs, HttpArgs, PairArgs, RunArgs};
 use nodebench_core::config::Choice;
 use nodebench_fleet::pair::{self as pairs, PairConfig};
 use nodebench_store::SqliteStore;
@@ -28,6 +29,7 @@ pub fn run(cli: &Cli, cmd: &FleetCommand) -> Result<ExitCode> {
         FleetCommand::Check(args) => check(args),
         FleetCommand::Run(args) => run_hosts(cli, args),
         FleetCommand::Pair(args) => pair(cli, args),
+        FleetCommand::Http(args) => http(cli, args),
     }
 }
 
@@ -399,6 +401,225 @@ fn pair(cli: &Cli, args: &PairArgs) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `fleet http`: the generators' runs stored, their histograms merged.
+fn http(cli: &Cli, args: &HttpArgs) -> Result<ExitCode> {
+    let hosts = match load(&args.hosts) {
+        Ok(h) => h,
+        Err(code) => return Ok(code),
+    };
+    if !(args.url.starts_with("http://") || args.url.starts_with("https://")) {
+        eprintln!(
+            "error: URL: '{}': fleet http needs a full URL the generators reach (accepted: http://HOST:PORT/PATH)",
+            args.url
+        );
+        return Ok(ExitCode::from(crate::EXIT_USAGE));
+    }
+    let mut load_args = vec!["http".to_string(), "load".to_string(), args.url.clone()];
+    load_args.extend(args.load.iter().cloned());
+    // The load flags are checked here, before any host is touched.
+    let argv = ["nodebench".to_string()]
+        .into_iter()
+        .chain(load_args.iter().cloned());
+    if let Err(e) = <Cli as clap::Parser>::try_parse_from(argv) {
+        eprintln!("error: LOAD FLAGS: {}", crate::args::one_line(&e));
+        return Ok(ExitCode::from(crate::EXIT_USAGE));
+    }
+    let local = Local::current().map_err(anyhow::Error::msg)?;
+    let cancel = install_signal_handlers()?;
+    let ssh = Ssh::new(&hosts, args.hosts.connect_timeout).map_err(anyhow::Error::msg)?;
+    let mut store = if cli.no_save {
+        None
+    } else {
+        Some(open_store(cli)?)
+    };
+    let fleet_id = nodebench_fleet::fleet_id();
+    let quiet = cli.quiet;
+    let progress = move |h: &Host, line: &str| {
+        if !quiet {
+            eprintln!("[{}] {line}", h.name);
+        }
+    };
+    let (start, gens) = nodebench_fleet::http::run_generators(
+        &ssh,
+        &hosts.hosts,
+        &local,
+        &load_args,
+        args.start_delay,
+        &cancel,
+        &progress,
+    );
+    drop(ssh);
+    let ms = |ns: i64| format!("{:+.3}", ns as f64 / 1e6);
+    let mut rows = vec![row(&[
+        "generator",
+        "clock offset ms",
+        "start skew ms",
+        "requests",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "status",
+        "run",
+        "error",
+    ])];
+    let mut json_gens = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
+    let mut failed = 0;
+    for g in gens {
+        let mut cells = vec![g.host.name.clone()];
+        cells.push(
+            g.clock
+                .map(|c| format!("{} ±{:.3}", ms(c.offset_ns), c.rtt_ns as f64 / 2e6))
+                .unwrap_or_default(),
+        );
+        cells.push(g.start_skew_ns.map(ms).unwrap_or_default());
+        let mut id_text = "-".to_string();
+        let mut run_json = serde_json::Value::Null;
+        if let Some(mut run) = g.run {
+            let mut tags = vec![
+                (names::HOST_TAG, g.host.name.clone()),
+                (names::FLEET_TAG, fleet_id.clone()),
+                (names::MODE_TAG, "http".to_string()),
+            ];
+            if let Some(c) = g.clock {
+                tags.push((names::CLOCK_OFFSET_TAG, c.offset_ns.to_string()));
+            }
+            if let Some(s) = g.start_skew_ns {
+                tags.push((names::START_SKEW_TAG, s.to_string()));
+            }
+            if let Some(id) = save(cli, store.as_mut(), &mut run, &tags)? {
+                id_text = id.to_string();
+            }
+            cells.extend(latency_cells(std::slice::from_ref(&run)));
+            run_json = serde_json::to_value(&run)?;
+            runs.push(run);
+        } else {
+            cells.extend(["", "", "", ""].map(String::from));
+        }
+        if g.error.is_some() {
+            failed += 1;
+        }
+        cells.push(if g.error.is_none() { "ok" } else { "FAILED" }.into());
+        cells.push(id_text);
+        cells.push(
+            g.error
+                .as_ref()
+                .map(HostError::to_string)
+                .unwrap_or_default(),
+        );
+        if let Some(e) = &g.error {
+            for line in &e.stderr_tail {
+                eprintln!("[{}] stderr: {line}", g.host.name);
+            }
+        }
+        json_gens.push(serde_json::json!({
+            "host": g.host.name,
+            "clock_offset_ns": g.clock.map(|c| c.offset_ns),
+            "clock_rtt_ns": g.clock.map(|c| c.rtt_ns),
+            "start_skew_ns": g.start_skew_ns,
+            "error": g.error.as_ref().map(HostError::to_string),
+            "run": run_json,
+        }));
+        rows.push(cells);
+    }
+    let refs: Vec<&Run> = runs.iter().collect();
+    let merged = nodebench_fleet::http::merge(&refs).map_err(anyhow::Error::msg)?;
+    let mut total = vec!["all".to_string(), String::new(), String::new()];
+    total.extend(
+        latency_cells(&[])
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| merged_corrected(&merged).map_or(c, |h| latency_cell(&h, i))),
+    );
+    total.push(if failed == 0 { "ok" } else { "partial" }.into());
+    rows.push(total);
+    if cli.json {
+        let out = serde_json::json!({
+            "fleet": fleet_id,
+            "start_at": start,
+            "generators": json_gens,
+            "merged": merged,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!(
+            "fleet http {fleet_id}: {} (start {start})",
+            load_args.join(" ")
+        );
+        print_table(&rows);
+        for h in &merged {
+            let Some(hdr) = h.to_hdr() else { continue };
+            let which: Vec<String> = h.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            println!();
+            println!(
+                "merged {} {} of {} values (all generators)",
+                h.name,
+                which.join(" "),
+                h.count
+            );
+            let ms = |v: u64| v as f64 / h.scale * 1e3;
+            for p in http_names::LATENCY_PERCENTILES {
+                println!(
+                    "  {p:>7.3}%  {:>10.3} ms",
+                    ms(hdr.value_at_quantile(p / 100.0))
+                );
+            }
+            println!("  {:>8}  {:>10.3} ms", "max", ms(hdr.max()));
+        }
+    }
+    if cancel.is_cancelled() {
+        eprintln!("interrupted: kept {} generator run(s)", runs.len());
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    if failed > 0 {
+        eprintln!("{failed} of {} generator(s) failed", rows.len() - 2);
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The corrected latency histogram among merged ones.
+fn merged_corrected(merged: &[nodebench_core::Histogram]) -> Option<nodebench_core::Histogram> {
+    merged
+        .iter()
+        .find(|h| {
+            h.name == http_names::LATENCY
+                && h.labels.get(http_names::label::LATENCY).map(String::as_str)
+                    == Some(http_names::CORRECTED)
+        })
+        .cloned()
+}
+
+/// Requests, p50, p99 and max of the corrected latency of `runs`' merged
+/// histograms (empty cells when none).
+fn latency_cells(runs: &[Run]) -> Vec<String> {
+    let refs: Vec<&Run> = runs.iter().collect();
+    let merged = nodebench_fleet::http::merge(&refs)
+        .ok()
+        .and_then(|m| merged_corrected(&m));
+    (0..4)
+        .map(|i| {
+            merged
+                .as_ref()
+                .map_or(String::new(), |h| latency_cell(h, i))
+        })
+        .collect()
+}
+
+/// Cell `i` (count, p50, p99, max in ms) of histogram `h`.
+fn latency_cell(h: &nodebench_core::Histogram, i: usize) -> String {
+    let Some(hdr) = h.to_hdr() else {
+        return String::new();
+    };
+    let ms = |v: u64| format!("{:.3}", v as f64 / h.scale * 1e3);
+    match i {
+        0 => h.count.to_string(),
+        1 => ms(hdr.value_at_quantile(0.5)),
+        2 => ms(hdr.value_at_quantile(0.99)),
+        _ => ms(hdr.max()),
+    }
 }
 
 fn row(cells: &[&str]) -> Vec<String> {

@@ -20,3 +20,9 @@ pub const SERVER_ROUTE_TAG: &str = "server_route";
 pub const CLIENT_ROUTE_TAG: &str = "client_route";
 /// Run tag of a `fleet pair` run: the test (`tcp`, `udp`, `pingpong`).
 pub const TEST_TAG: &str = "pair_test";
+/// Run tag of a `fleet http` generator: its clock minus the driving
+/// machine's, in nanoseconds, as measured over ssh.
+pub const CLOCK_OFFSET_TAG: &str = "clock_offset_ns";
+/// Run tag of a `fleet http` generator: its measured start minus the agreed
+/// start, in nanoseconds on the driving machine's clock.
+pub const START_SKEW_TAG: &str = "start_skew_ns";
