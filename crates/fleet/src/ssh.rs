@@ -133,7 +133,8 @@ impl Ssh {
         let file = fs::File::create(&log).map_err(|e| HostError::new(e.to_string()))?;
         let status = self
             .base("yes")
-            .args(["-o", "ControlPersist=yes", "-N", "-f", "--"])
+            // Closed by Drop; the bound only matters if nodebench is killed.
+            .args(["-o", "ControlPersist=10m", "-N", "-f", "--"])
             .arg(&host.destination)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
