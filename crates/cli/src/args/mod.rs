@@ -12,6 +12,7 @@ pub mod compare;
 pub mod cpu;
 pub mod db;
 pub mod disk;
+pub mod fleet;
 pub mod http;
 pub mod import;
 pub mod memory;
@@ -33,6 +34,7 @@ use compare::CompareArgs;
 use cpu::CpuCommand;
 use db::DbCommand;
 use disk::DiskCommand;
+use fleet::FleetCommand;
 use http::HttpCommand;
 use import::ImportArgs;
 use memory::MemoryCommand;
@@ -114,6 +116,9 @@ pub enum Command {
     /// Database benchmarks: AS3AP (load, single-user queries, multi-user tests).
     #[command(subcommand)]
     Db(DbCommand),
+    /// Many hosts over ssh: check them, run a suite or command on each.
+    #[command(subcommand)]
+    Fleet(FleetCommand),
     /// Slurm: submit a suite to N nodes of a cluster (sbatch), collect
     /// each node's run into the store.
     #[command(subcommand)]
@@ -163,6 +168,7 @@ impl Command {
             | Command::Runs(_)
             | Command::Compare(_)
             | Command::Import(_)
+            | Command::Fleet(_)
             | Command::Report(_)
             | Command::Slurm(_)
             | Command::Schema { .. } => false,

@@ -7,6 +7,7 @@ mod compare;
 mod cpu;
 mod db;
 mod disk;
+mod fleet;
 mod http;
 mod import;
 mod memory;
@@ -45,6 +46,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Burnin(args) => burnin::run(&cli, args),
         Command::Db(cmd) => db::run(&cli, cmd),
         Command::Import(args) => import::run(&cli, args),
+        Command::Fleet(cmd) => fleet::run(&cli, cmd),
         Command::Runs(cmd) => runs::run(&cli, cmd),
         Command::Compare(args) => compare::run(&cli, args),
         Command::Schema { model } => runs::schema(*model),

@@ -9,6 +9,7 @@ pub mod burnin;
 pub mod cpu;
 pub mod db;
 pub mod disk;
+pub mod fleet;
 pub mod hpcc;
 pub mod http;
 pub mod linpack;

@@ -1,0 +1,144 @@
+//! `nodebench fleet ...`: many hosts over the system ssh client.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use nodebench_fleet::pair::PairTest;
+
+use super::parse::parse_duration;
+
+/// Hosts worked on at once by default.
+pub const DEFAULT_PARALLEL: usize = 16;
+
+/// `nodebench fleet ...`
+#[derive(Debug, Subcommand)]
+pub enum FleetCommand {
+    /// Connect to every host: reachability, architecture, OS, and whether
+    /// this nodebench is in its directory (checksum compared).
+    Check(HostsArgs),
+    /// Run a suite (a name: `quick`) or a nodebench command (`cpu ops
+    /// --threads 1`) on every host, store each host's run tagged host=NAME
+    /// and fleet=ID, print a table per host and a comparison.
+    Run(RunArgs),
+    /// Network tests between hosts: `net serve` on the first host of each
+    /// pair, the client on the second against its address, at each --mtu
+    /// (set on both hosts' interface, put back afterwards).
+    Pair(PairArgs),
+    /// The same HTTP load from every host at once (a start time agreed
+    /// through each host's measured clock offset); the generators' latency
+    /// histograms merged exactly: the percentiles of all requests.
+    Http(HttpArgs),
+}
+
+/// The hosts a fleet command works on, and how.
+#[derive(Debug, Args)]
+pub struct HostsArgs {
+    /// The hosts file (TOML: [[host]] name, destination, labels, dir, address, interface).
+    #[arg(value_name = "HOSTS")]
+    pub hosts: PathBuf,
+    /// Only these hosts of the file, by name (comma-separated).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Hosts worked on at once.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_PARALLEL, value_parser = parse_parallel)]
+    pub parallel: usize,
+    /// ssh's connect timeout per host.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    pub connect_timeout: Duration,
+}
+
+/// `fleet run HOSTS SUITE|COMMAND...`
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The hosts and how to reach them.
+    #[command(flatten)]
+    pub hosts: HostsArgs,
+    /// A suite name (`quick`), or a nodebench command with its flags after `--`.
+    #[arg(
+        value_name = "SUITE|COMMAND",
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub target: Vec<String>,
+}
+
+/// `--parallel`: a whole number from 1.
+fn parse_parallel(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "'{s}' is not a host count (accepted: a whole number from 1, e.g. 16)"
+        )),
+    }
+}
+
+/// `fleet pair HOSTS --tests tcp,udp,pingpong [--mtu 1500,9000] [--pairs A:B,...]`
+#[derive(Debug, Args)]
+pub struct PairArgs {
+    /// The hosts and how to reach them (each needs `address`; `interface` with --mtu).
+    #[command(flatten)]
+    pub hosts: HostsArgs,
+    /// Tests run for every pair: tcp, udp, pingpong.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "tcp"
+    )]
+    pub tests: Vec<PairTest>,
+    /// MTUs set in turn on both hosts' interface (default: leave them).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_mtu)]
+    pub mtu: Vec<u32>,
+    /// Pairs to test, SERVER:CLIENT by host name (default: every two hosts).
+    #[arg(long, value_name = "SERVER:CLIENT,...", value_delimiter = ',', value_parser = parse_pair)]
+    pub pairs: Vec<(String, String)>,
+    /// Length of each throughput test (and of each ping-pong size).
+    #[arg(short = 't', long = "time", value_name = "DURATION", default_value = "2s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// The server's iperf3 port (the ping-pong echo uses the next one).
+    #[arg(short = 'p', long, value_name = "PORT", default_value_t = 5201)]
+    pub port: u16,
+}
+
+/// `--mtu`: an MTU from 68 (IPv4's least) to 65535.
+fn parse_mtu(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(m) if (68..=65535).contains(&m) => Ok(m),
+        _ => Err(format!(
+            "'{s}' is not an MTU (accepted: 68 to 65535 bytes, e.g. 1500,9000)"
+        )),
+    }
+}
+
+/// `--pairs`: `SERVER:CLIENT`.
+fn parse_pair(s: &str) -> Result<(String, String), String> {
+    match s.split_once(':') {
+        Some((a, b)) if !a.is_empty() && !b.is_empty() && a != b => Ok((a.into(), b.into())),
+        _ => Err(format!(
+            "'{s}' is not a pair (accepted: SERVER:CLIENT host names, e.g. h1:h2)"
+        )),
+    }
+}
+
+/// `fleet http HOSTS URL [--start-delay D] [-- LOAD FLAGS]`
+#[derive(Debug, Args)]
+pub struct HttpArgs {
+    /// The generator hosts and how to reach them.
+    #[command(flatten)]
+    pub hosts: HostsArgs,
+    /// The target every generator loads (http:// or https://, reachable from the hosts).
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// How far ahead the common start is set (room for the ssh round trips).
+    #[arg(long, value_name = "DURATION", default_value = "3s", value_parser = parse_duration)]
+    pub start_delay: Duration,
+    /// `http load` flags after `--`, e.g. -- -n 10000 -c 8 -k.
+    #[arg(
+        value_name = "LOAD FLAGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub load: Vec<String>,
+}

@@ -1,0 +1,683 @@
+//! `nodebench fleet check|run`: maps the arguments to the fleet crate's
+//! calls, stores what the hosts brought back and prints it.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::CommandFactory;
+use nodebench_core::Run;
+use nodebench_core::names::fleet as names;
+use nodebench_core::names::http::load as http_names;
+use nodebench_fleet::hosts::{Host, Hosts};
+use nodebench_fleet::remote::{Local, sha256_file};
+use nodebench_fleet::run::{HostRun, Upload};
+use nodebench_fleet::ssh::{HostError, Ssh};
+use nodebench_report::compare::{self, CompareFormat, Side};
+use nodebench_store::Store;
+
+use super::runner::{EXIT_INTERRUPTED, install_signal_handlers, open_store};
+use crate::args::Cli;
+use crate::args::fleet::{FleetCommand, HostsArgs, HttpArgs, PairArgs, RunArgs};
+use nodebench_core::config::Choice;
+use nodebench_fleet::pair::{self as pairs, PairConfig};
+use nodebench_store::SqliteStore;
+
+/// Runs a `fleet` subcommand.
+pub fn run(cli: &Cli, cmd: &FleetCommand) -> Result<ExitCode> {
+    match cmd {
+        FleetCommand::Check(args) => check(args),
+        FleetCommand::Run(args) => run_hosts(cli, args),
+        FleetCommand::Pair(args) => pair(cli, args),
+        FleetCommand::Http(args) => http(cli, args),
+    }
+}
+
+/// The selected hosts, or the one-line refusal (exit 2).
+fn load(args: &HostsArgs) -> Result<Hosts, ExitCode> {
+    Hosts::load(&args.hosts)
+        .and_then(|h| h.select(&args.only))
+        .map_err(|e| {
+            eprintln!("error: {e}");
+            ExitCode::from(crate::EXIT_USAGE)
+        })
+}
+
+/// `fleet check`: one line per host; exit 1 when one cannot run this nodebench.
+fn check(args: &HostsArgs) -> Result<ExitCode> {
+    let hosts = match load(args) {
+        Ok(h) => h,
+        Err(code) => return Ok(code),
+    };
+    let local = Local::current().map_err(anyhow::Error::msg)?;
+    let ssh = Ssh::new(&hosts, args.connect_timeout).map_err(anyhow::Error::msg)?;
+    let checks = nodebench_fleet::check(&ssh, &hosts.hosts, args.parallel);
+    let mut rows = vec![row(&[
+        "host",
+        "destination",
+        "reachable",
+        "arch",
+        "os",
+        "nodebench",
+    ])];
+    for c in &checks {
+        let h = &c.host;
+        rows.push(match &c.probe {
+            Ok(p) => {
+                let bin = if p.arch != local.arch {
+                    format!("architecture differs (this one is {})", local.arch)
+                } else if p.matches(&local) {
+                    "same".into()
+                } else if p.binary_sha256.is_some() {
+                    "different (copied on run)".into()
+                } else {
+                    "absent (copied on run)".into()
+                };
+                row(&[&h.name, &h.destination, "yes", &p.arch, &p.os, &bin])
+            }
+            Err(e) => row(&[&h.name, &h.destination, &format!("no: {e}"), "", "", ""]),
+        });
+    }
+    print_table(&rows);
+    let bad = checks.iter().filter(|c| !c.usable(&local)).count();
+    if bad > 0 {
+        eprintln!(
+            "{bad} of {} host(s) cannot run this nodebench",
+            checks.len()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The nodebench arguments a `fleet run` target stands for, and the files
+/// it needs on the hosts: a top-level command as given; a local suite file
+/// copied to each host and run there (`suite run ./suite-ID.toml`); else a
+/// suite name (`suite run NAME`).
+fn remote_args(target: &[String], fleet_id: &str) -> Result<(Vec<String>, Vec<Upload>), String> {
+    let first = target[0].as_str();
+    let is_command = Cli::command()
+        .get_subcommands()
+        .any(|c| c.get_name() == first);
+    if is_command {
+        return Ok((target.to_vec(), Vec::new()));
+    }
+    let mut args = vec!["suite".to_string(), "run".to_string()];
+    let mut uploads = Vec::new();
+    let path = Path::new(first);
+    if path.is_file() {
+        let name = format!("suite-{fleet_id}.toml");
+        uploads.push(Upload {
+            from: path.to_path_buf(),
+            sha256: sha256_file(path)?,
+            name: name.clone(),
+        });
+        args.push(format!("./{name}"));
+    } else {
+        args.push(first.to_string());
+    }
+    args.extend(target[1..].iter().cloned());
+    Ok((args, uploads))
+}
+
+/// `fleet run`: every host in parallel, each host's run stored and shown.
+fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<ExitCode> {
+    let hosts = match load(&args.hosts) {
+        Ok(h) => h,
+        Err(code) => return Ok(code),
+    };
+    if args.target.first().is_some_and(|t| t == "fleet") {
+        eprintln!(
+            "error: SUITE|COMMAND: fleet cannot run fleet (accepted: a suite name or a benchmark command)"
+        );
+        return Ok(ExitCode::from(crate::EXIT_USAGE));
+    }
+    let local = Local::current().map_err(anyhow::Error::msg)?;
+    let cancel = install_signal_handlers()?;
+    let ssh = Ssh::new(&hosts, args.hosts.connect_timeout).map_err(anyhow::Error::msg)?;
+    let mut store = if cli.no_save {
+        None
+    } else {
+        Some(open_store(cli)?)
+    };
+    let fleet_id = nodebench_fleet::fleet_id();
+    let quiet = cli.quiet;
+    let progress = move |h: &Host, line: &str| {
+        if !quiet {
+            eprintln!("[{}] {line}", h.name);
+        }
+    };
+    let (remote, uploads) = match remote_args(&args.target, &fleet_id) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: SUITE|COMMAND: {e}");
+            return Ok(ExitCode::from(crate::EXIT_USAGE));
+        }
+    };
+    let reports = nodebench_fleet::run::run_all(
+        &ssh,
+        &hosts.hosts,
+        &local,
+        &remote,
+        &uploads,
+        args.hosts.parallel,
+        &cancel,
+        &progress,
+    );
+    drop(ssh);
+
+    let mut saved: Vec<(String, Run)> = Vec::new();
+    let mut rows = vec![row(&[
+        "host", "status", "run", "results", "time", "copied", "error",
+    ])];
+    for r in reports {
+        let HostRun {
+            host,
+            copied,
+            run,
+            error,
+            elapsed,
+        } = r;
+        let mut id_text = "-".to_string();
+        let mut results = "-".to_string();
+        if let Some(mut run) = run {
+            let tags = [
+                (names::HOST_TAG, host.name.clone()),
+                (names::FLEET_TAG, fleet_id.clone()),
+                (names::MODE_TAG, "run".into()),
+            ];
+            if let Some(id) = save(cli, store.as_mut(), &mut run, &tags)? {
+                id_text = id.to_string();
+            }
+            results = run.results.len().to_string();
+            saved.push((host.name.clone(), run));
+        }
+        let status = if error.is_none() { "ok" } else { "FAILED" };
+        rows.push(row(&[
+            &host.name,
+            status,
+            &id_text,
+            &results,
+            &format!("{:.1}s", elapsed.as_secs_f64()),
+            if copied { "yes" } else { "no" },
+            &error.as_ref().map(HostError::to_string).unwrap_or_default(),
+        ]));
+        if let Some(e) = &error {
+            for line in &e.stderr_tail {
+                eprintln!("[{}] stderr: {line}", host.name);
+            }
+        }
+    }
+    let failed = rows.iter().skip(1).filter(|r| r[1] == "FAILED").count();
+    if cli.json {
+        let runs: Vec<&Run> = saved.iter().map(|(_, r)| r).collect();
+        println!("{}", serde_json::to_string_pretty(&runs)?);
+    } else {
+        println!("fleet run {fleet_id} ({})", remote.join(" "));
+        print_table(&rows);
+        if saved.len() >= 2 {
+            let sides: Vec<Side> = saved
+                .iter()
+                .map(|(name, run)| Side {
+                    label: format!("{}={name}", names::HOST_TAG),
+                    runs: vec![run.clone()],
+                })
+                .collect();
+            let c = compare::compare(&sides);
+            if let Ok(text) = compare::render(&c, CompareFormat::Table, false) {
+                println!();
+                print!("{text}");
+            }
+        }
+    }
+    if cancel.is_cancelled() {
+        eprintln!(
+            "interrupted: kept {} host run(s); remote processes stopped",
+            saved.len()
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    if failed > 0 {
+        eprintln!("{failed} of {} host(s) failed", rows.len() - 1);
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Tags `run` with `tags` and the command line's `--tag`s and saves it
+/// (unless `--no-save`); its new id.
+fn save(
+    cli: &Cli,
+    store: Option<&mut SqliteStore>,
+    run: &mut Run,
+    tags: &[(&str, String)],
+) -> Result<Option<i64>> {
+    for (k, v) in tags {
+        run.tags.insert(k.to_string(), v.clone());
+    }
+    for (k, v) in &cli.tags {
+        run.tags.insert(k.clone(), v.clone());
+    }
+    run.id = None;
+    if let Some(s) = store {
+        run.id = Some(s.begin_run(run)?);
+    }
+    Ok(run.id)
+}
+
+/// `fleet pair`: every pair, test and MTU; each client's run stored with
+/// both sides' interface, MTU and route.
+fn pair(cli: &Cli, args: &PairArgs) -> Result<ExitCode> {
+    let hosts = match load(&args.hosts) {
+        Ok(h) => h,
+        Err(code) => return Ok(code),
+    };
+    let cfg = PairConfig {
+        tests: args.tests.clone(),
+        mtus: args.mtu.clone(),
+        duration: args.duration,
+        port: args.port,
+    };
+    let index = |name: &str| {
+        hosts
+            .get(name, "--pairs")
+            .map(|_| hosts.hosts.iter().position(|h| h.name == name).unwrap_or(0))
+    };
+    let checked = pairs::check_hosts(&hosts.hosts, &cfg).and_then(|()| {
+        if args.pairs.is_empty() {
+            Ok(pairs::all_pairs(&hosts.hosts))
+        } else {
+            args.pairs
+                .iter()
+                .map(|(a, b)| Ok((index(a)?, index(b)?)))
+                .collect()
+        }
+    });
+    let list = match checked {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(crate::EXIT_USAGE));
+        }
+    };
+    let local = Local::current().map_err(anyhow::Error::msg)?;
+    let cancel = install_signal_handlers()?;
+    let ssh = Ssh::new(&hosts, args.hosts.connect_timeout).map_err(anyhow::Error::msg)?;
+    let mut store = if cli.no_save {
+        None
+    } else {
+        Some(open_store(cli)?)
+    };
+    let fleet_id = nodebench_fleet::fleet_id();
+    let quiet = cli.quiet;
+    let progress = move |h: &Host, line: &str| {
+        if !quiet {
+            eprintln!("[{}] {line}", h.name);
+        }
+    };
+    let results = pairs::run_pairs(&ssh, &hosts.hosts, &list, &local, &cfg, &cancel, &progress);
+    drop(ssh);
+    let mut rows = vec![row(&[
+        "server", "client", "test", "mtu", "status", "run", "error",
+    ])];
+    let mut runs = Vec::new();
+    let mut failed = 0;
+    for r in results {
+        let mtu = r.mtu.map(|m| m.to_string()).unwrap_or_else(|| "-".into());
+        let mut id_text = "-".to_string();
+        if let Some(mut run) = r.run {
+            let mut tags = vec![
+                (names::HOST_TAG, r.client.clone()),
+                (names::SERVER_TAG, r.server.clone()),
+                (names::FLEET_TAG, fleet_id.clone()),
+                (names::MODE_TAG, "pair".to_string()),
+                (names::TEST_TAG, r.test.as_str().to_string()),
+            ];
+            if let Some(m) = r.mtu {
+                tags.push((names::MTU_TAG, m.to_string()));
+            }
+            if let Some(s) = &r.server_side {
+                if let Some(i) = &s.interface {
+                    tags.push((names::SERVER_INTERFACE_TAG, i.clone()));
+                }
+                if let Some(m) = s.mtu {
+                    tags.push((names::SERVER_MTU_TAG, m.to_string()));
+                }
+                tags.push((names::SERVER_ROUTE_TAG, s.route.clone()));
+            }
+            if let Some(c) = &r.client_side {
+                tags.push((names::CLIENT_ROUTE_TAG, c.route.clone()));
+            }
+            if let Some(id) = save(cli, store.as_mut(), &mut run, &tags)? {
+                id_text = id.to_string();
+            }
+            runs.push(run);
+        }
+        if r.error.is_some() {
+            failed += 1;
+        }
+        rows.push(row(&[
+            &r.server,
+            &r.client,
+            r.test.as_str(),
+            &mtu,
+            if r.error.is_none() { "ok" } else { "FAILED" },
+            &id_text,
+            &r.error
+                .as_ref()
+                .map(HostError::to_string)
+                .unwrap_or_default(),
+        ]));
+        if let Some(e) = &r.error {
+            for line in &e.stderr_tail {
+                eprintln!("[{}->{}] stderr: {line}", r.client, r.server);
+            }
+        }
+    }
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&runs)?);
+    } else {
+        for run in &runs {
+            println!(
+                "{} -> {}:",
+                run.tags[names::HOST_TAG],
+                run.tags[names::SERVER_TAG]
+            );
+            print!("{}", nodebench_report::reporters::run_report(run));
+            println!();
+        }
+        println!("fleet pair {fleet_id}");
+        print_table(&rows);
+    }
+    if cancel.is_cancelled() {
+        eprintln!(
+            "interrupted: kept {} test run(s); servers stopped",
+            runs.len()
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    if failed > 0 {
+        eprintln!("{failed} of {} test(s) failed", rows.len() - 1);
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `fleet http`: the generators' runs stored, their histograms merged.
+fn http(cli: &Cli, args: &HttpArgs) -> Result<ExitCode> {
+    let hosts = match load(&args.hosts) {
+        Ok(h) => h,
+        Err(code) => return Ok(code),
+    };
+    if !(args.url.starts_with("http://") || args.url.starts_with("https://")) {
+        eprintln!(
+            "error: URL: '{}': fleet http needs a full URL the generators reach (accepted: http://HOST:PORT/PATH)",
+            args.url
+        );
+        return Ok(ExitCode::from(crate::EXIT_USAGE));
+    }
+    let mut load_args = vec!["http".to_string(), "load".to_string(), args.url.clone()];
+    load_args.extend(args.load.iter().cloned());
+    // The load flags are checked here, before any host is touched.
+    let argv = ["nodebench".to_string()]
+        .into_iter()
+        .chain(load_args.iter().cloned());
+    if let Err(e) = <Cli as clap::Parser>::try_parse_from(argv) {
+        eprintln!("error: LOAD FLAGS: {}", crate::args::one_line(&e));
+        return Ok(ExitCode::from(crate::EXIT_USAGE));
+    }
+    let local = Local::current().map_err(anyhow::Error::msg)?;
+    let cancel = install_signal_handlers()?;
+    let ssh = Ssh::new(&hosts, args.hosts.connect_timeout).map_err(anyhow::Error::msg)?;
+    let mut store = if cli.no_save {
+        None
+    } else {
+        Some(open_store(cli)?)
+    };
+    let fleet_id = nodebench_fleet::fleet_id();
+    let quiet = cli.quiet;
+    let progress = move |h: &Host, line: &str| {
+        if !quiet {
+            eprintln!("[{}] {line}", h.name);
+        }
+    };
+    let (start, gens) = nodebench_fleet::http::run_generators(
+        &ssh,
+        &hosts.hosts,
+        &local,
+        &load_args,
+        args.start_delay,
+        &cancel,
+        &progress,
+    );
+    drop(ssh);
+    let ms = |ns: i64| format!("{:+.3}", ns as f64 / 1e6);
+    let mut rows = vec![row(&[
+        "generator",
+        "clock offset ms",
+        "start skew ms",
+        "requests",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "status",
+        "run",
+        "error",
+    ])];
+    let mut json_gens = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
+    let mut failed = 0;
+    for g in gens {
+        let mut cells = vec![g.host.name.clone()];
+        cells.push(
+            g.clock
+                .map(|c| format!("{} ±{:.3}", ms(c.offset_ns), c.rtt_ns as f64 / 2e6))
+                .unwrap_or_default(),
+        );
+        cells.push(g.start_skew_ns.map(ms).unwrap_or_default());
+        let mut id_text = "-".to_string();
+        let mut run_json = serde_json::Value::Null;
+        if let Some(mut run) = g.run {
+            let mut tags = vec![
+                (names::HOST_TAG, g.host.name.clone()),
+                (names::FLEET_TAG, fleet_id.clone()),
+                (names::MODE_TAG, "http".to_string()),
+            ];
+            if let Some(c) = g.clock {
+                tags.push((names::CLOCK_OFFSET_TAG, c.offset_ns.to_string()));
+            }
+            if let Some(s) = g.start_skew_ns {
+                tags.push((names::START_SKEW_TAG, s.to_string()));
+            }
+            if let Some(id) = save(cli, store.as_mut(), &mut run, &tags)? {
+                id_text = id.to_string();
+            }
+            cells.extend(latency_cells(std::slice::from_ref(&run)));
+            run_json = serde_json::to_value(&run)?;
+            runs.push(run);
+        } else {
+            cells.extend(["", "", "", ""].map(String::from));
+        }
+        if g.error.is_some() {
+            failed += 1;
+        }
+        cells.push(if g.error.is_none() { "ok" } else { "FAILED" }.into());
+        cells.push(id_text);
+        cells.push(
+            g.error
+                .as_ref()
+                .map(HostError::to_string)
+                .unwrap_or_default(),
+        );
+        if let Some(e) = &g.error {
+            for line in &e.stderr_tail {
+                eprintln!("[{}] stderr: {line}", g.host.name);
+            }
+        }
+        json_gens.push(serde_json::json!({
+            "host": g.host.name,
+            "clock_offset_ns": g.clock.map(|c| c.offset_ns),
+            "clock_rtt_ns": g.clock.map(|c| c.rtt_ns),
+            "start_skew_ns": g.start_skew_ns,
+            "error": g.error.as_ref().map(HostError::to_string),
+            "run": run_json,
+        }));
+        rows.push(cells);
+    }
+    let refs: Vec<&Run> = runs.iter().collect();
+    let merged = nodebench_fleet::http::merge(&refs).map_err(anyhow::Error::msg)?;
+    let mut total = vec!["all".to_string(), String::new(), String::new()];
+    total.extend(
+        latency_cells(&[])
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| merged_corrected(&merged).map_or(c, |h| latency_cell(&h, i))),
+    );
+    total.push(if failed == 0 { "ok" } else { "partial" }.into());
+    rows.push(total);
+    if cli.json {
+        let out = serde_json::json!({
+            "fleet": fleet_id,
+            "start_at": start,
+            "generators": json_gens,
+            "merged": merged,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!(
+            "fleet http {fleet_id}: {} (start {start})",
+            load_args.join(" ")
+        );
+        print_table(&rows);
+        for h in &merged {
+            let Some(hdr) = h.to_hdr() else { continue };
+            let which: Vec<String> = h.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            println!();
+            println!(
+                "merged {} {} of {} values (all generators)",
+                h.name,
+                which.join(" "),
+                h.count
+            );
+            let ms = |v: u64| v as f64 / h.scale * 1e3;
+            for p in http_names::LATENCY_PERCENTILES {
+                println!(
+                    "  {p:>7.3}%  {:>10.3} ms",
+                    ms(hdr.value_at_quantile(p / 100.0))
+                );
+            }
+            println!("  {:>8}  {:>10.3} ms", "max", ms(hdr.max()));
+        }
+    }
+    if cancel.is_cancelled() {
+        eprintln!("interrupted: kept {} generator run(s)", runs.len());
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    if failed > 0 {
+        eprintln!("{failed} of {} generator(s) failed", rows.len() - 2);
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The corrected latency histogram among merged ones.
+fn merged_corrected(merged: &[nodebench_core::Histogram]) -> Option<nodebench_core::Histogram> {
+    merged
+        .iter()
+        .find(|h| {
+            h.name == http_names::LATENCY
+                && h.labels.get(http_names::label::LATENCY).map(String::as_str)
+                    == Some(http_names::CORRECTED)
+        })
+        .cloned()
+}
+
+/// Requests, p50, p99 and max of the corrected latency of `runs`' merged
+/// histograms (empty cells when none).
+fn latency_cells(runs: &[Run]) -> Vec<String> {
+    let refs: Vec<&Run> = runs.iter().collect();
+    let merged = nodebench_fleet::http::merge(&refs)
+        .ok()
+        .and_then(|m| merged_corrected(&m));
+    (0..4)
+        .map(|i| {
+            merged
+                .as_ref()
+                .map_or(String::new(), |h| latency_cell(h, i))
+        })
+        .collect()
+}
+
+/// Cell `i` (count, p50, p99, max in ms) of histogram `h`.
+fn latency_cell(h: &nodebench_core::Histogram, i: usize) -> String {
+    let Some(hdr) = h.to_hdr() else {
+        return String::new();
+    };
+    let ms = |v: u64| format!("{:.3}", v as f64 / h.scale * 1e3);
+    match i {
+        0 => h.count.to_string(),
+        1 => ms(hdr.value_at_quantile(0.5)),
+        2 => ms(hdr.value_at_quantile(0.99)),
+        _ => ms(hdr.max()),
+    }
+}
+
+fn row(cells: &[&str]) -> Vec<String> {
+    cells.iter().map(|c| c.to_string()).collect()
+}
+
+/// Prints rows as left-aligned columns, the first row a header.
+fn print_table(rows: &[Vec<String>]) {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|i| {
+            rows.iter()
+                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for r in rows {
+        let line: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .collect();
+        println!("{}", line.join("  ").trim_end());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    fn args(s: &str) -> Vec<String> {
+        let (args, uploads) = remote_args(&words(s), "ID").unwrap();
+        assert!(uploads.is_empty());
+        args
+    }
+
+    #[test]
+    fn a_name_is_a_suite_and_a_command_is_kept() {
+        assert_eq!(args("quick"), words("suite run quick"));
+        assert_eq!(args("cpu ops --threads 1"), words("cpu ops --threads 1"));
+        assert_eq!(args("suite run node-pair"), words("suite run node-pair"));
+    }
+
+    #[test]
+    fn a_local_suite_file_is_uploaded() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mine.toml");
+        std::fs::write(&file, "name = \"x\"").unwrap();
+        let target = vec![file.display().to_string(), "--set".into(), "a=1".into()];
+        let (args, uploads) = remote_args(&target, "ID").unwrap();
+        assert_eq!(args, words("suite run ./suite-ID.toml --set a=1"));
+        assert_eq!(uploads.len(), 1);
+        assert_eq!(uploads[0].name, "suite-ID.toml");
+        assert_eq!(uploads[0].sha256, sha256_file(&file).unwrap());
+    }
+}

@@ -1,0 +1,298 @@
+//! What is on a host: its architecture and OS, whether this nodebench is in
+//! its directory (checksum compared); copying the binary there over ssh and
+//! checking it; starting it and stopping it.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+
+use sha2::{Digest, Sha256};
+
+use crate::hosts::Host;
+use crate::ssh::{HostError, Ssh, quote};
+
+/// This machine's nodebench: what every host must run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Local {
+    /// The running executable.
+    pub path: PathBuf,
+    /// Its architecture as `uname -m` prints it.
+    pub arch: String,
+    /// Its SHA-256, lower-case hex.
+    pub sha256: String,
+}
+
+impl Local {
+    /// The running executable, hashed.
+    pub fn current() -> Result<Local, String> {
+        let path =
+            std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+        Ok(Local {
+            sha256: sha256_file(&path)?,
+            path,
+            arch: std::env::consts::ARCH.to_string(),
+        })
+    }
+}
+
+/// SHA-256 of a file's content, lower-case hex.
+pub fn sha256_file(path: &std::path::Path) -> Result<String, String> {
+    let mut f =
+        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f
+            .read(&mut buf)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// What `fleet check` learns of a host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// `uname -m`.
+    pub arch: String,
+    /// `PRETTY_NAME` of /etc/os-release (else `uname -s`).
+    pub os: String,
+    /// Kernel release (`uname -r`).
+    pub kernel: String,
+    /// SHA-256 of the nodebench in the host's directory, if there is one.
+    pub binary_sha256: Option<String>,
+}
+
+impl Probe {
+    /// Whether the host's nodebench is exactly `local`.
+    pub fn matches(&self, local: &Local) -> bool {
+        self.binary_sha256.as_deref() == Some(local.sha256.as_str())
+    }
+}
+
+/// The path of the copied binary on `host`.
+pub fn binary(host: &Host) -> String {
+    format!("{}/nodebench", host.dir)
+}
+
+/// Reads a host's architecture, OS and copied binary in one ssh call.
+pub fn probe(ssh: &Ssh, host: &Host) -> Result<Probe, HostError> {
+    let bin = quote(&binary(host));
+    let script = format!(
+        "echo \"arch=$(uname -m)\"; echo \"kernel=$(uname -r)\"; \
+         (. /etc/os-release 2>/dev/null; echo \"os=${{PRETTY_NAME:-$(uname -s)}}\"); \
+         if [ -f {bin} ]; then echo \"sha256=$(sha256sum {bin} | cut -d' ' -f1)\"; fi"
+    );
+    let out = ssh.run_ok(host, &script, "probe")?;
+    parse_probe(&out)
+        .ok_or_else(|| HostError::new(format!("probe: unexpected reply: {}", out.trim())))
+}
+
+fn parse_probe(text: &str) -> Option<Probe> {
+    let get = |k: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(k)?.strip_prefix('='))
+            .map(|v| v.trim().to_string())
+    };
+    Some(Probe {
+        arch: get("arch").filter(|a| !a.is_empty())?,
+        os: get("os").unwrap_or_default(),
+        kernel: get("kernel").unwrap_or_default(),
+        binary_sha256: get("sha256").filter(|s| s.len() == 64),
+    })
+}
+
+/// The refusal of a host whose architecture is not this binary's.
+pub fn check_arch(host: &Host, probe: &Probe, local: &Local) -> Result<(), HostError> {
+    if probe.arch == local.arch {
+        return Ok(());
+    }
+    Err(HostError::new(format!(
+        "host '{}' is {}, this nodebench is {}: run fleet from a nodebench built for {}",
+        host.name, probe.arch, local.arch, probe.arch
+    )))
+}
+
+/// Puts this nodebench in `host`'s directory unless the same one is there
+/// (same architecture, checksum compared); the copy goes over the ssh
+/// connection and its checksum is checked on the host. True when it copied.
+pub fn deploy(ssh: &Ssh, host: &Host, local: &Local) -> Result<bool, HostError> {
+    let probe = probe(ssh, host)?;
+    check_arch(host, &probe, local)?;
+    if probe.matches(local) {
+        return Ok(false);
+    }
+    put(ssh, host, &local.path, "nodebench", &local.sha256)?;
+    Ok(true)
+}
+
+/// Copies the local file `from` to `name` in `host`'s directory over the
+/// ssh connection (executable), and checks its SHA-256 there is `sha256`.
+pub fn put(
+    ssh: &Ssh,
+    host: &Host,
+    from: &std::path::Path,
+    name: &str,
+    sha256: &str,
+) -> Result<(), HostError> {
+    let dir = quote(&host.dir);
+    let to = quote(&format!("{}/{name}", host.dir));
+    let part = quote(&format!("{}/{name}.part", host.dir));
+    let script = format!(
+        "mkdir -p {dir} && cat > {part} && chmod 755 {part} && mv -f {part} {to} && sha256sum {to} | cut -d' ' -f1"
+    );
+    let out = ssh.run(host, &script, Some(from))?;
+    let got = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() {
+        return Err(HostError {
+            message: format!("copying {name} to {} failed", host.dir),
+            stderr_tail: crate::ssh::tail(&String::from_utf8_lossy(&out.stderr)),
+        });
+    }
+    if got != sha256 {
+        return Err(HostError::new(format!(
+            "copy of {name} on '{}' has checksum {got}, expected {sha256}",
+            host.name
+        )));
+    }
+    Ok(())
+}
+
+/// The name of the pid file of the nodebench started in `role`.
+pub fn pid_file_name(role: &str) -> String {
+    format!("nodebench.{role}.pid")
+}
+
+/// The pid file of the nodebench started on `host` in `role`.
+fn pid_file(host: &Host, role: &str) -> String {
+    format!("{}/{}", host.dir, pid_file_name(role))
+}
+
+/// Starts the host's nodebench with `args` (its stdout and stderr piped
+/// back), writing its pid so [`stop`] can find it; with `at` (nanoseconds
+/// since the epoch on the host's clock), the host's shell sleeps until then
+/// first.
+pub fn spawn(
+    ssh: &Ssh,
+    host: &Host,
+    role: &str,
+    args: &[String],
+    at: Option<i64>,
+) -> Result<Child, HostError> {
+    let words: Vec<String> = args.iter().map(|a| quote(a)).collect();
+    let wait = match at {
+        Some(t) => format!(
+            "n=$(date +%s%N); if [ \"$n\" -lt {t} ]; then sleep \"$(awk -v d=$(({t} - n)) 'BEGIN {{ printf \"%.6f\", d / 1e9 }}')\"; fi; "
+        ),
+        None => String::new(),
+    };
+    let script = format!(
+        "cd {} && echo $$ > {} && {wait}exec {} {}",
+        quote(&host.dir),
+        quote(&pid_file(host, role)),
+        quote(&binary(host)),
+        words.join(" ")
+    );
+    ssh.command(host, &script)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| HostError::new(format!("cannot run ssh: {e}")))
+}
+
+/// Stops the nodebench started on `host` in `role` (SIGINT, so it keeps
+/// what finished; SIGKILL after 5 s), only if that pid still runs the
+/// copied binary, and removes its pid file.
+pub fn stop(ssh: &Ssh, host: &Host, role: &str) -> Result<(), HostError> {
+    let pid = quote(&pid_file(host, role));
+    let bin = quote(&binary(host));
+    let script = format!(
+        "p=$(cat {pid} 2>/dev/null); \
+         if [ -n \"$p\" ] && [ \"$(readlink /proc/$p/exe)\" = {bin} ]; then \
+           kill -INT $p; i=0; while kill -0 $p 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; \
+           kill -KILL $p 2>/dev/null; \
+         fi; rm -f {pid}"
+    );
+    ssh.run_ok(host, &script, "stop").map(|_| ())
+}
+
+/// Removes the files `names` from `host`'s directory.
+pub fn remove(ssh: &Ssh, host: &Host, names: &[&str]) -> Result<(), HostError> {
+    let paths: Vec<String> = names
+        .iter()
+        .map(|n| quote(&format!("{}/{n}", host.dir)))
+        .collect();
+    let script = format!("rm -f {}", paths.join(" "));
+    ssh.run_ok(host, &script, "remove").map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host() -> Host {
+        Host {
+            name: "a".into(),
+            destination: "a".into(),
+            labels: Default::default(),
+            dir: "/d".into(),
+            address: None,
+            interface: None,
+        }
+    }
+
+    #[test]
+    fn reads_a_probe() {
+        let sha = "ab".repeat(32);
+        let p = parse_probe(&format!(
+            "arch=x86_64\nkernel=6.1.0\nos=Debian GNU/Linux 12 (bookworm)\nsha256={sha}\n"
+        ))
+        .unwrap();
+        assert_eq!(p.arch, "x86_64");
+        assert_eq!(p.os, "Debian GNU/Linux 12 (bookworm)");
+        assert_eq!(p.binary_sha256.as_deref(), Some(sha.as_str()));
+        let none = parse_probe("arch=aarch64\nos=Linux\n").unwrap();
+        assert_eq!(none.binary_sha256, None);
+        assert_eq!(parse_probe("garbage"), None);
+    }
+
+    #[test]
+    fn refuses_another_architecture() {
+        let local = Local {
+            path: "/x".into(),
+            arch: "x86_64".into(),
+            sha256: "0".repeat(64),
+        };
+        let p = Probe {
+            arch: "aarch64".into(),
+            os: String::new(),
+            kernel: String::new(),
+            binary_sha256: None,
+        };
+        assert_eq!(
+            check_arch(&host(), &p, &local).unwrap_err().message,
+            "host 'a' is aarch64, this nodebench is x86_64: run fleet from a nodebench built for aarch64"
+        );
+        let same = Probe {
+            arch: "x86_64".into(),
+            ..p
+        };
+        assert!(check_arch(&host(), &same, &local).is_ok());
+        assert!(!same.matches(&local));
+    }
+
+    #[test]
+    fn hashes_files() {
+        let dir = std::env::temp_dir().join(format!("nbf-sha-{}", std::process::id()));
+        std::fs::write(&dir, b"abc").unwrap();
+        assert_eq!(
+            sha256_file(&dir).unwrap(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        std::fs::remove_file(&dir).unwrap();
+    }
+}
