@@ -21,7 +21,6 @@ use crate::args::Cli;
 use crate::args::fleet::{FleetCommand, HostsArgs, HttpArgs, PairArgs, RunArgs};
 use nodebench_core::config::Choice;
 use nodebench_fleet::pair::{self as pairs, PairConfig};
-use nodebench_store::SqliteStore;
 
 /// Runs a `fleet` subcommand.
 pub fn run(cli: &Cli, cmd: &FleetCommand) -> Result<ExitCode> {
@@ -186,7 +185,7 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<ExitCode> {
                 (names::FLEET_TAG, fleet_id.clone()),
                 (names::MODE_TAG, "run".into()),
             ];
-            if let Some(id) = save(cli, store.as_mut(), &mut run, &tags)? {
+            if let Some(id) = save(cli, store.as_deref_mut(), &mut run, &tags)? {
                 id_text = id.to_string();
             }
             results = run.results.len().to_string();
@@ -248,7 +247,7 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<ExitCode> {
 /// (unless `--no-save`); its new id.
 fn save(
     cli: &Cli,
-    store: Option<&mut SqliteStore>,
+    store: Option<&mut (dyn Store + 'static)>,
     run: &mut Run,
     tags: &[(&str, String)],
 ) -> Result<Option<i64>> {
@@ -348,7 +347,7 @@ fn pair(cli: &Cli, args: &PairArgs) -> Result<ExitCode> {
             if let Some(c) = &r.client_side {
                 tags.push((names::CLIENT_ROUTE_TAG, c.route.clone()));
             }
-            if let Some(id) = save(cli, store.as_mut(), &mut run, &tags)? {
+            if let Some(id) = save(cli, store.as_deref_mut(), &mut run, &tags)? {
                 id_text = id.to_string();
             }
             runs.push(run);
@@ -489,7 +488,7 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<ExitCode> {
             if let Some(s) = g.start_skew_ns {
                 tags.push((names::START_SKEW_TAG, s.to_string()));
             }
-            if let Some(id) = save(cli, store.as_mut(), &mut run, &tags)? {
+            if let Some(id) = save(cli, store.as_deref_mut(), &mut run, &tags)? {
                 id_text = id.to_string();
             }
             cells.extend(latency_cells(std::slice::from_ref(&run)));
