@@ -18,6 +18,7 @@ use nodebench_core::{BenchResult, Better, Metric, Unit};
 use crate::config::BurninConfig;
 use crate::degrade::{self, Baseline};
 use crate::events::EventKind;
+use crate::heap;
 use crate::verdict::{Finding, Verdict, WorkloadVerdict, when};
 use crate::watch::{MachineEvent, MachineWatch};
 use crate::workload::{Sample, Workload, sample};
@@ -176,6 +177,7 @@ impl Burnin<'_> {
         let total = cfg.duration.as_nanos().div_ceil(cfg.checkpoint.as_nanos()) as u64;
         self.progress.start("burn-in checkpoints", total);
 
+        heap::fix_mmap_threshold();
         let stop = Cancel::new();
         let (tx, rx) = mpsc::channel::<(usize, Sample)>();
         let inventory = self.inventory;
@@ -213,6 +215,7 @@ impl Burnin<'_> {
                         failure = Some(e);
                         break;
                     }
+                    heap::release_free_memory();
                     self.progress.advance(1);
                     cp_start = cp_end;
                     if cp_end >= cfg.duration {

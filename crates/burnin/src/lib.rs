@@ -12,6 +12,7 @@ pub mod config;
 pub mod degrade;
 pub mod engine;
 pub mod events;
+pub mod heap;
 pub mod verdict;
 pub mod watch;
 pub mod workload;
