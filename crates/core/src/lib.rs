@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod cputime;
 pub mod epoll;
+pub mod finding;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod inventory;

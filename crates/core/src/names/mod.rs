@@ -14,6 +14,7 @@ pub mod http;
 pub mod linpack;
 pub mod memory;
 pub mod net;
+pub mod scan;
 pub mod suite;
 pub mod sysbench;
 pub mod telemetry;
