@@ -369,28 +369,50 @@ mod tests {
     fn the_embedded_files_load_and_every_probe_has_a_check() {
         let catalog = Catalog::builtin().unwrap();
         for probe in PROBES {
-            assert!(catalog.probe(probe).is_some(), "no check runs probe {probe}");
+            assert!(
+                catalog.probe(probe).is_some(),
+                "no check runs probe {probe}"
+            );
         }
         let families: Vec<&str> = catalog.families.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(
             families,
-            ["default-content", "disclosure", "methods", "headers", "tls", "local"]
+            [
+                "default-content",
+                "disclosure",
+                "methods",
+                "headers",
+                "tls",
+                "local"
+            ]
         );
     }
 
     #[test]
     fn unsafe_methods_unknown_probes_and_bad_regexes_are_refused() {
         let file = |check: &str| {
-            format!("family = \"x\"\ndescription = \"d\"\n[[check]]\nid = \"x.a\"\nname = \"n\"\nseverity = \"low\"\nremediation = \"r\"\n{check}")
+            format!(
+                "family = \"x\"\ndescription = \"d\"\n[[check]]\nid = \"x.a\"\nname = \"n\"\nseverity = \"low\"\nremediation = \"r\"\n{check}"
+            )
         };
         let refused = |check: &str| Catalog::parse(&[("x.toml", &file(check))]).unwrap_err();
-        assert!(refused("method = \"PUT\"\npath = \"/\"\n[[check.match]]\nstatus = [200]").contains("method 'PUT'"));
+        assert!(
+            refused("method = \"PUT\"\npath = \"/\"\n[[check.match]]\nstatus = [200]")
+                .contains("method 'PUT'")
+        );
         assert!(refused("probe = \"rm-rf\"").contains("unknown probe 'rm-rf'"));
         assert!(refused("path = \"/\"\n[[check.match]]\nbody_regex = \"(\"").contains("regex '('"));
-        assert!(refused("path = \"/\"\n[[check.match]]\nstatus = [200]\nbody_any = [\"a\"]").contains("exactly one"));
+        assert!(
+            refused("path = \"/\"\n[[check.match]]\nstatus = [200]\nbody_any = [\"a\"]")
+                .contains("exactly one")
+        );
         assert!(refused("path = \"/\"").contains("no [[check.match]]"));
         assert!(refused("path = \"/\"\nseverity2 = 1").contains("unknown field"));
-        let ok = Catalog::parse(&[("x.toml", &file("path = \"/a\"\n[[check.match]]\nheader = \"Server\"\nregex = \"[0-9]\""))]).unwrap();
+        let ok = Catalog::parse(&[(
+            "x.toml",
+            &file("path = \"/a\"\n[[check.match]]\nheader = \"Server\"\nregex = \"[0-9]\""),
+        )])
+        .unwrap();
         assert_eq!(ok.checks[0].family, "x");
     }
 }

@@ -241,7 +241,13 @@ mod tests {
         assert_eq!(t.authority(), "[::1]:8443");
         let t = Target::parse("http://127.0.0.1").unwrap();
         assert_eq!((t.port, t.base.as_str()), (80, ""));
-        for bad in ["ftp://x", "http://", "http://h:0", "http://h:99999", "http://h/?q"] {
+        for bad in [
+            "ftp://x",
+            "http://",
+            "http://h:0",
+            "http://h:99999",
+            "http://h/?q",
+        ] {
             let e = Target::parse(bad).unwrap_err();
             assert!(e.contains(URL_FORM), "{e}");
         }
@@ -254,11 +260,22 @@ mod tests {
             ..ScanConfig::default()
         };
         ok.validate().unwrap();
-        let e = ScanConfig { rate: 0, ..ok.clone() }.validate().unwrap_err();
-        assert!(e.to_string().starts_with("--rate: expected 1..=1000"), "{e}");
-        let e = ScanConfig { concurrency: 0, ..ok.clone() }
-            .validate()
-            .unwrap_err();
+        let e = ScanConfig {
+            rate: 0,
+            ..ok.clone()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with("--rate: expected 1..=1000"),
+            "{e}"
+        );
+        let e = ScanConfig {
+            concurrency: 0,
+            ..ok.clone()
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.to_string().starts_with("-c: "), "{e}");
         let far = ScanConfig {
             url: "http://192.0.2.1".into(),
@@ -271,9 +288,13 @@ mod tests {
         }
         .validate()
         .unwrap();
-        let e = ScanConfig { local: true, confirmed: true, ..far }
-            .validate()
-            .unwrap_err();
+        let e = ScanConfig {
+            local: true,
+            confirmed: true,
+            ..far
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.to_string().starts_with("--local: "), "{e}");
     }
 }

@@ -11,5 +11,11 @@
 //! `tls` (handshakes and the certificate), `local` (processes and files),
 //! `scan` (the benchmark).
 
+pub mod calibrate;
 pub mod checks;
+pub mod client;
 pub mod config;
+pub mod local;
+pub mod request;
+pub mod scan;
+pub mod tls;

@@ -18,6 +18,7 @@ pub mod memory;
 pub mod net;
 pub mod report;
 pub mod runs;
+pub mod scan;
 pub mod suite;
 
 use std::path::PathBuf;
@@ -38,6 +39,7 @@ use memory::MemoryCommand;
 use net::NetCommand;
 use report::ReportArgs;
 use runs::RunsCommand;
+use scan::ScanArgs;
 use suite::SuiteCommand;
 
 /// nodebench: benchmark a compute node and the server stack on it.
@@ -110,6 +112,10 @@ pub enum Command {
     /// Database benchmarks: AS3AP (load, single-user queries, multi-user tests).
     #[command(subcommand)]
     Db(DbCommand),
+    /// Web server hardening scan: default content, version disclosure,
+    /// methods, security headers, TLS and (--local) the server's processes
+    /// and files, from nodebench's own check files; findings by severity.
+    Scan(ScanArgs),
     /// Import the classic tools' outputs (ab, httperf, wrk, STREAM, IOzone, dd...) as runs.
     Import(ImportArgs),
     /// Stored runs: list, show, export, delete.
@@ -146,7 +152,8 @@ impl Command {
             | Command::Cpu(_)
             | Command::Memory(_)
             | Command::Disk(_)
-            | Command::Db(_) => true,
+            | Command::Db(_)
+            | Command::Scan(_) => true,
             Command::Suite(c) => matches!(c, SuiteCommand::Run(_)),
             Command::Net(c) => !matches!(c, NetCommand::Serve(_)),
             Command::Http(c) => !matches!(c, HttpCommand::Serve(_)),

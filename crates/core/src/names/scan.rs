@@ -41,6 +41,10 @@ pub mod param {
     /// What "not found" looked like on the server (the soft-404
     /// calibration): status and body length.
     pub const NOT_FOUND: &str = "not_found";
+    /// `--local`: the server's worker processes and who they run as.
+    pub const WORKERS: &str = "workers";
+    /// `--local`: the configuration files and document roots looked at.
+    pub const LOOKED_AT: &str = "looked_at";
     /// The findings, as a JSON array of [`crate::finding::Finding`].
     pub const FINDINGS: &str = "findings";
 }
