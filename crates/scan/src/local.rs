@@ -86,9 +86,12 @@ fn process(pid: u32) -> Option<Process> {
     let ids = |key: &str| -> Option<u32> { field(key)?.get(1)?.parse().ok() };
     let cmdline = fs::read(format!("/proc/{pid}/cmdline"))
         .map(|b| {
-            b.split(|c| *c == 0)
+            // nginx rewrites its arguments into one title ("nginx: master
+            // process /usr/sbin/nginx -c FILE"): split on spaces too.
+            String::from_utf8_lossy(&b)
+                .split(['\0', ' '])
                 .filter(|w| !w.is_empty())
-                .map(|w| String::from_utf8_lossy(w).into_owned())
+                .map(str::to_string)
                 .collect()
         })
         .unwrap_or_default();

@@ -149,6 +149,39 @@ fn nginx_as_installed_shows_every_planted_issue_within_ten_seconds() {
 }
 
 #[test]
+fn local_checks_on_nginx_read_its_worker_and_the_root_of_its_config() {
+    let _s = serial();
+    if !servers_available() {
+        return;
+    }
+    let server = nginx(Setup::AsInstalled);
+    let (r, found) = scan(nodebench_scan::config::ScanConfig {
+        local: true,
+        ..config(&server.url())
+    });
+    let workers = r.param(param::WORKERS).unwrap().to_string();
+    assert!(
+        workers.contains("nginx") && workers.contains("www-data:www-data"),
+        "{workers}"
+    );
+    assert!(
+        !ids(&found).iter().any(|i| i.starts_with("local.worker")),
+        "{found:#?}"
+    );
+    let on_disk = found
+        .iter()
+        .find(|f| f.id == "local.default-content-on-disk")
+        .unwrap();
+    for planted in ["/www/.git/HEAD", "/www/.env", "/www/index.php~"] {
+        assert!(
+            on_disk.evidence.contains(planted),
+            "{planted} in {on_disk:?}"
+        );
+    }
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+}
+
+#[test]
 fn nginx_hardened_has_nothing_above_low() {
     let _s = serial();
     if !servers_available() {
