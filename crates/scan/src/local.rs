@@ -210,13 +210,13 @@ pub fn docroots_in(config: &str) -> Vec<PathBuf> {
         let line = line.trim();
         let mut words = line.split_whitespace();
         let key = words.next().unwrap_or_default();
-        if key.eq_ignore_ascii_case("DocumentRoot") || key == "root" {
-            if let Some(v) = words.next() {
-                let v = v.trim_end_matches(';').trim_matches('"').trim_matches('\'');
-                let p = PathBuf::from(v);
-                if p.is_absolute() && !out.contains(&p) {
-                    out.push(p);
-                }
+        if (key.eq_ignore_ascii_case("DocumentRoot") || key == "root")
+            && let Some(v) = words.next()
+        {
+            let v = v.trim_end_matches(';').trim_matches('"').trim_matches('\'');
+            let p = PathBuf::from(v);
+            if p.is_absolute() && !out.contains(&p) {
+                out.push(p);
             }
         }
     }
