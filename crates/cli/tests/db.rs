@@ -86,14 +86,24 @@ fn bad_input_gives_one_line_and_a_non_zero_exit() {
         2,
         &["--reuse and --recreate"],
     );
-    let out = go(&["--db", "mysql://bench:hunter2@127.0.0.1/as3ap"]);
-    one_line_error(&out, 2, &["--db: mysql:", "sqlite:PATH"]);
+    let out = go(&["--db", "mariadb://bench:hunter2@127.0.0.1/as3ap"]);
+    one_line_error(
+        &out,
+        2,
+        &["--db: expected sqlite:PATH, mysql://", "'mariadb:'"],
+    );
     assert!(!stderr(&out).contains("hunter2"));
     let closed = common::closed_port();
-    let url = format!("postgres://bench:hunter2@127.0.0.1:{closed}/as3ap");
-    let out = go(&["--db", &url]);
-    one_line_error(&out, 1, &["--db postgres://bench@127.0.0.1:", "/as3ap: "]);
-    assert!(!stderr(&out).contains("hunter2"));
+    for scheme in ["postgres", "mysql"] {
+        let url = format!("{scheme}://bench:hunter2@127.0.0.1:{closed}/as3ap");
+        let out = go(&["--db", &url]);
+        one_line_error(
+            &out,
+            1,
+            &[&format!("--db {scheme}://bench@127.0.0.1:"), "/as3ap: "],
+        );
+        assert!(!stderr(&out).contains("hunter2"));
+    }
     one_line_error(
         &go(&["--db", "sqlite:/nonexistent/dir/a.db"]),
         1,
@@ -160,4 +170,49 @@ fn ctrl_c_during_the_load_drops_the_tables_and_says_so() {
         "100ms",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn ctrl_c_during_a_mariadb_load_drops_the_tables_and_says_so() {
+    // The server scripts/db-servers starts; CI (which sets CI) must have it.
+    let Ok(url) = std::env::var("NODEBENCH_TEST_MYSQL") else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "NODEBENCH_TEST_MYSQL is not set: scripts/test starts the server (scripts/db-servers start)"
+        );
+        eprintln!("skipped: NODEBENCH_TEST_MYSQL not set (scripts/db-servers start)");
+        return;
+    };
+    use nodebench_db::data::TABLES;
+    use nodebench_db::engine::Connector;
+    use nodebench_db::engine::mysql::MysqlConnector;
+    let mut s = MysqlConnector { url: url.clone() }.connect().unwrap();
+    let t = TempStore::new();
+    let child = t
+        .command()
+        .args(["-q", "--json", "db", "as3ap", "--size", "4GB", "--recreate"])
+        .args(["--db", &url])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the load is under way (its first table exists and the
+    // stream has run a moment), then interrupt it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !s.table_exists("uniques").unwrap() {
+        assert!(Instant::now() < deadline, "the load never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    common::interrupt(child.id());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let saved: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &saved["results"][0];
+    assert_eq!(r["status"], "cancelled");
+    assert_eq!(r["error"], nodebench_db::as3ap::LOAD_INTERRUPTED);
+    assert_eq!(r["parameters"]["engine"], "mysql");
+    for table in TABLES {
+        assert!(!s.table_exists(table.name).unwrap(), "{} left", table.name);
+    }
 }
