@@ -12,6 +12,7 @@ pub mod config;
 pub mod cputime;
 pub mod credentials;
 pub mod epoll;
+pub mod finding;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod inventory;

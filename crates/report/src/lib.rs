@@ -14,6 +14,7 @@ pub mod inventory;
 pub mod iozone;
 pub mod linpack;
 pub mod reporters;
+pub mod scan;
 pub mod table;
 pub mod telemetry;
 pub mod verdicts;

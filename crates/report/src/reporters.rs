@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use nodebench_core::names::{burnin, disk, http, linpack};
+use nodebench_core::names::{burnin, disk, http, linpack, scan};
 use nodebench_core::{BenchResult, Run};
 
 use crate::table;
@@ -30,6 +30,7 @@ const REPORTERS: &[(&str, Reporter)] = &[
     (http::LOAD, Reporter::Each(crate::http::report)),
     (http::SWEEP, Reporter::Each(crate::http_sweep::report)),
     (http::DOWNLOAD, Reporter::Each(download)),
+    (scan::SCAN, Reporter::Each(crate::scan::report)),
     (
         burnin::CHECKPOINT,
         Reporter::Together(crate::burnin::report),

@@ -19,6 +19,7 @@ pub mod memory;
 pub mod net;
 pub mod report;
 pub mod runs;
+pub mod scan;
 pub mod slurm;
 pub mod suite;
 
@@ -41,6 +42,7 @@ use memory::MemoryCommand;
 use net::NetCommand;
 use report::ReportArgs;
 use runs::RunsCommand;
+use scan::ScanArgs;
 use slurm::SlurmCommand;
 use suite::SuiteCommand;
 
@@ -123,6 +125,10 @@ pub enum Command {
     /// each node's run into the store.
     #[command(subcommand)]
     Slurm(SlurmCommand),
+    /// Web server hardening scan: default content, version disclosure,
+    /// methods, security headers, TLS and (--local) the server's processes
+    /// and files, from nodebench's own check files; findings by severity.
+    Scan(ScanArgs),
     /// Import the classic tools' outputs (ab, httperf, wrk, STREAM, IOzone, dd...) as runs.
     Import(ImportArgs),
     /// Stored runs: list, show, export, delete.
@@ -159,7 +165,8 @@ impl Command {
             | Command::Cpu(_)
             | Command::Memory(_)
             | Command::Disk(_)
-            | Command::Db(_) => true,
+            | Command::Db(_)
+            | Command::Scan(_) => true,
             Command::Suite(c) => matches!(c, SuiteCommand::Run(_)),
             Command::Net(c) => !matches!(c, NetCommand::Serve(_)),
             Command::Http(c) => !matches!(c, HttpCommand::Serve(_)),

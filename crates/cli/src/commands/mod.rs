@@ -15,6 +15,7 @@ mod net;
 mod report;
 pub mod runner;
 mod runs;
+mod scan;
 mod slurm;
 mod suite;
 mod suites;
@@ -30,7 +31,7 @@ use crate::args::{Cli, Command};
 pub fn dispatch(cli: Cli) -> Result<ExitCode> {
     if !cli.asserts.is_empty() && !cli.command.runs_benchmarks() {
         eprintln!(
-            "error: --assert applies to commands that run benchmarks (run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download, db)"
+            "error: --assert applies to commands that run benchmarks (run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download, db, scan)"
         );
         return Ok(ExitCode::from(crate::EXIT_USAGE));
     }
@@ -45,6 +46,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Http(cmd) => http::run(&cli, cmd),
         Command::Burnin(args) => burnin::run(&cli, args),
         Command::Db(cmd) => db::run(&cli, cmd),
+        Command::Scan(args) => scan::run(&cli, args),
         Command::Import(args) => import::run(&cli, args),
         Command::Fleet(cmd) => fleet::run(&cli, cmd),
         Command::Runs(cmd) => runs::run(&cli, cmd),
@@ -66,6 +68,7 @@ pub fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, String> {
         Command::Net(c) => net::benchmark(c),
         Command::Http(c) => http::benchmark(c),
         Command::Db(c) => Ok(db::benchmark(c)),
+        Command::Scan(a) => Ok(scan::benchmark(a)),
         _ => Err("not a benchmark command".into()),
     }
 }

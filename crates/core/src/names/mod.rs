@@ -15,6 +15,7 @@ pub mod http;
 pub mod linpack;
 pub mod memory;
 pub mod net;
+pub mod scan;
 pub mod slurm;
 pub mod suite;
 pub mod sysbench;

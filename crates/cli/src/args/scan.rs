@@ -1,0 +1,69 @@
+//! `nodebench scan URL`: the flags of the web server hardening scan and
+//! their one conversion into its config.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use nodebench_core::finding::Severity;
+use nodebench_scan::config::ScanConfig;
+
+use super::parse::{duration_text, parse_duration};
+
+/// Options of `scan`.
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// The server: http[s]://HOST[:PORT][/BASE]. A non-loopback host needs
+    /// --yes (the requests are printed first).
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// Requests per second at most.
+    #[arg(long, value_name = "N", default_value_t = ScanConfig::default().rate)]
+    pub rate: u32,
+    /// Requests in flight at most.
+    #[arg(short = 'c', long = "concurrency", value_name = "N", default_value_t = ScanConfig::default().concurrency)]
+    pub concurrency: usize,
+    /// Time budget of the whole scan: checks not started by then are
+    /// skipped (the result says how many).
+    #[arg(long, value_name = "DURATION", default_value = duration_text(ScanConfig::default().budget), value_parser = parse_duration)]
+    pub budget: Duration,
+    /// Connect and read timeout of one request.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(ScanConfig::default().timeout), value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// Also try PUT and DELETE, on /nodebench-<random>.txt only, removed
+    /// afterwards.
+    #[arg(long)]
+    pub probe_write: bool,
+    /// Also check the server on this machine: its worker processes' user,
+    /// the configuration's and document root's permissions, default files
+    /// on disk (run as root to see other users' processes).
+    #[arg(long)]
+    pub local: bool,
+    /// Document root for --local (repeatable); default: the ones the
+    /// server's configuration names.
+    #[arg(long, value_name = "PATH")]
+    pub docroot: Vec<PathBuf>,
+    /// Send the requests to a non-loopback host.
+    #[arg(long)]
+    pub yes: bool,
+    /// Exit 1 when a finding at or above this severity exists: info, low,
+    /// medium, high.
+    #[arg(long, value_name = "LEVEL")]
+    pub fail_on: Option<Severity>,
+}
+
+impl From<&ScanArgs> for ScanConfig {
+    fn from(a: &ScanArgs) -> ScanConfig {
+        ScanConfig {
+            url: a.url.clone(),
+            rate: a.rate,
+            concurrency: a.concurrency,
+            budget: a.budget,
+            timeout: a.timeout,
+            probe_write: a.probe_write,
+            local: a.local,
+            docroots: a.docroot.clone(),
+            confirmed: a.yes,
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! The check files (`crates/scan/checks/*.toml`, one per family, embedded
+//! in the binary): their format, and the catalog they load into.
+//!
+//! A check either describes HTTP requests and the conditions a reply must
+//! meet to be a finding (all of its `[[check.match]]` tables), or names a
+//! `probe` the scan implements in code (TLS handshakes, write probes, local
+//! checks) and only takes its id, title, severity and remediation from the
+//! file.
+
+use nodebench_core::finding::Severity;
+use regex::Regex;
+use serde::Deserialize;
+
+/// The embedded check files, by file name.
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "default-content.toml",
+        include_str!("../checks/default-content.toml"),
+    ),
+    ("disclosure.toml", include_str!("../checks/disclosure.toml")),
+    ("methods.toml", include_str!("../checks/methods.toml")),
+    ("headers.toml", include_str!("../checks/headers.toml")),
+    ("tls.toml", include_str!("../checks/tls.toml")),
+    ("local.toml", include_str!("../checks/local.toml")),
+];
+
+/// Methods a check may send: the scan never sends anything that changes
+/// the server (PUT and DELETE are probes, only with `--probe-write`).
+pub const SAFE_METHODS: &[&str] = &["GET", "HEAD", "OPTIONS", "TRACE"];
+
+/// The checks' code-driven probes, by the name a check file gives them.
+pub const PROBES: &[&str] = &[
+    "tls-1.0",
+    "tls-1.1",
+    "tls-weak-cipher",
+    "cert-expired",
+    "cert-expiring",
+    "cert-self-signed",
+    "cert-hostname",
+    "cert-untrusted",
+    "write-put",
+    "write-delete",
+    "worker-root",
+    "worker-nobody",
+    "docroot-world-writable",
+    "secret-readable",
+    "config-writable",
+    "default-content-on-disk",
+];
+
+/// The placeholder a check path may hold: replaced by a fresh random token
+/// (a path that cannot exist, for error pages).
+pub const RANDOM: &str = "{random}";
+
+/// A check file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileText {
+    family: String,
+    description: String,
+    #[serde(rename = "check")]
+    checks: Vec<CheckText>,
+}
+
+/// One `[[check]]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckText {
+    id: String,
+    name: String,
+    severity: String,
+    remediation: String,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    paths: Vec<String>,
+    #[serde(default)]
+    scheme: Option<String>,
+    #[serde(default = "yes")]
+    soft404: bool,
+    #[serde(default)]
+    on_disk: bool,
+    #[serde(default)]
+    probe: Option<String>,
+    #[serde(default, rename = "match")]
+    conditions: Vec<ConditionText>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One `[[check.match]]` as written: exactly one kind of condition.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConditionText {
+    status: Option<Vec<u16>>,
+    body_any: Option<Vec<String>>,
+    body_regex: Option<String>,
+    header: Option<String>,
+    regex: Option<String>,
+    lacks: Option<String>,
+    #[serde(default)]
+    or_absent: bool,
+    header_absent: Option<String>,
+}
+
+/// A condition on a reply.
+#[derive(Debug, Clone)]
+pub enum Condition {
+    /// The status is one of these.
+    Status(Vec<u16>),
+    /// The body holds one of these strings.
+    BodyAny(Vec<String>),
+    /// The body matches.
+    BodyRegex(Regex),
+    /// The header is present (and, with a regex, one of its values matches).
+    Header {
+        /// Header name, any case.
+        name: String,
+        /// What a value must match.
+        regex: Option<Regex>,
+    },
+    /// The header is present with a value that does not match `regex`
+    /// (or, with `or_absent`, it is missing).
+    HeaderLacks {
+        /// Header name, any case.
+        name: String,
+        /// What every value should match.
+        regex: Regex,
+        /// A missing header meets the condition too.
+        or_absent: bool,
+    },
+    /// The header is missing.
+    HeaderAbsent(String),
+}
+
+/// Which targets a check applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applies {
+    /// Every target.
+    Any,
+    /// https targets only (HSTS, Secure cookies).
+    Https,
+}
+
+/// What a check does.
+#[derive(Debug, Clone)]
+pub enum Kind {
+    /// Send `method` to each path; a reply meeting every condition (and,
+    /// with `soft404`, unlike the server's "not found") is a finding.
+    Request {
+        /// GET, HEAD, OPTIONS or TRACE.
+        method: String,
+        /// Paths below the target's base; may hold [`RANDOM`].
+        paths: Vec<String>,
+        /// All must hold.
+        conditions: Vec<Condition>,
+        /// Compare a matching reply with the soft-404 calibration.
+        soft404: bool,
+        /// The paths are files a default install puts in the document
+        /// root, which `--local` looks for on disk.
+        on_disk: bool,
+    },
+    /// A probe implemented in code, by its name in [`PROBES`].
+    Probe(String),
+}
+
+/// One check of the catalog.
+#[derive(Debug, Clone)]
+pub struct Check {
+    /// Stable id, `family.name`.
+    pub id: String,
+    /// Title.
+    pub name: String,
+    /// Its family (the file's `family`).
+    pub family: String,
+    /// How much a finding matters.
+    pub severity: Severity,
+    /// What to change.
+    pub remediation: String,
+    /// Which targets it applies to.
+    pub applies: Applies,
+    /// What it does.
+    pub kind: Kind,
+}
+
+/// A family: one check file.
+#[derive(Debug, Clone)]
+pub struct Family {
+    /// Its name (`default-content`).
+    pub name: String,
+    /// What it looks for.
+    pub description: String,
+}
+
+/// Every check of the embedded files.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    /// The families, in file order.
+    pub families: Vec<Family>,
+    /// The checks, in file order.
+    pub checks: Vec<Check>,
+}
+
+impl Catalog {
+    /// Loads the embedded check files.
+    pub fn builtin() -> Result<Catalog, String> {
+        Catalog::parse(FILES)
+    }
+
+    /// Loads check files given as (file name, text).
+    pub fn parse(files: &[(&str, &str)]) -> Result<Catalog, String> {
+        let mut families = Vec::new();
+        let mut checks: Vec<Check> = Vec::new();
+        for (file, text) in files {
+            let parsed: FileText =
+                toml::from_str(text).map_err(|e| format!("check file {file}: {e}"))?;
+            for c in parsed.checks {
+                let check = compile(&parsed.family, c).map_err(|e| format!("{file}: {e}"))?;
+                if checks.iter().any(|o| o.id == check.id) {
+                    return Err(format!("{file}: check id '{}' given twice", check.id));
+                }
+                checks.push(check);
+            }
+            families.push(Family {
+                name: parsed.family,
+                description: parsed.description,
+            });
+        }
+        Ok(Catalog { families, checks })
+    }
+
+    /// The check implementing `probe`.
+    pub fn probe(&self, probe: &str) -> Option<&Check> {
+        self.checks
+            .iter()
+            .find(|c| matches!(&c.kind, Kind::Probe(p) if p == probe))
+    }
+}
+
+/// One check as written into its compiled form, refusing what the format
+/// does not allow (an unsafe method, an unknown probe, a bad regex).
+fn compile(family: &str, c: CheckText) -> Result<Check, String> {
+    let id = c.id.clone();
+    let err = |why: String| format!("check '{id}': {why}");
+    if !id.starts_with(&format!("{family}.")) {
+        return Err(err(format!("the id must start with '{family}.'")));
+    }
+    let severity: Severity = c.severity.parse().map_err(|e| err(format!("{e}")))?;
+    let applies = match c.scheme.as_deref() {
+        None => Applies::Any,
+        Some("https") => Applies::Https,
+        Some(other) => return Err(err(format!("scheme '{other}': only https may be named"))),
+    };
+    let kind = if let Some(probe) = c.probe {
+        if !PROBES.contains(&probe.as_str()) {
+            return Err(err(format!(
+                "unknown probe '{probe}' (known: {})",
+                PROBES.join(", ")
+            )));
+        }
+        if c.path.is_some() || !c.paths.is_empty() || !c.conditions.is_empty() {
+            return Err(err("a probe takes no path or match".into()));
+        }
+        Kind::Probe(probe)
+    } else {
+        let method = c.method.unwrap_or_else(|| "GET".into());
+        if !SAFE_METHODS.contains(&method.as_str()) {
+            return Err(err(format!(
+                "method '{method}': a check sends only {}",
+                SAFE_METHODS.join(", ")
+            )));
+        }
+        let mut paths: Vec<String> = c.path.into_iter().chain(c.paths).collect();
+        if paths.is_empty() {
+            return Err(err("no path".into()));
+        }
+        for p in &mut paths {
+            if !p.starts_with('/') {
+                return Err(err(format!("path '{p}' must start with '/'")));
+            }
+            *p = p.trim().to_string();
+        }
+        if c.conditions.is_empty() {
+            return Err(err("no [[check.match]]".into()));
+        }
+        let conditions = c
+            .conditions
+            .into_iter()
+            .map(condition)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        Kind::Request {
+            method,
+            paths,
+            conditions,
+            soft404: c.soft404,
+            on_disk: c.on_disk,
+        }
+    };
+    Ok(Check {
+        id: c.id,
+        name: c.name,
+        family: family.to_string(),
+        severity,
+        remediation: c.remediation.trim().to_string(),
+        applies,
+        kind,
+    })
+}
+
+/// One condition as written into its compiled form.
+fn condition(t: ConditionText) -> Result<Condition, String> {
+    let regex = |r: &str| Regex::new(r).map_err(|e| format!("regex '{r}': {e}"));
+    let kinds = [
+        t.status.is_some(),
+        t.body_any.is_some(),
+        t.body_regex.is_some(),
+        t.header.is_some(),
+        t.header_absent.is_some(),
+    ];
+    if kinds.iter().filter(|k| **k).count() != 1 {
+        return Err(
+            "each [[check.match]] takes exactly one of status, body_any, body_regex, header, header_absent"
+                .into(),
+        );
+    }
+    if t.header.is_none() && (t.regex.is_some() || t.lacks.is_some() || t.or_absent) {
+        return Err("regex, lacks and or_absent go with header".into());
+    }
+    Ok(if let Some(s) = t.status {
+        Condition::Status(s)
+    } else if let Some(words) = t.body_any {
+        Condition::BodyAny(words)
+    } else if let Some(r) = t.body_regex {
+        Condition::BodyRegex(regex(&r)?)
+    } else if let Some(name) = t.header_absent {
+        Condition::HeaderAbsent(name)
+    } else {
+        let name = t.header.unwrap_or_default();
+        match (t.regex, t.lacks) {
+            (Some(_), Some(_)) => return Err("header takes regex or lacks, not both".into()),
+            (None, Some(l)) => Condition::HeaderLacks {
+                name,
+                regex: regex(&l)?,
+                or_absent: t.or_absent,
+            },
+            (r, None) => {
+                if t.or_absent {
+                    return Err("or_absent goes with lacks".into());
+                }
+                Condition::Header {
+                    name,
+                    regex: r.as_deref().map(regex).transpose()?,
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_files_load_and_every_probe_has_a_check() {
+        let catalog = Catalog::builtin().unwrap();
+        for probe in PROBES {
+            assert!(
+                catalog.probe(probe).is_some(),
+                "no check runs probe {probe}"
+            );
+        }
+        let families: Vec<&str> = catalog.families.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            families,
+            [
+                "default-content",
+                "disclosure",
+                "methods",
+                "headers",
+                "tls",
+                "local"
+            ]
+        );
+    }
+
+    #[test]
+    fn unsafe_methods_unknown_probes_and_bad_regexes_are_refused() {
+        let file = |check: &str| {
+            format!(
+                "family = \"x\"\ndescription = \"d\"\n[[check]]\nid = \"x.a\"\nname = \"n\"\nseverity = \"low\"\nremediation = \"r\"\n{check}"
+            )
+        };
+        let refused = |check: &str| Catalog::parse(&[("x.toml", &file(check))]).unwrap_err();
+        assert!(
+            refused("method = \"PUT\"\npath = \"/\"\n[[check.match]]\nstatus = [200]")
+                .contains("method 'PUT'")
+        );
+        assert!(refused("probe = \"rm-rf\"").contains("unknown probe 'rm-rf'"));
+        assert!(refused("path = \"/\"\n[[check.match]]\nbody_regex = \"(\"").contains("regex '('"));
+        assert!(
+            refused("path = \"/\"\n[[check.match]]\nstatus = [200]\nbody_any = [\"a\"]")
+                .contains("exactly one")
+        );
+        assert!(refused("path = \"/\"").contains("no [[check.match]]"));
+        assert!(refused("path = \"/\"\nseverity2 = 1").contains("unknown field"));
+        let ok = Catalog::parse(&[(
+            "x.toml",
+            &file("path = \"/a\"\n[[check.match]]\nheader = \"Server\"\nregex = \"[0-9]\""),
+        )])
+        .unwrap();
+        assert_eq!(ok.checks[0].family, "x");
+    }
+}

@@ -1,0 +1,21 @@
+//! nodebench-scan: `nodebench scan URL`, a safe and fast hardening check of
+//! a web server from the project's own check files (default content,
+//! information disclosure, methods, security headers, TLS, and with
+//! `--local` the server's processes and files on this machine). Its
+//! findings are an `http.scan` result: counts by severity as metrics, the
+//! findings themselves as structured data.
+//!
+//! Bottom to top: `config` (the target and the limits), `checks` (the check
+//! files), `client` (the rate-limited HTTP/1.1 client), `calibrate` (what
+//! "not found" looks like), `probe` (request checks and write probes),
+//! `tls` (handshakes and the certificate), `local` (processes and files),
+//! `scan` (the benchmark).
+
+pub mod calibrate;
+pub mod checks;
+pub mod client;
+pub mod config;
+pub mod local;
+pub mod request;
+pub mod scan;
+pub mod tls;
