@@ -8,9 +8,9 @@ use std::net::IpAddr;
 
 use nodebench_core::finding::Finding;
 use openssl::asn1::Asn1Time;
-use openssl::ssl::{SslConnector, SslMethod, SslStream, SslVerifyMode, SslVersion};
+use openssl::ssl::{SslConnector, SslFiletype, SslMethod, SslStream, SslVerifyMode, SslVersion};
 use openssl::stack::Stack;
-use openssl::x509::store::X509StoreBuilder;
+use openssl::x509::store::{X509Lookup, X509StoreBuilder};
 use openssl::x509::{X509, X509NameRef, X509Ref, X509StoreContext};
 
 use crate::checks::Catalog;
@@ -146,11 +146,25 @@ pub fn names_host(cert: &X509Ref, host: &str) -> bool {
 }
 
 /// The system trust store's verdict on `chain` (leaf first): `None` when
-/// trusted, else OpenSSL's reason.
+/// trusted, else OpenSSL's reason. The OpenSSL built into the binary does
+/// not know where this system keeps its CA certificates, so they are
+/// found as curl and native-tls find them (`SSL_CERT_FILE`/`SSL_CERT_DIR`,
+/// then the distributions' usual places).
 fn untrusted(chain: &[X509]) -> Option<String> {
     let run = || -> Result<Option<String>, openssl::error::ErrorStack> {
         let mut b = X509StoreBuilder::new()?;
         b.set_default_paths()?;
+        let system = openssl_probe::probe();
+        if let Some(file) = &system.cert_file {
+            b.add_lookup(X509Lookup::file())?
+                .load_cert_file(file, SslFiletype::PEM)?;
+        }
+        for dir in &system.cert_dir {
+            if let Some(dir) = dir.to_str() {
+                b.add_lookup(X509Lookup::hash_dir())?
+                    .add_dir(dir, SslFiletype::PEM)?;
+            }
+        }
         let store = b.build();
         let mut rest = Stack::new()?;
         for c in &chain[1..] {

@@ -367,7 +367,7 @@ fn tls_self_signed_expired_certificate_and_tls_1_0() {
         "{expired:?}"
     );
     assert_eq!(r.metric(metric::TLS_HANDSHAKES, &[]).unwrap().value, 4.0);
-    // Debian 12's OpenSSL 3.0 still speaks TLS 1.0 and 1.1 at security level 0.
+    // The built-in OpenSSL still speaks TLS 1.0 and 1.1 at security level 0.
     assert_found(&got, &["tls.tls1-0", "tls.tls1-1"]);
 
     // A certificate for 127.0.0.1 valid for 10 more days, TLS 1.2 and up:
