@@ -10,6 +10,7 @@ pub mod buffer;
 pub mod clock;
 pub mod config;
 pub mod cputime;
+pub mod endpoint;
 pub mod epoll;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;

@@ -1,11 +1,12 @@
 //! Which reporter prints a result: one table keyed by benchmark id. The
 //! benchmarks that print the way their classic tool does (LINPACK, IOzone,
-//! dd, ab/httperf, JMeter, wget) have an entry; every other result gets the
+//! dd, ab/httperf, JMeter, wget) and AS3AP (its load, query and multi-user
+//! tables) have an entry; every other result gets the
 //! generic table of [`table::result_table`].
 
 use std::fmt::Write as _;
 
-use nodebench_core::names::{burnin, disk, http, linpack};
+use nodebench_core::names::{burnin, db, disk, http, linpack};
 use nodebench_core::{BenchResult, Run};
 
 use crate::table;
@@ -30,6 +31,7 @@ const REPORTERS: &[(&str, Reporter)] = &[
     (http::LOAD, Reporter::Each(crate::http::report)),
     (http::SWEEP, Reporter::Each(crate::http_sweep::report)),
     (http::DOWNLOAD, Reporter::Each(download)),
+    (db::AS3AP, Reporter::Together(crate::db::report)),
     (
         burnin::CHECKPOINT,
         Reporter::Together(crate::burnin::report),

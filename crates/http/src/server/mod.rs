@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 use nodebench_core::affinity;
 use nodebench_core::bench::Cancel;
 use nodebench_core::cputime::{self, SchedTimes};
+use nodebench_core::endpoint::{Endpoints, Handler};
 
 pub use endpoints::{DEFAULT_CPU_ROUNDS, ENDPOINTS, MAX_CPU_ROUNDS, MAX_DELAY, PATTERN, cpu_work};
 
@@ -80,6 +81,9 @@ pub struct ServerConfig {
     pub keepalive_requests: u32,
     /// Idle time after which a keep-alive connection is closed.
     pub keepalive_timeout: Duration,
+    /// Pages answered by another area's code (`--db`: `/db/ir`), one
+    /// handler per worker opened before serving.
+    pub endpoints: Endpoints,
 }
 
 impl Default for ServerConfig {
@@ -91,6 +95,7 @@ impl Default for ServerConfig {
             threads: affinity::allowed_cpus().len().clamp(1, MAX_THREADS),
             keepalive_requests: DEFAULT_KEEPALIVE_REQUESTS,
             keepalive_timeout: DEFAULT_KEEPALIVE_TIMEOUT,
+            endpoints: Endpoints::none(),
         }
     }
 }
@@ -112,16 +117,27 @@ struct Shared {
     tids: Vec<AtomicI32>,
 }
 
+/// A dynamic endpoint's path and one worker's handler of it.
+struct Dynamic {
+    path: String,
+    /// Its line in the page list.
+    help: String,
+    handler: Box<dyn Handler>,
+}
+
 /// A bound server, not yet serving.
 pub struct Server {
     shared: Arc<Shared>,
     epolls: Vec<Epoll>,
+    /// Each worker's handlers of the dynamic endpoints.
+    dynamic: Vec<Vec<Dynamic>>,
     addr: SocketAddr,
 }
 
 impl Server {
-    /// Binds the listening socket and prepares the workers' event loops;
-    /// the error names the flag at fault.
+    /// Binds the listening socket, prepares the workers' event loops and
+    /// opens each worker's handlers of the dynamic endpoints; the error
+    /// names the flag at fault.
     pub fn bind(config: ServerConfig) -> Result<Server, String> {
         if config.threads == 0 || config.threads > MAX_THREADS {
             return Err(format!(
@@ -132,6 +148,23 @@ impl Server {
         if config.keepalive_timeout.is_zero() {
             return Err("--keepalive-timeout: expected a positive duration like 15s".into());
         }
+        config.endpoints.validate()?;
+        let dynamic = (0..config.threads)
+            .map(|_| {
+                config
+                    .endpoints
+                    .0
+                    .iter()
+                    .map(|e| {
+                        Ok(Dynamic {
+                            path: e.path().to_string(),
+                            help: e.help(),
+                            handler: e.open()?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, String>>()
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let listener = listen(config.bind)?;
         let addr = listener
             .local_addr()
@@ -157,6 +190,7 @@ impl Server {
                 counters: Counters::default(),
             }),
             epolls,
+            dynamic,
             addr,
         })
     }
@@ -185,7 +219,7 @@ impl Server {
     /// Starts the workers on background threads; the handle stops them.
     pub fn spawn(self) -> ServerHandle {
         let cancel = Cancel::new();
-        let workers = start(self.epolls, &self.shared, &cancel);
+        let workers = start(self.epolls, self.dynamic, &self.shared, &cancel);
         ServerHandle {
             counts: Counts(self.shared),
             addr: self.addr,
@@ -196,7 +230,7 @@ impl Server {
 
     /// Serves until `cancel` is set, then returns (the first worker error, if any).
     pub fn serve(self, cancel: &Cancel) -> Result<(), String> {
-        let workers = start(self.epolls, &self.shared, cancel);
+        let workers = start(self.epolls, self.dynamic, &self.shared, cancel);
         let mut first_error = Ok(());
         for w in workers {
             let outcome = w
@@ -214,19 +248,21 @@ impl Server {
 /// is left out (the others still serve).
 fn start(
     epolls: Vec<Epoll>,
+    dynamic: Vec<Vec<Dynamic>>,
     shared: &Arc<Shared>,
     cancel: &Cancel,
 ) -> Vec<JoinHandle<Result<(), String>>> {
     epolls
         .into_iter()
+        .zip(dynamic)
         .enumerate()
-        .filter_map(|(i, epoll)| {
+        .filter_map(|(i, (epoll, dynamic))| {
             let (shared, cancel) = (shared.clone(), cancel.clone());
             std::thread::Builder::new()
                 .name(format!("http-serve-{i}"))
                 .spawn(move || {
                     shared.tids[i].store(cputime::current_tid(), Ordering::Relaxed);
-                    Worker::new(&shared, epoll).run(&cancel)
+                    Worker::new(&shared, epoll, dynamic).run(&cancel)
                 })
                 .ok()
         })
@@ -418,6 +454,7 @@ struct Env<'a> {
     config: &'a ServerConfig,
     counters: &'a Counters,
     timers: &'a mut BinaryHeap<Reverse<(Instant, u64)>>,
+    dynamic: &'a mut [Dynamic],
 }
 
 impl Conn {
@@ -569,7 +606,9 @@ impl Conn {
                     send_continue: head.expect_continue
                         && (head.content_length > 0 || head.chunked),
                 };
-                Ok((endpoints::route(method, head.path), framing))
+                let reply = dynamic_route(env.dynamic, method, head.path, head.query)
+                    .unwrap_or_else(|| endpoints::route(method, head.path));
+                Ok((reply, framing))
             }
             Err(r) => Err(r),
         };
@@ -690,6 +729,34 @@ impl Conn {
     }
 }
 
+/// The reply of the dynamic endpoint whose path `path` is, given the
+/// request's `query`, or the page list with the dynamic endpoints' lines
+/// for `/`; `None` for the other paths and methods, which
+/// [`endpoints::route`] answers.
+fn dynamic_route(
+    dynamic: &mut [Dynamic],
+    method: &str,
+    path: &str,
+    query: Option<&str>,
+) -> Option<Reply> {
+    if dynamic.is_empty() || !matches!(method, "GET" | "HEAD" | "POST") {
+        return None;
+    }
+    if path == "/" {
+        let mut list = format!("nodebench http serve\n{ENDPOINTS}\nConfigured here:\n");
+        for d in dynamic.iter() {
+            list.push_str(&format!("  {}\n", d.help));
+        }
+        return Some(Reply::Now(endpoints::Response::text(200, list)));
+    }
+    let d = dynamic.iter_mut().find(|d| d.path == path)?;
+    let reply = d.handler.handle(query);
+    Some(Reply::Now(endpoints::Response::text(
+        reply.status,
+        reply.body,
+    )))
+}
+
 /// A connection slot; `generation` tells a stale token from the current owner.
 struct Slot {
     generation: u32,
@@ -707,19 +774,22 @@ struct Worker<'a> {
     slots: Vec<Slot>,
     free: Vec<usize>,
     timers: BinaryHeap<Reverse<(Instant, u64)>>,
+    /// This worker's handlers of the dynamic endpoints.
+    dynamic: Vec<Dynamic>,
     /// While accept fails for lack of descriptors, the listener is left
     /// unwatched until then.
     accept_paused_until: Option<Instant>,
 }
 
 impl<'a> Worker<'a> {
-    fn new(shared: &'a Shared, epoll: Epoll) -> Worker<'a> {
+    fn new(shared: &'a Shared, epoll: Epoll, dynamic: Vec<Dynamic>) -> Worker<'a> {
         Worker {
             shared,
             epoll,
             slots: Vec::new(),
             free: Vec::new(),
             timers: BinaryHeap::new(),
+            dynamic,
             accept_paused_until: None,
         }
     }
@@ -802,6 +872,7 @@ impl<'a> Worker<'a> {
                 config: &self.shared.config,
                 counters: &self.shared.counters,
                 timers: &mut self.timers,
+                dynamic: &mut self.dynamic,
             },
             &mut self.slots,
         )
