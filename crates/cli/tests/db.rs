@@ -420,3 +420,71 @@ fn a_bad_db_for_the_http_server_is_one_line_and_exit_2() {
         &["--db: expected sqlite:PATH"],
     );
 }
+
+#[test]
+fn runs_show_and_the_html_report_print_the_as3ap_tables_of_a_stored_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", dir.path().join("as3ap.db").display());
+    let t = TempStore::new();
+    let out = t.run(&[
+        "-q",
+        "db",
+        "as3ap",
+        "--db",
+        &db,
+        "--size",
+        "4000000",
+        "--tests",
+        "single,ir,ir-oltp",
+        "--users",
+        "2",
+        "--warmup",
+        "0",
+        "--measure",
+        "200ms",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = t.run(&["runs", "show", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = common::stdout(&out);
+    assert!(
+        text.contains(&format!("db.as3ap on {db} (SQLite 3.")),
+        "{text}"
+    );
+    assert!(
+        text.contains("10000 rows per table (4000000 B), seed 1, 2 users"),
+        "{text}"
+    );
+    assert!(text.contains("\nload [passed]: 40001 rows in "), "{text}");
+    assert!(text.contains("\n  updates           10000 "), "{text}");
+    assert!(text.contains("\nsingle [passed]: "), "{text}");
+    for q in ["sel_1_cl", "join_2_ncl"] {
+        assert!(
+            text.lines().any(|l| l.starts_with(&format!("  {q} "))),
+            "{q}: {text}"
+        );
+    }
+    assert_eq!(text.matches("multi-user tests").count(), 1, "{text}");
+    let row = |test: &str| -> Vec<String> {
+        text.lines()
+            .find(|l| l.starts_with(&format!("  {test} ")))
+            .unwrap_or_else(|| panic!("no {test} row: {text}"))
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    };
+    let ir = row("ir");
+    assert_eq!(ir[1], "passed", "{ir:?}");
+    assert!(ir[3].parse::<f64>().unwrap() > 0.0, "q/s all: {ir:?}");
+    assert_eq!(ir.len(), 10, "no restore for IR: {ir:?}");
+    let oltp = row("ir-oltp");
+    assert_eq!(oltp.len(), 11, "with the restore seconds: {oltp:?}");
+    assert_eq!(oltp[9], "0", "errors: {oltp:?}");
+
+    let html = t.store().with_file_name("r.html");
+    let out = t.run(&["report", "latest", "-o", html.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(page.matches("<h3>db.as3ap</h3>").count(), 1, "one block");
+    assert!(page.contains("multi-user tests") && page.contains("sel_1_cl"));
+}

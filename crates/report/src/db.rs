@@ -220,8 +220,8 @@ fn multi_row(r: &BenchResult, phase: &str) -> String {
     };
     let pct = |name: &str| ms(value(r, name, &user(whose)));
     let errors: f64 = r.metrics_named(metric::ERRORS).map(|m| m.value).sum();
-    let mut out = format!(
-        "  {phase:<10} {:<9} {:>9} {:>12} {:>12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10}\n",
+    let row = format!(
+        "  {phase:<10} {:<9} {:>9} {:>12} {:>12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10}",
         r.status.as_str(),
         fixed(value(r, metric::SECONDS, &[]), 3),
         fixed(value(r, metric::QUERIES_PER_SECOND, &user(label::ALL)), 1),
@@ -236,6 +236,7 @@ fn multi_row(r: &BenchResult, phase: &str) -> String {
         errors,
         fixed(value(r, metric::RESTORE_SECONDS, &[]), 3),
     );
+    let mut out = format!("{}\n", row.trim_end());
     let by_kind: Vec<String> = r
         .metrics_named(metric::ERRORS)
         .filter(|m| m.value > 0.0)
