@@ -85,13 +85,17 @@ pub struct IrRow {
 }
 
 /// One `column=value` a line, in the select list's order (the body of
-/// the HTTP endpoint `/db/ir`).
+/// the HTTP endpoint `/db/ir`). The integers are right-aligned in the
+/// width of a 32-bit column (10 and 11 characters) as the text columns
+/// are fixed-width already, so every row has the same length: load
+/// generators (ab) count a reply whose length differs from the first as
+/// failed.
 impl std::fmt::Display for IrRow {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "col_key={}", self.key)?;
+        writeln!(f, "col_key={:>10}", self.key)?;
         writeln!(f, "col_code={}", self.code)?;
         writeln!(f, "col_date={}", self.date)?;
-        writeln!(f, "col_signed={}", self.signed)?;
+        writeln!(f, "col_signed={:>11}", self.signed)?;
         writeln!(f, "col_name={}", self.name)
     }
 }

@@ -1,7 +1,8 @@
 //! `nodebench http serve`: the built-in target server. Pages of any size
 //! generated on the fly (`/bytes/<size>`, `/1150`, `/3985`, `/100k`, `/10G`),
 //! a CPU-bound page (`/cpu/<n>`) and a delayed page (`/delay/<duration>`);
-//! [`ENDPOINTS`] lists them.
+//! [`ENDPOINTS`] lists them. Pages another area answers (`--db`: `/db/ir`)
+//! come in as core's `Endpoint`s, one handler per worker (`dynamic`).
 //!
 //! Design: a small thread-per-core server. Every worker runs its own
 //! level-triggered epoll loop over non-blocking sockets and accepts from the
@@ -15,37 +16,33 @@
 //! its side and drains what the client still sends (a lingering close, as
 //! Apache does) so the client reads the whole response instead of a reset.
 
+mod config;
+mod dynamic;
 mod endpoints;
 pub mod http1;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::{self, Read, Write};
-use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use nodebench_core::affinity;
 use nodebench_core::bench::Cancel;
 use nodebench_core::cputime::{self, SchedTimes};
-use nodebench_core::endpoint::{Endpoints, Handler};
 
+pub use config::{
+    DEFAULT_KEEPALIVE_REQUESTS, DEFAULT_KEEPALIVE_TIMEOUT, MAX_THREADS, ServerConfig,
+};
 pub use endpoints::{DEFAULT_CPU_ROUNDS, ENDPOINTS, MAX_CPU_ROUNDS, MAX_DELAY, PATTERN, cpu_work};
 
+use dynamic::Dynamic;
 use endpoints::{Body, Reply};
 use http1::{MAX_HEAD, Version};
 use nodebench_core::epoll::{Epoll, HUP_OR_ERR, IN, OUT, Ready};
-
-/// Requests per connection before the server closes it (Apache's
-/// `MaxKeepAliveRequests`).
-pub const DEFAULT_KEEPALIVE_REQUESTS: u32 = 100;
-/// How long an idle keep-alive connection stays open (Apache's `KeepAliveTimeout`).
-pub const DEFAULT_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(15);
-/// Most worker threads.
-pub const MAX_THREADS: usize = 1024;
 
 /// How long a request head or a response may stall before the connection
 /// is dropped (Apache's `Timeout`, shortened).
@@ -70,36 +67,6 @@ const ACCEPT_BATCH: usize = 16;
 /// The listener's epoll token (connection tokens are `generation << 32 | index`).
 const LISTENER: u64 = u64::MAX;
 
-/// How the server runs.
-#[derive(Debug, Clone)]
-pub struct ServerConfig {
-    /// Address and port to listen on (`127.0.0.1:0`: an ephemeral loopback port).
-    pub bind: SocketAddr,
-    /// Worker threads, each with its own event loop.
-    pub threads: usize,
-    /// Requests served on one connection before it is closed; 0 = unlimited.
-    pub keepalive_requests: u32,
-    /// Idle time after which a keep-alive connection is closed.
-    pub keepalive_timeout: Duration,
-    /// Pages answered by another area's code (`--db`: `/db/ir`), one
-    /// handler per worker opened before serving.
-    pub endpoints: Endpoints,
-}
-
-impl Default for ServerConfig {
-    /// An ephemeral loopback port, one worker per allowed CPU, Apache's
-    /// keep-alive limits.
-    fn default() -> Self {
-        ServerConfig {
-            bind: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
-            threads: affinity::allowed_cpus().len().clamp(1, MAX_THREADS),
-            keepalive_requests: DEFAULT_KEEPALIVE_REQUESTS,
-            keepalive_timeout: DEFAULT_KEEPALIVE_TIMEOUT,
-            endpoints: Endpoints::none(),
-        }
-    }
-}
-
 /// Counts shared by the workers.
 #[derive(Debug, Default)]
 struct Counters {
@@ -115,14 +82,6 @@ struct Shared {
     /// Each worker's kernel thread id once it runs (0 before), for its
     /// scheduler times.
     tids: Vec<AtomicI32>,
-}
-
-/// A dynamic endpoint's path and one worker's handler of it.
-struct Dynamic {
-    path: String,
-    /// Its line in the page list.
-    help: String,
-    handler: Box<dyn Handler>,
 }
 
 /// A bound server, not yet serving.
@@ -148,23 +107,7 @@ impl Server {
         if config.keepalive_timeout.is_zero() {
             return Err("--keepalive-timeout: expected a positive duration like 15s".into());
         }
-        config.endpoints.validate()?;
-        let dynamic = (0..config.threads)
-            .map(|_| {
-                config
-                    .endpoints
-                    .0
-                    .iter()
-                    .map(|e| {
-                        Ok(Dynamic {
-                            path: e.path().to_string(),
-                            help: e.help(),
-                            handler: e.open()?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>, String>>()
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+        let dynamic = dynamic::open(&config)?;
         let listener = listen(config.bind)?;
         let addr = listener
             .local_addr()
@@ -606,7 +549,7 @@ impl Conn {
                     send_continue: head.expect_continue
                         && (head.content_length > 0 || head.chunked),
                 };
-                let reply = dynamic_route(env.dynamic, method, head.path, head.query)
+                let reply = dynamic::route(env.dynamic, method, head.path, head.query)
                     .unwrap_or_else(|| endpoints::route(method, head.path));
                 Ok((reply, framing))
             }
@@ -727,34 +670,6 @@ impl Conn {
             Phase::Lingering(until) => now >= until,
         }
     }
-}
-
-/// The reply of the dynamic endpoint whose path `path` is, given the
-/// request's `query`, or the page list with the dynamic endpoints' lines
-/// for `/`; `None` for the other paths and methods, which
-/// [`endpoints::route`] answers.
-fn dynamic_route(
-    dynamic: &mut [Dynamic],
-    method: &str,
-    path: &str,
-    query: Option<&str>,
-) -> Option<Reply> {
-    if dynamic.is_empty() || !matches!(method, "GET" | "HEAD" | "POST") {
-        return None;
-    }
-    if path == "/" {
-        let mut list = format!("nodebench http serve\n{ENDPOINTS}\nConfigured here:\n");
-        for d in dynamic.iter() {
-            list.push_str(&format!("  {}\n", d.help));
-        }
-        return Some(Reply::Now(endpoints::Response::text(200, list)));
-    }
-    let d = dynamic.iter_mut().find(|d| d.path == path)?;
-    let reply = d.handler.handle(query);
-    Some(Reply::Now(endpoints::Response::text(
-        reply.status,
-        reply.body,
-    )))
 }
 
 /// A connection slot; `generation` tells a stale token from the current owner.
