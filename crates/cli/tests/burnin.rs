@@ -315,7 +315,8 @@ fn a_suites_steps_are_the_workloads() {
         &suite,
         "name = \"soak\"\n\
          [[step]]\nbench = \"cpu.ops\"\nname = \"fma\"\nduration = \"200ms\"\nrepeats = 1\nwarmup = 0\nkernels = \"f64.vector\"\n\
-         [[step]]\nbench = \"http.load\"\nname = \"web\"\nurl = \"/1150\"\ntime-limit = \"1s\"\nconcurrency = 2\n",
+         [[step]]\nbench = \"http.load\"\nname = \"web\"\nurl = \"/1150\"\ntime-limit = \"1s\"\nconcurrency = 2\n\
+         [[step]]\nbench = \"db.as3ap\"\nname = \"db\"\nsize = \"4000000\"\ntests = \"ir\"\nusers = 2\nwarmup = \"0\"\nmeasure = \"500ms\"\n",
     )
     .unwrap();
     let out = t.run(&[
@@ -335,7 +336,7 @@ fn a_suites_steps_are_the_workloads() {
         stderr(&out)
     );
     let run = stored(&t, 1);
-    for step in ["fma", "web"] {
+    for step in ["fma", "web", "db"] {
         let cps = checkpoints(&run, step);
         assert!(cps.len() >= 2, "{step}: {} checkpoints", cps.len());
         assert!(

@@ -1,12 +1,12 @@
 //! `nodebench db as3ap` through the binary: the defaults end to end on
 //! SQLite within a minute with the scratch file removed, one clear line for
-//! each bad input, and no password anywhere; Ctrl-C during a load (SQLite
-//! and PostgreSQL) drops the half-loaded tables; the built-in HTTP server's
+//! each bad input, and no password anywhere; Ctrl-C during a load (SQLite,
+//! PostgreSQL, MariaDB) drops the half-loaded tables; the built-in HTTP server's
 //! `/db/ir` page on an AS3AP database (`http serve|load --db`).
 //!
-//! The PostgreSQL tests use the server `scripts/db-servers start` runs
-//! (NODEBENCH_TEST_POSTGRES); without it they say they skipped, and fail
-//! under CI.
+//! The PostgreSQL and MariaDB tests use the servers `scripts/db-servers
+//! start` runs (NODEBENCH_TEST_POSTGRES, NODEBENCH_TEST_MYSQL); without them
+//! they say they skipped, and fail under CI.
 
 mod common;
 
@@ -94,14 +94,24 @@ fn bad_input_gives_one_line_and_a_non_zero_exit() {
         2,
         &["--reuse and --recreate"],
     );
-    let out = go(&["--db", "mysql://bench:hunter2@127.0.0.1/as3ap"]);
-    one_line_error(&out, 2, &["--db: mysql:", "sqlite:PATH"]);
+    let out = go(&["--db", "mariadb://bench:hunter2@127.0.0.1/as3ap"]);
+    one_line_error(
+        &out,
+        2,
+        &["--db: expected sqlite:PATH, mysql://", "'mariadb:'"],
+    );
     assert!(!stderr(&out).contains("hunter2"));
     let closed = common::closed_port();
-    let url = format!("postgres://bench:hunter2@127.0.0.1:{closed}/as3ap");
-    let out = go(&["--db", &url]);
-    one_line_error(&out, 1, &["--db postgres://bench@127.0.0.1:", "/as3ap: "]);
-    assert!(!stderr(&out).contains("hunter2"));
+    for scheme in ["postgres", "mysql"] {
+        let url = format!("{scheme}://bench:hunter2@127.0.0.1:{closed}/as3ap");
+        let out = go(&["--db", &url]);
+        one_line_error(
+            &out,
+            1,
+            &[&format!("--db {scheme}://bench@127.0.0.1:"), "/as3ap: "],
+        );
+        assert!(!stderr(&out).contains("hunter2"));
+    }
     one_line_error(
         &go(&["--db", "sqlite:/nonexistent/dir/a.db"]),
         1,
@@ -489,4 +499,53 @@ fn runs_show_and_the_html_report_print_the_as3ap_tables_of_a_stored_run() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert_eq!(page.matches("<h3>db.as3ap</h3>").count(), 1, "one block");
     assert!(page.contains("multi-user tests") && page.contains("sel_1_cl"));
+}
+
+#[test]
+fn ctrl_c_during_a_mariadb_load_drops_the_tables_and_says_so() {
+    // The server scripts/db-servers starts; CI (which sets CI) must have it.
+    let Ok(url) = std::env::var("NODEBENCH_TEST_MYSQL") else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "NODEBENCH_TEST_MYSQL is not set: scripts/test starts the server (scripts/db-servers start)"
+        );
+        eprintln!("skipped: NODEBENCH_TEST_MYSQL not set (scripts/db-servers start)");
+        return;
+    };
+    use nodebench_db::data::TABLES;
+    use nodebench_db::engine::Connector;
+    use nodebench_db::engine::mysql::MysqlConnector;
+    let mut s = MysqlConnector { url: url.clone() }.connect().unwrap();
+    let t = TempStore::new();
+    let child = t
+        .command()
+        .args(["-q", "--json", "db", "as3ap", "--size", "4GB", "--recreate"])
+        .args(["--db", &url])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the load is under way (its first table exists and the
+    // stream has run a moment), then interrupt it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !s.table_exists("uniques").unwrap() {
+        assert!(Instant::now() < deadline, "the load never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    common::interrupt(child.id());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let saved: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &saved["results"][0];
+    assert_eq!(r["status"], "cancelled");
+    assert_eq!(r["error"], nodebench_db::as3ap::LOAD_INTERRUPTED);
+    assert_eq!(r["parameters"]["engine"], "mysql");
+    for table in TABLES {
+        assert!(!s.table_exists(table.name).unwrap(), "{} left", table.name);
+    }
+    // The web tier on it: /db/ir through the built-in server.
+    let out = small_load(&url, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    load_db_ir(&url, 200);
 }

@@ -15,6 +15,7 @@ use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
 
 use crate::config::{As3apConfig, Target, Test};
 use crate::data::{Checksum, Generator, TABLES, Table};
+use crate::engine::mysql::MysqlConnector;
 use crate::engine::postgres::PostgresConnector;
 use crate::engine::sqlite::SqliteConnector;
 use crate::engine::{Connector, DbError, Session, Settings};
@@ -65,6 +66,9 @@ impl Benchmark for As3ap {
             }
             Target::Postgres(url) => {
                 return self.run_on(&target, &PostgresConnector { url: url.clone() }, ctx);
+            }
+            Target::Mysql(url) => {
+                return self.run_on(&target, &MysqlConnector { url: url.clone() }, ctx);
             }
             Target::Sqlite(None) => {
                 let p = self.config.scratch_dir.join(format!(
@@ -582,7 +586,7 @@ fn restore_updates(s: &mut dyn Session, n: u64, seed: u64) -> Result<(), DbError
 
 /// The single-user query set into `r`.
 fn single_user(s: &mut dyn Session, n: u64, ctx: &mut Context<'_>, r: &mut BenchResult) {
-    let set = queries::single_user(n, "DROP INDEX as3ap_updates_int".into());
+    let set = queries::single_user(n, s.drop_index("as3ap_updates_int", "updates"));
     ctx.progress.start("db as3ap single", set.len() as u64);
     let start = Instant::now();
     for q in &set {

@@ -30,11 +30,27 @@ pub enum Target {
     Sqlite(Option<PathBuf>),
     /// A PostgreSQL server: `postgres://user:pass@host[:port]/db`.
     Postgres(String),
+    /// A MariaDB or MySQL server: `mysql://user:pass@host[:port]/db`, a
+    /// unix socket with `?socket=PATH`.
+    Mysql(String),
 }
 
+/// The `--db` forms, for messages.
+const ACCEPTED: &str = "sqlite:PATH, mysql://user:pass@host[:port]/db[?socket=PATH] or postgres://user:pass@host[:port]/db";
+
 impl Target {
-    /// Parses `--db`: `sqlite:PATH` or `postgres://user:pass@host[:port]/db`.
+    /// Parses `--db`: `sqlite:PATH`, `mysql://user:pass@host[:port]/db`
+    /// (`?socket=PATH`) or `postgres://user:pass@host[:port]/db`.
     pub fn parse(s: &str) -> Result<Target, String> {
+        if let Some(rest) = s.strip_prefix("mysql://") {
+            let path = rest.split_once('?').map_or(rest, |(p, _)| p);
+            return match path.split_once('/') {
+                Some((host, db)) if !host.is_empty() && !db.is_empty() => {
+                    Ok(Target::Mysql(s.to_string()))
+                }
+                _ => Err("--db: expected mysql://user:pass@host[:port]/db[?socket=PATH]".into()),
+            };
+        }
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
             let rest = s.split_once("://").map_or("", |(_, r)| r);
             return match rest.split_once('/') {
@@ -54,13 +70,8 @@ impl Target {
         // Only the scheme is echoed: the rest may hold a password.
         let scheme = s.split_once(':').map_or("", |(scheme, _)| scheme);
         match scheme {
-            "mysql" | "mariadb" => Err(format!(
-                "--db: {scheme}: targets are not supported by this build yet; accepted: sqlite:PATH, postgres://user:pass@host[:port]/db"
-            )),
-            "" => Err("--db: expected sqlite:PATH or postgres://user:pass@host[:port]/db".into()),
-            _ => Err(format!(
-                "--db: expected sqlite:PATH or postgres://user:pass@host[:port]/db, got a '{scheme}:' URL"
-            )),
+            "" => Err(format!("--db: expected {ACCEPTED}")),
+            _ => Err(format!("--db: expected {ACCEPTED}, got a '{scheme}:' URL")),
         }
     }
 
@@ -69,6 +80,7 @@ impl Target {
         match self {
             Target::Sqlite(_) => "sqlite",
             Target::Postgres(_) => "postgres",
+            Target::Mysql(_) => "mysql",
         }
     }
 
@@ -77,7 +89,7 @@ impl Target {
         match self {
             Target::Sqlite(Some(p)) => format!("sqlite:{}", p.display()),
             Target::Sqlite(None) => "sqlite:(scratch file)".into(),
-            Target::Postgres(url) => without_password(url),
+            Target::Postgres(url) | Target::Mysql(url) => without_password(url),
         }
     }
 }
@@ -262,14 +274,28 @@ mod tests {
         );
         assert_eq!(
             Target::parse("oracle://u:secret@h").unwrap_err(),
-            "--db: expected sqlite:PATH or postgres://user:pass@host[:port]/db, got a 'oracle:' URL"
+            "--db: expected sqlite:PATH, mysql://user:pass@host[:port]/db[?socket=PATH] or postgres://user:pass@host[:port]/db, got a 'oracle:' URL"
+        );
+        let e = Target::parse("mariadb://u:secret@h/d").unwrap_err();
+        assert!(
+            e.ends_with("got a 'mariadb:' URL") && !e.contains("secret"),
+            "{e}"
         );
         let pg = Target::parse("postgres://bench:s3cr:et@127.0.0.1:5432/as3ap").unwrap();
         assert_eq!(pg.display(), "postgres://bench@127.0.0.1:5432/as3ap");
         assert_eq!(pg.engine(), "postgres");
         assert!(Target::parse("postgres://host").is_err());
-        let e = Target::parse("mysql://u:secret@h/d").unwrap_err();
-        assert!(e.contains("not supported") && !e.contains("secret"), "{e}");
+        let my =
+            Target::parse("mysql://bench:s3cret@127.0.0.1:13306/as3ap?socket=/tmp/m.sock").unwrap();
+        assert_eq!(
+            my.display(),
+            "mysql://bench@127.0.0.1:13306/as3ap?socket=/tmp/m.sock"
+        );
+        assert_eq!(my.engine(), "mysql");
+        assert_eq!(
+            Target::parse("mysql://u:secret@h").unwrap_err(),
+            "--db: expected mysql://user:pass@host[:port]/db[?socket=PATH]"
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use nodebench_core::names::db::table;
 use nodebench_core::rng::{XorShift64, splitmix64};
 
 use crate::config::Target;
+use crate::engine::mysql::MysqlConnector;
 use crate::engine::postgres::PostgresConnector;
 use crate::engine::sqlite::SqliteConnector;
 use crate::engine::{Connector, DbError, Session};
@@ -53,6 +54,7 @@ impl IrEndpoint {
                 Box::new(SqliteConnector { path: path.clone() })
             }
             Target::Postgres(url) => Box::new(PostgresConnector { url: url.clone() }),
+            Target::Mysql(url) => Box::new(MysqlConnector { url: url.clone() }),
             Target::Sqlite(None) => return Err("--db: expected sqlite:PATH or a server URL".into()),
         };
         let fail = |e: DbError| format!("--db {shown}: {e}");

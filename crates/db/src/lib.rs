@@ -1,5 +1,5 @@
 //! nodebench-db: the AS3AP database benchmark (`nodebench db as3ap`) on
-//! SQLite and PostgreSQL: the five tables generated from a seed and loaded, the spec's
+//! SQLite, MariaDB/MySQL and PostgreSQL: the five tables generated from a seed and loaded, the spec's
 //! indexes, the single-user query set and seeds/003's multi-user tests.
 //!
 //! Bottom to top: `config` (flags), `data` (the generator and checksum),

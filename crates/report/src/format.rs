@@ -61,12 +61,22 @@ pub fn value(v: f64, unit: Unit) -> String {
     match unit {
         Unit::Seconds => seconds(v),
         Unit::Percent => format!("{v:.1} %"),
-        Unit::Count => format!("{v:.2}"),
+        Unit::Count => count(v),
         Unit::Cycles => format!("{v:.1} cycles"),
         _ => {
             let (p, d) = si_prefix(v);
             format!("{:.2} {}", v / d, display_unit(unit, p))
         }
+    }
+}
+
+/// A count: whole numbers as they are (`3`, `0`), means of counts with two
+/// decimals (`2.50`).
+fn count(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
     }
 }
 

@@ -23,8 +23,10 @@ pub enum DbCommand {
 #[derive(Debug, Args)]
 pub struct As3apArgs {
     /// The database: sqlite:PATH (default: a file in --scratch-dir,
-    /// removed afterwards; an explicit file is kept) or
-    /// postgres://user:pass@host[:port]/db (stored without the password).
+    /// removed afterwards; an explicit file is kept),
+    /// mysql://user:pass@host[:port]/db (MariaDB or MySQL; a unix socket
+    /// with ?socket=PATH) or postgres://user:pass@host[:port]/db (stored
+    /// without the password).
     #[arg(long, value_name = "URL")]
     pub db: Option<String>,
     /// Directory of the default SQLite file.

@@ -66,7 +66,7 @@ pub struct LoadArgs {
     pub server_threads: Option<usize>,
     /// The database of the built-in server's /db/ir page (AS3AP's
     /// ir_select of a random key, or ?key=N; one connection per server
-    /// thread): sqlite:PATH or postgres://user:pass@host[:port]/db, loaded
+    /// thread): sqlite:PATH, postgres:// or mysql://user:pass@host[:port]/db, loaded
     /// by `nodebench db as3ap --db URL`. URL given as /PATH only.
     #[arg(long, value_name = "URL")]
     pub db: Option<String>,
@@ -278,8 +278,8 @@ pub struct HttpServeArgs {
     #[arg(long, value_name = "DURATION", default_value = duration_text(ServerConfig::default().keepalive_timeout), value_parser = parse_duration, allow_hyphen_values = true)]
     pub keepalive_timeout: Duration,
     /// The database of the /db/ir page (AS3AP's ir_select of a random key,
-    /// or ?key=N; one connection per worker thread): sqlite:PATH or
-    /// postgres://user:pass@host[:port]/db, loaded by `nodebench db as3ap
+    /// or ?key=N; one connection per worker thread): sqlite:PATH,
+    /// postgres:// or mysql://user:pass@host[:port]/db, loaded by `nodebench db as3ap
     /// --db URL`.
     #[arg(long, value_name = "URL")]
     pub db: Option<String>,
@@ -318,7 +318,7 @@ pub struct SweepArgs {
     pub server_threads: Option<usize>,
     /// The database of the built-in server's /db/ir page (AS3AP's
     /// ir_select of a random key, or ?key=N; one connection per server
-    /// thread): sqlite:PATH or postgres://user:pass@host[:port]/db, loaded
+    /// thread): sqlite:PATH, postgres:// or mysql://user:pass@host[:port]/db, loaded
     /// by `nodebench db as3ap --db URL`. URL given as /PATH only.
     #[arg(long, value_name = "URL")]
     pub db: Option<String>,

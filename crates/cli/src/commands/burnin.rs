@@ -14,7 +14,8 @@ use anyhow::{Result, anyhow};
 use nodebench_burnin::{Burnin, BurninConfig, MachineWatch, Throughput, Workload};
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::{Choice, Config};
-use nodebench_core::names::{cpu as cpu_names, disk as disk_names, http as http_names};
+use nodebench_core::names::http as http_names;
+use nodebench_core::names::{cpu as cpu_names, db as db_names, disk as disk_names};
 use nodebench_core::names::{labels, linpack as linpack_names};
 use nodebench_core::names::{memory as memory_names, net as net_names};
 use nodebench_core::telemetry::Sampler;
@@ -197,6 +198,11 @@ const WATCHED: &[Watched] = &[
     (http_names::LOAD, http_names::load::REQUESTS_PER_SECOND, &[]),
     (http_names::SWEEP, http_names::sweep::RATE, &[]),
     (http_names::DOWNLOAD, net_names::metric::THROUGHPUT, &[]),
+    (
+        db_names::AS3AP,
+        db_names::metric::QUERIES_PER_SECOND,
+        &[(db_names::label::USER, db_names::label::ALL)],
+    ),
 ];
 
 /// A step whose benchmark could not be built again (a body file removed

@@ -3,6 +3,7 @@
 //! the prepared `ir_select` and `oltp_update`, plain SQL for the query
 //! set). Errors carry the kind the multi-user tests count.
 
+pub mod mysql;
 pub mod postgres;
 pub mod sqlite;
 
@@ -149,6 +150,11 @@ pub trait Session: Send {
     ) -> Result<Loaded, DbError>;
     /// Builds a secondary index.
     fn create_index(&mut self, index: Index) -> Result<(), DbError>;
+    /// The statement dropping index `name` of `table` (the single-user
+    /// set's `drop_idx_upd_int`).
+    fn drop_index(&self, name: &str, _table: &str) -> String {
+        format!("DROP INDEX {name}")
+    }
     /// Whether a table of this name exists.
     fn table_exists(&mut self, name: &str) -> Result<bool, DbError>;
     /// Reads the multi-user tests' tables and indexes into the engine's
