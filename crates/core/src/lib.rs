@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod cputime;
 pub mod credentials;
+pub mod endpoint;
 pub mod epoll;
 pub mod finding;
 #[cfg(feature = "fuzz")]

@@ -4,11 +4,13 @@
 //!
 //! Bottom to top: `config` (flags), `data` (the generator and checksum),
 //! `schema` (indexes), `engine` (the sessions), `queries`, `multi` (the
-//! multi-user driver), `as3ap` (the benchmark).
+//! multi-user driver), `as3ap` (the benchmark); `endpoint` is the HTTP
+//! server's `/db/ir` page on top of the engines.
 
 pub mod as3ap;
 pub mod config;
 pub mod data;
+pub mod endpoint;
 pub mod engine;
 pub mod multi;
 pub mod queries;

@@ -211,7 +211,7 @@ fn user_loop(
         let r = if updates {
             session.oltp_update(key)
         } else {
-            session.ir_select(key)
+            session.ir_select(key).map(|row| u64::from(row.is_some()))
         };
         let took = t0.elapsed();
         match r {

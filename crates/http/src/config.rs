@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use nodebench_core::bench::BenchError;
 use nodebench_core::config::Config;
+use nodebench_core::endpoint::Endpoints;
 use nodebench_core::names::http::load as names;
 
 use crate::url::Target;
@@ -260,11 +261,21 @@ pub struct InProcessServer {
     /// Its worker threads (`--server-threads`); `None`: the server's own
     /// default, one per allowed CPU.
     pub threads: Option<usize>,
+    /// Its dynamic endpoints (`--db`: `/db/ir`), answered by another
+    /// area's code the CLI hands in.
+    pub endpoints: Endpoints,
 }
 
 impl InProcessServer {
-    /// `--server-threads` needs a path URL and a thread count the server takes.
+    /// `--server-threads` and `--db` need a path URL, the thread count
+    /// one the server takes, the endpoints a well-formed target.
     pub fn check(&self) -> Result<(), String> {
+        if !self.enabled && !self.endpoints.is_empty() {
+            return Err(
+                "--db: applies only to a URL that is a path such as /db/ir (the built-in server, started in this process), not to a full URL".into(),
+            );
+        }
+        self.endpoints.validate()?;
         match self.threads {
             Some(_) if !self.enabled => Err(
                 "--server-threads: applies only to a URL that is a path such as /bytes/3985 (the built-in server, started in this process), not to a full URL".into(),

@@ -22,6 +22,8 @@ const COUNT_SETTLE: Duration = Duration::from_secs(1);
 pub struct Running {
     handle: ServerHandle,
     threads: usize,
+    /// The dynamic endpoints' `PATH=TARGET` (empty without).
+    endpoints: String,
     /// The server's response count when the current check began.
     before: u64,
     /// When the current check began, and each worker's scheduler times then.
@@ -37,13 +39,18 @@ impl Running {
         }
         let d = ServerConfig::default();
         let threads = server.threads.unwrap_or(d.threads);
-        let handle = Server::bind(ServerConfig { threads, ..d })
-            .map_err(BenchError::System)?
-            .spawn();
+        let handle = Server::bind(ServerConfig {
+            threads,
+            endpoints: server.endpoints.clone(),
+            ..d
+        })
+        .map_err(BenchError::System)?
+        .spawn();
         let since = (Instant::now(), handle.worker_sched_times());
         Ok(Some(Running {
             handle,
             threads,
+            endpoints: server.endpoints.targets(),
             before: 0,
             since,
         }))
@@ -95,6 +102,9 @@ impl Running {
         self.since = (now, sched);
         result.set_param(names::TARGET, names::BUILT_IN);
         result.set_param(names::SERVER_THREADS, self.threads);
+        if !self.endpoints.is_empty() {
+            result.set_param(names::SERVER_ENDPOINTS, &self.endpoints);
+        }
         result.set_param(names::SERVER_REQUESTS_SERVED, served);
         if result.status == ResultStatus::Passed && served != completed {
             result.mark_failed(format!(

@@ -361,3 +361,67 @@ fn corrected_p99_shows_a_stall_that_uncorrected_hides() {
         "the stall itself shows uncorrected: {max_uncorrected}"
     );
 }
+
+/// A dynamic endpoint (core's `Endpoint`, as the db crate's `/db/ir` is)
+/// that answers its query back, and fails every second request of each
+/// worker with a 500 as a database error would.
+struct Flaky;
+
+impl nodebench_core::endpoint::Endpoint for Flaky {
+    fn path(&self) -> &str {
+        "/flaky"
+    }
+    fn help(&self) -> String {
+        "/flaky  every second request fails".into()
+    }
+    fn target(&self) -> String {
+        "test".into()
+    }
+    fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
+    fn open(&self) -> Result<Box<dyn nodebench_core::endpoint::Handler>, String> {
+        Ok(Box::new(FlakyHandler(0)))
+    }
+}
+
+struct FlakyHandler(u64);
+
+impl nodebench_core::endpoint::Handler for FlakyHandler {
+    fn handle(&mut self, query: Option<&str>) -> nodebench_core::endpoint::EndpointReply {
+        self.0 += 1;
+        let status = if self.0.is_multiple_of(2) { 500 } else { 200 };
+        nodebench_core::endpoint::EndpointReply::new(status, query.unwrap_or("none"))
+    }
+}
+
+#[test]
+fn a_dynamic_endpoints_500s_count_as_non_2xx_and_every_reply_as_served() {
+    let h = Server::bind(ServerConfig {
+        threads: 1,
+        endpoints: nodebench_core::endpoint::Endpoints(vec![Arc::new(Flaky)]),
+        ..ServerConfig::default()
+    })
+    .unwrap()
+    .spawn();
+    let cfg = config(
+        h.local_addr(),
+        "/flaky?k=1",
+        Model::Closed {
+            requests: Some(100),
+            concurrency: 2,
+            time_limit: None,
+        },
+        true,
+    );
+    let o = run_load(&cfg, &Cancel::new()).unwrap();
+    assert_eq!(o.stats.completed, 100);
+    assert_eq!(o.stats.status[1], 50, "2xx");
+    assert_eq!(o.stats.status[4], 50, "5xx");
+    assert_eq!(o.stats.non_2xx(), 50);
+    assert_eq!(o.stats.body_bytes, 300, "the query echoed: k=1");
+    assert_eq!(served(&h, 100), 100);
+    let r = load_result(&cfg, &o);
+    assert_eq!(r.metric("non_2xx", &[]).unwrap().value, 50.0);
+    h.stop();
+}

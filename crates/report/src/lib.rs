@@ -4,6 +4,7 @@
 
 pub mod burnin;
 pub mod compare;
+pub mod db;
 pub mod dd;
 pub mod export;
 pub mod format;

@@ -1,11 +1,12 @@
 //! Which reporter prints a result: one table keyed by benchmark id. The
 //! benchmarks that print the way their classic tool does (LINPACK, IOzone,
-//! dd, ab/httperf, JMeter, wget) have an entry; every other result gets the
+//! dd, ab/httperf, JMeter, wget) and AS3AP (its load, query and multi-user
+//! tables) have an entry; every other result gets the
 //! generic table of [`table::result_table`].
 
 use std::fmt::Write as _;
 
-use nodebench_core::names::{burnin, disk, http, linpack, scan};
+use nodebench_core::names::{burnin, db, disk, http, linpack, scan};
 use nodebench_core::{BenchResult, Run};
 
 use crate::table;
@@ -31,6 +32,7 @@ const REPORTERS: &[(&str, Reporter)] = &[
     (http::SWEEP, Reporter::Each(crate::http_sweep::report)),
     (http::DOWNLOAD, Reporter::Each(download)),
     (scan::SCAN, Reporter::Each(crate::scan::report)),
+    (db::AS3AP, Reporter::Together(crate::db::report)),
     (
         burnin::CHECKPOINT,
         Reporter::Together(crate::burnin::report),

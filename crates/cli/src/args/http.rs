@@ -4,9 +4,12 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
+use nodebench_core::endpoint::{Endpoint, Endpoints};
+use nodebench_db::endpoint::IrEndpoint;
 use nodebench_http::download::DownloadConfig;
 use nodebench_http::load::{InProcessServer, LoadConfig, Model, RequestSpec};
 use nodebench_http::server::{ENDPOINTS, ServerConfig};
@@ -61,6 +64,12 @@ pub struct LoadArgs {
     /// default: one per CPU).
     #[arg(long, value_name = "N", value_parser = parse_server_threads)]
     pub server_threads: Option<usize>,
+    /// The database of the built-in server's /db/ir page (AS3AP's
+    /// ir_select of a random key, or ?key=N; one connection per server
+    /// thread): sqlite:PATH, postgres:// or mysql://user:pass@host[:port]/db, loaded
+    /// by `nodebench db as3ap --db URL`. URL given as /PATH only.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
     /// Requests to send in all (closed model: stop after this many; open
     /// model: the count to send at --rate).
     #[arg(short = 'n', long, value_name = "N", value_parser = parse_requests)]
@@ -144,7 +153,7 @@ impl TryFrom<&LoadArgs> for LoadConfig {
                 .map_err(|e| format!("--body-file {}: cannot read: {e}", path.display()))?,
             (None, None) => Vec::new(),
         };
-        let (target, server) = target_and_server(&a.url, a.server_threads);
+        let (target, server) = target_and_server(&a.url, a.server_threads, &a.db);
         Ok(LoadConfig {
             target,
             server,
@@ -169,14 +178,29 @@ impl TryFrom<&LoadArgs> for LoadConfig {
 /// The target of a URL argument and the built-in server it calls for
 /// (started only for a path); `--server-threads` with a full URL stays in
 /// the config, whose check refuses it naming the flag.
-fn target_and_server(url: &UrlArg, server_threads: Option<usize>) -> (Target, InProcessServer) {
+fn target_and_server(
+    url: &UrlArg,
+    server_threads: Option<usize>,
+    db: &Option<String>,
+) -> (Target, InProcessServer) {
     let (target, enabled) = url.clone().into_target();
     (
         target,
         InProcessServer {
             enabled,
             threads: server_threads,
+            endpoints: endpoints(db),
         },
+    )
+}
+
+/// The built-in server's dynamic endpoints `--db` asks for: the db
+/// crate's `/db/ir` (the http crate knows only core's `Endpoint` trait).
+pub fn endpoints(db: &Option<String>) -> Endpoints {
+    Endpoints(
+        db.iter()
+            .map(|d| Arc::new(IrEndpoint::new(d.clone())) as Arc<dyn Endpoint>)
+            .collect(),
     )
 }
 
@@ -253,6 +277,12 @@ pub struct HttpServeArgs {
     /// Idle time before a keep-alive connection is closed (Apache's KeepAliveTimeout).
     #[arg(long, value_name = "DURATION", default_value = duration_text(ServerConfig::default().keepalive_timeout), value_parser = parse_duration, allow_hyphen_values = true)]
     pub keepalive_timeout: Duration,
+    /// The database of the /db/ir page (AS3AP's ir_select of a random key,
+    /// or ?key=N; one connection per worker thread): sqlite:PATH,
+    /// postgres:// or mysql://user:pass@host[:port]/db, loaded by `nodebench db as3ap
+    /// --db URL`.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
 }
 
 fn parse_keepalive_requests(s: &str) -> Result<u32, String> {
@@ -269,6 +299,7 @@ impl From<&HttpServeArgs> for ServerConfig {
             threads: a.threads.map_or(d.threads, |t| t as usize),
             keepalive_requests: a.keepalive_requests,
             keepalive_timeout: a.keepalive_timeout,
+            endpoints: endpoints(&a.db),
         }
     }
 }
@@ -285,6 +316,12 @@ pub struct SweepArgs {
     /// default: one per CPU).
     #[arg(long, value_name = "N", value_parser = parse_server_threads)]
     pub server_threads: Option<usize>,
+    /// The database of the built-in server's /db/ir page (AS3AP's
+    /// ir_select of a random key, or ?key=N; one connection per server
+    /// thread): sqlite:PATH, postgres:// or mysql://user:pass@host[:port]/db, loaded
+    /// by `nodebench db as3ap --db URL`. URL given as /PATH only.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
     /// User counts, one step each: 1,2,4,8, a range 1..8, a doubling range
     /// 1..128:x2 (default 1,2,4,...,128).
     #[arg(long, value_name = "LIST", value_parser = parse_users)]
@@ -364,7 +401,7 @@ impl From<&SweepArgs> for SweepConfig {
             || nodebench_core::affinity::allowed_cpus().len().max(1),
             |t| t as usize,
         );
-        let (target, server) = target_and_server(&a.url, a.server_threads);
+        let (target, server) = target_and_server(&a.url, a.server_threads, &a.db);
         SweepConfig {
             load: LoadConfig {
                 target,
@@ -421,7 +458,7 @@ pub struct DownloadArgs {
 
 impl From<&DownloadArgs> for DownloadConfig {
     fn from(a: &DownloadArgs) -> DownloadConfig {
-        let (target, server) = target_and_server(&a.url, a.server_threads);
+        let (target, server) = target_and_server(&a.url, a.server_threads, &None);
         DownloadConfig {
             target,
             server,

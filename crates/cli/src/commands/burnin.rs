@@ -141,7 +141,7 @@ fn workload(w: BurninWorkload, a: &BurninArgs) -> Workload {
                             timeout: Duration::from_secs(5),
                             server: InProcessServer {
                                 enabled,
-                                threads: None,
+                                ..InProcessServer::default()
                             },
                             ..LoadConfig::new(
                                 target.clone(),

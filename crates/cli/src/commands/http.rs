@@ -41,7 +41,21 @@ pub fn benchmark(cmd: &HttpCommand) -> Result<Box<dyn Benchmark>, String> {
 fn serve(a: &HttpServeArgs) -> Result<ExitCode> {
     let cancel = install_signal_handlers()?;
     let config = ServerConfig::from(a);
+    // --db is checked (its syntax, then one connection and its AS3AP
+    // tables) before the port is taken: a refusal is a usage error.
+    let checked = config.endpoints.validate().and_then(|()| {
+        config
+            .endpoints
+            .0
+            .iter()
+            .try_for_each(|e| e.open().map(drop))
+    });
+    if let Err(e) = checked {
+        eprintln!("error: {e}");
+        return Ok(ExitCode::from(crate::EXIT_USAGE));
+    }
     let threads = config.threads;
+    let help: Vec<String> = config.endpoints.0.iter().map(|e| e.help()).collect();
     let server = Server::bind(config).map_err(anyhow::Error::msg)?;
     println!(
         "listening on http://{} ({threads} worker threads; keep-alive: {} requests per connection, {} s idle timeout)",
@@ -53,6 +67,9 @@ fn serve(a: &HttpServeArgs) -> Result<ExitCode> {
         a.keepalive_timeout.as_secs_f64()
     );
     println!("{ENDPOINTS}");
+    for line in help {
+        println!("  {line}");
+    }
     let counts = server.counts();
     server.serve(&cancel).map_err(anyhow::Error::msg)?;
     println!(

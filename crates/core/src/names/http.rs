@@ -30,6 +30,10 @@ pub mod in_process {
     pub const SERVER_THREAD_WAIT: &str = "server_thread_wait";
     /// Label key of the server thread metrics: the worker's index (0, 1, ...).
     pub const THREAD: &str = "thread";
+    /// Parameter: the built-in server's dynamic endpoints and what they
+    /// answer from, `PATH=TARGET` joined by `, ` (`/db/ir=sqlite:/tmp/a.db`;
+    /// `--db`); absent when there is none.
+    pub const SERVER_ENDPOINTS: &str = "server_endpoints";
 }
 
 // http.load

@@ -70,6 +70,37 @@ pub struct Fetched {
     pub first: Vec<Option<i64>>,
 }
 
+/// The row `ir_select` reads from `updates`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IrRow {
+    /// `col_key`.
+    pub key: i64,
+    /// `col_code`.
+    pub code: String,
+    /// `col_date`, `YYYY-MM-DD HH:MM:SS`.
+    pub date: String,
+    /// `col_signed`.
+    pub signed: i64,
+    /// `col_name`.
+    pub name: String,
+}
+
+/// One `column=value` a line, in the select list's order (the body of
+/// the HTTP endpoint `/db/ir`). The integers are right-aligned in the
+/// width of a 32-bit column (10 and 11 characters) as the text columns
+/// are fixed-width already, so every row has the same length: load
+/// generators (ab) count a reply whose length differs from the first as
+/// failed.
+impl std::fmt::Display for IrRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "col_key={:>10}", self.key)?;
+        writeln!(f, "col_code={}", self.code)?;
+        writeln!(f, "col_date={}", self.date)?;
+        writeln!(f, "col_signed={:>11}", self.signed)?;
+        writeln!(f, "col_name={}", self.name)
+    }
+}
+
 /// How a table's load ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Loaded {
@@ -100,8 +131,10 @@ pub trait Session: Send {
     fn execute(&mut self, sql: &str) -> Result<u64, DbError>;
     /// Runs a query, reading every row.
     fn fetch(&mut self, sql: &str) -> Result<Fetched, DbError>;
-    /// The prepared `ir_select` of `key`; returns the rows read.
-    fn ir_select(&mut self, key: i64) -> Result<u64, DbError>;
+    /// The prepared `ir_select` of `key` (`col_key, col_code, col_date,
+    /// col_signed, col_name` of `updates`); returns the row, `None` when
+    /// there is no such key.
+    fn ir_select(&mut self, key: i64) -> Result<Option<IrRow>, DbError>;
     /// The prepared `oltp_update` of `key` (`col_signed + 1`, a column
     /// without an index); returns the rows changed.
     fn oltp_update(&mut self, key: i64) -> Result<u64, DbError>;

@@ -17,7 +17,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, LocalInfileHandler, Opts, OptsBuilder, Statement, Value};
 use nodebench_core::bench::Cancel;
 
-use super::{Connector, DbError, ErrorKind, Fetched, Loaded, Session, Settings};
+use super::{Connector, DbError, ErrorKind, Fetched, IrRow, Loaded, Session, Settings};
 use crate::data::{COLUMNS, Row, Table};
 use crate::schema::{INDEXES, Index, IndexKind};
 
@@ -310,7 +310,7 @@ impl Session for MysqlSession {
         Ok(out)
     }
 
-    fn ir_select(&mut self, key: i64) -> Result<u64, DbError> {
+    fn ir_select(&mut self, key: i64) -> Result<Option<IrRow>, DbError> {
         if self.ir.is_none() {
             self.ir = Some(
                 self.conn
@@ -319,12 +319,35 @@ impl Session for MysqlSession {
             );
         }
         let stmt = self.ir.as_ref().expect("prepared above");
-        let mut n = 0;
-        for row in self.conn.exec_iter(stmt, (key,)).map_err(error)? {
-            row.map_err(error)?;
-            n += 1;
-        }
-        Ok(n)
+        let row: Option<mysql::Row> = self.conn.exec_first(stmt, (key,)).map_err(error)?;
+        let Some(row) = row else { return Ok(None) };
+        let column = |i: usize| -> Result<Value, DbError> {
+            row.as_ref(i)
+                .cloned()
+                .ok_or_else(|| DbError::other(format!("ir_select: no column {i}")))
+        };
+        let int = |i: usize| {
+            mysql::from_value_opt::<i64>(column(i)?)
+                .map_err(|e| DbError::other(format!("ir_select: column {i}: {e}")))
+        };
+        let text = |i: usize| {
+            mysql::from_value_opt::<String>(column(i)?)
+                .map_err(|e| DbError::other(format!("ir_select: column {i}: {e}")))
+        };
+        let date = match column(2)? {
+            Value::Date(y, mo, d, h, mi, s, _) => {
+                format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
+            }
+            other => mysql::from_value_opt::<String>(other)
+                .map_err(|e| DbError::other(format!("ir_select: col_date: {e}")))?,
+        };
+        Ok(Some(IrRow {
+            key: int(0)?,
+            code: text(1)?,
+            date,
+            signed: int(3)?,
+            name: text(4)?,
+        }))
     }
 
     fn oltp_update(&mut self, key: i64) -> Result<u64, DbError> {

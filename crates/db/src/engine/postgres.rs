@@ -11,7 +11,7 @@ use nodebench_core::bench::Cancel;
 use postgres::error::SqlState;
 use postgres::{Client, NoTls, Statement};
 
-use super::{Connector, DbError, ErrorKind, Fetched, Loaded, Session, Settings};
+use super::{Connector, DbError, ErrorKind, Fetched, IrRow, Loaded, Session, Settings};
 use crate::data::{Row, Table};
 use crate::schema::{INDEXES, Index, IndexKind};
 
@@ -102,7 +102,7 @@ impl Session for PostgresSession {
         })
     }
 
-    fn ir_select(&mut self, key: i64) -> Result<u64, DbError> {
+    fn ir_select(&mut self, key: i64) -> Result<Option<IrRow>, DbError> {
         if self.ir.is_none() {
             self.ir = Some(
                 self.client
@@ -111,8 +111,19 @@ impl Session for PostgresSession {
             );
         }
         let stmt = self.ir.as_ref().expect("prepared above");
-        let rows = self.client.query(stmt, &[&(key as i32)]).map_err(error)?;
-        Ok(rows.len() as u64)
+        let row = self
+            .client
+            .query_opt(stmt, &[&(key as i32)])
+            .map_err(error)?;
+        let Some(row) = row else { return Ok(None) };
+        let date: chrono::NaiveDateTime = row.try_get(2).map_err(error)?;
+        Ok(Some(IrRow {
+            key: row.try_get::<_, i32>(0).map_err(error)?.into(),
+            code: row.try_get(1).map_err(error)?,
+            date: date.format("%Y-%m-%d %H:%M:%S").to_string(),
+            signed: row.try_get::<_, i32>(3).map_err(error)?.into(),
+            name: row.try_get(4).map_err(error)?,
+        }))
     }
 
     fn oltp_update(&mut self, key: i64) -> Result<u64, DbError> {

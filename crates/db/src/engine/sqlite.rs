@@ -11,7 +11,7 @@ use std::time::Duration;
 use nodebench_core::bench::Cancel;
 use rusqlite::{Connection, ErrorCode, params};
 
-use super::{Connector, DbError, ErrorKind, Fetched, Loaded, Session, Settings};
+use super::{Connector, DbError, ErrorKind, Fetched, IrRow, Loaded, Session, Settings};
 use crate::data::{Row, Table};
 use crate::schema::{INDEXES, Index};
 
@@ -97,7 +97,7 @@ impl Session for SqliteSession {
         Ok(out)
     }
 
-    fn ir_select(&mut self, key: i64) -> Result<u64, DbError> {
+    fn ir_select(&mut self, key: i64) -> Result<Option<IrRow>, DbError> {
         let mut stmt = self
             .conn
             .prepare_cached(
@@ -105,12 +105,16 @@ impl Session for SqliteSession {
             )
             .map_err(error)?;
         let mut rows = stmt.query([key]).map_err(error)?;
-        let mut n = 0;
-        while let Some(row) = rows.next().map_err(error)? {
-            let _: i64 = row.get(0).map_err(error)?;
-            n += 1;
-        }
-        Ok(n)
+        let Some(row) = rows.next().map_err(error)? else {
+            return Ok(None);
+        };
+        Ok(Some(IrRow {
+            key: row.get(0).map_err(error)?,
+            code: row.get(1).map_err(error)?,
+            date: row.get(2).map_err(error)?,
+            signed: row.get(3).map_err(error)?,
+            name: row.get(4).map_err(error)?,
+        }))
     }
 
     fn oltp_update(&mut self, key: i64) -> Result<u64, DbError> {

@@ -76,7 +76,8 @@ pub(super) struct Response {
 }
 
 impl Response {
-    fn text(status: u16, text: impl Into<String>) -> Response {
+    /// A response of `status` with a text body.
+    pub(super) fn text(status: u16, text: impl Into<String>) -> Response {
         Response {
             status,
             body: Body::Text(text.into()),

@@ -23,6 +23,8 @@ pub struct Head<'a> {
     pub method: &'a str,
     /// The path, without query string (absolute-form targets are reduced to it).
     pub path: &'a str,
+    /// The query string (after `?`, before any `#`), if any.
+    pub query: Option<&'a str>,
     /// Protocol version.
     pub version: Version,
     /// Whether the client asks to keep the connection open afterwards.
@@ -107,7 +109,8 @@ pub fn parse(head: &[u8]) -> Result<Head<'_>, Rejection> {
         }
         _ => return Err(reject(400, "malformed protocol version")),
     };
-    let path = origin_path(target).ok_or_else(|| reject(400, "malformed request target"))?;
+    let (path, query) =
+        origin_path(target).ok_or_else(|| reject(400, "malformed request target"))?;
 
     let mut close = false;
     let mut keep_alive = false;
@@ -166,6 +169,7 @@ pub fn parse(head: &[u8]) -> Result<Head<'_>, Rejection> {
     Ok(Head {
         method,
         path,
+        query,
         version,
         keep_alive: match version {
             Version::Http11 => !close,
@@ -285,8 +289,8 @@ impl ChunkedBody {
 }
 
 /// The path of an origin-form (`/a?b`) or absolute-form (`http://h/a?b`)
-/// target, without its query; `None` for anything else.
-fn origin_path(target: &str) -> Option<&str> {
+/// target and its query apart; `None` for anything else.
+fn origin_path(target: &str) -> Option<(&str, Option<&str>)> {
     let path = if target.starts_with('/') {
         target
     } else {
@@ -298,7 +302,11 @@ fn origin_path(target: &str) -> Option<&str> {
             None => "/",
         }
     };
-    Some(path.split(['?', '#']).next().unwrap_or(path))
+    let path = path.split('#').next().unwrap_or(path);
+    Some(match path.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (path, None),
+    })
 }
 
 /// The reason phrase of the statuses the server sends.
@@ -309,6 +317,7 @@ pub fn reason_phrase(status: u16) -> &'static str {
         404 => "Not Found",
         405 => "Method Not Allowed",
         431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
         505 => "HTTP Version Not Supported",
         _ => "Unknown",
     }
@@ -341,9 +350,16 @@ mod tests {
     #[test]
     fn targets_lose_query_and_authority() {
         let h = parse(b"GET http://h:8080/bytes/10?x=1 HTTP/1.1\r\n\r\n").unwrap();
-        assert_eq!(h.path, "/bytes/10");
+        assert_eq!((h.path, h.query), ("/bytes/10", Some("x=1")));
+        let h = parse(b"GET /db/ir?key=5#top HTTP/1.1\r\n\r\n").unwrap();
+        assert_eq!((h.path, h.query), ("/db/ir", Some("key=5")));
+        let h = parse(b"GET /db/ir#top HTTP/1.1\r\n\r\n").unwrap();
+        assert_eq!((h.path, h.query), ("/db/ir", None));
         let h = parse(b"POST /cpu?n=1 HTTP/1.1\r\nContent-Length: 12\r\n\r\n").unwrap();
-        assert_eq!((h.path, h.content_length), ("/cpu", 12));
+        assert_eq!(
+            (h.path, h.query, h.content_length),
+            ("/cpu", Some("n=1"), 12)
+        );
         let h = parse(b"POST / HTTP/1.1\r\nContent-Length: 9\r\nExpect: 100-continue\r\n\r\n");
         assert!(h.unwrap().expect_continue);
     }

@@ -1,7 +1,8 @@
 //! `nodebench http serve`: the built-in target server. Pages of any size
 //! generated on the fly (`/bytes/<size>`, `/1150`, `/3985`, `/100k`, `/10G`),
 //! a CPU-bound page (`/cpu/<n>`) and a delayed page (`/delay/<duration>`);
-//! [`ENDPOINTS`] lists them.
+//! [`ENDPOINTS`] lists them. Pages another area answers (`--db`: `/db/ir`)
+//! come in as core's `Endpoint`s, one handler per worker (`dynamic`).
 //!
 //! Design: a small thread-per-core server. Every worker runs its own
 //! level-triggered epoll loop over non-blocking sockets and accepts from the
@@ -15,36 +16,33 @@
 //! its side and drains what the client still sends (a lingering close, as
 //! Apache does) so the client reads the whole response instead of a reset.
 
+mod config;
+mod dynamic;
 mod endpoints;
 pub mod http1;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::{self, Read, Write};
-use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use nodebench_core::affinity;
 use nodebench_core::bench::Cancel;
 use nodebench_core::cputime::{self, SchedTimes};
 
+pub use config::{
+    DEFAULT_KEEPALIVE_REQUESTS, DEFAULT_KEEPALIVE_TIMEOUT, MAX_THREADS, ServerConfig,
+};
 pub use endpoints::{DEFAULT_CPU_ROUNDS, ENDPOINTS, MAX_CPU_ROUNDS, MAX_DELAY, PATTERN, cpu_work};
 
+use dynamic::Dynamic;
 use endpoints::{Body, Reply};
 use http1::{MAX_HEAD, Version};
 use nodebench_core::epoll::{Epoll, HUP_OR_ERR, IN, OUT, Ready};
-
-/// Requests per connection before the server closes it (Apache's
-/// `MaxKeepAliveRequests`).
-pub const DEFAULT_KEEPALIVE_REQUESTS: u32 = 100;
-/// How long an idle keep-alive connection stays open (Apache's `KeepAliveTimeout`).
-pub const DEFAULT_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(15);
-/// Most worker threads.
-pub const MAX_THREADS: usize = 1024;
 
 /// How long a request head or a response may stall before the connection
 /// is dropped (Apache's `Timeout`, shortened).
@@ -69,32 +67,6 @@ const ACCEPT_BATCH: usize = 16;
 /// The listener's epoll token (connection tokens are `generation << 32 | index`).
 const LISTENER: u64 = u64::MAX;
 
-/// How the server runs.
-#[derive(Debug, Clone)]
-pub struct ServerConfig {
-    /// Address and port to listen on (`127.0.0.1:0`: an ephemeral loopback port).
-    pub bind: SocketAddr,
-    /// Worker threads, each with its own event loop.
-    pub threads: usize,
-    /// Requests served on one connection before it is closed; 0 = unlimited.
-    pub keepalive_requests: u32,
-    /// Idle time after which a keep-alive connection is closed.
-    pub keepalive_timeout: Duration,
-}
-
-impl Default for ServerConfig {
-    /// An ephemeral loopback port, one worker per allowed CPU, Apache's
-    /// keep-alive limits.
-    fn default() -> Self {
-        ServerConfig {
-            bind: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
-            threads: affinity::allowed_cpus().len().clamp(1, MAX_THREADS),
-            keepalive_requests: DEFAULT_KEEPALIVE_REQUESTS,
-            keepalive_timeout: DEFAULT_KEEPALIVE_TIMEOUT,
-        }
-    }
-}
-
 /// Counts shared by the workers.
 #[derive(Debug, Default)]
 struct Counters {
@@ -116,12 +88,15 @@ struct Shared {
 pub struct Server {
     shared: Arc<Shared>,
     epolls: Vec<Epoll>,
+    /// Each worker's handlers of the dynamic endpoints.
+    dynamic: Vec<Vec<Dynamic>>,
     addr: SocketAddr,
 }
 
 impl Server {
-    /// Binds the listening socket and prepares the workers' event loops;
-    /// the error names the flag at fault.
+    /// Binds the listening socket, prepares the workers' event loops and
+    /// opens each worker's handlers of the dynamic endpoints; the error
+    /// names the flag at fault.
     pub fn bind(config: ServerConfig) -> Result<Server, String> {
         if config.threads == 0 || config.threads > MAX_THREADS {
             return Err(format!(
@@ -132,6 +107,7 @@ impl Server {
         if config.keepalive_timeout.is_zero() {
             return Err("--keepalive-timeout: expected a positive duration like 15s".into());
         }
+        let dynamic = dynamic::open(&config)?;
         let listener = listen(config.bind)?;
         let addr = listener
             .local_addr()
@@ -157,6 +133,7 @@ impl Server {
                 counters: Counters::default(),
             }),
             epolls,
+            dynamic,
             addr,
         })
     }
@@ -185,7 +162,7 @@ impl Server {
     /// Starts the workers on background threads; the handle stops them.
     pub fn spawn(self) -> ServerHandle {
         let cancel = Cancel::new();
-        let workers = start(self.epolls, &self.shared, &cancel);
+        let workers = start(self.epolls, self.dynamic, &self.shared, &cancel);
         ServerHandle {
             counts: Counts(self.shared),
             addr: self.addr,
@@ -196,7 +173,7 @@ impl Server {
 
     /// Serves until `cancel` is set, then returns (the first worker error, if any).
     pub fn serve(self, cancel: &Cancel) -> Result<(), String> {
-        let workers = start(self.epolls, &self.shared, cancel);
+        let workers = start(self.epolls, self.dynamic, &self.shared, cancel);
         let mut first_error = Ok(());
         for w in workers {
             let outcome = w
@@ -214,19 +191,21 @@ impl Server {
 /// is left out (the others still serve).
 fn start(
     epolls: Vec<Epoll>,
+    dynamic: Vec<Vec<Dynamic>>,
     shared: &Arc<Shared>,
     cancel: &Cancel,
 ) -> Vec<JoinHandle<Result<(), String>>> {
     epolls
         .into_iter()
+        .zip(dynamic)
         .enumerate()
-        .filter_map(|(i, epoll)| {
+        .filter_map(|(i, (epoll, dynamic))| {
             let (shared, cancel) = (shared.clone(), cancel.clone());
             std::thread::Builder::new()
                 .name(format!("http-serve-{i}"))
                 .spawn(move || {
                     shared.tids[i].store(cputime::current_tid(), Ordering::Relaxed);
-                    Worker::new(&shared, epoll).run(&cancel)
+                    Worker::new(&shared, epoll, dynamic).run(&cancel)
                 })
                 .ok()
         })
@@ -418,6 +397,7 @@ struct Env<'a> {
     config: &'a ServerConfig,
     counters: &'a Counters,
     timers: &'a mut BinaryHeap<Reverse<(Instant, u64)>>,
+    dynamic: &'a mut [Dynamic],
 }
 
 impl Conn {
@@ -569,7 +549,9 @@ impl Conn {
                     send_continue: head.expect_continue
                         && (head.content_length > 0 || head.chunked),
                 };
-                Ok((endpoints::route(method, head.path), framing))
+                let reply = dynamic::route(env.dynamic, method, head.path, head.query)
+                    .unwrap_or_else(|| endpoints::route(method, head.path));
+                Ok((reply, framing))
             }
             Err(r) => Err(r),
         };
@@ -707,19 +689,22 @@ struct Worker<'a> {
     slots: Vec<Slot>,
     free: Vec<usize>,
     timers: BinaryHeap<Reverse<(Instant, u64)>>,
+    /// This worker's handlers of the dynamic endpoints.
+    dynamic: Vec<Dynamic>,
     /// While accept fails for lack of descriptors, the listener is left
     /// unwatched until then.
     accept_paused_until: Option<Instant>,
 }
 
 impl<'a> Worker<'a> {
-    fn new(shared: &'a Shared, epoll: Epoll) -> Worker<'a> {
+    fn new(shared: &'a Shared, epoll: Epoll, dynamic: Vec<Dynamic>) -> Worker<'a> {
         Worker {
             shared,
             epoll,
             slots: Vec::new(),
             free: Vec::new(),
             timers: BinaryHeap::new(),
+            dynamic,
             accept_paused_until: None,
         }
     }
@@ -802,6 +787,7 @@ impl<'a> Worker<'a> {
                 config: &self.shared.config,
                 counters: &self.shared.counters,
                 timers: &mut self.timers,
+                dynamic: &mut self.dynamic,
             },
             &mut self.slots,
         )
