@@ -469,8 +469,9 @@ fn check_reuse(s: &mut dyn Session, n: u64, seed: u64) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Creates and loads the tables in one transaction, then builds the
-/// indexes; the figures go into `r`. `Ok(false)` when cancelled (the
+/// Creates and loads the tables, each with its clustered key (the engine
+/// builds it during or right after its rows), in one transaction, then
+/// builds the secondary indexes; the figures go into `r`. `Ok(false)` when cancelled (the
 /// transaction rolled back).
 fn load(
     s: &mut dyn Session,

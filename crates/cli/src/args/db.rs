@@ -60,11 +60,16 @@ pub struct As3apArgs {
 }
 
 /// A warm-up: a duration or 0 for none.
+/// Zero with or without a unit (`0`, `0s`, `0ms`) is no warm-up.
 fn parse_warmup(s: &str) -> Result<Duration, String> {
-    if s.trim() == "0" {
+    let t = s.trim();
+    let unit = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let number = &t[..t.len() - unit.len()];
+    let zero = number.contains('0') && number.chars().all(|c| c == '0' || c == '.');
+    if zero && (unit.is_empty() || parse_duration(&format!("1{unit}")).is_ok()) {
         return Ok(Duration::ZERO);
     }
-    parse_duration(s)
+    parse_duration(s).map_err(|e| format!("{e}, or 0 for none"))
 }
 
 impl From<&As3apArgs> for As3apConfig {
@@ -81,6 +86,24 @@ impl From<&As3apArgs> for As3apConfig {
             measure: a.measure,
             reuse: a.reuse,
             recreate: a.recreate,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warmup_takes_zero_with_or_without_a_unit() {
+        for zero in ["0", "0s", "0ms", "0.0s", " 0m "] {
+            assert_eq!(parse_warmup(zero), Ok(Duration::ZERO), "{zero}");
+        }
+        assert_eq!(parse_warmup("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_warmup("500ms"), Ok(Duration::from_millis(500)));
+        for bad in ["0x", "", "s", "-1s", "0.s.0"] {
+            let e = parse_warmup(bad).expect_err(bad);
+            assert!(e.contains("or 0 for none"), "{bad}: {e}");
         }
     }
 }

@@ -48,11 +48,13 @@ pub mod metric {
     };
     /// Rows loaded (all tables, or one with the `table` label).
     pub const ROWS: &str = "rows";
-    /// Seconds the rows took to stream in (without the indexes).
+    /// Seconds the rows took to stream in, with each table's clustered
+    /// (primary) key: without the secondary indexes.
     pub const LOAD_SECONDS: &str = "load_seconds";
     /// Rows loaded per second.
     pub const LOAD_ROWS_PER_SECOND: &str = "load_rows_per_second";
-    /// Seconds the indexes took to build (all, or one with the `index` label).
+    /// Seconds the secondary indexes took to build (all, or one with the
+    /// `index` label).
     pub const INDEX_SECONDS: &str = "index_seconds";
     /// Seconds reading the indexes and tables of the multi-user tests into
     /// the cache.
