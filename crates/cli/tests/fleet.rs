@@ -408,6 +408,30 @@ fn pair_tcp_at_mtu_1500_and_9000_receives_every_byte_sent() {
     // The MTUs are put back.
     assert_eq!((eth0_mtu("h1"), eth0_mtu("h3")), before);
 
+    // The large single-stream download from the server host's built-in
+    // HTTP server, cut at the test's duration.
+    let o = store.run(&[
+        "--json",
+        "fleet",
+        "pair",
+        &hosts.file.display().to_string(),
+        "--tests",
+        "download",
+        "-t",
+        "1s",
+        "--port",
+        "15302",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let runs: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["tags"]["pair_test"], "download");
+    let r = &runs[0]["results"][0];
+    assert_eq!(r["benchmark"], "http.download");
+    assert_eq!(r["status"], "passed");
+    assert!(common::metric(r, "bytes", &[]) > 1e6, "{r}");
+    assert!(common::metric(r, "throughput", &[]) > 0.0, "{r}");
+
     // A pair naming a host the file does not have.
     let o = common::run(&[
         "fleet",

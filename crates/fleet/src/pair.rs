@@ -1,6 +1,7 @@
 //! `fleet pair`: network tests between two hosts. For each pair (the first
-//! host serves), nodebench's `net serve` starts on the server host, the
-//! client test runs on the other host against the server's `address`, and
+//! host serves), nodebench's `net serve` (for `download`, the built-in HTTP
+//! server) starts on the server host, the client test runs on the other
+//! host against the server's `address`, and
 //! the client's run comes back with both sides' interface, MTU and route.
 //! With MTUs given, both hosts' `interface` is set to each MTU in turn and
 //! put back afterwards.
@@ -25,8 +26,15 @@ nodebench_core::choice! {
         Udp => "udp",
         /// TCP and UDP round trips (`net pingpong`).
         Pingpong => "pingpong",
+        /// One large HTTP download from the built-in server (`http
+        /// download`, seeds/001's 10 GB wget), for the test's duration.
+        Download => "download",
     }
 }
+
+/// What the download test fetches: more than any link moves in a test's
+/// duration (the client stops at `--max-time`, keeping what arrived).
+pub const DOWNLOAD_PATH: &str = "/bytes/1T";
 
 /// What `fleet pair` runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,7 +45,8 @@ pub struct PairConfig {
     pub mtus: Vec<u32>,
     /// Length of each throughput test, and of each ping-pong size.
     pub duration: Duration,
-    /// The server's iperf3 port (the echo uses the next one).
+    /// The server's iperf3 port (the echo uses the next one; the HTTP
+    /// server of the download test listens on it too).
     pub port: u16,
 }
 
@@ -171,8 +180,42 @@ fn client_args(test: PairTest, server: &str, cfg: &PairConfig) -> Vec<String> {
                 secs,
             ]);
         }
+        PairTest::Download => {
+            a[3] = "http".into();
+            let host = if server.contains(':') {
+                format!("[{server}]")
+            } else {
+                server.to_string()
+            };
+            a.extend([
+                "download".into(),
+                format!("http://{host}:{}{DOWNLOAD_PATH}", cfg.port),
+                "--max-time".into(),
+                secs,
+            ]);
+        }
     }
     a
+}
+
+/// The server's nodebench arguments for `test` on `addr`.
+fn server_args(test: PairTest, addr: &str, cfg: &PairConfig) -> Vec<String> {
+    let area = if test == PairTest::Download {
+        "http"
+    } else {
+        "net"
+    };
+    [
+        area,
+        "serve",
+        "--bind",
+        addr,
+        "--port",
+        &cfg.port.to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 /// Runs every test of `cfg` for every pair (one pair at a time, so tests
@@ -272,17 +315,7 @@ fn one_test(
     pr: &mut PairRun,
 ) -> Result<(), HostError> {
     let addr = server.address.clone().unwrap_or_default();
-    let serve: Vec<String> = [
-        "net",
-        "serve",
-        "--bind",
-        &addr,
-        "--port",
-        &cfg.port.to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let serve = server_args(test, &addr, cfg);
     let mut served = remote::spawn(ssh, server, "serve", &serve, None)?;
     let result = (|| {
         pr.server_side = Some(side(ssh, server, client)?);
@@ -385,6 +418,23 @@ mod tests {
             client_args(PairTest::Pingpong, "10.0.0.1", &c).join(" "),
             "--json --no-save --quiet net pingpong 10.0.0.1 -p 5201 --duration 1000ms"
         );
+        assert_eq!(
+            client_args(PairTest::Download, "10.0.0.1", &c).join(" "),
+            "--json --no-save --quiet http download http://10.0.0.1:5201/bytes/1T --max-time 1000ms"
+        );
+        assert_eq!(
+            client_args(PairTest::Download, "fd00::1", &c)[5],
+            "http://[fd00::1]:5201/bytes/1T"
+        );
+        assert_eq!(
+            server_args(PairTest::Download, "10.0.0.1", &c).join(" "),
+            "http serve --bind 10.0.0.1 --port 5201"
+        );
+        assert_eq!(
+            server_args(PairTest::Tcp, "10.0.0.1", &c).join(" "),
+            "net serve --bind 10.0.0.1 --port 5201"
+        );
         assert_eq!("udp".parse::<PairTest>().unwrap(), PairTest::Udp);
+        assert_eq!("download".parse::<PairTest>().unwrap(), PairTest::Download);
     }
 }

@@ -80,7 +80,7 @@ pub struct PairArgs {
     /// The hosts and how to reach them (each needs `address`; `interface` with --mtu).
     #[command(flatten)]
     pub hosts: HostsArgs,
-    /// Tests run for every pair: tcp, udp, pingpong.
+    /// Tests run for every pair: tcp, udp, pingpong, download.
     #[arg(
         long,
         value_name = "LIST",
@@ -94,10 +94,11 @@ pub struct PairArgs {
     /// Pairs to test, SERVER:CLIENT by host name (default: every two hosts).
     #[arg(long, value_name = "SERVER:CLIENT,...", value_delimiter = ',', value_parser = parse_pair)]
     pub pairs: Vec<(String, String)>,
-    /// Length of each throughput test (and of each ping-pong size).
+    /// Length of each throughput test and download (and of each ping-pong size).
     #[arg(short = 't', long = "time", value_name = "DURATION", default_value = "2s", value_parser = parse_duration)]
     pub duration: Duration,
-    /// The server's iperf3 port (the ping-pong echo uses the next one).
+    /// The server's iperf3 port (the ping-pong echo uses the next one; the
+    /// download's HTTP server this one).
     #[arg(short = 'p', long, value_name = "PORT", default_value_t = 5201)]
     pub port: u16,
 }
