@@ -8,63 +8,23 @@
 //! the stored results. Without the variable the test says it skipped, and
 //! fails under CI (CI=true), where scripts/test sets it.
 
-use std::time::Duration;
-
 use nodebench_core::ResultStatus;
-use nodebench_core::bench::{Cancel, collect};
-use nodebench_core::inventory::Inventory;
+use nodebench_core::Run;
 use nodebench_core::names::db::{label, metric, param, table, test};
-use nodebench_core::{BenchResult, Run};
-use nodebench_db::as3ap::As3ap;
 use nodebench_db::config::{As3apConfig, Test};
 use nodebench_db::data::{Checksum, TABLES};
 use nodebench_db::engine::Connector;
 use nodebench_db::engine::mysql::MysqlConnector;
 
-/// The server's URL, or `None` (after saying so) outside CI.
-fn server() -> Option<String> {
-    match std::env::var("NODEBENCH_TEST_MYSQL") {
-        Ok(url) => Some(url),
-        Err(_) => {
-            assert!(
-                std::env::var("CI").is_err(),
-                "NODEBENCH_TEST_MYSQL is not set: scripts/test starts the server (scripts/db-servers start)"
-            );
-            eprintln!(
-                "as3ap_mysql: skipped: NODEBENCH_TEST_MYSQL not set (scripts/db-servers start)"
-            );
-            None
-        }
-    }
-}
+mod common;
+use common::{of, run, value};
 
-fn config(url: &str, tests: Vec<Test>) -> As3apConfig {
+/// The shared small config, reloading the tables every time.
+fn server_config(url: &str, tests: Vec<Test>) -> As3apConfig {
     As3apConfig {
-        db: Some(url.to_string()),
-        size: 4_000_000,
-        tests,
-        users: 3,
-        warmup: Duration::from_millis(200),
-        measure: Duration::from_millis(500),
         recreate: true,
-        ..As3apConfig::default()
+        ..common::config(url, tests)
     }
-}
-
-fn run(c: As3apConfig) -> Result<Vec<BenchResult>, String> {
-    collect(&As3ap { config: c }, &Inventory::default(), Cancel::new()).map_err(|e| e.to_string())
-}
-
-fn of<'a>(rs: &'a [BenchResult], t: &str) -> &'a BenchResult {
-    rs.iter()
-        .find(|r| r.param(param::TEST).and_then(|v| v.as_str()) == Some(t))
-        .unwrap_or_else(|| panic!("no {t} result"))
-}
-
-fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
-    r.metric(name, labels)
-        .unwrap_or_else(|| panic!("no {name}{labels:?}"))
-        .value
 }
 
 /// The password of `url` (`scheme://user:password@...`).
@@ -77,8 +37,10 @@ fn password(url: &str) -> &str {
 /// one file run in parallel on the one `as3ap` database.
 #[test]
 fn loads_runs_every_test_and_restores_updates_on_mysql() {
-    let Some(url) = server() else { return };
-    let rs = run(config(&url, Test::ALL_TESTS.to_vec())).unwrap();
+    let Some(url) = common::server("NODEBENCH_TEST_MYSQL", "as3ap_mysql") else {
+        return;
+    };
+    let rs = run(server_config(&url, Test::ALL_TESTS.to_vec())).unwrap();
     assert_eq!(rs.len(), 6);
     for r in &rs {
         assert_eq!(
@@ -185,7 +147,7 @@ fn loads_runs_every_test_and_restores_updates_on_mysql() {
     // The tables stay; a second run needs --reuse (checked) or --recreate.
     let e = run(As3apConfig {
         recreate: false,
-        ..config(&url, vec![Test::Ir])
+        ..server_config(&url, vec![Test::Ir])
     })
     .unwrap_err();
     assert!(
@@ -198,7 +160,7 @@ fn loads_runs_every_test_and_restores_updates_on_mysql() {
     let reused = run(As3apConfig {
         recreate: false,
         reuse: true,
-        ..config(&url, vec![Test::Ir])
+        ..server_config(&url, vec![Test::Ir])
     })
     .unwrap();
     assert_eq!(reused.len(), 1);
@@ -211,18 +173,20 @@ fn loads_runs_every_test_and_restores_updates_on_mysql() {
 
 #[test]
 fn unreachable_wrong_credentials_and_a_missing_database_are_one_line() {
-    let Some(url) = server() else { return };
+    let Some(url) = common::server("NODEBENCH_TEST_MYSQL", "as3ap_mysql") else {
+        return;
+    };
     let (scheme_user, rest) = url.split_once('@').unwrap();
     let user = scheme_user.rsplit_once(':').unwrap().0;
     let wrong = format!("{user}:not-the-password@{rest}");
-    let e = run(config(&wrong, vec![Test::Ir])).unwrap_err();
+    let e = run(server_config(&wrong, vec![Test::Ir])).unwrap_err();
     assert!(e.contains("Access denied for user 'bench'"), "{e}");
     assert!(!e.contains("not-the-password") && !e.contains('\n'), "{e}");
 
     let (base, _) = url.rsplit_once('/').unwrap();
     // The server says "access denied" to a user without rights on it, and
     // "unknown database" to one with them.
-    let e = run(config(&format!("{base}/no_such_db"), vec![Test::Ir])).unwrap_err();
+    let e = run(server_config(&format!("{base}/no_such_db"), vec![Test::Ir])).unwrap_err();
     assert!(
         e.contains("database 'no_such_db'")
             && !e.contains('\n')
@@ -236,7 +200,7 @@ fn unreachable_wrong_credentials_and_a_missing_database_are_one_line() {
         .local_addr()
         .unwrap()
         .port();
-    let e = run(config(
+    let e = run(server_config(
         &format!("mysql://bench:secret@127.0.0.1:{port}/as3ap"),
         vec![Test::Ir],
     ))

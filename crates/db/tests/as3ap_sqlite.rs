@@ -2,46 +2,21 @@
 //! multi-user test, the IR-with-OLTP semantics and the restore, `--reuse`,
 //! the refusal of existing tables, and an interrupted load.
 
-use std::time::Duration;
-
 use nodebench_core::ResultStatus;
+use nodebench_core::Run;
 use nodebench_core::bench::{Cancel, collect};
 use nodebench_core::inventory::Inventory;
 use nodebench_core::names::db::{label, metric, param, table, test};
-use nodebench_core::{BenchResult, Run};
 use nodebench_db::as3ap::{As3ap, LOAD_INTERRUPTED};
 use nodebench_db::config::{As3apConfig, Test};
 use nodebench_db::data::{Checksum, TABLES};
 
-/// The smallest database: 10,000 rows per table.
-const SMALL: u64 = 4_000_000;
+mod common;
+use common::{of, run, value};
 
+/// The shared small config on the SQLite file at `path`.
 fn config(path: &std::path::Path, tests: Vec<Test>) -> As3apConfig {
-    As3apConfig {
-        db: Some(format!("sqlite:{}", path.display())),
-        size: SMALL,
-        tests,
-        users: 3,
-        warmup: Duration::from_millis(200),
-        measure: Duration::from_millis(500),
-        ..As3apConfig::default()
-    }
-}
-
-fn run(c: As3apConfig) -> Result<Vec<BenchResult>, String> {
-    collect(&As3ap { config: c }, &Inventory::default(), Cancel::new()).map_err(|e| e.to_string())
-}
-
-fn of<'a>(rs: &'a [BenchResult], t: &str) -> &'a BenchResult {
-    rs.iter()
-        .find(|r| r.param(param::TEST).and_then(|v| v.as_str()) == Some(t))
-        .unwrap_or_else(|| panic!("no {t} result"))
-}
-
-fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
-    r.metric(name, labels)
-        .unwrap_or_else(|| panic!("no {name}{labels:?}"))
-        .value
+    common::config(&format!("sqlite:{}", path.display()), tests)
 }
 
 /// The six checksum figures of `t` read straight from the file.
