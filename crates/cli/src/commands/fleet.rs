@@ -3,10 +3,12 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::CommandFactory;
 use nodebench_core::Run;
+use nodebench_core::bench::Cancel;
 use nodebench_core::names::fleet as names;
 use nodebench_core::names::http::load as http_names;
 use nodebench_fleet::hosts::{Host, Hosts};
@@ -131,21 +133,14 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(crate::EXIT_USAGE));
     }
-    let local = Local::current().map_err(anyhow::Error::msg)?;
-    let cancel = install_signal_handlers()?;
-    let ssh = Ssh::new(&hosts, args.hosts.connect_timeout).map_err(anyhow::Error::msg)?;
-    let mut store = if cli.no_save {
-        None
-    } else {
-        Some(open_store(cli)?)
-    };
-    let fleet_id = nodebench_fleet::fleet_id();
-    let quiet = cli.quiet;
-    let progress = move |h: &Host, line: &str| {
-        if !quiet {
-            eprintln!("[{}] {line}", h.name);
-        }
-    };
+    let Session {
+        local,
+        cancel,
+        ssh,
+        mut store,
+        fleet_id,
+    } = Session::open(cli, &hosts, args.hosts.connect_timeout)?;
+    let progress = progress(cli.quiet);
     let (remote, uploads) = match remote_args(&args.target, &fleet_id) {
         Ok(r) => r,
         Err(e) => {
@@ -243,6 +238,47 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What each fleet command that runs on the hosts sets up first.
+struct Session {
+    /// This binary: what is copied to the hosts.
+    local: Local,
+    /// Set by Ctrl-C.
+    cancel: Cancel,
+    /// The ssh connections to the hosts.
+    ssh: Ssh,
+    /// Where the hosts' runs are saved (none with --no-save).
+    store: Option<Box<dyn Store>>,
+    /// The id tying this command's runs together.
+    fleet_id: String,
+}
+
+impl Session {
+    /// Reads this binary, installs the Ctrl-C handler, prepares ssh to
+    /// `hosts` and opens the store.
+    fn open(cli: &Cli, hosts: &Hosts, connect_timeout: Duration) -> Result<Session> {
+        Ok(Session {
+            local: Local::current().map_err(anyhow::Error::msg)?,
+            cancel: install_signal_handlers()?,
+            ssh: Ssh::new(hosts, connect_timeout).map_err(anyhow::Error::msg)?,
+            store: if cli.no_save {
+                None
+            } else {
+                Some(open_store(cli)?)
+            },
+            fleet_id: nodebench_fleet::fleet_id(),
+        })
+    }
+}
+
+/// Prints a host's progress lines prefixed `[NAME]`, unless `quiet`.
+fn progress(quiet: bool) -> impl Fn(&Host, &str) + Sync {
+    move |h: &Host, line: &str| {
+        if !quiet {
+            eprintln!("[{}] {line}", h.name);
+        }
+    }
+}
+
 /// Tags `run` with `tags` and the command line's `--tag`s and saves it
 /// (unless `--no-save`); its new id.
 fn save(
@@ -299,21 +335,14 @@ fn pair(cli: &Cli, args: &PairArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(crate::EXIT_USAGE));
         }
     };
-    let local = Local::current().map_err(anyhow::Error::msg)?;
-    let cancel = install_signal_handlers()?;
-    let ssh = Ssh::new(&hosts, args.hosts.connect_timeout).map_err(anyhow::Error::msg)?;
-    let mut store = if cli.no_save {
-        None
-    } else {
-        Some(open_store(cli)?)
-    };
-    let fleet_id = nodebench_fleet::fleet_id();
-    let quiet = cli.quiet;
-    let progress = move |h: &Host, line: &str| {
-        if !quiet {
-            eprintln!("[{}] {line}", h.name);
-        }
-    };
+    let Session {
+        local,
+        cancel,
+        ssh,
+        mut store,
+        fleet_id,
+    } = Session::open(cli, &hosts, args.hosts.connect_timeout)?;
+    let progress = progress(cli.quiet);
     let results = pairs::run_pairs(&ssh, &hosts.hosts, &list, &local, &cfg, &cancel, &progress);
     drop(ssh);
     let mut rows = vec![row(&[
@@ -425,21 +454,14 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<ExitCode> {
         eprintln!("error: LOAD FLAGS: {}", crate::args::one_line(&e));
         return Ok(ExitCode::from(crate::EXIT_USAGE));
     }
-    let local = Local::current().map_err(anyhow::Error::msg)?;
-    let cancel = install_signal_handlers()?;
-    let ssh = Ssh::new(&hosts, args.hosts.connect_timeout).map_err(anyhow::Error::msg)?;
-    let mut store = if cli.no_save {
-        None
-    } else {
-        Some(open_store(cli)?)
-    };
-    let fleet_id = nodebench_fleet::fleet_id();
-    let quiet = cli.quiet;
-    let progress = move |h: &Host, line: &str| {
-        if !quiet {
-            eprintln!("[{}] {line}", h.name);
-        }
-    };
+    let Session {
+        local,
+        cancel,
+        ssh,
+        mut store,
+        fleet_id,
+    } = Session::open(cli, &hosts, args.hosts.connect_timeout)?;
+    let progress = progress(cli.quiet);
     let (start, gens) = nodebench_fleet::http::run_generators(
         &ssh,
         &hosts.hosts,
