@@ -18,7 +18,7 @@ use crate::data::{Checksum, Generator, TABLES, Table};
 use crate::engine::mysql::MysqlConnector;
 use crate::engine::postgres::PostgresConnector;
 use crate::engine::sqlite::SqliteConnector;
-use crate::engine::{Connector, DbError, Session, Settings};
+use crate::engine::{Connector, DbError, Loaded, Session, Settings};
 use crate::multi::{self, Outcome, Plan};
 use crate::queries;
 use crate::schema::{self, CHECKSUM_TABLE, INDEXES};
@@ -494,8 +494,13 @@ fn load(
             let mut rows = Generator::new(t, n, seed).inspect(|row| sum.add(row));
             s.load(t, &mut rows, &ctx.cancel)?
         } else {
+            // `tiny`: its one row.
             sum.rows = 1;
-            s.load(t, &mut std::iter::empty(), &ctx.cancel)?
+            s.execute(&format!("INSERT INTO {} (col_key) VALUES (0)", t.name))?;
+            Loaded {
+                rows: 1,
+                cancelled: false,
+            }
         };
         if loaded.cancelled {
             s.execute("ROLLBACK")?;

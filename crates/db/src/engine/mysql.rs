@@ -386,13 +386,6 @@ impl Session for MysqlSession {
         rows: &mut dyn Iterator<Item = Row>,
         cancel: &Cancel,
     ) -> Result<Loaded, DbError> {
-        if table.distinct.is_none() {
-            self.execute(&format!("INSERT INTO {} (col_key) VALUES (0)", table.name))?;
-            return Ok(Loaded {
-                rows: 1,
-                cancelled: false,
-            });
-        }
         if self.local_infile.is_none() {
             let on = self
                 .fetch("SELECT @@local_infile")?

@@ -167,13 +167,6 @@ impl Session for PostgresSession {
         rows: &mut dyn Iterator<Item = Row>,
         cancel: &Cancel,
     ) -> Result<Loaded, DbError> {
-        if table.distinct.is_none() {
-            self.execute(&format!("INSERT INTO {} (col_key) VALUES (0)", table.name))?;
-            return Ok(Loaded {
-                rows: 1,
-                cancelled: false,
-            });
-        }
         // FREEZE: the table was created in this transaction, so its rows
         // can be written frozen (no hint-bit rewrite or vacuum later).
         let sql = format!(

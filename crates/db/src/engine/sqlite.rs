@@ -145,13 +145,6 @@ impl Session for SqliteSession {
         rows: &mut dyn Iterator<Item = Row>,
         cancel: &Cancel,
     ) -> Result<Loaded, DbError> {
-        if table.distinct.is_none() {
-            self.execute(&format!("INSERT INTO {} (col_key) VALUES (0)", table.name))?;
-            return Ok(Loaded {
-                rows: 1,
-                cancelled: false,
-            });
-        }
         let sql = format!(
             "INSERT INTO {} ({}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             table.name,
