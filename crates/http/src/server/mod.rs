@@ -19,6 +19,7 @@
 mod config;
 mod dynamic;
 mod endpoints;
+mod head;
 pub mod http1;
 
 use std::cmp::Reverse;
@@ -29,7 +30,7 @@ use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use nodebench_core::bench::Cancel;
 use nodebench_core::cputime::{self, SchedTimes};
@@ -41,6 +42,7 @@ pub use endpoints::{DEFAULT_CPU_ROUNDS, ENDPOINTS, MAX_CPU_ROUNDS, MAX_DELAY, PA
 
 use dynamic::Dynamic;
 use endpoints::{Body, Reply};
+use head::Heads;
 use http1::{MAX_HEAD, Version};
 use nodebench_core::epoll::{Epoll, HUP_OR_ERR, IN, OUT, Ready};
 
@@ -398,6 +400,7 @@ struct Env<'a> {
     counters: &'a Counters,
     timers: &'a mut BinaryHeap<Reverse<(Instant, u64)>>,
     dynamic: &'a mut [Dynamic],
+    heads: &'a Heads,
 }
 
 impl Conn {
@@ -596,12 +599,7 @@ impl Conn {
             // The client holds its body back until it sees this.
             self.out.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
         }
-        let len = body.len();
-        let _ = write!(
-            self.out,
-            "HTTP/1.1 {status} {}\r\nServer: nodebench\r\nContent-Type: text/plain\r\nContent-Length: {len}\r\n",
-            http1::reason_phrase(status)
-        );
+        env.heads.write(&mut self.out, status, body.len());
         if self.close_after {
             self.out.extend_from_slice(b"Connection: close\r\n");
         } else if framing.version == Version::Http10 {
@@ -691,6 +689,8 @@ struct Worker<'a> {
     timers: BinaryHeap<Reverse<(Instant, u64)>>,
     /// This worker's handlers of the dynamic endpoints.
     dynamic: Vec<Dynamic>,
+    /// The headers every response carries, dated this second.
+    heads: Heads,
     /// While accept fails for lack of descriptors, the listener is left
     /// unwatched until then.
     accept_paused_until: Option<Instant>,
@@ -705,6 +705,7 @@ impl<'a> Worker<'a> {
             free: Vec::new(),
             timers: BinaryHeap::new(),
             dynamic,
+            heads: Heads::new(SystemTime::now()),
             accept_paused_until: None,
         }
     }
@@ -723,6 +724,7 @@ impl<'a> Worker<'a> {
                 .wait(&mut raw, wake.saturating_duration_since(now), &mut ready)
                 .map_err(|e| format!("epoll_wait: {e}"))?;
             let now = Instant::now();
+            self.heads.refresh(SystemTime::now());
             for r in &ready {
                 if r.token == LISTENER {
                     self.accept(now);
@@ -788,6 +790,7 @@ impl<'a> Worker<'a> {
                 counters: &self.shared.counters,
                 timers: &mut self.timers,
                 dynamic: &mut self.dynamic,
+                heads: &self.heads,
             },
             &mut self.slots,
         )

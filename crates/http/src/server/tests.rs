@@ -353,3 +353,20 @@ fn bad_bind(addr: SocketAddr) -> String {
     .err()
     .unwrap()
 }
+
+#[test]
+fn every_response_is_dated_in_imf_fixdate() {
+    let h = server(|_| {});
+    let mut c = connect(&h);
+    for (path, status) in [("/3985", 200), ("/nope", 404)] {
+        let r = get(&mut c, path);
+        assert_eq!(r.status, status);
+        let date = r
+            .header("date")
+            .unwrap_or_else(|| panic!("{path}: no Date"));
+        assert!(date.ends_with(" GMT") && date.len() == 29, "{date:?}");
+        let t = chrono::DateTime::parse_from_rfc2822(date).unwrap();
+        let skew = (chrono::Utc::now().timestamp() - t.timestamp()).abs();
+        assert!(skew <= 2, "{date} is {skew} s off");
+    }
+}
