@@ -1,15 +1,28 @@
-//! The pure-Rust backend: faer's blocked, recursive LU with partial
-//! pivoting, factoring A in place, then the two triangular solves, all on a
-//! rayon pool of the requested size. Always available.
+//! The pure-Rust backend: a right-looking blocked LU with partial pivoting
+//! in HPL's structure, with a lookahead of one panel, over faer's kernels.
+//!
+//! A is cut into panels of [`PANEL`] columns. Step s, with panel s already
+//! factored (its L below the diagonal, its row transpositions known):
+//! the columns right of the panel are cut into chunks, and each chunk gets
+//! the panel's row swaps, the triangular solve with the panel's unit-lower
+//! block (its rows of U) and the trailing update A22 -= L21 U12 (faer's
+//! packed GEMM). Worker 0 first updates the chunk holding panel s + 1 and
+//! factors it (faer's recursive LU on the tall panel) while the other
+//! workers take the remaining chunks; then it joins them. A barrier ends
+//! the step. Finally the swaps are applied to the L columns left of each
+//! panel and b is solved with faer's triangular solves.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Barrier, Mutex};
+use std::time::{Duration, Instant};
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
+use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_solve::{
     solve_unit_lower_triangular_in_place, solve_upper_triangular_in_place,
 };
-use std::time::{Duration, Instant};
-
-use faer::{MatMut, Par};
+use faer::{Accum, MatMut, MatRef, Par};
 
 use crate::error::SolveError;
 use crate::matrix::Equations;
@@ -17,7 +30,16 @@ use crate::matrix::Equations;
 /// faer's version, as recorded with results.
 pub const FAER_VERSION: &str = "0.24";
 
-/// A pool of `threads` workers for faer's parallel kernels.
+/// Columns per panel (HPL's NB): the inner dimension of every trailing
+/// update.
+pub const PANEL: usize = 256;
+
+/// Columns per chunk of the trailing update, the unit of work the workers
+/// share.
+pub const CHUNK: usize = 128;
+
+/// The solver's workers, and a rayon pool for faer's parallel triangular
+/// solves of b.
 pub struct RustSolver {
     pool: rayon::ThreadPool,
     threads: usize,
@@ -39,41 +61,278 @@ impl RustSolver {
     /// solves.
     pub fn solve(&self, eq: Equations<'_>) -> Result<Duration, SolveError> {
         let Equations { n, a, lda, b } = eq;
+        let start = Instant::now();
+        let pivots = factor(a, n, lda, self.threads);
+        let lu = MatRef::from_column_major_slice_with_stride(&*a, n, n, lda);
+        if let Some(k) = (0..n).find(|&k| lu[(k, k)] == 0.0) {
+            return Err(SolveError::Singular { column: k + 1 });
+        }
+        // x = U^-1 L^-1 P b, P applied as the transpositions in order.
+        for (i, &p) in pivots.iter().enumerate() {
+            b.swap(i, p);
+        }
         let par = if self.threads > 1 {
             Par::rayon(self.threads)
         } else {
             Par::Seq
         };
         self.pool.install(|| {
-            let start = Instant::now();
-            let mut lu = MatMut::from_column_major_slice_with_stride_mut(a, n, n, lda);
-            let mut perm = vec![0usize; n];
-            let mut perm_inv = vec![0usize; n];
-            let mut scratch = MemBuffer::new(lu_in_place_scratch::<usize, f64>(
-                n,
-                n,
-                par,
-                Default::default(),
-            ));
-            let (_, p) = lu_in_place(
-                lu.as_mut(),
-                &mut perm,
-                &mut perm_inv,
-                par,
-                MemStack::new(&mut scratch),
-                Default::default(),
-            );
-            if let Some(k) = (0..n).find(|&k| lu[(k, k)] == 0.0) {
-                return Err(SolveError::Singular { column: k + 1 });
-            }
-            // x = U^-1 L^-1 P b.
-            let (forward, _) = p.arrays();
-            let permuted: Vec<f64> = forward.iter().map(|&i| b[i]).collect();
-            b.copy_from_slice(&permuted);
             let mut x = MatMut::from_column_major_slice_mut(b, n, 1);
-            solve_unit_lower_triangular_in_place(lu.as_ref(), x.as_mut(), par);
-            solve_upper_triangular_in_place(lu.as_ref(), x.as_mut(), par);
-            Ok(start.elapsed())
-        })
+            solve_unit_lower_triangular_in_place(lu, x.as_mut(), par);
+            solve_upper_triangular_in_place(lu, x.as_mut(), par);
+        });
+        Ok(start.elapsed())
     }
+}
+
+/// A column-major matrix shared by the workers, each of which touches only
+/// the blocks its step gives it.
+#[derive(Clone, Copy)]
+struct Shared {
+    ptr: *mut f64,
+    lda: usize,
+}
+
+// SAFETY: the workers write disjoint column ranges between barriers and
+// read only blocks no one writes in the same step (see `factor`).
+unsafe impl Send for Shared {}
+// SAFETY: as for Send.
+unsafe impl Sync for Shared {}
+
+impl Shared {
+    /// The block of `rows` x `cols` starting at (`i`, `j`).
+    ///
+    /// # Safety
+    /// The block lies inside the matrix and no other live view writes it.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn block(&self, i: usize, j: usize, rows: usize, cols: usize) -> MatMut<'_, f64> {
+        // SAFETY: in bounds and unaliased, as the caller promises.
+        unsafe {
+            MatMut::from_raw_parts_mut(
+                self.ptr.add(i + j * self.lda),
+                rows,
+                cols,
+                1,
+                self.lda as isize,
+            )
+        }
+    }
+}
+
+/// Factors the panel of `rows` x `cols` at (`k`, `k`) with faer's LU and
+/// returns its row transpositions, 0-based and relative to row `k`, in the
+/// order they were applied (as LAPACK's ipiv).
+///
+/// # Safety
+/// As [`Shared::block`], for the panel.
+unsafe fn factor_panel(
+    a: Shared,
+    k: usize,
+    rows: usize,
+    cols: usize,
+    perm: &mut [usize],
+    perm_inv: &mut [usize],
+    scratch: &mut MemBuffer,
+) -> Vec<usize> {
+    // SAFETY: as the caller promises.
+    let panel = unsafe { a.block(k, k, rows, cols) };
+    let (perm, perm_inv) = (&mut perm[..rows], &mut perm_inv[..rows]);
+    lu_in_place(
+        panel,
+        perm,
+        perm_inv,
+        Par::Seq,
+        MemStack::new(scratch),
+        Default::default(),
+    );
+    // faer built perm by swapping (i, i + t_i) for i = 0, 1, ...; the row
+    // at position i is final after swap i, so t_i is where perm[i] stood
+    // just before it.
+    let mut at: Vec<usize> = (0..rows).collect();
+    let mut pos: Vec<usize> = (0..rows).collect();
+    (0..cols)
+        .map(|i| {
+            let p = pos[perm[i]];
+            let (ri, rp) = (at[i], at[p]);
+            at.swap(i, p);
+            pos[ri] = p;
+            pos[rp] = i;
+            p
+        })
+        .collect()
+}
+
+/// Applies the panel at (`k`, `k`) of width `kb` to the columns
+/// `first..last`: its row swaps `ipiv`, the solve with its unit-lower block
+/// and the trailing update of the rows below.
+///
+/// # Safety
+/// Columns `first..last` are this worker's alone; the panel's columns are
+/// final for this step.
+unsafe fn update(a: Shared, n: usize, k: usize, kb: usize, ipiv: &[usize], cols: (usize, usize)) {
+    let (first, last) = cols;
+    let w = last - first;
+    // SAFETY: this worker's own columns, rows k..n.
+    let mut own = unsafe { a.block(k, first, n - k, w) };
+    for j in 0..w {
+        let col = own
+            .as_mut()
+            .col_mut(j)
+            .try_as_col_major_mut()
+            .expect("unit row stride");
+        let col = col.as_slice_mut();
+        for (i, &p) in ipiv.iter().enumerate() {
+            col.swap(i, p);
+        }
+    }
+    // SAFETY: the panel's columns are only read in this step.
+    let panel = unsafe { a.block(k, k, n - k, kb) };
+    let panel = panel.as_ref();
+    let (l11, l21) = panel.split_at_row(kb);
+    let (mut u12, a22) = own.split_at_row_mut(kb);
+    solve_unit_lower_triangular_in_place(l11, u12.as_mut(), Par::Seq);
+    if n > k + kb {
+        matmul(a22, Accum::Add, l21, u12.as_ref(), -1.0, Par::Seq);
+    }
+}
+
+/// LU factorisation with partial pivoting of the `n` x `n` matrix `a`
+/// (column-major, leading dimension `lda`) in place, on `threads` workers.
+/// Returns the row transpositions: row i was swapped with row `pivots[i]`
+/// (>= i), in order.
+fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize) -> Vec<usize> {
+    assert!(
+        a.len() >= lda * n.saturating_sub(1) + n,
+        "A holds n columns"
+    );
+    let shared = Shared {
+        ptr: a.as_mut_ptr(),
+        lda,
+    };
+    let steps = n.div_ceil(PANEL);
+    let panel_cols = |s: usize| (s * PANEL, PANEL.min(n - s * PANEL));
+    // Transpositions of each panel, relative to its first row.
+    let ipivs: Mutex<Vec<Vec<usize>>> = Mutex::new(Vec::with_capacity(steps));
+    let next: Vec<AtomicUsize> = (0..steps).map(|_| AtomicUsize::new(0)).collect();
+    let barrier = Barrier::new(threads.max(1));
+
+    let work = |worker: usize| {
+        let mut scratch = (worker == 0).then(|| {
+            MemBuffer::new(lu_in_place_scratch::<usize, f64>(
+                n,
+                PANEL,
+                Par::Seq,
+                Default::default(),
+            ))
+        });
+        let mut perm = vec![0usize; if worker == 0 { n } else { 0 }];
+        let mut perm_inv = perm.clone();
+        if worker == 0 && n > 0 {
+            let (k, kb) = panel_cols(0);
+            // SAFETY: nothing else runs before the first barrier.
+            let piv = unsafe {
+                factor_panel(
+                    shared,
+                    k,
+                    n - k,
+                    kb,
+                    &mut perm,
+                    &mut perm_inv,
+                    scratch.as_mut().expect("worker 0's scratch"),
+                )
+            };
+            ipivs.lock().expect("pivots").push(piv);
+        }
+        barrier.wait();
+        for (s, next) in next.iter().enumerate() {
+            let (k, kb) = panel_cols(s);
+            let ipiv = ipivs.lock().expect("pivots")[s].clone();
+            // Chunks of the columns right of the panel; chunk 0 is the next
+            // panel's columns (worker 0's lookahead).
+            let rest = k + kb;
+            let lookahead = PANEL.min(n - rest);
+            let chunks = if n > rest {
+                1 + (n - rest - lookahead).div_ceil(CHUNK)
+            } else {
+                0
+            };
+            let chunk_cols = |c: usize| {
+                if c == 0 {
+                    (rest, rest + lookahead)
+                } else {
+                    let first = rest + lookahead + (c - 1) * CHUNK;
+                    (first, (first + CHUNK).min(n))
+                }
+            };
+            if worker == 0 && chunks > 0 {
+                // SAFETY: chunk 0 is claimed by worker 0 alone (the others
+                // start at 1), and the next panel lies in it.
+                unsafe { update(shared, n, k, kb, &ipiv, chunk_cols(0)) };
+                let (k1, kb1) = panel_cols(s + 1);
+                // SAFETY: as above.
+                let piv = unsafe {
+                    factor_panel(
+                        shared,
+                        k1,
+                        n - k1,
+                        kb1,
+                        &mut perm,
+                        &mut perm_inv,
+                        scratch.as_mut().expect("worker 0's scratch"),
+                    )
+                };
+                ipivs.lock().expect("pivots").push(piv);
+            }
+            loop {
+                let c = 1 + next.fetch_add(1, Ordering::Relaxed);
+                if c >= chunks {
+                    break;
+                }
+                // SAFETY: each chunk index is taken once, so its columns
+                // are this worker's alone; the panel was final at the last
+                // barrier.
+                unsafe { update(shared, n, k, kb, &ipiv, chunk_cols(c)) };
+            }
+            barrier.wait();
+        }
+    };
+    std::thread::scope(|scope| {
+        for worker in 1..threads {
+            let work = &work;
+            scope.spawn(move || work(worker));
+        }
+        work(0);
+    });
+
+    // Each panel's swaps also apply to the L columns left of it.
+    let ipivs = ipivs.into_inner().expect("pivots");
+    let left_swaps = |first: usize, last: usize| {
+        for (s, ipiv) in ipivs.iter().enumerate() {
+            let k = s * PANEL;
+            for j in first..last.min(k) {
+                // SAFETY: each thread swaps in its own columns.
+                let col = unsafe { shared.block(k, j, n - k, 1) };
+                let col = col
+                    .col_mut(0)
+                    .try_as_col_major_mut()
+                    .expect("unit row stride");
+                let col = col.as_slice_mut();
+                for (i, &p) in ipiv.iter().enumerate() {
+                    col.swap(i, p);
+                }
+            }
+        }
+    };
+    let per = n.div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        for first in (0..n).step_by(per) {
+            let left_swaps = &left_swaps;
+            scope.spawn(move || left_swaps(first, (first + per).min(n)));
+        }
+    });
+    ipivs
+        .iter()
+        .enumerate()
+        .flat_map(|(s, ipiv)| ipiv.iter().map(move |&p| p + s * PANEL))
+        .collect()
 }
