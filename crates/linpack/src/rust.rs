@@ -18,13 +18,13 @@ use std::time::{Duration, Instant};
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
-use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_solve::{
     solve_unit_lower_triangular_in_place, solve_upper_triangular_in_place,
 };
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{MatMut, MatRef, Par};
 
 use crate::error::SolveError;
+use crate::gemm::Kernel;
 use crate::matrix::Equations;
 
 /// faer's version, as recorded with results.
@@ -43,6 +43,7 @@ pub const CHUNK: usize = 128;
 pub struct RustSolver {
     pool: rayon::ThreadPool,
     threads: usize,
+    kernel: Kernel,
 }
 
 impl RustSolver {
@@ -53,7 +54,16 @@ impl RustSolver {
             .thread_name(|i| format!("linpack-{i}"))
             .build()
             .map_err(|e| format!("cannot start {threads} solver threads: {e}"))?;
-        Ok(RustSolver { pool, threads })
+        Ok(RustSolver {
+            pool,
+            threads,
+            kernel: Kernel::detect(),
+        })
+    }
+
+    /// The GEMM micro-kernel in use (`AVX-512 24x8`), recorded with results.
+    pub fn kernel(&self) -> &'static str {
+        self.kernel.isa
     }
 
     /// Solves the equations in place (A becomes its LU factors and b
@@ -62,7 +72,7 @@ impl RustSolver {
     pub fn solve(&self, eq: Equations<'_>) -> Result<Duration, SolveError> {
         let Equations { n, a, lda, b } = eq;
         let start = Instant::now();
-        let pivots = factor(a, n, lda, self.threads);
+        let pivots = factor(a, n, lda, self.threads, &self.kernel);
         let lu = MatRef::from_column_major_slice_with_stride(&*a, n, n, lda);
         if let Some(k) = (0..n).find(|&k| lu[(k, k)] == 0.0) {
             return Err(SolveError::Singular { column: k + 1 });
@@ -119,6 +129,40 @@ impl Shared {
     }
 }
 
+/// The two buffers of packed L21, shared by the workers.
+#[derive(Clone, Copy)]
+struct Packed {
+    ptrs: [*mut f64; 2],
+    len: usize,
+}
+
+// SAFETY: buffer s % 2 is written by worker 0 only in the step before s,
+// and read by all only in step s (a barrier between).
+unsafe impl Send for Packed {}
+// SAFETY: as for Send.
+unsafe impl Sync for Packed {}
+
+impl Packed {
+    /// Buffer `i` to read.
+    ///
+    /// # Safety
+    /// No one writes buffer `i` meanwhile.
+    unsafe fn slice(&self, i: usize) -> &[f64] {
+        // SAFETY: a live buffer of `len` values, not written meanwhile.
+        unsafe { std::slice::from_raw_parts(self.ptrs[i], self.len) }
+    }
+
+    /// Buffer `i` to write.
+    ///
+    /// # Safety
+    /// No one else reads or writes buffer `i` meanwhile.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn slice_mut(&self, i: usize) -> &mut [f64] {
+        // SAFETY: a live buffer of `len` values, this caller's alone.
+        unsafe { std::slice::from_raw_parts_mut(self.ptrs[i], self.len) }
+    }
+}
+
 /// Factors the panel of `rows` x `cols` at (`k`, `k`) with faer's LU and
 /// returns its row transpositions, 0-based and relative to row `k`, in the
 /// order they were applied (as LAPACK's ipiv).
@@ -169,7 +213,18 @@ unsafe fn factor_panel(
 /// # Safety
 /// Columns `first..last` are this worker's alone; the panel's columns are
 /// final for this step.
-unsafe fn update(a: Shared, n: usize, k: usize, kb: usize, ipiv: &[usize], cols: (usize, usize)) {
+#[allow(clippy::too_many_arguments)]
+unsafe fn update(
+    a: Shared,
+    n: usize,
+    k: usize,
+    kb: usize,
+    ipiv: &[usize],
+    cols: (usize, usize),
+    kernel: &Kernel,
+    l21: &[f64],
+    bp: &mut Vec<f64>,
+) {
     let (first, last) = cols;
     let w = last - first;
     // SAFETY: this worker's own columns, rows k..n.
@@ -188,19 +243,31 @@ unsafe fn update(a: Shared, n: usize, k: usize, kb: usize, ipiv: &[usize], cols:
     // SAFETY: the panel's columns are only read in this step.
     let panel = unsafe { a.block(k, k, n - k, kb) };
     let panel = panel.as_ref();
-    let (l11, l21) = panel.split_at_row(kb);
-    let (mut u12, a22) = own.split_at_row_mut(kb);
+    let (l11, _) = panel.split_at_row(kb);
+    let (mut u12, _) = own.split_at_row_mut(kb);
     solve_unit_lower_triangular_in_place(l11, u12.as_mut(), Par::Seq);
-    if n > k + kb {
-        matmul(a22, Accum::Add, l21, u12.as_ref(), -1.0, Par::Seq);
-    }
+    // SAFETY: A22's columns are this worker's, L21 is packed and U12 lies
+    // in its own rows above A22.
+    unsafe {
+        kernel.sub_product(
+            n - k - kb,
+            w,
+            kb,
+            l21,
+            a.ptr.add(k + first * a.lda),
+            a.lda,
+            a.ptr.add(k + kb + first * a.lda),
+            a.lda,
+            bp,
+        )
+    };
 }
 
 /// LU factorisation with partial pivoting of the `n` x `n` matrix `a`
 /// (column-major, leading dimension `lda`) in place, on `threads` workers.
 /// Returns the row transpositions: row i was swapped with row `pivots[i]`
 /// (>= i), in order.
-fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize) -> Vec<usize> {
+fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize, kernel: &Kernel) -> Vec<usize> {
     assert!(
         a.len() >= lda * n.saturating_sub(1) + n,
         "A holds n columns"
@@ -215,6 +282,32 @@ fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize) -> Vec<usize> {
     let ipivs: Mutex<Vec<Vec<usize>>> = Mutex::new(Vec::with_capacity(steps));
     let next: Vec<AtomicUsize> = (0..steps).map(|_| AtomicUsize::new(0)).collect();
     let barrier = Barrier::new(threads.max(1));
+    // L21 of panel s, packed for the GEMM in buffer s % 2: worker 0 packs
+    // panel s + 1's while the others still read panel s's.
+    let mut buffers = [0, 1].map(|_| vec![0.0f64; kernel.packed_a_len(n, PANEL)]);
+    let packed = Packed {
+        ptrs: [buffers[0].as_mut_ptr(), buffers[1].as_mut_ptr()],
+        len: buffers[0].len(),
+    };
+    // Worker 0's part of a step: factor panel s and pack its L21.
+    let factor_and_pack =
+        |s: usize, perm: &mut [usize], perm_inv: &mut [usize], scratch: &mut MemBuffer| {
+            let (k, kb) = panel_cols(s);
+            // SAFETY: the panel's columns are worker 0's in this step, and so
+            // is buffer s % 2 (the others read buffer (s - 1) % 2).
+            let piv = unsafe {
+                let piv = factor_panel(shared, k, n - k, kb, perm, perm_inv, scratch);
+                kernel.pack_a(
+                    n - k - kb,
+                    kb,
+                    shared.ptr.add(k + kb + k * lda),
+                    lda,
+                    packed.slice_mut(s % 2),
+                );
+                piv
+            };
+            ipivs.lock().expect("pivots").push(piv);
+        };
 
     let work = |worker: usize| {
         let mut scratch = (worker == 0).then(|| {
@@ -227,26 +320,18 @@ fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize) -> Vec<usize> {
         });
         let mut perm = vec![0usize; if worker == 0 { n } else { 0 }];
         let mut perm_inv = perm.clone();
+        let mut bp = Vec::new();
         if worker == 0 && n > 0 {
-            let (k, kb) = panel_cols(0);
-            // SAFETY: nothing else runs before the first barrier.
-            let piv = unsafe {
-                factor_panel(
-                    shared,
-                    k,
-                    n - k,
-                    kb,
-                    &mut perm,
-                    &mut perm_inv,
-                    scratch.as_mut().expect("worker 0's scratch"),
-                )
-            };
-            ipivs.lock().expect("pivots").push(piv);
+            let scratch = scratch.as_mut().expect("worker 0's scratch");
+            factor_and_pack(0, &mut perm, &mut perm_inv, scratch);
         }
         barrier.wait();
         for (s, next) in next.iter().enumerate() {
             let (k, kb) = panel_cols(s);
             let ipiv = ipivs.lock().expect("pivots")[s].clone();
+            // SAFETY: buffer s % 2 was written before the last barrier and
+            // is only read in this step.
+            let l21 = unsafe { packed.slice(s % 2) };
             // Chunks of the columns right of the panel; chunk 0 is the next
             // panel's columns (worker 0's lookahead).
             let rest = k + kb;
@@ -267,21 +352,9 @@ fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize) -> Vec<usize> {
             if worker == 0 && chunks > 0 {
                 // SAFETY: chunk 0 is claimed by worker 0 alone (the others
                 // start at 1), and the next panel lies in it.
-                unsafe { update(shared, n, k, kb, &ipiv, chunk_cols(0)) };
-                let (k1, kb1) = panel_cols(s + 1);
-                // SAFETY: as above.
-                let piv = unsafe {
-                    factor_panel(
-                        shared,
-                        k1,
-                        n - k1,
-                        kb1,
-                        &mut perm,
-                        &mut perm_inv,
-                        scratch.as_mut().expect("worker 0's scratch"),
-                    )
-                };
-                ipivs.lock().expect("pivots").push(piv);
+                unsafe { update(shared, n, k, kb, &ipiv, chunk_cols(0), kernel, l21, &mut bp) };
+                let scratch = scratch.as_mut().expect("worker 0's scratch");
+                factor_and_pack(s + 1, &mut perm, &mut perm_inv, scratch);
             }
             loop {
                 let c = 1 + next.fetch_add(1, Ordering::Relaxed);
@@ -291,7 +364,7 @@ fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize) -> Vec<usize> {
                 // SAFETY: each chunk index is taken once, so its columns
                 // are this worker's alone; the panel was final at the last
                 // barrier.
-                unsafe { update(shared, n, k, kb, &ipiv, chunk_cols(c)) };
+                unsafe { update(shared, n, k, kb, &ipiv, chunk_cols(c), kernel, l21, &mut bp) };
             }
             barrier.wait();
         }
