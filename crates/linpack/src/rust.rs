@@ -1,15 +1,17 @@
 //! The pure-Rust backend: a right-looking blocked LU with partial pivoting
-//! in HPL's structure, with a lookahead of one panel, over faer's kernels.
+//! in HPL's structure, with a lookahead of one panel: our own packed GEMM
+//! (gemm.rs) for the trailing update, faer for the panel LU and the
+//! triangular solves.
 //!
 //! A is cut into panels of [`PANEL`] columns. Step s, with panel s already
 //! factored (its L below the diagonal, its row transpositions known):
 //! the columns right of the panel are cut into chunks, and each chunk gets
 //! the panel's row swaps, the triangular solve with the panel's unit-lower
-//! block (its rows of U) and the trailing update A22 -= L21 U12 (faer's
-//! packed GEMM). Worker 0 first updates the chunk holding panel s + 1 and
-//! factors it (faer's recursive LU on the tall panel) while the other
-//! workers take the remaining chunks; then it joins them. A barrier ends
-//! the step. Finally the swaps are applied to the L columns left of each
+//! block (its rows of U) and the trailing update A22 -= L21 U12 (gemm.rs,
+//! L21 packed once per step). Worker 0 first updates the chunk holding
+//! panel s + 1, factors it (faer's recursive LU on the tall panel) and
+//! packs its L21 while the other workers take the remaining chunks; then
+//! it joins them. A barrier ends the step. Finally the swaps are applied to the L columns left of each
 //! panel and b is solved with faer's triangular solves.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -71,8 +73,18 @@ impl RustSolver {
     /// solves.
     pub fn solve(&self, eq: Equations<'_>) -> Result<Duration, SolveError> {
         let Equations { n, a, lda, b } = eq;
+        // The workspace is allocated and touched before the clock starts.
+        let mut work = Workspace::new(n, PANEL, &self.kernel);
         let start = Instant::now();
-        let pivots = factor(a, n, lda, self.threads, &self.kernel);
+        let pivots = factor(
+            a,
+            n,
+            lda,
+            self.threads,
+            &self.kernel,
+            &mut work,
+            (PANEL, CHUNK),
+        );
         let lu = MatRef::from_column_major_slice_with_stride(&*a, n, n, lda);
         if let Some(k) = (0..n).find(|&k| lu[(k, k)] == 0.0) {
             return Err(SolveError::Singular { column: k + 1 });
@@ -125,6 +137,42 @@ impl Shared {
                 1,
                 self.lda as isize,
             )
+        }
+    }
+}
+
+/// What a factorisation needs besides A, allocated and written once
+/// before the clock starts, as HPL allocates its work arrays before timing
+/// (first touches of fresh pages are slow, above all in a VM).
+struct Workspace {
+    /// The two buffers of packed L21.
+    packed: [Vec<f64>; 2],
+    /// faer's scratch for the panel LU.
+    scratch: MemBuffer,
+    /// faer's row permutation of a panel, and its inverse.
+    perm: Vec<usize>,
+    perm_inv: Vec<usize>,
+}
+
+impl Workspace {
+    /// The workspace for order `n` and panels of `panel` columns.
+    fn new(n: usize, panel: usize, kernel: &Kernel) -> Workspace {
+        let touched = |len: usize| {
+            let mut v = Vec::with_capacity(len);
+            v.resize(len, 0.0);
+            v
+        };
+        let len = kernel.packed_a_len(n, panel);
+        Workspace {
+            packed: [touched(len), touched(len)],
+            scratch: MemBuffer::new(lu_in_place_scratch::<usize, f64>(
+                n,
+                panel,
+                Par::Seq,
+                Default::default(),
+            )),
+            perm: vec![0; n],
+            perm_inv: vec![0; n],
         }
     }
 }
@@ -267,7 +315,15 @@ unsafe fn update(
 /// (column-major, leading dimension `lda`) in place, on `threads` workers.
 /// Returns the row transpositions: row i was swapped with row `pivots[i]`
 /// (>= i), in order.
-fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize, kernel: &Kernel) -> Vec<usize> {
+fn factor(
+    a: &mut [f64],
+    n: usize,
+    lda: usize,
+    threads: usize,
+    kernel: &Kernel,
+    work: &mut Workspace,
+    (panel, chunk): (usize, usize),
+) -> Vec<usize> {
     assert!(
         a.len() >= lda * n.saturating_sub(1) + n,
         "A holds n columns"
@@ -276,19 +332,27 @@ fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize, kernel: &Kernel) 
         ptr: a.as_mut_ptr(),
         lda,
     };
-    let steps = n.div_ceil(PANEL);
-    let panel_cols = |s: usize| (s * PANEL, PANEL.min(n - s * PANEL));
+    let steps = n.div_ceil(panel);
+    let panel_cols = |s: usize| (s * panel, panel.min(n - s * panel));
     // Transpositions of each panel, relative to its first row.
     let ipivs: Mutex<Vec<Vec<usize>>> = Mutex::new(Vec::with_capacity(steps));
     let next: Vec<AtomicUsize> = (0..steps).map(|_| AtomicUsize::new(0)).collect();
     let barrier = Barrier::new(threads.max(1));
     // L21 of panel s, packed for the GEMM in buffer s % 2: worker 0 packs
     // panel s + 1's while the others still read panel s's.
-    let mut buffers = [0, 1].map(|_| vec![0.0f64; kernel.packed_a_len(n, PANEL)]);
+    let Workspace {
+        packed: buffers,
+        scratch,
+        perm,
+        perm_inv,
+    } = work;
+    assert!(buffers[0].len() >= kernel.packed_a_len(n, panel) && perm.len() >= n);
     let packed = Packed {
         ptrs: [buffers[0].as_mut_ptr(), buffers[1].as_mut_ptr()],
         len: buffers[0].len(),
     };
+    // Worker 0's own workspace.
+    let own = Mutex::new((scratch, perm, perm_inv));
     // Worker 0's part of a step: factor panel s and pack its L21.
     let factor_and_pack =
         |s: usize, perm: &mut [usize], perm_inv: &mut [usize], scratch: &mut MemBuffer| {
@@ -310,20 +374,11 @@ fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize, kernel: &Kernel) 
         };
 
     let work = |worker: usize| {
-        let mut scratch = (worker == 0).then(|| {
-            MemBuffer::new(lu_in_place_scratch::<usize, f64>(
-                n,
-                PANEL,
-                Par::Seq,
-                Default::default(),
-            ))
-        });
-        let mut perm = vec![0usize; if worker == 0 { n } else { 0 }];
-        let mut perm_inv = perm.clone();
+        let mut own = (worker == 0).then(|| own.lock().expect("worker 0's workspace"));
         let mut bp = Vec::new();
         if worker == 0 && n > 0 {
-            let scratch = scratch.as_mut().expect("worker 0's scratch");
-            factor_and_pack(0, &mut perm, &mut perm_inv, scratch);
+            let (scratch, perm, perm_inv) = &mut **own.as_mut().expect("worker 0");
+            factor_and_pack(0, perm, perm_inv, scratch);
         }
         barrier.wait();
         for (s, next) in next.iter().enumerate() {
@@ -335,9 +390,9 @@ fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize, kernel: &Kernel) 
             // Chunks of the columns right of the panel; chunk 0 is the next
             // panel's columns (worker 0's lookahead).
             let rest = k + kb;
-            let lookahead = PANEL.min(n - rest);
+            let lookahead = panel.min(n - rest);
             let chunks = if n > rest {
-                1 + (n - rest - lookahead).div_ceil(CHUNK)
+                1 + (n - rest - lookahead).div_ceil(chunk)
             } else {
                 0
             };
@@ -345,16 +400,16 @@ fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize, kernel: &Kernel) 
                 if c == 0 {
                     (rest, rest + lookahead)
                 } else {
-                    let first = rest + lookahead + (c - 1) * CHUNK;
-                    (first, (first + CHUNK).min(n))
+                    let first = rest + lookahead + (c - 1) * chunk;
+                    (first, (first + chunk).min(n))
                 }
             };
             if worker == 0 && chunks > 0 {
                 // SAFETY: chunk 0 is claimed by worker 0 alone (the others
                 // start at 1), and the next panel lies in it.
                 unsafe { update(shared, n, k, kb, &ipiv, chunk_cols(0), kernel, l21, &mut bp) };
-                let scratch = scratch.as_mut().expect("worker 0's scratch");
-                factor_and_pack(s + 1, &mut perm, &mut perm_inv, scratch);
+                let (scratch, perm, perm_inv) = &mut **own.as_mut().expect("worker 0");
+                factor_and_pack(s + 1, perm, perm_inv, scratch);
             }
             loop {
                 let c = 1 + next.fetch_add(1, Ordering::Relaxed);
@@ -381,7 +436,7 @@ fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize, kernel: &Kernel) 
     let ipivs = ipivs.into_inner().expect("pivots");
     let left_swaps = |first: usize, last: usize| {
         for (s, ipiv) in ipivs.iter().enumerate() {
-            let k = s * PANEL;
+            let k = s * panel;
             for j in first..last.min(k) {
                 // SAFETY: each thread swaps in its own columns.
                 let col = unsafe { shared.block(k, j, n - k, 1) };
@@ -406,6 +461,6 @@ fn factor(a: &mut [f64], n: usize, lda: usize, threads: usize, kernel: &Kernel) 
     ipivs
         .iter()
         .enumerate()
-        .flat_map(|(s, ipiv)| ipiv.iter().map(move |&p| p + s * PANEL))
+        .flat_map(|(s, ipiv)| ipiv.iter().map(move |&p| p + s * panel))
         .collect()
 }
