@@ -32,7 +32,10 @@ impl Solver {
     /// Version and origin, recorded with every result.
     pub fn version(&self) -> String {
         match self {
-            Solver::Rust(_) => format!("faer {FAER_VERSION} (pure Rust)"),
+            Solver::Rust(r) => format!(
+                "blocked LU, {} GEMM, faer {FAER_VERSION} (pure Rust)",
+                r.kernel()
+            ),
             Solver::Blas(b) => format!("{} [{}]", b.version, b.path),
         }
     }

@@ -19,6 +19,7 @@ pub mod backend;
 pub mod blas;
 pub mod config;
 pub mod error;
+pub mod gemm;
 pub mod matrix;
 pub mod rust;
 

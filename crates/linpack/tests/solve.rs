@@ -9,12 +9,22 @@ use nodebench_linpack::Linpack;
 use nodebench_linpack::config::{BlasChoice, Family, Kind, LinpackConfig, Sizes};
 
 fn run(blas: BlasChoice, sizes: &[usize], trials: usize, matrix: Kind) -> Vec<BenchResult> {
+    run_on(blas, sizes, trials, matrix, 2)
+}
+
+fn run_on(
+    blas: BlasChoice,
+    sizes: &[usize],
+    trials: usize,
+    matrix: Kind,
+    threads: usize,
+) -> Vec<BenchResult> {
     let bench = Linpack {
         config: LinpackConfig {
             sizes: Sizes::List(sizes.to_vec()),
             trials,
             blas,
-            threads: Some(2),
+            threads: Some(threads),
             matrix,
             ..LinpackConfig::default()
         },
@@ -58,6 +68,18 @@ fn the_rust_backend_solves_and_passes_the_residual_check() {
         2,
         "rust",
     );
+}
+
+#[test]
+fn the_rust_backend_passes_with_several_panels_on_one_and_three_workers() {
+    // 1100 = 4 panels of 256 and a partial one of 76; 3 workers share the
+    // chunks unevenly.
+    let sizes = [1100, 517];
+    for threads in [1, 3] {
+        let results = run_on(BlasChoice::Rust, &sizes, 1, Kind::Random, threads);
+        check_passed(&results, &sizes, 1, "rust");
+        assert_eq!(results[0].param(param::THREADS).unwrap(), threads);
+    }
 }
 
 #[test]
