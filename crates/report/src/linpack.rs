@@ -172,7 +172,10 @@ mod tests {
         r.set_param(param::TRIALS, 2);
         r.set_param(param::THREADS, 2);
         r.set_param(param::BACKEND, "rust");
-        r.set_param(param::BACKEND_VERSION, "faer 0.24 (pure Rust)");
+        r.set_param(
+            param::BACKEND_VERSION,
+            "blocked LU, AVX-512 24x8 GEMM, faer 0.24 (pure Rust)",
+        );
         r.set_param(param::PEAK, "theoretical peak: 100 GFLOPS");
         let peak = Some(Reference {
             name: "peak".into(),
@@ -212,7 +215,10 @@ mod tests {
         let (a, b) = (result(1000, 0.02), result(2000, 0.03));
         let text = report(&[&a, &b]);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[1], "Backend: rust (faer 0.24 (pure Rust))");
+        assert_eq!(
+            lines[1],
+            "Backend: rust (blocked LU, AVX-512 24x8 GEMM, faer 0.24 (pure Rust))"
+        );
         assert_eq!(lines[2], "Number of threads: 2");
         assert_eq!(lines[3], "Peak: theoretical peak: 100 GFLOPS");
         let trials: Vec<Vec<&str>> = lines
