@@ -5,10 +5,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram as Hdr;
-use nodebench_core::bench::{BenchError, Benchmark, Context};
+use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::config::{Choice, Config};
 use nodebench_core::names::db::{self as names, label, metric, param, test};
 use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
@@ -136,7 +138,7 @@ impl As3ap {
         let base = |phase: &str| self.base_result(target, phase, &settings, reused);
         if !reused {
             let mut r = base(test::LOAD);
-            let loaded = load(s.as_mut(), n, c.seed, ctx, &mut r);
+            let loaded = load(s.as_mut(), connector, n, c.seed, ctx, &mut r);
             match loaded {
                 Ok(true) => {
                     ctx.record(r)?;
@@ -469,12 +471,154 @@ fn check_reuse(s: &mut dyn Session, n: u64, seed: u64) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Creates and loads the tables, each with its clustered key (the engine
-/// builds it during or right after its rows), in one transaction, then
-/// builds the secondary indexes; the figures go into `r`. `Ok(false)` when cancelled (the
-/// transaction rolled back).
+/// One table created and filled: what its load reports and the checksum
+/// of the rows generated for it.
+struct TableLoad {
+    table: Table,
+    loaded: Loaded,
+    time: Duration,
+    sum: Checksum,
+}
+
+/// Creates `t` and fills it with its generated rows (the engine builds its
+/// clustered key during or right after them); `tiny` gets its one row.
+fn load_table(
+    s: &mut dyn Session,
+    t: Table,
+    n: u64,
+    seed: u64,
+    cancel: &Cancel,
+) -> Result<TableLoad, DbError> {
+    let t0 = Instant::now();
+    s.create_table(t)?;
+    let mut sum = Checksum::default();
+    let loaded = if t.distinct.is_some() {
+        let mut rows = Generator::new(t, n, seed).inspect(|row| sum.add(row));
+        s.load(t, &mut rows, cancel)?
+    } else {
+        sum.rows = 1;
+        s.execute(&format!("INSERT INTO {} (col_key) VALUES (0)", t.name))?;
+        Loaded {
+            rows: 1,
+            cancelled: false,
+        }
+    };
+    Ok(TableLoad {
+        table: t,
+        loaded,
+        time: t0.elapsed(),
+        sum,
+    })
+}
+
+/// Loads the tables in one transaction on `s`, handing each loaded table to
+/// `done`. `Ok(false)` when cancelled (the transaction rolled back).
+fn load_in_one_transaction(
+    s: &mut dyn Session,
+    n: u64,
+    seed: u64,
+    cancel: &Cancel,
+    done: &mut dyn FnMut(TableLoad),
+) -> Result<bool, DbError> {
+    s.execute("BEGIN")?;
+    for t in TABLES {
+        let l = load_table(s, t, n, seed, cancel)?;
+        if l.loaded.cancelled {
+            s.execute("ROLLBACK")?;
+            return Ok(false);
+        }
+        done(l);
+    }
+    s.execute("COMMIT")?;
+    Ok(true)
+}
+
+/// How often the thread waiting for a side-by-side load looks at the
+/// cancel flag.
+const LOAD_POLL: Duration = Duration::from_millis(20);
+
+/// Loads the tables on `connections` new connections side by side, each
+/// table in its own transaction, handing each loaded table to `done` as it
+/// commits. On the first failure the other connections stop after their
+/// current table. `Ok(false)` when cancelled (the unfinished tables rolled
+/// back; the committed ones are the caller's to drop).
+fn load_side_by_side(
+    connector: &dyn Connector,
+    connections: usize,
+    n: u64,
+    seed: u64,
+    cancel: &Cancel,
+    done: &mut dyn FnMut(TableLoad),
+) -> Result<bool, DbError> {
+    let next = AtomicUsize::new(0);
+    // Set on the user's cancel or on a connection's failure.
+    let stop = Cancel::new();
+    let (tx, rx) = mpsc::channel::<Result<TableLoad, DbError>>();
+    std::thread::scope(|scope| {
+        for _ in 0..connections.min(TABLES.len()) {
+            let (tx, next, stop) = (tx.clone(), &next, &stop);
+            scope.spawn(move || {
+                let worker = || -> Result<(), DbError> {
+                    let mut s = connector.connect()?;
+                    while let Some(&t) = TABLES.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        if stop.is_cancelled() {
+                            break;
+                        }
+                        s.execute("BEGIN")?;
+                        let l = load_table(s.as_mut(), t, n, seed, stop)?;
+                        s.execute(if l.loaded.cancelled {
+                            "ROLLBACK"
+                        } else {
+                            "COMMIT"
+                        })?;
+                        let _ = tx.send(Ok(l));
+                    }
+                    Ok(())
+                };
+                if let Err(e) = worker() {
+                    let _ = tx.send(Err(e));
+                }
+            });
+        }
+        drop(tx);
+        let mut outcome = Ok(true);
+        loop {
+            match rx.recv_timeout(LOAD_POLL) {
+                Ok(Ok(l)) if l.loaded.cancelled => {
+                    if matches!(outcome, Ok(true)) {
+                        outcome = Ok(false);
+                    }
+                }
+                Ok(Ok(l)) => done(l),
+                Ok(Err(e)) => {
+                    stop.cancel();
+                    if outcome.is_ok() {
+                        outcome = Err(e);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if cancel.is_cancelled() {
+                        stop.cancel();
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        if cancel.is_cancelled() && matches!(outcome, Ok(true)) {
+            outcome = Ok(false);
+        }
+        outcome
+    })
+}
+
+/// Creates and loads the tables, each with its clustered key, in one
+/// transaction or side by side on the connections the engine loads with
+/// ([`Connector::load_connections`]), then builds the secondary indexes;
+/// the figures go into `r`. `Ok(false)` when cancelled (the caller drops
+/// what was loaded).
 fn load(
     s: &mut dyn Session,
+    connector: &dyn Connector,
     n: u64,
     seed: u64,
     ctx: &mut Context<'_>,
@@ -484,37 +628,26 @@ fn load(
     ctx.progress
         .start("db as3ap load", TABLES.len() as u64 + INDEXES.len() as u64);
     let start = Instant::now();
-    s.execute("BEGIN")?;
     let mut sums = Vec::new();
-    for t in TABLES {
-        let t0 = Instant::now();
-        s.create_table(t)?;
-        let mut sum = Checksum::default();
-        let loaded = if t.distinct.is_some() {
-            let mut rows = Generator::new(t, n, seed).inspect(|row| sum.add(row));
-            s.load(t, &mut rows, &ctx.cancel)?
-        } else {
-            // `tiny`: its one row.
-            sum.rows = 1;
-            s.execute(&format!("INSERT INTO {} (col_key) VALUES (0)", t.name))?;
-            Loaded {
-                rows: 1,
-                cancelled: false,
-            }
-        };
-        if loaded.cancelled {
-            s.execute("ROLLBACK")?;
-            ctx.progress.finish();
-            return Ok(false);
-        }
+    let progress = ctx.progress;
+    let mut done = |l: TableLoad| {
         r.metrics
-            .push(count(metric::ROWS, loaded.rows as f64).label(label::TABLE, t.name));
+            .push(count(metric::ROWS, l.loaded.rows as f64).label(label::TABLE, l.table.name));
         r.metrics
-            .push(seconds(metric::LOAD_SECONDS, t0.elapsed()).label(label::TABLE, t.name));
-        sums.push((t, sum));
-        ctx.progress.advance(1);
+            .push(seconds(metric::LOAD_SECONDS, l.time).label(label::TABLE, l.table.name));
+        sums.push((l.table, l.sum));
+        progress.advance(1);
+    };
+    let connections = connector.load_connections();
+    let loaded = if connections > 1 {
+        load_side_by_side(connector, connections, n, seed, &ctx.cancel, &mut done)
+    } else {
+        load_in_one_transaction(s, n, seed, &ctx.cancel, &mut done)
+    };
+    if !loaded? {
+        ctx.progress.finish();
+        return Ok(false);
     }
-    s.execute("COMMIT")?;
     let load_time = start.elapsed();
     let all = |m: Metric| m.label(label::TABLE, label::ALL);
     r.metrics.push(all(count(metric::ROWS, total as f64)));

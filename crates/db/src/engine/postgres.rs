@@ -34,7 +34,16 @@ pub struct PostgresConnector {
     pub url: String,
 }
 
+/// Connections the load fills tables on side by side: while one
+/// connection's server process builds a primary key, or waits for rows,
+/// the other's parses and stores a COPY.
+const LOAD_CONNECTIONS: usize = 2;
+
 impl Connector for PostgresConnector {
+    fn load_connections(&self) -> usize {
+        LOAD_CONNECTIONS
+    }
+
     fn connect(&self) -> Result<Box<dyn Session>, DbError> {
         let client = Client::connect(&self.url, NoTls).map_err(error)?;
         Ok(Box::new(PostgresSession {
