@@ -539,9 +539,9 @@ const LOAD_POLL: Duration = Duration::from_millis(20);
 
 /// Loads the tables on `connections` new connections side by side, each
 /// table in its own transaction, handing each loaded table to `done` as it
-/// commits. On the first failure the other connections stop after their
-/// current table. `Ok(false)` when cancelled (the unfinished tables rolled
-/// back; the committed ones are the caller's to drop).
+/// commits. On the first failure the other connections roll back their
+/// current table and stop. `Ok(false)` when cancelled (the unfinished
+/// tables rolled back; the committed ones are the caller's to drop).
 fn load_side_by_side(
     connector: &dyn Connector,
     connections: usize,
@@ -764,4 +764,151 @@ fn single_user(s: &mut dyn Session, n: u64, ctx: &mut Context<'_>, r: &mut Bench
         }
     }
     ctx.progress.finish();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Fetched, IrRow};
+    use crate::schema::Index;
+    use std::sync::{Arc, Mutex};
+
+    /// How long the fake engine takes to load a table.
+    const FAKE_LOAD: Duration = Duration::from_millis(200);
+
+    /// An engine whose load of one table fails at once and of the others
+    /// takes [`FAKE_LOAD`] (cancelled when the flag is set by then); it
+    /// logs the statements it runs.
+    struct Fake {
+        fails: &'static str,
+        log: Arc<Mutex<Vec<String>>>,
+    }
+
+    struct FakeSession {
+        fails: &'static str,
+        log: Arc<Mutex<Vec<String>>>,
+    }
+
+    impl Connector for Fake {
+        fn connect(&self) -> Result<Box<dyn Session>, DbError> {
+            Ok(Box::new(FakeSession {
+                fails: self.fails,
+                log: self.log.clone(),
+            }))
+        }
+    }
+
+    impl Session for FakeSession {
+        fn execute(&mut self, sql: &str) -> Result<u64, DbError> {
+            self.log.lock().unwrap().push(sql.to_string());
+            Ok(0)
+        }
+        fn fetch(&mut self, _: &str) -> Result<Fetched, DbError> {
+            Err(DbError::other("not in the load"))
+        }
+        fn ir_select(&mut self, _: i64) -> Result<Option<IrRow>, DbError> {
+            Err(DbError::other("not in the load"))
+        }
+        fn oltp_update(&mut self, _: i64) -> Result<u64, DbError> {
+            Err(DbError::other("not in the load"))
+        }
+        fn create_table(&mut self, table: Table) -> Result<(), DbError> {
+            self.execute(&format!("CREATE TABLE {}", table.name))
+                .map(|_| ())
+        }
+        fn load(
+            &mut self,
+            table: Table,
+            rows: &mut dyn Iterator<Item = crate::data::Row>,
+            cancel: &Cancel,
+        ) -> Result<Loaded, DbError> {
+            if table.name == self.fails {
+                return Err(DbError::other(format!("{} failed", table.name)));
+            }
+            std::thread::sleep(FAKE_LOAD);
+            Ok(Loaded {
+                rows: rows.count() as u64,
+                cancelled: cancel.is_cancelled(),
+            })
+        }
+        fn create_index(&mut self, _: Index) -> Result<(), DbError> {
+            Err(DbError::other("not in the load"))
+        }
+        fn table_exists(&mut self, _: &str) -> Result<bool, DbError> {
+            Err(DbError::other("not in the load"))
+        }
+        fn preload(&mut self) -> Result<(), DbError> {
+            Err(DbError::other("not in the load"))
+        }
+        fn settings(&mut self) -> Result<Settings, DbError> {
+            Err(DbError::other("not in the load"))
+        }
+        fn bigint(&self) -> &'static str {
+            "BIGINT"
+        }
+    }
+
+    /// Loads side by side on `fake`; the tables handed over as loaded.
+    fn side_by_side(fake: &Fake, cancel: &Cancel) -> (Result<bool, DbError>, Vec<&'static str>) {
+        let mut done = Vec::new();
+        let r = load_side_by_side(fake, 2, 100, 1, cancel, &mut |l| {
+            assert_eq!(l.loaded.rows, l.table.rows(100));
+            assert_eq!(l.sum, Checksum::generated(l.table, 100, 1));
+            done.push(l.table.name)
+        });
+        (r, done)
+    }
+
+    #[test]
+    fn side_by_side_loads_every_table_once_each_in_its_transaction() {
+        let fake = Fake {
+            fails: "none",
+            log: Arc::default(),
+        };
+        let (r, mut done) = side_by_side(&fake, &Cancel::new());
+        assert!(r.unwrap());
+        done.sort();
+        let mut want: Vec<_> = TABLES.iter().map(|t| t.name).collect();
+        want.sort();
+        assert_eq!(done, want);
+        let log = fake.log.lock().unwrap();
+        assert_eq!(log.iter().filter(|s| *s == "BEGIN").count(), TABLES.len());
+        assert_eq!(log.iter().filter(|s| *s == "COMMIT").count(), TABLES.len());
+    }
+
+    #[test]
+    fn a_failed_table_stops_the_other_connection_and_is_the_error() {
+        let fake = Fake {
+            fails: names::table::HUNDRED,
+            log: Arc::default(),
+        };
+        let (r, done) = side_by_side(&fake, &Cancel::new());
+        assert_eq!(r.unwrap_err().message, "hundred failed");
+        // The other connection gave up uniques and took nothing more.
+        assert!(done.is_empty(), "{done:?}");
+        let log = fake.log.lock().unwrap();
+        assert!(!log.iter().any(|s| s == "COMMIT"), "{log:?}");
+        assert_eq!(log.iter().filter(|s| *s == "ROLLBACK").count(), 1);
+        assert_eq!(
+            log.iter().filter(|s| s.starts_with("CREATE")).count(),
+            2,
+            "{log:?}"
+        );
+    }
+
+    #[test]
+    fn a_cancelled_side_by_side_load_rolls_back_and_says_so() {
+        let fake = Fake {
+            fails: "none",
+            log: Arc::default(),
+        };
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let (r, done) = side_by_side(&fake, &cancel);
+        assert!(!r.unwrap());
+        assert!(done.is_empty(), "{done:?}");
+        let log = fake.log.lock().unwrap();
+        assert!(!log.iter().any(|s| s == "COMMIT"), "{log:?}");
+        assert_eq!(log.iter().filter(|s| *s == "ROLLBACK").count(), 2);
+    }
 }
