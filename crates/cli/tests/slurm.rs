@@ -99,6 +99,20 @@ fn dry_run_prints_the_sbatch_script_and_submits_nothing() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stdout(&o).contains("--exclusive"), "{}", stdout(&o));
     assert!(!stdout(&o).contains("--partition"), "{}", stdout(&o));
+
+    // A bare --exclusive before the suite leaves the suite as the suite.
+    let o = bin()
+        .args(["slurm", "submit", "--nodes", "1", "--exclusive", "quick"])
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).lines().any(|l| l == "#SBATCH --exclusive"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("'quick'"), "{}", stdout(&o));
 }
 
 #[test]

@@ -213,25 +213,31 @@ impl DiskBlocks {
                     time_limit: Some(c.cell_time_limit),
                     verifiable: None,
                 };
-                let barrier = Barrier::new(threads);
-                let t0 = Instant::now();
+                // The threads and this one: the wall time starts when every
+                // thread has set its job up (buffers, record order).
+                let barrier = Barrier::new(files.len() + 1);
                 let cancel = ctx.cancel.clone();
-                let outcomes: Vec<Result<job::JobOutcome, String>> = std::thread::scope(|s| {
-                    let hs: Vec<_> = files
-                        .iter()
-                        .map(|(_, f, path)| {
-                            let (barrier, cancel) = (&barrier, &cancel);
-                            s.spawn(move || {
-                                barrier.wait();
-                                job::run_job(f, path, &spec, cancel, None)
+                let (outcomes, wall): (Vec<Result<job::JobOutcome, String>>, f64) =
+                    std::thread::scope(|s| {
+                        let hs: Vec<_> = files
+                            .iter()
+                            .map(|(_, f, path)| {
+                                let (barrier, cancel) = (&barrier, &cancel);
+                                s.spawn(move || {
+                                    let job = job::PreparedJob::new(&spec);
+                                    barrier.wait();
+                                    job?.run(f, path, cancel, None)
+                                })
                             })
-                        })
-                        .collect();
-                    hs.into_iter()
-                        .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                        .collect()
-                });
-                let wall = t0.elapsed().as_secs_f64();
+                            .collect();
+                        barrier.wait();
+                        let t0 = Instant::now();
+                        let outcomes = hs
+                            .into_iter()
+                            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                            .collect();
+                        (outcomes, t0.elapsed().as_secs_f64())
+                    });
                 let mut bytes = 0u64;
                 let mut ops = 0u64;
                 let mut busy = 0.0;

@@ -212,51 +212,96 @@ pub fn run_job(
     cancel: &Cancel,
     siblings: Option<&Siblings>,
 ) -> Result<JobOutcome, String> {
-    let n = (spec.size / spec.record.max(1)).max(1);
-    let record = spec.record as usize;
-    let offsets = order(spec.access, n);
-    let depth = match spec.engine {
-        Engine::IoUring => spec.depth.max(1) as usize,
-        _ => 1,
-    };
-    // `scramble` keeps the written records of one buffer distinct.
-    let bufs = io_buffers(record, depth)?;
-    let mut out = JobOutcome {
-        bytes: 0,
-        ops: 0,
-        seconds: 0.0,
-        latency_ns: latency::histogram(),
-        bytes_when_first_done: None,
-        cancelled: false,
-    };
-    let start = Instant::now();
-    let stop = Stop {
-        cancel,
-        deadline: spec.time_limit.map(|d| start + d),
-    };
-    match spec.engine {
-        Engine::Psync => psync(file, path, spec, &offsets, &bufs, &stop, siblings, &mut out)?,
-        Engine::IoUring => uring(
-            file, path, spec, &offsets, &bufs, depth, &stop, siblings, &mut out,
-        )?,
-        Engine::Stdio => stdio(file, path, spec, n, &bufs, &stop, siblings, &mut out)?,
+    PreparedJob::new(spec)?.run(file, path, cancel, siblings)
+}
+
+/// A job whose buffers, record order and latency histogram are made: what a
+/// throughput-mode worker sets up before the common start, so that the wall
+/// time of the test (IOzone's "parent sees") counts I/O, not setup.
+pub struct PreparedJob {
+    spec: JobSpec,
+    records: u64,
+    offsets: Vec<u64>,
+    depth: usize,
+    bufs: Buffer<u8>,
+    latency_ns: Histogram<u64>,
+}
+
+impl PreparedJob {
+    /// Sets `spec` up: one I/O buffer per operation in flight, the record
+    /// order, an empty histogram.
+    pub fn new(spec: &JobSpec) -> Result<PreparedJob, String> {
+        let records = (spec.size / spec.record.max(1)).max(1);
+        let depth = match spec.engine {
+            Engine::IoUring => spec.depth.max(1) as usize,
+            _ => 1,
+        };
+        Ok(PreparedJob {
+            spec: *spec,
+            records,
+            offsets: order(spec.access, records),
+            depth,
+            // `scramble` keeps the written records of one buffer distinct.
+            bufs: io_buffers(spec.record as usize, depth)?,
+            latency_ns: latency::histogram(),
+        })
     }
-    if spec.rw != Rw::Read {
-        match spec.end_sync {
-            EndSync::None => {}
-            EndSync::Fsync => file
-                .sync_all()
-                .map_err(|e| io_error("fsync", path, 0, &e))?,
-            EndSync::Fdatasync => file
-                .sync_data()
-                .map_err(|e| io_error("fdatasync", path, 0, &e))?,
+
+    /// Runs the job on `file` (opened by the caller with the right flags),
+    /// timed from its first operation.
+    pub fn run(
+        self,
+        file: &File,
+        path: &str,
+        cancel: &Cancel,
+        siblings: Option<&Siblings>,
+    ) -> Result<JobOutcome, String> {
+        let PreparedJob {
+            spec,
+            records,
+            offsets,
+            depth,
+            bufs,
+            latency_ns,
+        } = self;
+        let spec = &spec;
+        let mut out = JobOutcome {
+            bytes: 0,
+            ops: 0,
+            seconds: 0.0,
+            latency_ns,
+            bytes_when_first_done: None,
+            cancelled: false,
+        };
+        let start = Instant::now();
+        let stop = Stop {
+            cancel,
+            deadline: spec.time_limit.map(|d| start + d),
+        };
+        match spec.engine {
+            Engine::Psync => psync(file, path, spec, &offsets, &bufs, &stop, siblings, &mut out)?,
+            Engine::IoUring => uring(
+                file, path, spec, &offsets, &bufs, depth, &stop, siblings, &mut out,
+            )?,
+            Engine::Stdio => stdio(file, path, spec, records, &bufs, &stop, siblings, &mut out)?,
         }
+        if spec.rw != Rw::Read {
+            match spec.end_sync {
+                EndSync::None => {}
+                EndSync::Fsync => file
+                    .sync_all()
+                    .map_err(|e| io_error("fsync", path, 0, &e))?,
+                EndSync::Fdatasync => file
+                    .sync_data()
+                    .map_err(|e| io_error("fdatasync", path, 0, &e))?,
+            }
+        }
+        out.seconds = start.elapsed().as_secs_f64();
+        if let Some(s) = siblings {
+            s.first_done.store(true, Ordering::SeqCst);
+        }
+        Ok(out)
     }
-    out.seconds = start.elapsed().as_secs_f64();
-    if let Some(s) = siblings {
-        s.first_done.store(true, Ordering::SeqCst);
-    }
-    Ok(out)
 }
 
 /// When a job stops early: cancellation, or its time limit.

@@ -35,9 +35,10 @@ pub struct SubmitArgs {
     #[arg(long, value_name = "NAME")]
     pub partition: Option<String>,
     /// Whole nodes, shared with no other job (the default; --exclusive=false
-    /// lets other jobs share them).
+    /// lets other jobs share them). The value needs `=`, so a bare
+    /// `--exclusive` never takes the next argument as its value.
     #[arg(long, value_name = "BOOL", action = ArgAction::Set, num_args = 0..=1,
-          default_value_t = true, default_missing_value = "true")]
+          require_equals = true, default_value_t = true, default_missing_value = "true")]
     pub exclusive: bool,
     /// The job's time limit, e.g. 30m or 2h (default: the partition's).
     #[arg(long, value_name = "DURATION", value_parser = parse::parse_duration)]

@@ -17,7 +17,8 @@ use crate::job::JobOutcome;
 pub(super) struct TestFigures {
     /// One outcome per worker.
     pub per_worker: Vec<JobOutcome>,
-    /// Seconds from the start of the first worker to the end of the last.
+    /// Seconds from the common start (every worker's job set up) to the
+    /// end of the last worker.
     pub wall: f64,
 }
 

@@ -23,7 +23,7 @@ use nodebench_core::names::disk::{self as names, param};
 pub use config::{BASIC_TESTS, IozoneConfig, STRIDE_RECORDS, Test, auto_cells};
 use figures::{TestFigures, record_cell};
 
-use crate::job::{self, EndSync, Engine, JobOutcome, JobSpec, Rw, Siblings};
+use crate::job::{self, EndSync, Engine, JobOutcome, JobSpec, PreparedJob, Rw, Siblings};
 use crate::scratch::{self, OpenMode, ScratchFile};
 
 /// The `disk.iozone` benchmark.
@@ -142,27 +142,33 @@ impl Iozone {
                 verifiable: if rw == Rw::Write { seed } else { None },
             };
             let siblings = Siblings::default();
-            let barrier = Barrier::new(workers.len());
-            let t0 = Instant::now();
+            // The workers and this thread: the wall time starts when every
+            // worker has set its job up, as IOzone's parent starts its clock
+            // when all children are ready.
+            let barrier = Barrier::new(workers.len() + 1);
             let cancel = ctx.cancel.clone();
-            let outcomes: Vec<Result<JobOutcome, String>> = std::thread::scope(|s| {
-                let handles: Vec<_> = workers
-                    .iter()
-                    .map(|w| {
-                        let (barrier, siblings, cancel) = (&barrier, &siblings, &cancel);
-                        let file = w.file_for(engine);
-                        s.spawn(move || {
-                            barrier.wait();
-                            job::run_job(file, &w.path, &spec, cancel, Some(siblings))
+            let (outcomes, wall): (Vec<Result<JobOutcome, String>>, f64) =
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = workers
+                        .iter()
+                        .map(|w| {
+                            let (barrier, siblings, cancel) = (&barrier, &siblings, &cancel);
+                            let file = w.file_for(engine);
+                            s.spawn(move || {
+                                let job = PreparedJob::new(&spec);
+                                barrier.wait();
+                                job?.run(file, &w.path, cancel, Some(siblings))
+                            })
                         })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                    .collect()
-            });
-            let wall = t0.elapsed().as_secs_f64();
+                        .collect();
+                    barrier.wait();
+                    let t0 = Instant::now();
+                    let outcomes = handles
+                        .into_iter()
+                        .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                        .collect();
+                    (outcomes, t0.elapsed().as_secs_f64())
+                });
             let per_worker: Vec<JobOutcome> = match outcomes.into_iter().collect() {
                 Ok(p) => p,
                 Err(e) => return CellEnd::Failed(format!("{test}: {e}")),
