@@ -18,7 +18,8 @@ use crate::data::{Checksum, Generator, TABLES, Table};
 use crate::engine::mysql::MysqlConnector;
 use crate::engine::postgres::PostgresConnector;
 use crate::engine::sqlite::SqliteConnector;
-use crate::engine::{Connector, DbError, Loaded, Session, Settings};
+use crate::engine::{Connector, DbError, Session, Settings};
+use crate::load;
 use crate::multi::{self, Outcome, Plan};
 use crate::queries;
 use crate::schema::{self, CHECKSUM_TABLE, INDEXES};
@@ -136,7 +137,7 @@ impl As3ap {
         let base = |phase: &str| self.base_result(target, phase, &settings, reused);
         if !reused {
             let mut r = base(test::LOAD);
-            let loaded = load(s.as_mut(), n, c.seed, ctx, &mut r);
+            let loaded = load(s.as_mut(), connector, n, c.seed, ctx, &mut r);
             match loaded {
                 Ok(true) => {
                     ctx.record(r)?;
@@ -469,12 +470,14 @@ fn check_reuse(s: &mut dyn Session, n: u64, seed: u64) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Creates and loads the tables, each with its clustered key (the engine
-/// builds it during or right after its rows), in one transaction, then
-/// builds the secondary indexes; the figures go into `r`. `Ok(false)` when cancelled (the
-/// transaction rolled back).
+/// Creates and loads the tables, each with its clustered key, in one
+/// transaction or side by side on the connections the engine loads with
+/// ([`Connector::load_connections`]), then builds the secondary indexes;
+/// the figures go into `r`. `Ok(false)` when cancelled (the caller drops
+/// what was loaded).
 fn load(
     s: &mut dyn Session,
+    connector: &dyn Connector,
     n: u64,
     seed: u64,
     ctx: &mut Context<'_>,
@@ -484,37 +487,26 @@ fn load(
     ctx.progress
         .start("db as3ap load", TABLES.len() as u64 + INDEXES.len() as u64);
     let start = Instant::now();
-    s.execute("BEGIN")?;
     let mut sums = Vec::new();
-    for t in TABLES {
-        let t0 = Instant::now();
-        s.create_table(t)?;
-        let mut sum = Checksum::default();
-        let loaded = if t.distinct.is_some() {
-            let mut rows = Generator::new(t, n, seed).inspect(|row| sum.add(row));
-            s.load(t, &mut rows, &ctx.cancel)?
-        } else {
-            // `tiny`: its one row.
-            sum.rows = 1;
-            s.execute(&format!("INSERT INTO {} (col_key) VALUES (0)", t.name))?;
-            Loaded {
-                rows: 1,
-                cancelled: false,
-            }
-        };
-        if loaded.cancelled {
-            s.execute("ROLLBACK")?;
-            ctx.progress.finish();
-            return Ok(false);
-        }
+    let progress = ctx.progress;
+    let mut done = |l: load::TableLoad| {
         r.metrics
-            .push(count(metric::ROWS, loaded.rows as f64).label(label::TABLE, t.name));
+            .push(count(metric::ROWS, l.loaded.rows as f64).label(label::TABLE, l.table.name));
         r.metrics
-            .push(seconds(metric::LOAD_SECONDS, t0.elapsed()).label(label::TABLE, t.name));
-        sums.push((t, sum));
-        ctx.progress.advance(1);
+            .push(seconds(metric::LOAD_SECONDS, l.time).label(label::TABLE, l.table.name));
+        sums.push((l.table, l.sum));
+        progress.advance(1);
+    };
+    let connections = connector.load_connections();
+    let loaded = if connections > 1 {
+        load::side_by_side(connector, connections, n, seed, &ctx.cancel, &mut done)
+    } else {
+        load::in_one_transaction(s, n, seed, &ctx.cancel, &mut done)
+    };
+    if !loaded? {
+        ctx.progress.finish();
+        return Ok(false);
     }
-    s.execute("COMMIT")?;
     let load_time = start.elapsed();
     let all = |m: Metric| m.label(label::TABLE, label::ALL);
     r.metrics.push(all(count(metric::ROWS, total as f64)));

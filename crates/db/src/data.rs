@@ -109,8 +109,9 @@ pub struct Row {
     pub double: f64,
     /// Decimal with two places (its value is exact in binary: x.25).
     pub decim: f64,
-    /// Date and time, `YYYY-MM-DD HH:MM:SS`.
-    pub date: String,
+    /// Date and time, whole minutes (text engines store
+    /// [`Row::date_text`]).
+    pub date: NaiveDateTime,
     /// 10 characters.
     pub code: String,
     /// 20 characters.
@@ -123,6 +124,26 @@ impl Row {
     /// `col_decim` as the text a NUMERIC(18,2) column takes.
     pub fn decim_text(&self) -> String {
         format!("{:.2}", self.decim)
+    }
+
+    /// `col_decim` in hundredths (exact: the value has two places).
+    pub fn decim_cents(&self) -> i64 {
+        (self.decim * 100.0).round() as i64
+    }
+
+    /// `col_date` as `YYYY-MM-DD HH:MM:SS`, the text every engine takes.
+    pub fn date_text(&self) -> String {
+        use chrono::{Datelike, Timelike};
+        let d = self.date;
+        format!(
+            "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+            d.year(),
+            d.month(),
+            d.day(),
+            d.hour(),
+            d.minute(),
+            d.second()
+        )
     }
 }
 
@@ -264,7 +285,7 @@ impl Generator {
             float: (fv * 0.5 - n as f64 / 4.0) as f32,
             double: dv * 1.25 - n as f64 / 2.0,
             decim: mv + 0.25 - (n / 2) as f64,
-            date: date.format("%Y-%m-%d %H:%M:%S").to_string(),
+            date,
             code,
             name,
             address,
@@ -425,7 +446,7 @@ mod tests {
             &(|r: &Row| r.int.to_string()) as &dyn Fn(&Row) -> String,
             &|r| r.signed.to_string(),
             &|r| r.double.to_string(),
-            &|r| r.date.clone(),
+            &|r| r.date_text(),
             &|r| r.code.clone(),
             &|r| r.name.clone(),
         ] {

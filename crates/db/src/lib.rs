@@ -3,15 +3,17 @@
 //! indexes, the single-user query set and seeds/003's multi-user tests.
 //!
 //! Bottom to top: `config` (flags), `data` (the generator and checksum),
-//! `schema` (indexes), `engine` (the sessions), `queries`, `multi` (the
-//! multi-user driver), `as3ap` (the benchmark); `endpoint` is the HTTP
-//! server's `/db/ir` page on top of the engines.
+//! `schema` (indexes), `engine` (the sessions), `queries`, `load` (the
+//! tables filled), `multi` (the multi-user driver), `as3ap` (the
+//! benchmark); `endpoint` is the HTTP server's `/db/ir` page on top of the
+//! engines.
 
 pub mod as3ap;
 pub mod config;
 pub mod data;
 pub mod endpoint;
 pub mod engine;
+mod load;
 pub mod multi;
 pub mod queries;
 pub mod schema;

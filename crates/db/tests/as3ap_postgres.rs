@@ -10,7 +10,7 @@ use nodebench_core::ResultStatus;
 use nodebench_core::Run;
 use nodebench_core::names::db::{label, metric, param, table, test};
 use nodebench_db::config::{As3apConfig, Test};
-use nodebench_db::data::{Checksum, TABLES};
+use nodebench_db::data::{self, Checksum, Generator, TABLES};
 use nodebench_db::engine::Connector;
 use nodebench_db::engine::postgres::PostgresConnector;
 
@@ -55,6 +55,31 @@ fn loads_runs_every_test_and_restores_updates_on_postgres() {
             "{}",
             t.name
         );
+    }
+    // Every column as the generator made it, through the binary COPY
+    // (the checksum covers the integers and address lengths only); the
+    // OLTP test changed `col_signed` of `updates`, so `uniques` is read.
+    let mut pg = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let generator = Generator::new(data::table(table::UNIQUES), 10_000, 1);
+    for key in [1, 2, 4_999, 5_001, 10_000] {
+        let want = generator.row(key as u64 - 1);
+        let got = pg
+            .query_one(
+                "SELECT col_int, col_signed, col_float, col_double, col_decim::text, \
+                 to_char(col_date, 'YYYY-MM-DD HH24:MI:SS'), col_code, col_name, col_address \
+                 FROM uniques WHERE col_key = $1",
+                &[&key],
+            )
+            .unwrap();
+        assert_eq!(i64::from(got.get::<_, i32>(0)), want.int, "{key}");
+        assert_eq!(i64::from(got.get::<_, i32>(1)), want.signed, "{key}");
+        assert_eq!(got.get::<_, f32>(2), want.float, "{key}");
+        assert_eq!(got.get::<_, f64>(3), want.double, "{key}");
+        assert_eq!(got.get::<_, String>(4), want.decim_text(), "{key}");
+        assert_eq!(got.get::<_, String>(5), want.date_text(), "{key}");
+        assert_eq!(got.get::<_, String>(6), want.code, "{key}");
+        assert_eq!(got.get::<_, String>(7), want.name, "{key}");
+        assert_eq!(got.get::<_, String>(8), want.address, "{key}");
     }
     let oltp = of(&rs, test::IR_OLTP);
     let updates = value(oltp, metric::OLTP_UPDATES, &[]);

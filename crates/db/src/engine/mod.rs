@@ -170,4 +170,10 @@ pub trait Session: Send {
 pub trait Connector: Sync {
     /// A new connection.
     fn connect(&self) -> Result<Box<dyn Session>, DbError>;
+    /// Connections the load fills tables on side by side, each table in
+    /// its own transaction; 1 (the default) loads every table in one
+    /// transaction on the run's connection.
+    fn load_connections(&self) -> usize {
+        1
+    }
 }

@@ -127,7 +127,7 @@ fn tsv_line(out: &mut String, r: &Row) {
         r.float,
         r.double,
         r.decim_text(),
-        r.date,
+        r.date_text(),
         r.code,
         r.name,
         r.address
@@ -146,7 +146,7 @@ fn values_tuple(out: &mut String, r: &Row) {
         r.float,
         r.double,
         r.decim_text(),
-        r.date,
+        r.date_text(),
         quoted(&r.code),
         quoted(&r.name),
         quoted(&r.address)

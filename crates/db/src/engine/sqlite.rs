@@ -166,7 +166,7 @@ impl Session for SqliteSession {
                 r.float as f64,
                 r.double,
                 r.decim,
-                r.date,
+                r.date_text(),
                 r.code,
                 r.name,
                 r.address
