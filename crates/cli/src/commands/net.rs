@@ -41,7 +41,9 @@ pub fn benchmark(cmd: &NetCommand) -> Result<Box<dyn Benchmark>, String> {
 fn serve(a: &ServeArgs) -> Result<ExitCode> {
     let cancel = install_signal_handlers()?;
     let echo_port = echo_port(a.port).map_err(anyhow::Error::msg)?;
-    let echo = EchoServer::bind(SocketAddr::new(a.bind, echo_port)).map_err(anyhow::Error::msg)?;
+    let echo = EchoServer::bind(SocketAddr::new(a.bind, echo_port))
+        .map_err(anyhow::Error::msg)?
+        .pinned_to(a.cpus.as_ref().map(|c| c.0.clone()).unwrap_or_default());
     let cfg = ServerConfig::from(a);
     let result = std::thread::scope(|s| {
         let echo_cancel = cancel.clone();
