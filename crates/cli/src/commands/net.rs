@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
+use nodebench_net::echo::EchoServer;
 use nodebench_net::iperf3::{self, Protocol, ServerConfig};
-use nodebench_net::pingpong::{EchoServer, Pingpong};
+use nodebench_net::pingpong::Pingpong;
 use nodebench_net::throughput::Throughput;
 
 use super::runner::{install_signal_handlers, run_benchmarks};
