@@ -112,7 +112,45 @@ fn net_tcp_udp_and_pingpong_run_against_in_process_servers() {
         assert_eq!(r["status"], "passed", "{:?}", r["error"]);
         assert_eq!(r["parameters"]["in_process_server"], true);
         assert!(common::metric(r, "round_trips", &[("size", "1024")]) > 0.0);
+        // The in-process echo and the client are pinned apart by default.
+        assert_ne!(r["parameters"]["client_cpus"], r["parameters"]["echo_cpus"]);
     }
+}
+
+#[test]
+fn pingpong_cpus_and_busy_poll_are_recorded_and_bad_cpu_lists_refused() {
+    let r = only_result(&[
+        "net",
+        "pingpong",
+        "--loopback",
+        "--protocols",
+        "tcp",
+        "--sizes",
+        "14",
+        "--threads",
+        "1",
+        "--duration",
+        "100ms",
+        "--cpus",
+        "0",
+        "--busy-poll",
+    ]);
+    assert_eq!(r["status"], "passed", "{:?}", r["error"]);
+    assert_eq!(r["parameters"]["client_cpus"], "0");
+    assert_eq!(r["parameters"]["busy_poll"], true);
+    assert!(common::metric(&r, "round_trips", &[("size", "14")]) > 0.0);
+    for bad in ["x", "3-1", "100000"] {
+        one_line_error(
+            &run(&["net", "pingpong", "--loopback", "--cpus", bad]),
+            2,
+            &["--cpus", "expected a list of CPUs like 0,2-3"],
+        );
+    }
+    one_line_error(
+        &run(&["net", "serve", "--cpus", ""]),
+        2,
+        &["--cpus", "expected a list of CPUs like 0,2-3"],
+    );
 }
 
 #[test]

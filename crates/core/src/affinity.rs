@@ -28,6 +28,36 @@ pub fn allowed_cpus() -> Vec<usize> {
     (0..n).collect()
 }
 
+/// Parses a CPU list given by the user (`--cpus 0,2-3`): the CPUs in the
+/// given order without repeats, each one this process may run on
+/// ([`allowed_cpus`]). The error says the accepted form and the allowed CPUs.
+pub fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
+    let allowed = allowed_cpus();
+    let form = || {
+        format!(
+            "expected a list of CPUs like 0,2-3 from those this process may run on ({})",
+            allowed
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        )
+    };
+    let listed = crate::inventory::sysfs::parse_cpu_list(text)
+        .filter(|l| !l.is_empty())
+        .ok_or_else(|| format!("'{text}': {}", form()))?;
+    let mut cpus: Vec<usize> = Vec::new();
+    for cpu in listed.into_iter().map(|c| c as usize) {
+        if !allowed.contains(&cpu) {
+            return Err(format!("'{text}': CPU {cpu} is not allowed; {}", form()));
+        }
+        if !cpus.contains(&cpu) {
+            cpus.push(cpu);
+        }
+    }
+    Ok(cpus)
+}
+
 /// Pins the calling thread to logical CPU `cpu`. Returns false where pinning
 /// is not possible (not Linux, CPU not allowed); the benchmark then runs unpinned.
 pub fn pin_current_thread(cpu: usize) -> bool {
@@ -75,5 +105,19 @@ mod tests {
             .unwrap();
         assert!(pinned || !cfg!(target_os = "linux"));
         assert!(!pin_current_thread(usize::MAX));
+    }
+
+    #[test]
+    fn cpu_lists_name_allowed_cpus_once() {
+        let first = allowed_cpus()[0];
+        let text = format!("{first},{first}-{first}");
+        assert_eq!(parse_cpus(&text), Ok(vec![first]));
+        for bad in ["", "x", "3-1", "999999"] {
+            let err = parse_cpus(bad).unwrap_err();
+            assert!(
+                err.contains("expected a list of CPUs like 0,2-3"),
+                "{bad}: {err}"
+            );
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The iperf3-compatible server of `nodebench net serve` as the peer of one
 //! test (`net tcp|udp --loopback`): started in this process on an ephemeral
 //! loopback port, stopped when the test is done. (The ping-pong echo's
-//! counterpart is `pingpong::with_echo_server`.)
+//! counterpart is `echo::with_echo_server`.)
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::mpsc;

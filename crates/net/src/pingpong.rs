@@ -10,14 +10,25 @@
 //! is set on both ends (a ping-pong measures latency, not batching). UDP:
 //! each datagram is echoed as is; a reply that does not come within the
 //! receive timeout counts as lost.
+//!
+//! Placement decides the figure on loopback: a round trip between two
+//! threads on one CPU is a context switch, between two CPUs it is a
+//! wake-up of the other CPU, which in a VM whose vCPU sleeps costs tens of
+//! microseconds. With `--loopback` the client threads and the in-process
+//! echo server's threads are pinned apart (clients on every other allowed
+//! CPU, the echo on the rest; [`Placement`]) so the figure is the same
+//! from run to run and matches `net serve` and `net pingpong` as two
+//! processes on two CPUs. `--cpus` pins the client threads where told,
+//! `net serve --cpus` the echo threads; `--busy-poll` makes the clients
+//! spin on non-blocking receives instead of sleeping in them.
 
 use std::io::{Read, Write};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream, UdpSocket};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier};
+use std::net::{IpAddr, SocketAddr, TcpStream, UdpSocket};
+use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram as Hdr;
+use nodebench_core::affinity;
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::config::{Choice, Config};
 use nodebench_core::latency;
@@ -25,12 +36,10 @@ use nodebench_core::names::net as names;
 use nodebench_core::names::{labels, latency as latency_names};
 use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
 
+use crate::echo::{MAX_TCP_MESSAGE, nth_cpu, with_echo_server};
+
 /// Largest UDP payload over IPv4.
 pub const MAX_UDP_PAYLOAD: usize = 65_507;
-/// Largest message the echo server accepts on TCP.
-pub const MAX_TCP_MESSAGE: usize = 1 << 20;
-/// How many TCP echo connections the server serves at once.
-pub const MAX_CONNECTIONS: usize = 64;
 
 nodebench_core::choice! {
     /// TCP or UDP.
@@ -60,6 +69,14 @@ pub struct PingpongConfig {
     /// Start the echo server in this process on an ephemeral loopback port
     /// for this run (`--loopback`); `server` is then its address.
     pub loopback: bool,
+    /// CPUs the client threads are pinned to, thread `i` on `cpus[i % len]`
+    /// (`--cpus`); `None`: unpinned, or with `loopback` every other allowed
+    /// CPU ([`Placement`]).
+    pub cpus: Option<Vec<usize>>,
+    /// Spin on non-blocking receives instead of sleeping in blocking ones
+    /// (`--busy-poll`): the client's CPU never idles, so a reply needs no
+    /// wake-up; costs a CPU per client thread.
+    pub busy_poll: bool,
 }
 
 impl Default for PingpongConfig {
@@ -74,6 +91,8 @@ impl Default for PingpongConfig {
             duration: Duration::from_secs(1),
             timeout: Duration::from_secs(2),
             loopback: false,
+            cpus: None,
+            busy_poll: false,
         }
     }
 }
@@ -103,6 +122,11 @@ impl Config for PingpongConfig {
                 "--threads: expected a list of positive thread counts like 1,2,4,8".into(),
             ));
         }
+        if self.cpus.as_ref().is_some_and(|c| c.is_empty()) {
+            return Err(BenchError::Invalid(
+                "--cpus: expected a list of CPUs like 0,2-3".into(),
+            ));
+        }
         if self.duration.is_zero() || self.timeout.is_zero() {
             return Err(BenchError::Invalid(
                 "--duration: expected a positive duration like 1s".into(),
@@ -110,6 +134,73 @@ impl Config for PingpongConfig {
         }
         Ok(())
     }
+}
+
+/// Which CPUs the client threads and the echo server's threads are pinned
+/// to; an empty list leaves those threads unpinned.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Placement {
+    /// Client thread `i` runs on `client[i % len]`.
+    pub client: Vec<usize>,
+    /// The echo server's TCP connection `j` (in accept order) runs on
+    /// `echo[j % len]`, its UDP thread on `echo[0]`.
+    pub echo: Vec<usize>,
+}
+
+impl Placement {
+    /// The placement of a run: the clients on `cpus` when given. With an
+    /// in-process echo server (`loopback`) the echo goes on the `allowed`
+    /// CPUs the clients do not use, and without `cpus` the clients take
+    /// every other allowed CPU (the second, fourth, ...), so a client never
+    /// shares its CPU with the thread answering it where there are two.
+    pub fn new(cpus: Option<&[usize]>, loopback: bool, allowed: &[usize]) -> Placement {
+        let client: Vec<usize> = match cpus {
+            Some(c) => c.to_vec(),
+            None if loopback => allowed.iter().skip(1).step_by(2).copied().collect(),
+            None => Vec::new(),
+        };
+        if !loopback {
+            return Placement {
+                client,
+                echo: Vec::new(),
+            };
+        }
+        let mut echo: Vec<usize> = allowed
+            .iter()
+            .filter(|c| !client.contains(c))
+            .copied()
+            .collect();
+        if echo.is_empty() {
+            // The clients hold every allowed CPU: each echo thread goes on
+            // the next client CPU after its own.
+            echo = client.clone();
+            if !echo.is_empty() {
+                echo.rotate_left(1);
+            }
+        }
+        Placement { client, echo }
+    }
+
+    /// The CPU of client thread `i`, if pinned.
+    pub fn client_cpu(&self, i: usize) -> Option<usize> {
+        nth_cpu(&self.client, i)
+    }
+
+    /// The CPU of the echo server's `j`-th thread, if pinned.
+    pub fn echo_cpu(&self, j: usize) -> Option<usize> {
+        nth_cpu(&self.echo, j)
+    }
+}
+
+/// A CPU list as a result parameter: `0,2`, or `none`.
+fn cpu_param(cpus: &[usize]) -> String {
+    if cpus.is_empty() {
+        return "none".into();
+    }
+    cpus.iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The `net.pingpong` benchmark: one result per protocol.
@@ -136,14 +227,85 @@ impl ThreadOutcome {
     }
 }
 
-fn tcp_client(
+/// What one client thread runs in a cell.
+#[derive(Debug, Clone, Copy)]
+struct ClientSpec {
     server: SocketAddr,
     size: usize,
     duration: Duration,
     timeout: Duration,
-    start: &Barrier,
-    cancel: &Cancel,
-) -> Result<ThreadOutcome, String> {
+    /// Spin on non-blocking sockets (`--busy-poll`).
+    busy_poll: bool,
+    /// The CPU this thread is pinned to, if any.
+    cpu: Option<usize>,
+}
+
+fn would_block(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}
+
+/// Spins until `op` stops saying "would block", giving up after `timeout`
+/// with a `TimedOut` error; other errors are returned as they come.
+fn spin<T>(timeout: Duration, mut op: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
+    let mut deadline = None;
+    loop {
+        match op() {
+            Err(e) if would_block(&e) || e.kind() == std::io::ErrorKind::Interrupted => {
+                let d = *deadline.get_or_insert_with(|| Instant::now() + timeout);
+                if Instant::now() >= d {
+                    return Err(std::io::ErrorKind::TimedOut.into());
+                }
+                std::hint::spin_loop();
+            }
+            other => return other,
+        }
+    }
+}
+
+/// One message out and its echo back on a TCP connection, blocking or
+/// spinning on the non-blocking socket.
+fn tcp_round_trip(
+    s: &mut TcpStream,
+    msg: &[u8],
+    back: &mut [u8],
+    spec: &ClientSpec,
+) -> Result<(), String> {
+    let server = spec.server;
+    if !spec.busy_poll {
+        s.write_all(msg)
+            .map_err(|e| format!("pingpong {server}: send: {e}"))?;
+        return s
+            .read_exact(back)
+            .map_err(|e| format!("pingpong {server}: receive: {e}"));
+    }
+    let mut sent = 0;
+    while sent < msg.len() {
+        sent += spin(spec.timeout, || s.write(&msg[sent..]))
+            .map_err(|e| format!("pingpong {server}: send: {e}"))?;
+    }
+    let mut got = 0;
+    while got < back.len() {
+        match spin(spec.timeout, || s.read(&mut back[got..])) {
+            Ok(0) => {
+                return Err(format!(
+                    "pingpong {server}: the server closed the connection"
+                ));
+            }
+            Ok(n) => got += n,
+            Err(e) => return Err(format!("pingpong {server}: receive: {e}")),
+        }
+    }
+    Ok(())
+}
+
+fn tcp_client(spec: ClientSpec, start: &Barrier, cancel: &Cancel) -> Result<ThreadOutcome, String> {
+    let (server, size, timeout) = (spec.server, spec.size, spec.timeout);
+    if let Some(cpu) = spec.cpu {
+        affinity::pin_current_thread(cpu);
+    }
     let connect = || -> Result<TcpStream, String> {
         let mut s = TcpStream::connect_timeout(&server, timeout).map_err(|e| {
             format!("cannot connect to {server} (pingpong echo, the iperf3 port + 1): {e}")
@@ -153,6 +315,8 @@ fn tcp_client(
             .map_err(|e| e.to_string())?;
         s.write_all(&(size as u32).to_be_bytes())
             .map_err(|e| format!("pingpong {server}: {e}"))?;
+        s.set_nonblocking(spec.busy_poll)
+            .map_err(|e| e.to_string())?;
         Ok(s)
     };
     let setup = connect();
@@ -163,27 +327,21 @@ fn tcp_client(
     let msg = vec![0x5Au8; size];
     let mut back = vec![0u8; size];
     let mut out = ThreadOutcome::new();
-    let end = Instant::now() + duration;
+    let end = Instant::now() + spec.duration;
     while Instant::now() < end && !cancel.is_cancelled() {
         let t = Instant::now();
-        s.write_all(&msg)
-            .map_err(|e| format!("pingpong {server}: send: {e}"))?;
-        s.read_exact(&mut back)
-            .map_err(|e| format!("pingpong {server}: receive: {e}"))?;
+        tcp_round_trip(&mut s, &msg, &mut back, &spec)?;
         latency::record(&mut out.latency, t.elapsed());
         out.round_trips += 1;
     }
     Ok(out)
 }
 
-fn udp_client(
-    server: SocketAddr,
-    size: usize,
-    duration: Duration,
-    timeout: Duration,
-    start: &Barrier,
-    cancel: &Cancel,
-) -> Result<ThreadOutcome, String> {
+fn udp_client(spec: ClientSpec, start: &Barrier, cancel: &Cancel) -> Result<ThreadOutcome, String> {
+    let (server, size, timeout) = (spec.server, spec.size, spec.timeout);
+    if let Some(cpu) = spec.cpu {
+        affinity::pin_current_thread(cpu);
+    }
     let bind: SocketAddr = match server.ip() {
         IpAddr::V4(_) => "0.0.0.0:0".parse().map_err(|e| format!("{e}"))?,
         IpAddr::V6(_) => "[::]:0".parse().map_err(|e| format!("{e}"))?,
@@ -194,6 +352,8 @@ fn udp_client(
             .map_err(|e| format!("cannot reach {server}: {e}"))?;
         s.set_read_timeout(Some(timeout))
             .map_err(|e| e.to_string())?;
+        s.set_nonblocking(spec.busy_poll)
+            .map_err(|e| e.to_string())?;
         Ok(s)
     };
     let setup = open();
@@ -203,18 +363,31 @@ fn udp_client(
     let mut msg = vec![0x5Au8; size];
     let mut back = vec![0u8; size.max(8)];
     let mut out = ThreadOutcome::new();
-    let end = Instant::now() + duration;
+    let end = Instant::now() + spec.duration;
     let mut seq: u64 = 0;
+    // Blocking sockets wait in the kernel (the read timeout); busy-polled
+    // ones spin on "would block" for as long.
+    let recv = |back: &mut [u8]| {
+        if spec.busy_poll {
+            spin(timeout, || s.recv(back))
+        } else {
+            s.recv(back)
+        }
+    };
     while Instant::now() < end && !cancel.is_cancelled() {
         seq += 1;
         let stamp = seq.to_le_bytes();
         let n = size.min(8);
         msg[..n].copy_from_slice(&stamp[..n]);
         let t = Instant::now();
-        s.send(&msg)
-            .map_err(|e| format!("pingpong {server}: send: {e}"))?;
+        let sent = if spec.busy_poll {
+            spin(timeout, || s.send(&msg))
+        } else {
+            s.send(&msg)
+        };
+        sent.map_err(|e| format!("pingpong {server}: send: {e}"))?;
         loop {
-            match s.recv(&mut back) {
+            match recv(&mut back) {
                 // A late reply to an earlier message is skipped (its stamp differs).
                 Ok(got) if got == size && back[..n] == stamp[..n] => {
                     latency::record(&mut out.latency, t.elapsed());
@@ -222,12 +395,7 @@ fn udp_client(
                     break;
                 }
                 Ok(_) => continue,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) =>
-                {
+                Err(e) if would_block(&e) => {
                     out.lost += 1;
                     break;
                 }
@@ -255,22 +423,32 @@ impl Benchmark for Pingpong {
     /// in this process for it.
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.config.validate()?;
+        let placement = Placement::new(
+            self.config.cpus.as_deref(),
+            self.config.loopback,
+            &affinity::allowed_cpus(),
+        );
         if !self.config.loopback {
-            return self.measure(&self.config, ctx);
+            return self.measure(&self.config, &placement, ctx);
         }
-        with_echo_server(|server| {
+        with_echo_server(placement.echo.clone(), |server| {
             let config = PingpongConfig {
                 server,
                 ..self.config.clone()
             };
-            self.measure(&config, ctx)
+            self.measure(&config, &placement, ctx)
         })
     }
 }
 
 impl Pingpong {
     /// Every cell against `c`'s echo server, one result per protocol.
-    fn measure(&self, c: &PingpongConfig, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+    fn measure(
+        &self,
+        c: &PingpongConfig,
+        placement: &Placement,
+        ctx: &mut Context<'_>,
+    ) -> Result<(), BenchError> {
         ctx.progress.start(
             "net pingpong",
             (c.protocols.len() * c.sizes.len() * c.threads.len()) as u64,
@@ -283,7 +461,10 @@ impl Pingpong {
             result.set_param(names::param::SERVER, c.server.to_string());
             if c.loopback {
                 result.set_param(names::param::IN_PROCESS_SERVER, true);
+                result.set_param(names::param::ECHO_CPUS, cpu_param(&placement.echo));
             }
+            result.set_param(names::param::CLIENT_CPUS, cpu_param(&placement.client));
+            result.set_param(names::param::BUSY_POLL, c.busy_poll);
             result.set_param(names::param::PROTOCOL, proto.as_str());
             result.set_param(names::param::DURATION_S, c.duration.as_secs_f64());
             'cells: for &size in &c.sizes {
@@ -302,15 +483,19 @@ impl Pingpong {
                     let cancel = ctx.cancel.clone();
                     let outcomes: Vec<Result<ThreadOutcome, String>> = std::thread::scope(|s| {
                         let hs: Vec<_> = (0..threads)
-                            .map(|_| {
+                            .map(|i| {
                                 let (start, cancel) = (&start, &cancel);
+                                let spec = ClientSpec {
+                                    server: c.server,
+                                    size,
+                                    duration: c.duration,
+                                    timeout: c.timeout,
+                                    busy_poll: c.busy_poll,
+                                    cpu: placement.client_cpu(i),
+                                };
                                 s.spawn(move || match proto {
-                                    Proto::Tcp => tcp_client(
-                                        c.server, size, c.duration, c.timeout, start, cancel,
-                                    ),
-                                    Proto::Udp => udp_client(
-                                        c.server, size, c.duration, c.timeout, start, cancel,
-                                    ),
+                                    Proto::Tcp => tcp_client(spec, start, cancel),
+                                    Proto::Udp => udp_client(spec, start, cancel),
                                 })
                             })
                             .collect();
@@ -399,139 +584,15 @@ impl Pingpong {
     }
 }
 
-/// The echo side: TCP and UDP on `addr`, until `cancel` is set.
-pub struct EchoServer {
-    tcp: TcpListener,
-    udp: UdpSocket,
-}
-
-impl EchoServer {
-    /// Binds TCP and UDP on `addr`; the error names the port.
-    pub fn bind(addr: SocketAddr) -> Result<EchoServer, String> {
-        let tcp = TcpListener::bind(addr)
-            .map_err(|e| format!("--port {} (pingpong echo): {e}", addr.port()))?;
-        let udp = UdpSocket::bind(tcp.local_addr().map_err(|e| e.to_string())?)
-            .map_err(|e| format!("--port {} (pingpong echo, UDP): {e}", addr.port()))?;
-        Ok(EchoServer { tcp, udp })
-    }
-
-    /// The bound address.
-    pub fn local_addr(&self) -> Option<SocketAddr> {
-        self.tcp.local_addr().ok()
-    }
-
-    /// Serves until `cancel` is set: a thread for UDP, one per TCP connection
-    /// (at most [`MAX_CONNECTIONS`]); every socket has a timeout so the loops
-    /// notice cancellation.
-    pub fn serve(self, cancel: &Cancel) -> Result<(), String> {
-        let poll = Duration::from_millis(200);
-        self.tcp.set_nonblocking(true).map_err(|e| e.to_string())?;
-        self.udp
-            .set_read_timeout(Some(poll))
-            .map_err(|e| e.to_string())?;
-        let live = Arc::new(AtomicUsize::new(0));
-        std::thread::scope(|s| {
-            let udp = &self.udp;
-            s.spawn(move || {
-                let mut buf = vec![0u8; 65_536];
-                while !cancel.is_cancelled() {
-                    if let Ok((n, from)) = udp.recv_from(&mut buf) {
-                        let _ = udp.send_to(&buf[..n], from);
-                    }
-                }
-            });
-            while !cancel.is_cancelled() {
-                match self.tcp.accept() {
-                    Ok((stream, _)) => {
-                        if live.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
-                            continue; // dropped: the client sees the connection close
-                        }
-                        live.fetch_add(1, Ordering::SeqCst);
-                        let live = live.clone();
-                        s.spawn(move || {
-                            let _ = echo_tcp(stream, cancel, poll);
-                            live.fetch_sub(1, Ordering::SeqCst);
-                        });
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                        std::thread::sleep(Duration::from_millis(20))
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
-                }
-            }
-        });
-        Ok(())
-    }
-}
-
-fn echo_tcp(mut s: TcpStream, cancel: &Cancel, poll: Duration) -> std::io::Result<()> {
-    s.set_nonblocking(false)?;
-    s.set_nodelay(true)?;
-    s.set_read_timeout(Some(poll))?;
-    let mut head = [0u8; 4];
-    read_full(&mut s, &mut head, cancel)?;
-    let size = u32::from_be_bytes(head) as usize;
-    if size == 0 || size > MAX_TCP_MESSAGE {
-        return Ok(());
-    }
-    let mut buf = vec![0u8; size];
-    loop {
-        if !read_full(&mut s, &mut buf, cancel)? {
-            return Ok(());
-        }
-        s.write_all(&buf)?;
-    }
-}
-
-/// Reads exactly `buf.len()` bytes, riding out read timeouts until `cancel`;
-/// false at a clean end of stream.
-fn read_full(s: &mut TcpStream, buf: &mut [u8], cancel: &Cancel) -> std::io::Result<bool> {
-    let mut got = 0;
-    while got < buf.len() {
-        if cancel.is_cancelled() {
-            return Ok(false);
-        }
-        match s.read(&mut buf[got..]) {
-            Ok(0) => return Ok(false),
-            Ok(n) => got += n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(true)
-}
-
-/// Runs `test` with the ping-pong echo server on an ephemeral 127.0.0.1
-/// port (`test` gets its address); stops it afterwards.
-pub fn with_echo_server<R>(
-    test: impl FnOnce(SocketAddr) -> Result<R, BenchError>,
-) -> Result<R, BenchError> {
-    let echo = EchoServer::bind(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0))
-        .map_err(BenchError::System)?;
-    let addr = echo
-        .local_addr()
-        .ok_or_else(|| BenchError::System("the echo server has no address".into()))?;
-    let stop = Cancel::new();
-    std::thread::scope(|s| {
-        let stop_echo = stop.clone();
-        s.spawn(move || echo.serve(&stop_echo));
-        let outcome = test(addr);
-        stop.cancel();
-        outcome
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::echo::EchoServer;
     use nodebench_core::ResultStatus;
     use nodebench_core::bench::collect;
     use nodebench_core::inventory::Inventory;
+    use std::net::TcpListener;
+    use std::sync::Arc;
 
     #[test]
     fn tcp_and_udp_round_trips_against_the_echo_server() {
@@ -549,6 +610,8 @@ mod tests {
                 duration: Duration::from_millis(100),
                 timeout: Duration::from_secs(1),
                 loopback: false,
+                cpus: None,
+                busy_poll: false,
             };
             let out = collect(
                 &Pingpong { config: cfg },
@@ -575,6 +638,73 @@ mod tests {
     }
 
     #[test]
+    fn loopback_pins_clients_and_echo_apart() {
+        // Two CPUs: the client on the second, the echo on the first.
+        let p = Placement::new(None, true, &[0, 1]);
+        assert_eq!((p.client.clone(), p.echo.clone()), (vec![1], vec![0]));
+        assert_eq!((p.client_cpu(3), p.echo_cpu(3)), (Some(1), Some(0)));
+        // Four: clients on every other one, the echo on the rest.
+        let p = Placement::new(None, true, &[0, 1, 2, 3]);
+        assert_eq!((p.client, p.echo), (vec![1, 3], vec![0, 2]));
+        // Clients told where: the echo on what is left, or next to them.
+        let p = Placement::new(Some(&[2]), true, &[0, 1, 2]);
+        assert_eq!((p.client, p.echo), (vec![2], vec![0, 1]));
+        let p = Placement::new(Some(&[1, 0]), true, &[0, 1]);
+        assert_eq!((p.client, p.echo), (vec![1, 0], vec![0, 1]));
+        // One CPU: everything on it.
+        let p = Placement::new(None, true, &[5]);
+        assert_eq!((p.client_cpu(0), p.echo_cpu(0)), (None, Some(5)));
+        // A remote server: clients pinned only when told.
+        assert_eq!(Placement::new(None, false, &[0, 1]), Placement::default());
+        let p = Placement::new(Some(&[1]), false, &[0, 1]);
+        assert_eq!((p.client_cpu(0), p.echo_cpu(0)), (Some(1), None));
+    }
+
+    #[test]
+    fn busy_poll_and_pinned_clients_count_round_trips() {
+        let cpu = affinity::allowed_cpus()[0];
+        let cfg = PingpongConfig {
+            protocols: vec![Proto::Tcp, Proto::Udp],
+            sizes: vec![14, 65_536],
+            threads: vec![1],
+            duration: Duration::from_millis(100),
+            timeout: Duration::from_secs(1),
+            loopback: true,
+            cpus: Some(vec![cpu]),
+            busy_poll: true,
+            ..PingpongConfig::default()
+        };
+        let out = collect(
+            &Pingpong { config: cfg },
+            &Inventory::default(),
+            Cancel::new(),
+        )
+        .unwrap();
+        assert_eq!(out.len(), 2);
+        for r in &out {
+            assert_eq!(r.status, ResultStatus::Passed, "{:?}", r.error);
+            assert_eq!(r.parameters[names::param::BUSY_POLL].as_bool(), Some(true));
+            let pinned = r.parameters[names::param::CLIENT_CPUS].as_str();
+            assert_eq!(pinned, Some(cpu.to_string().as_str()));
+            let trips: Vec<f64> = r
+                .metrics
+                .iter()
+                .filter(|m| m.name == names::metric::ROUND_TRIPS)
+                .map(|m| m.value)
+                .collect();
+            assert_eq!(trips.len(), 2);
+            assert!(trips.iter().all(|&t| t > 10.0), "{trips:?}");
+        }
+        let lost = out[1]
+            .metrics
+            .iter()
+            .filter(|m| m.name == names::metric::LOST)
+            .map(|m| m.value)
+            .sum::<f64>();
+        assert_eq!(lost, 0.0);
+    }
+
+    #[test]
     fn a_client_that_cannot_connect_still_releases_the_others() {
         let closed = TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -588,7 +718,15 @@ mod tests {
             let _ = tx.send(());
         });
         let t = Duration::from_millis(200);
-        let err = tcp_client(closed, 1, t, t, &start, &Cancel::new()).err();
+        let spec = ClientSpec {
+            server: closed,
+            size: 1,
+            duration: t,
+            timeout: t,
+            busy_poll: false,
+            cpu: None,
+        };
+        let err = tcp_client(spec, &start, &Cancel::new()).err();
         assert!(err.unwrap().contains("cannot connect"));
         assert!(
             rx.recv_timeout(Duration::from_secs(10)).is_ok(),
@@ -610,6 +748,8 @@ mod tests {
             duration: Duration::from_millis(50),
             timeout: Duration::from_millis(500),
             loopback: false,
+            cpus: None,
+            busy_poll: false,
         };
         let out = collect(
             &Pingpong { config: cfg },

@@ -9,8 +9,8 @@ use nodebench_net::iperf3::{ClientConfig, Protocol, ServerConfig};
 use nodebench_net::pingpong::{PingpongConfig, Proto};
 
 use super::parse::{
-    ThreadList, duration_text, or_default, parse_bitrate, parse_count, parse_duration, parse_size,
-    parse_threads,
+    CpuList, ThreadList, duration_text, or_default, parse_bitrate, parse_count, parse_cpus,
+    parse_duration, parse_size, parse_threads,
 };
 
 /// `nodebench net ...`
@@ -49,6 +49,10 @@ pub struct ServeArgs {
     /// Exit after this many tests.
     #[arg(long, value_name = "N", value_parser = parse_count)]
     pub max_tests: Option<u64>,
+    /// Pin the ping-pong echo threads: TCP connection j on the j-th CPU of
+    /// the list (round robin), UDP on the first (default unpinned).
+    #[arg(long, value_name = "LIST", value_parser = parse_cpus)]
+    pub cpus: Option<CpuList>,
 }
 
 impl From<&ServeArgs> for ServerConfig {
@@ -213,6 +217,15 @@ pub struct PingpongArgs {
     /// Time per cell.
     #[arg(long, value_name = "DURATION", default_value = duration_text(PingpongConfig::default().duration), value_parser = parse_duration, allow_hyphen_values = true)]
     pub duration: Duration,
+    /// Pin client thread i on the i-th CPU of the list (round robin).
+    /// Default unpinned; with --loopback every other CPU, the in-process
+    /// echo on the others.
+    #[arg(long, value_name = "LIST", value_parser = parse_cpus)]
+    pub cpus: Option<CpuList>,
+    /// Spin on non-blocking receives instead of sleeping in blocking ones
+    /// (a CPU per client thread; default off, as sockperf).
+    #[arg(long)]
+    pub busy_poll: bool,
 }
 
 /// The echo port of the server whose iperf3 port is `port`: the next one.
@@ -249,6 +262,8 @@ impl TryFrom<&PingpongArgs> for PingpongConfig {
             },
             threads: a.threads.as_ref().map_or(d.threads, |t| t.0.clone()),
             duration: a.duration,
+            cpus: a.cpus.as_ref().map(|c| c.0.clone()),
+            busy_poll: a.busy_poll,
             ..d
         })
     }

@@ -19,6 +19,15 @@ pub fn parse_threads(s: &str) -> Result<ThreadList, String> {
         .map_err(|e| e.to_string())
 }
 
+/// CPUs to pin threads to (`--cpus 0,2-3`), each one this process may run on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuList(pub Vec<usize>);
+
+/// A CPU list: `0`, `1,3`, `0-3`.
+pub fn parse_cpus(s: &str) -> Result<CpuList, String> {
+    affinity::parse_cpus(s).map(CpuList)
+}
+
 /// A positive duration: `500ms`, `10s`, `5m`.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     units::parse_duration(s).map_err(|e| e.to_string())

@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
+use nodebench_net::echo::EchoServer;
 use nodebench_net::iperf3::{self, Protocol, ServerConfig};
-use nodebench_net::pingpong::{EchoServer, Pingpong};
+use nodebench_net::pingpong::Pingpong;
 use nodebench_net::throughput::Throughput;
 
 use super::runner::{install_signal_handlers, run_benchmarks};
@@ -41,7 +42,9 @@ pub fn benchmark(cmd: &NetCommand) -> Result<Box<dyn Benchmark>, String> {
 fn serve(a: &ServeArgs) -> Result<ExitCode> {
     let cancel = install_signal_handlers()?;
     let echo_port = echo_port(a.port).map_err(anyhow::Error::msg)?;
-    let echo = EchoServer::bind(SocketAddr::new(a.bind, echo_port)).map_err(anyhow::Error::msg)?;
+    let echo = EchoServer::bind(SocketAddr::new(a.bind, echo_port))
+        .map_err(anyhow::Error::msg)?
+        .pinned_to(a.cpus.as_ref().map(|c| c.0.clone()).unwrap_or_default());
     let cfg = ServerConfig::from(a);
     let result = std::thread::scope(|s| {
         let echo_cancel = cancel.clone();

@@ -30,7 +30,7 @@ mod memory;
 mod network;
 mod os;
 mod storage;
-mod sysfs;
+pub(crate) mod sysfs;
 mod types;
 mod uarch;
 mod virt;

@@ -68,7 +68,7 @@ pub(super) fn dir_names(dir: &str) -> Vec<String> {
 
 /// Expands a kernel CPU list ("0-3,8,10-11") into CPU numbers; `None` if it
 /// is malformed. An empty list is `Some(vec![])`.
-pub(super) fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
+pub(crate) fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
     let mut out = Vec::new();
     for part in text.trim().split(',').map(str::trim) {
         if part.is_empty() {

@@ -125,6 +125,15 @@ pub mod param {
     /// True when the benchmark started its server in this process on a
     /// loopback port (`--loopback`).
     pub const IN_PROCESS_SERVER: &str = "in_process_server";
+    /// CPUs the ping-pong client threads were pinned to (`0,2`), `none`
+    /// when unpinned.
+    pub const CLIENT_CPUS: &str = "client_cpus";
+    /// CPUs the in-process echo server's threads were pinned to, `none`
+    /// when unpinned (only with `in_process_server`).
+    pub const ECHO_CPUS: &str = "echo_cpus";
+    /// True when the ping-pong clients spun on non-blocking receives
+    /// (`--busy-poll`).
+    pub const BUSY_POLL: &str = "busy_poll";
     /// `TCP_MAXSEG` asked for on the data sockets, bytes (`--mss`).
     pub const MSS: &str = "mss";
     /// `TCP_MAXSEG` of the client's first data connection once
@@ -146,4 +155,4 @@ pub const THROUGHPUT_WORKLOAD_PARAMS: &[&str] = &[
 ];
 /// Parameters that define a ping-pong workload (message size and thread
 /// count are labels).
-pub const PINGPONG_WORKLOAD_PARAMS: &[&str] = &[param::PROTOCOL];
+pub const PINGPONG_WORKLOAD_PARAMS: &[&str] = &[param::PROTOCOL, param::BUSY_POLL];
