@@ -131,7 +131,16 @@ fn build_chain(buf: &Buffer<usize>, line_words: usize, lines: usize, seed: u64) 
     }
 }
 
-/// Follows the chain `loads` times (rounded up to 16) from `start`.
+/// Loads of the warm-up walk over a set of `lines` lines of `line` bytes:
+/// a full lap, or the last-level cache's lines when the set is larger than
+/// that cache (a full lap when its size is unknown).
+fn warmup_loads(lines: usize, line: usize, llc: Option<u64>) -> u64 {
+    let cap = llc.map_or(u64::MAX, |b| b / line as u64);
+    (lines as u64).min(cap)
+}
+
+/// Follows the chain `loads` times (rounded up to 16) from `start`; returns
+/// where it stopped.
 fn chase(start: *const usize, loads: u64) -> *const usize {
     let mut p = start;
     for _ in 0..loads.div_ceil(16) {
@@ -198,6 +207,7 @@ impl Benchmark for Latency {
         let progress = ctx.progress;
         progress.start("memory latency", sizes.len() as u64);
         let inventory = ctx.inventory;
+        let llc = inventory.last_level_cache_bytes();
         let outcome = std::thread::scope(|s| {
             s.spawn(|| -> Result<(Vec<Metric>, bool, Option<f64>), BenchError> {
                 affinity::pin_current_thread(cpu);
@@ -212,13 +222,19 @@ impl Benchmark for Latency {
                     let buf: Buffer<usize> = Buffer::new(lines * words, c.hugepages, "--max-size")
                         .map_err(BenchError::System)?;
                     build_chain(&buf, words, lines, 0x9E37_79B9 + i as u64);
-                    let start = buf.as_ptr() as *const usize;
-                    // Warm up: one full lap brings the set into its level.
-                    chase(start, lines as u64);
+                    // The walk goes on along the chain from pass to pass, so
+                    // a pass never re-walks lines the one before just
+                    // cached. Warm-up: a full lap brings the set into its
+                    // level; a set larger than the last-level cache is
+                    // walked for that cache's lines instead, which leaves
+                    // the caches as the walk keeps them (a full lap of a
+                    // 1 GiB set takes seconds and changes nothing more).
+                    let mut p = buf.as_ptr() as *const usize;
+                    p = chase(p, warmup_loads(lines, line, llc));
                     let mut loads: u64 = 1 << 16;
                     let per_load = loop {
                         let t = Instant::now();
-                        chase(start, loads);
+                        p = chase(p, loads);
                         let el = t.elapsed();
                         if el >= c.duration || loads >= 1 << 36 {
                             break el.as_secs_f64() / loads.div_ceil(16).saturating_mul(16) as f64;
@@ -339,6 +355,30 @@ mod tests {
             p = unsafe { *p } as *const usize;
         }
         assert_eq!(p, start, "the chain closes after exactly `lines` steps");
+    }
+
+    #[test]
+    fn passes_walk_on_along_the_chain() {
+        let lines = 48;
+        let buf: Buffer<usize> = Buffer::new(lines * 8, false, "test").unwrap();
+        build_chain(&buf, 8, lines, 7);
+        let start = buf.as_ptr() as *const usize;
+        let after_16 = chase(start, 16);
+        assert_ne!(after_16, start, "16 loads of a 48-line cycle end elsewhere");
+        assert_ne!(chase(after_16, 16), after_16);
+        assert_eq!(
+            chase(chase(after_16, 16), 16),
+            start,
+            "48 loads close the cycle"
+        );
+    }
+
+    #[test]
+    fn warmup_is_a_lap_up_to_the_last_level_cache() {
+        // 64 B lines, a 6400 B cache: at most 100 loads.
+        assert_eq!(warmup_loads(80, 64, Some(6400)), 80);
+        assert_eq!(warmup_loads(1_000_000, 64, Some(6400)), 100);
+        assert_eq!(warmup_loads(1_000_000, 64, None), 1_000_000);
     }
 
     #[test]
