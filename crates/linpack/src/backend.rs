@@ -67,8 +67,9 @@ pub const CALIBRATION_ORDER: usize = 3000;
 pub const CALIBRATION_ROUNDS: usize = 3;
 
 /// Loads what `choice` names for `threads` threads; `auto` times every
-/// available candidate at [`CALIBRATION_ORDER`], taking turns for
-/// [`CALIBRATION_ROUNDS`] rounds, and keeps the one with the best solve.
+/// available candidate at [`CALIBRATION_ORDER`], taking turns for up to
+/// [`CALIBRATION_ROUNDS`] rounds (one under half the leader's rate drops
+/// out), and keeps the one with the best solve.
 pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> {
     let load = |lib: BlasLibrary| {
         lib.set_threads(threads);
@@ -110,15 +111,23 @@ pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> 
             // Candidates take turns, round after round, so a slow spell of
             // a shared machine does not fall on one of them only.
             let mut system = System::new(CALIBRATION_ORDER, 1, Kind::Random, true, "--blas auto")?;
+            // A candidate under half the leader's best after a round is
+            // out of the later ones: no slow spell explains a factor of
+            // two, and a slow BLAS would otherwise cost seconds.
             let mut rates = vec![0.0f64; candidates.len()];
+            let mut rounds = vec![0usize; candidates.len()];
             for _ in 0..CALIBRATION_ROUNDS {
-                for (solver, best) in candidates.iter().zip(rates.iter_mut()) {
-                    *best = best.max(calibrate(solver, &mut system, threads)?);
+                let leader = rates.iter().copied().fold(0.0, f64::max);
+                for ((solver, best), done) in candidates.iter().zip(&mut rates).zip(&mut rounds) {
+                    if *best >= leader / 2.0 {
+                        *best = best.max(calibrate(solver, &mut system, threads)?);
+                        *done += 1;
+                    }
                 }
             }
-            for (solver, gflops) in candidates.iter().zip(&rates) {
+            for ((solver, gflops), done) in candidates.iter().zip(&rates).zip(&rounds) {
                 notes.push(format!(
-                    "auto: {} {gflops:.1} GFLOPS at n = {CALIBRATION_ORDER} (best of {CALIBRATION_ROUNDS})",
+                    "auto: {} {gflops:.1} GFLOPS at n = {CALIBRATION_ORDER} (best of {done})",
                     solver.name()
                 ));
             }
