@@ -353,6 +353,11 @@ fn disk_readings(before: &DiskCounters, now: &DiskCounters, seconds: f64) -> Vec
 /// The longest [`Sampler::sample_now`] waits for the sampler thread.
 pub const SAMPLE_NOW_WAIT: Duration = Duration::from_millis(500);
 
+/// The shortest interval [`Sampler::sample_now`] ends: /proc/stat counts CPU
+/// time in ticks of 10 ms, so a shorter one would hold no tick for some
+/// CPUs (no share to report) and noise for the others.
+pub const MIN_FORCED_INTERVAL: Duration = Duration::from_millis(50);
+
 /// What the owner asks of the sampler thread (dropping the sender stops it).
 enum Request {
     /// Take a sample now and say so on the channel.
@@ -409,8 +414,10 @@ impl Sampler {
     /// Ends the current interval now instead of at its scheduled time, so
     /// that the activity up to this moment is in the samples: the recorder
     /// calls it as a result ends, so the result's last partial interval
-    /// (a final fdatasync, the last second of a load) is not lost. Waits
-    /// for the sample, at most [`SAMPLE_NOW_WAIT`].
+    /// (a final fdatasync, the last second of a load) is not lost. Within
+    /// [`MIN_FORCED_INTERVAL`] of the last sample it takes none (that
+    /// sample ends the result's time). Waits for the sample, at most
+    /// [`SAMPLE_NOW_WAIT`].
     pub fn sample_now(&self) {
         let Some(requests) = &self.requests else {
             return;
@@ -497,6 +504,10 @@ fn sample_loop(
     loop {
         let done = match requests.recv_timeout(next.saturating_duration_since(Instant::now())) {
             Err(RecvTimeoutError::Timeout) => None,
+            Ok(Request::SampleNow(done)) if prev.0.elapsed() < MIN_FORCED_INTERVAL => {
+                let _ = done.send(());
+                continue;
+            }
             Ok(Request::SampleNow(done)) => Some(done),
             Err(RecvTimeoutError::Disconnected) => return,
         };
@@ -628,6 +639,28 @@ mod tests {
         };
         let r = rates(&prev, &cur, 1.0);
         assert!(r.iter().all(|(k, _)| k.name != series::CONTEXT_SWITCHES));
+    }
+
+    #[test]
+    fn a_forced_sample_right_after_the_last_is_not_taken() {
+        // Hourly samples, ten kept: only forced ones are taken here.
+        let hour = Duration::from_secs(3600);
+        let sampler = Sampler::with_retention(hour, 10 * hour).unwrap();
+        let count = || {
+            sampler
+                .window(Utc::now() - chrono::Duration::hours(1), Utc::now())
+                .iter()
+                .find(|s| s.name == series::PROCS_RUNNING)
+                .map_or(0, |s| s.points.len())
+        };
+        std::thread::sleep(MIN_FORCED_INTERVAL * 2);
+        sampler.sample_now();
+        assert_eq!(count(), 1);
+        sampler.sample_now();
+        assert_eq!(count(), 1, "a sliver of an interval was sampled");
+        std::thread::sleep(MIN_FORCED_INTERVAL * 2);
+        sampler.sample_now();
+        assert_eq!(count(), 2);
     }
 
     #[test]
