@@ -431,16 +431,11 @@ fn abs_error_sum(arr: &[f64], expected: f64) -> f64 {
     if parts == 1 {
         return part_sum(arr);
     }
-    std::thread::scope(|s| {
-        let handles: Vec<_> = arr
-            .chunks(arr.len().div_ceil(parts))
-            .map(|part| s.spawn(move || part_sum(part)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .sum()
+    team::run(parts, false, |t| {
+        part_sum(&arr[split(arr.len(), parts, t, 8)])
     })
+    .into_iter()
+    .sum()
 }
 
 /// STREAM's check: the average absolute error of each array relative to the
