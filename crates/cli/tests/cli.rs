@@ -628,7 +628,9 @@ fn a_test_longer_than_max_duration_is_refused_with_a_message() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
+    // The server may take a while to listen while the rest of the suite
+    // loads both CPUs (a 10 s wait was once not enough in CI).
+    let deadline = Instant::now() + Duration::from_secs(30);
     let out = loop {
         let out = t.run(&[
             "net",
