@@ -338,12 +338,19 @@ mod tests {
         );
     }
 
+    /// A chain over `lines` 64 B lines, and its first line (the buffer
+    /// must outlive every walk of it).
+    fn chain(lines: usize, seed: u64) -> (Buffer<usize>, *const usize) {
+        let buf: Buffer<usize> = Buffer::new(lines * 8, false, "test").unwrap();
+        build_chain(&buf, 8, lines, seed);
+        let start = buf.as_ptr() as *const usize;
+        (buf, start)
+    }
+
     #[test]
     fn the_chain_is_one_cycle_through_every_line() {
         let lines = 1000;
-        let buf: Buffer<usize> = Buffer::new(lines * 8, false, "test").unwrap();
-        build_chain(&buf, 8, lines, 42);
-        let start = buf.as_ptr() as *const usize;
+        let (_buf, start) = chain(lines, 42);
         let mut seen = std::collections::HashSet::new();
         let mut p = start;
         for _ in 0..lines {
@@ -359,10 +366,7 @@ mod tests {
 
     #[test]
     fn passes_walk_on_along_the_chain() {
-        let lines = 48;
-        let buf: Buffer<usize> = Buffer::new(lines * 8, false, "test").unwrap();
-        build_chain(&buf, 8, lines, 7);
-        let start = buf.as_ptr() as *const usize;
+        let (_buf, start) = chain(48, 7);
         let after_16 = chase(start, 16);
         assert_ne!(after_16, start, "16 loads of a 48-line cycle end elsewhere");
         assert_ne!(chase(after_16, 16), after_16);
