@@ -108,18 +108,22 @@ pub fn result_table(result: &BenchResult) -> String {
     let grid = grid(result);
     let mut out = String::new();
     let _ = writeln!(out, "{}", grid.heading);
-    let mut table = Table::new();
-    table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
-    table.set_header(grid.header.clone());
-    for row in &grid.rows {
-        table.add_row(row.clone());
-    }
-    for col in grid.numbers_from..grid.header.len() {
-        if let Some(c) = table.column_mut(col) {
-            c.set_cell_alignment(CellAlignment::Right);
+    // A result that failed before measuring anything has no table, only
+    // its error below the heading.
+    if !grid.rows.is_empty() {
+        let mut table = Table::new();
+        table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+        table.set_header(grid.header.clone());
+        for row in &grid.rows {
+            table.add_row(row.clone());
         }
+        for col in grid.numbers_from..grid.header.len() {
+            if let Some(c) = table.column_mut(col) {
+                c.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        let _ = writeln!(out, "{table}");
     }
-    let _ = writeln!(out, "{table}");
     if let Some(e) = &result.error {
         let _ = writeln!(out, "error: {e}");
     }
@@ -296,5 +300,16 @@ mod tests {
         assert!(text.contains("50.00 (50.0%)"), "{text}");
         assert!(text.contains("100.00 (100.0%)"), "{text}");
         assert!(text.contains("GFLOPS"), "{text}");
+    }
+
+    #[test]
+    fn a_result_that_failed_before_measuring_prints_its_error_without_a_table() {
+        let mut r = BenchResult::new(nodebench_core::names::net::TCP);
+        r.mark_failed("cannot connect to 127.0.0.1:1: connection refused");
+        let text = result_table(&r);
+        assert_eq!(
+            text,
+            "net.tcp [failed]\nerror: cannot connect to 127.0.0.1:1: connection refused\n"
+        );
     }
 }
