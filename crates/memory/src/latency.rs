@@ -98,11 +98,11 @@ pub fn level_for(bytes: u64, inv: &Inventory) -> &'static str {
 /// at 1.5x between each pair.
 pub fn sweep(min: u64, max: u64) -> Vec<u64> {
     let mut out = Vec::new();
-    let mut s = min.max(1024);
+    let mut s = min.max(1);
     while s <= max {
         out.push(s);
         let mid = s + s / 2;
-        if mid < max && mid < 2 * s {
+        if mid > s && mid < max {
             out.push(mid);
         }
         s *= 2;
@@ -295,6 +295,7 @@ mod tests {
     fn sweep_doubles_with_midpoints() {
         assert_eq!(sweep(4096, 16384), vec![4096, 6144, 8192, 12288, 16384]);
         assert_eq!(sweep(4096, 10000), vec![4096, 6144, 8192, 10000]);
+        assert_eq!(sweep(1, 4), vec![1, 2, 3, 4]);
     }
 
     #[test]
@@ -320,22 +321,25 @@ mod tests {
 
     #[test]
     fn working_sets_under_two_lines_are_refused_at_run_time() {
-        let e = collect(
-            &Latency {
-                config: LatencyConfig {
-                    sizes: Some(vec![64]),
-                    ..LatencyConfig::default()
-                },
-            },
-            &Inventory::default(),
-            Cancel::new(),
-        )
-        .unwrap_err()
-        .to_string();
-        assert_eq!(
-            e,
-            "--min-size/--max-size: working sets must be at least two cache lines (128 B) and min <= max"
-        );
+        // Given as a list, or as the start of the sweep (not raised quietly).
+        let small_list = LatencyConfig {
+            sizes: Some(vec![64]),
+            ..LatencyConfig::default()
+        };
+        let small_min = LatencyConfig {
+            min_size: 1,
+            max_size: Some(4096),
+            ..LatencyConfig::default()
+        };
+        for config in [small_list, small_min] {
+            let e = collect(&Latency { config }, &Inventory::default(), Cancel::new())
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                e,
+                "--min-size/--max-size: working sets must be at least two cache lines (128 B) and min <= max"
+            );
+        }
     }
 
     /// A chain over `lines` 64 B lines, and its first line (the buffer
