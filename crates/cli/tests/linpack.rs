@@ -112,6 +112,9 @@ fn auto_with_openblas_installed_calibrates_both_and_records_the_pick() {
         notes.contains("auto: rust") && notes.contains("auto: openblas"),
         "{notes}"
     );
+    // Calibrated at the run's scale: n = 150 is timed at the smallest
+    // calibration order, not at 3000.
+    assert!(notes.contains("at n = 1000 (best of"), "{notes}");
     let picked = p["backend"].as_str().unwrap();
     assert!(notes.contains(&format!("auto: picked {picked}")), "{notes}");
     assert!(!p["backend_version"].as_str().unwrap().is_empty());

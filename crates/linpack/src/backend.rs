@@ -60,17 +60,30 @@ pub struct Selection {
     pub notes: Vec<String>,
 }
 
-/// Order of the calibration system `auto` times each candidate on.
-pub const CALIBRATION_ORDER: usize = 3000;
+/// Largest order of the calibration system `auto` times each candidate on:
+/// runs of larger systems are calibrated at this order.
+pub const CALIBRATION_MAX_ORDER: usize = 3000;
+
+/// Smallest calibration order: below it one solve is too short to time.
+pub const CALIBRATION_MIN_ORDER: usize = 1000;
+
+/// The order `auto` calibrates at for a run whose largest system is
+/// `largest`: that order itself, within [`CALIBRATION_MIN_ORDER`] and
+/// [`CALIBRATION_MAX_ORDER`], so the pick is made at the run's scale and a
+/// short run does not spend longer choosing than solving.
+pub fn calibration_order(largest: usize) -> usize {
+    largest.clamp(CALIBRATION_MIN_ORDER, CALIBRATION_MAX_ORDER)
+}
 
 /// Rounds of `auto`'s calibration: every candidate solves once per round.
 pub const CALIBRATION_ROUNDS: usize = 3;
 
 /// Loads what `choice` names for `threads` threads; `auto` times every
-/// available candidate at [`CALIBRATION_ORDER`], taking turns for up to
+/// available candidate at [`calibration_order`] of `largest` (the run's
+/// largest system), taking turns for up to
 /// [`CALIBRATION_ROUNDS`] rounds (one under half the leader's rate drops
 /// out), and keeps the one with the best solve.
-pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> {
+pub fn select(choice: &BlasChoice, threads: usize, largest: usize) -> Result<Selection, String> {
     let load = |lib: BlasLibrary| {
         lib.set_threads(threads);
         Solver::Blas(lib)
@@ -110,7 +123,8 @@ pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> 
             }
             // Candidates take turns, round after round, so a slow spell of
             // a shared machine does not fall on one of them only.
-            let mut system = System::new(CALIBRATION_ORDER, 1, Kind::Random, true, "--blas auto")?;
+            let order = calibration_order(largest);
+            let mut system = System::new(order, 1, Kind::Random, true, "--blas auto")?;
             // A candidate under half the leader's best after a round is
             // out of the later ones: no slow spell explains a factor of
             // two, and a slow BLAS would otherwise cost seconds.
@@ -127,7 +141,7 @@ pub fn select(choice: &BlasChoice, threads: usize) -> Result<Selection, String> 
             }
             for ((solver, gflops), done) in candidates.iter().zip(&rates).zip(&rounds) {
                 notes.push(format!(
-                    "auto: {} {gflops:.1} GFLOPS at n = {CALIBRATION_ORDER} (best of {done})",
+                    "auto: {} {gflops:.1} GFLOPS at n = {order} (best of {done})",
                     solver.name()
                 ));
             }
@@ -149,4 +163,17 @@ fn calibrate(solver: &Solver, system: &mut System, threads: usize) -> Result<f64
         .solve(system.equations(&mut x))
         .map_err(|e| format!("--blas auto: {} failed calibration: {e}", solver.name()))?;
     Ok(flops(system.n) / time.as_secs_f64() / 1e9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_calibrates_at_the_runs_largest_order_within_bounds() {
+        assert_eq!(calibration_order(150), CALIBRATION_MIN_ORDER);
+        assert_eq!(calibration_order(2000), 2000);
+        assert_eq!(calibration_order(3000), 3000);
+        assert_eq!(calibration_order(49_840), CALIBRATION_MAX_ORDER);
+    }
 }

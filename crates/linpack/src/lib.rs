@@ -98,7 +98,9 @@ impl Benchmark for Linpack {
         let threads = c
             .threads
             .unwrap_or_else(|| nodebench_core::affinity::allowed_cpus().len().max(1));
-        let Selection { solver, notes } = select(&c.blas, threads).map_err(BenchError::System)?;
+        let largest = orders.iter().copied().max().unwrap_or(0);
+        let Selection { solver, notes } =
+            select(&c.blas, threads, largest).map_err(BenchError::System)?;
         let peak = peak::theoretical_peak(ctx.inventory, peak::all_core_clock);
         let reference = peak.as_ref().ok().map(|p| Reference {
             name: p.describe(true),
