@@ -8,8 +8,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{
-    QUICK_OPS, TempStore, bin, closed_port, find_metric, interrupt, json, one_line_error,
-    skipped_without_root, stderr, stdout,
+    QUICK_OPS, TempStore, bin, closed_port, closed_port_pair, find_metric, interrupt, json,
+    one_line_error, skipped_without_root, stderr, stdout,
 };
 use serde_json::Value;
 
@@ -612,9 +612,10 @@ fn net_errors_are_one_clear_line() {
 #[test]
 fn a_test_longer_than_max_duration_is_refused_with_a_message() {
     let t = TempStore::new();
-    let port = closed_port();
+    let port = closed_port_pair();
     let mut server = bin()
         .args([
+            "--no-save",
             "net",
             "serve",
             "--port",
@@ -625,7 +626,7 @@ fn a_test_longer_than_max_duration_is_refused_with_a_message() {
             "1",
         ])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     // The server may take a while to listen while the rest of the suite
@@ -644,6 +645,12 @@ fn a_test_longer_than_max_duration_is_refused_with_a_message() {
         ]);
         if !stderr(&out).contains("cannot connect") || Instant::now() > deadline {
             break out;
+        }
+        // A server that could not start says why, rather than leaving the
+        // client to time out on "connection refused".
+        if server.try_wait().unwrap().is_some() {
+            let said = server.wait_with_output().unwrap();
+            panic!("net serve --port {port} exited: {}", stderr(&said));
         }
         std::thread::sleep(Duration::from_millis(100));
     };

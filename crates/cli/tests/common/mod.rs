@@ -128,6 +128,22 @@ pub fn closed_port() -> u16 {
         .port()
 }
 
+/// A closed loopback port P whose successor is free too, for TCP and UDP:
+/// what `net serve --port P` binds (its ping-pong echo takes P + 1).
+pub fn closed_port_pair() -> u16 {
+    for _ in 0..100 {
+        let port = closed_port();
+        let next = ("127.0.0.1", port.wrapping_add(1));
+        if port < u16::MAX
+            && std::net::TcpListener::bind(next).is_ok()
+            && std::net::UdpSocket::bind(next).is_ok()
+        {
+            return port;
+        }
+    }
+    panic!("no loopback port P with P + 1 free in 100 tries");
+}
+
 /// Sends SIGINT (Ctrl-C) to process `pid`.
 pub fn interrupt(pid: u32) {
     // SAFETY: kill has no memory effects; pid is a child of this test.
