@@ -133,11 +133,11 @@ pub fn closed_port() -> u16 {
 pub fn closed_port_pair() -> u16 {
     for _ in 0..100 {
         let port = closed_port();
-        let next = ("127.0.0.1", port.wrapping_add(1));
-        if port < u16::MAX
-            && std::net::TcpListener::bind(next).is_ok()
-            && std::net::UdpSocket::bind(next).is_ok()
-        {
+        if port == u16::MAX {
+            continue;
+        }
+        let next = ("127.0.0.1", port + 1);
+        if std::net::TcpListener::bind(next).is_ok() && std::net::UdpSocket::bind(next).is_ok() {
             return port;
         }
     }
