@@ -579,9 +579,10 @@ fn net_errors_are_one_clear_line() {
     ]);
     one_line_error(&out, 1, &["cannot connect", "refused"]);
     assert!(start.elapsed() < Duration::from_secs(5));
-    // A port already in use.
-    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = busy.local_addr().unwrap().port();
+    // A port already in use (its successor, the echo's port, free: else the
+    // error names that one).
+    let port = closed_port_pair();
+    let _busy = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
     let out = t.run(&[
         "net",
         "serve",

@@ -129,7 +129,9 @@ pub fn closed_port() -> u16 {
 }
 
 /// A closed loopback port P whose successor is free too, for TCP and UDP:
-/// what `net serve --port P` binds (its ping-pong echo takes P + 1).
+/// what `net serve --port P` binds (its ping-pong echo takes P + 1). A port
+/// from bind(0) is odd and Linux gives outgoing connections even ports first,
+/// so under a busy test run P + 1 is often some connection's.
 pub fn closed_port_pair() -> u16 {
     for _ in 0..100 {
         let port = closed_port();
