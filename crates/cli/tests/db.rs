@@ -515,7 +515,7 @@ fn ctrl_c_during_a_mariadb_load_drops_the_tables_and_says_so() {
     use nodebench_db::data::TABLES;
     use nodebench_db::engine::Connector;
     use nodebench_db::engine::mysql::MysqlConnector;
-    let mut s = MysqlConnector { url: url.clone() }.connect().unwrap();
+    let mut s = MysqlConnector::new(&url).unwrap().connect().unwrap();
     let t = TempStore::new();
     let child = t
         .command()

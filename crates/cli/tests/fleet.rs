@@ -561,3 +561,57 @@ fn http_from_two_generators_merges_every_request_exactly() {
     ]);
     one_line_error(&o, 2, &["LOAD FLAGS", "--bogus"]);
 }
+
+#[test]
+fn a_token_reaches_the_remote_nodebench_on_stdin_never_in_argv() {
+    const SECRET: &str = "Fl33t-T0ken-8x2w";
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(hosts) = hosts_file("secret", &["h1"], tmp.path()) else {
+        return;
+    };
+    let store = TempStore::new();
+    let mut child = store
+        .command()
+        .args(["fleet", "run", &hosts.file.display().to_string()])
+        .args(["net", "tcp", "--loopback", "-t", "2", "--token", SECRET])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // While it runs, no process's argv (the local ssh, the remote shell,
+    // the remote nodebench) may hold the token; our own test's does not
+    // count, nor does the local nodebench's, whose argv the user typed.
+    let local = child.id();
+    let mut looks = 0;
+    while child.try_wait().unwrap().is_none() {
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == local.to_string() || name == std::process::id().to_string() {
+                continue;
+            }
+            if let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) {
+                let text = String::from_utf8_lossy(&bytes).replace('\0', " ");
+                assert!(
+                    !text.contains(SECRET),
+                    "the token is in the argv of {name}: {text}"
+                );
+            }
+        }
+        looks += 1;
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(looks > 10, "the run ended before it was watched");
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (what, bytes) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
+        assert!(!String::from_utf8_lossy(bytes).contains(SECRET), "{what}");
+    }
+    let run = runs_list(&store);
+    assert_eq!(run.len(), 1);
+    let shown = store.run(&["--json", "runs", "show", "latest"]);
+    let text = stdout(&shown);
+    assert!(!text.contains(SECRET), "{text}");
+    assert!(text.contains("\"tcp\""), "{text}");
+    let db = std::fs::read(store.store()).unwrap();
+    assert!(!db.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()));
+}

@@ -1,14 +1,59 @@
-//! Keeping secrets out of what is printed and stored: a database URL is
-//! shown and saved without its password.
+//! Keeping secrets out of what is printed, stored and put on a remote
+//! command line, and reading them from where they may be given instead.
+//!
+//! One rule, [`redact`], applies to any text before it is written or shown:
+//! the password of a URL's user info is removed
+//! (`postgres://bench:secret@h/db` -> `postgres://bench@h/db`) and the
+//! values of the query parameters [`SECRET_PARAMS`] become [`MASK`]
+//! (`?password=x` -> `?password=***`). [`redact_args`] applies it to a
+//! command line, and masks the value of each flag in [`SECRET_FLAGS`] and of
+//! credential headers (`-H 'Authorization: ...'`).
+//!
+//! A password left out of a database URL is read, in this order, from the
+//! driver's own variable ([`PGPASSWORD`] for PostgreSQL, [`MYSQL_PWD`] for
+//! MariaDB/MySQL), from the file [`PASSWORD_FILE_ENV`] names (which must be
+//! readable by its owner only), or from a prompt when standard input is a
+//! terminal: [`password_for`].
+
+use std::io::IsTerminal;
+
+/// What a secret value is replaced with.
+pub const MASK: &str = "***";
+
+/// Query parameters whose values are secrets (compared without case).
+pub const SECRET_PARAMS: &[&str] = &["password", "pass", "pwd", "token", "secret"];
+
+/// Flags whose value is a secret (`--token X` or `--token=X`).
+pub const SECRET_FLAGS: &[&str] = &["--token"];
+
+/// Header names whose values are credentials, for `-H`/`--header`.
+pub const SECRET_HEADERS: &[&str] = &["authorization", "proxy-authorization", "cookie"];
+
+/// Flags that carry an HTTP header (`NAME: VALUE`).
+const HEADER_FLAGS: &[&str] = &["-H", "--header"];
+
+/// PostgreSQL's password variable (libpq's), read for a `postgres://` URL
+/// without a password.
+pub const PGPASSWORD: &str = "PGPASSWORD";
+/// MariaDB's and MySQL's password variable, read for a `mysql://` URL
+/// without a password.
+pub const MYSQL_PWD: &str = "MYSQL_PWD";
+/// The variable that carries `--token` to a process started on a remote
+/// host (and may give it locally).
+pub const TOKEN_ENV: &str = "NODEBENCH_TOKEN";
+/// The variable naming a file (mode 0600 or stricter) that holds a
+/// database password.
+pub const PASSWORD_FILE_ENV: &str = "NODEBENCH_PASSWORD_FILE";
 
 /// `url` with the password of its user info removed
 /// (`postgres://bench:secret@h/db` -> `postgres://bench@h/db`); a text
-/// without `://` comes back as it is.
+/// without `://` comes back as it is. Query parameters are left as they
+/// are: [`redact`] masks those too.
 pub fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     match rest[..authority_end].rfind('@') {
         Some(at) => {
             let user = rest[..at].split(':').next().unwrap_or("");
@@ -18,9 +63,336 @@ pub fn without_password(url: &str) -> String {
     }
 }
 
+/// The password in `url`'s user info, if it has one (percent-encoding
+/// left as written).
+pub fn url_password(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let at = rest[..authority_end].rfind('@')?;
+    rest[..at].split_once(':').map(|(_, p)| p)
+}
+
+/// True when `url` names a user but carries no password: a password is
+/// then looked up with [`password_for`].
+pub fn url_lacks_password(url: &str) -> bool {
+    let Some((_, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => !rest[..at].contains(':') && !has_secret_param(url),
+        None => !has_secret_param(url),
+    }
+}
+
+/// Whether `url`'s query gives a password (`password=`, `pass=`, `pwd=`).
+fn has_secret_param(url: &str) -> bool {
+    let Some((_, query)) = url.split_once('?') else {
+        return false;
+    };
+    query.split('&').any(|kv| {
+        let key = kv.split('=').next().unwrap_or("");
+        ["password", "pass", "pwd"]
+            .iter()
+            .any(|p| key.eq_ignore_ascii_case(p))
+    })
+}
+
+/// `text` with every secret in it hidden: URL passwords removed, the values
+/// of [`SECRET_PARAMS`] query parameters masked. Anything else is kept as
+/// written, so an error message stays readable.
+pub fn redact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    // URLs first: every `SCHEME://USER:PASS@` loses `:PASS`.
+    while let Some(pos) = rest.find("://") {
+        let (before, after) = rest.split_at(pos + 3);
+        out.push_str(before);
+        // The authority ends at the first character a URL's host part
+        // cannot hold; an `@` before it ends the user info.
+        let end = after
+            .find(|c: char| matches!(c, '/' | '?' | '#') || c.is_whitespace() || c == '\'')
+            .unwrap_or(after.len());
+        let authority = &after[..end];
+        match authority.rfind('@') {
+            // `[` cannot stand in a URL's user info: `USER[:PASSWORD]@HOST`
+            // is a form in a message, not a credential.
+            Some(at) if !authority[..at].contains(['[', ']']) => {
+                let user = authority[..at].split(':').next().unwrap_or("");
+                out.push_str(user);
+                out.push_str(&authority[at..]);
+            }
+            _ => out.push_str(authority),
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    mask_params(&out)
+}
+
+/// `text` with the value of each `KEY=VALUE` whose key is a
+/// [`SECRET_PARAMS`] name, after `?`, `&` or `;`, masked up to the next
+/// `&`, `;`, `#`, quote or white space.
+fn mask_params(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let bytes = text.as_bytes();
+    while i < text.len() {
+        let c = bytes[i];
+        out.push(char::from(c));
+        if c.is_ascii() && matches!(c, b'?' | b'&' | b';') {
+            let tail = &text[i + 1..];
+            let key_len = tail
+                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                .unwrap_or(tail.len());
+            let key = &tail[..key_len];
+            if tail[key_len..].starts_with('=')
+                && SECRET_PARAMS.iter().any(|p| key.eq_ignore_ascii_case(p))
+            {
+                let value = &tail[key_len + 1..];
+                let value_len = value
+                    .find(|ch: char| {
+                        matches!(ch, '&' | ';' | '#' | '\'' | '"') || ch.is_whitespace()
+                    })
+                    .unwrap_or(value.len());
+                out.push_str(key);
+                out.push('=');
+                if value_len > 0 {
+                    out.push_str(MASK);
+                }
+                i += 1 + key_len + 1 + value_len;
+                continue;
+            }
+        }
+        // Copy the rest of a multi-byte character whole.
+        if !c.is_ascii() {
+            out.pop();
+            let ch = text[i..].chars().next().unwrap_or('\u{fffd}');
+            out.push(ch);
+            i += ch.len_utf8();
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A command line with every secret hidden: each word [`redact`]ed, the
+/// value of each [`SECRET_FLAGS`] flag masked, and the value of a
+/// credential header given with `-H`/`--header` masked.
+pub fn redact_args(args: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut mask_next = false;
+    let mut header_next = false;
+    for arg in args {
+        if mask_next {
+            out.push(MASK.to_string());
+            mask_next = false;
+            continue;
+        }
+        if header_next {
+            out.push(redact_header(arg));
+            header_next = false;
+            continue;
+        }
+        if SECRET_FLAGS.contains(&arg.as_str()) {
+            mask_next = true;
+            out.push(arg.clone());
+            continue;
+        }
+        if let Some(flag) = SECRET_FLAGS
+            .iter()
+            .find(|f| arg.starts_with(&format!("{f}=")))
+        {
+            out.push(format!("{flag}={MASK}"));
+            continue;
+        }
+        if HEADER_FLAGS.contains(&arg.as_str()) {
+            header_next = true;
+            out.push(arg.clone());
+            continue;
+        }
+        if let Some(value) = arg.strip_prefix("--header=") {
+            out.push(format!("--header={}", redact_header(value)));
+            continue;
+        }
+        if let Some(value) = arg.strip_prefix("-H").filter(|v| !v.is_empty()) {
+            out.push(format!("-H{}", redact_header(value)));
+            continue;
+        }
+        out.push(redact(arg));
+    }
+    out
+}
+
+/// `NAME: VALUE` with the value masked when the name is a credential
+/// header.
+pub fn redact_header(header: &str) -> String {
+    match header.split_once(':') {
+        Some((name, _))
+            if SECRET_HEADERS
+                .iter()
+                .any(|h| name.trim().eq_ignore_ascii_case(h)) =>
+        {
+            format!("{name}: {MASK}")
+        }
+        _ => redact(header),
+    }
+}
+
+/// The environment variable that gives the password of a URL with this
+/// scheme, if the driver has one.
+pub fn password_env(url: &str) -> Option<&'static str> {
+    let scheme = url.split_once("://")?.0;
+    match scheme {
+        "postgres" | "postgresql" => Some(PGPASSWORD),
+        "mysql" | "mariadb" => Some(MYSQL_PWD),
+        _ => None,
+    }
+}
+
+/// The password to connect to `url` with when the URL carries none:
+/// [`password_env`]'s variable if set, else the file
+/// [`PASSWORD_FILE_ENV`] names (refused unless only its owner may read
+/// it), else a prompt when standard input and standard error are a
+/// terminal; `Ok(None)` when there is none to be had (the server may
+/// need none). `what` names the URL's flag for messages.
+pub fn password_for(url: &str, what: &str) -> Result<Option<String>, String> {
+    if !url_lacks_password(url) {
+        return Ok(None);
+    }
+    if let Some(var) = password_env(url)
+        && let Some(value) = std::env::var_os(var).filter(|v| !v.is_empty())
+    {
+        return value
+            .into_string()
+            .map(Some)
+            .map_err(|_| format!("{var}: not valid UTF-8"));
+    }
+    if let Some(path) = std::env::var_os(PASSWORD_FILE_ENV).filter(|v| !v.is_empty()) {
+        return read_password_file(std::path::Path::new(&path)).map(Some);
+    }
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() && has_user(url) {
+        let prompt = format!("password for {}: ", without_password(url));
+        return rpassword::prompt_password(prompt)
+            .map(|p| Some(p).filter(|p| !p.is_empty()))
+            .map_err(|e| format!("{what}: cannot read the password from the terminal: {e}"));
+    }
+    Ok(None)
+}
+
+/// Whether `url` names a user (`SCHEME://USER@...`).
+fn has_user(url: &str) -> bool {
+    let Some((_, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    rest[..authority_end].contains('@')
+}
+
+/// The password in `path`, its first line without the line end; refused
+/// when group or others may read or write the file.
+pub fn read_password_file(path: &std::path::Path) -> Result<String, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let name = format!("{PASSWORD_FILE_ENV}={}", path.display());
+    let meta = std::fs::metadata(path).map_err(|e| format!("{name}: {e}"))?;
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(format!(
+            "{name}: mode {mode:04o} lets others read it; accepted: a file only its owner may read (chmod 600)"
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    Ok(text.lines().next().unwrap_or("").to_string())
+}
+
+/// A command line for another process (a remote host's nodebench) with
+/// its secrets taken out: each URL password is removed from its word and
+/// given back as the value of the URL's driver variable ([`PGPASSWORD`],
+/// [`MYSQL_PWD`]), the value of `--token` as [`TOKEN_ENV`]. The caller
+/// hands the variables over on standard input, never in argv. Two
+/// different secrets for one variable are refused.
+pub fn split_secrets(args: &[String]) -> Result<(Vec<String>, Vec<(String, String)>), String> {
+    let mut words = Vec::with_capacity(args.len());
+    let mut env: Vec<(String, String)> = Vec::new();
+    let mut put = |var: &str, value: String| -> Result<(), String> {
+        if value.contains(['\n', '\r']) {
+            return Err(format!(
+                "the secret passed as {var} holds a line break, which cannot be handed over"
+            ));
+        }
+        match env.iter().find(|(k, _)| k == var) {
+            Some((_, v)) if *v != value => Err(format!(
+                "two different secrets would be passed as {var}: give each remote command one {var}"
+            )),
+            Some(_) => Ok(()),
+            None => {
+                env.push((var.to_string(), value));
+                Ok(())
+            }
+        }
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        if SECRET_FLAGS.contains(&arg.as_str()) && i + 1 < args.len() {
+            put(TOKEN_ENV, args[i + 1].clone())?;
+            i += 2;
+            continue;
+        }
+        if let Some(value) = SECRET_FLAGS
+            .iter()
+            .find_map(|f| arg.strip_prefix(&format!("{f}=")))
+        {
+            put(TOKEN_ENV, value.to_string())?;
+            i += 1;
+            continue;
+        }
+        if let (Some(password), Some(var)) = (url_password(arg), password_env(arg)) {
+            let decoded = percent_decode(password);
+            put(var, decoded)?;
+            words.push(without_password(arg));
+            i += 1;
+            continue;
+        }
+        words.push(arg.clone());
+        i += 1;
+    }
+    Ok((words, env))
+}
+
+/// `%XX` escapes decoded (a URL's user info may escape `@`, `:`, `/`).
+pub fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push(hi << 4 | lo);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The value of one hexadecimal digit.
+fn hex(b: u8) -> Option<u8> {
+    char::from(b).to_digit(16).map(|d| d as u8)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::without_password;
+    use super::*;
+
+    fn strings(words: &[&str]) -> Vec<String> {
+        words.iter().map(|s| s.to_string()).collect()
+    }
 
     #[test]
     fn the_password_is_removed_and_the_rest_kept() {
@@ -41,5 +413,107 @@ mod tests {
             without_password("/var/lib/results.db"),
             "/var/lib/results.db"
         );
+    }
+
+    #[test]
+    fn redact_hides_user_info_and_query_secrets_anywhere_in_a_text() {
+        assert_eq!(
+            redact("cannot open mysql://nb:s3cretPW@127.0.0.1/nb: refused"),
+            "cannot open mysql://nb@127.0.0.1/nb: refused"
+        );
+        assert_eq!(
+            redact("postgres://h/db?user=u&password=s3cret&sslmode=disable"),
+            "postgres://h/db?user=u&password=***&sslmode=disable"
+        );
+        assert_eq!(
+            redact("x?PWD=a;token=b#frag and ?pass=c"),
+            "x?PWD=***;token=***#frag and ?pass=***"
+        );
+        assert_eq!(redact("?secret="), "?secret=");
+        assert_eq!(
+            redact("accepted: postgres://USER[:PASSWORD]@HOST[:PORT]/DB"),
+            "accepted: postgres://USER[:PASSWORD]@HOST[:PORT]/DB"
+        );
+        assert_eq!(redact("a=b?passes=1&user=x"), "a=b?passes=1&user=x");
+        assert_eq!(redact("héllo ?token=é x"), "héllo ?token=*** x");
+        assert_eq!(
+            redact("'mysql://a:b@h/d' and http://c:d@e/"),
+            "'mysql://a@h/d' and http://c@e/"
+        );
+    }
+
+    #[test]
+    fn command_lines_lose_token_values_and_credential_headers() {
+        let args = strings(&[
+            "nodebench",
+            "net",
+            "tcp",
+            "--token",
+            "tok1",
+            "--token=tok2",
+            "-H",
+            "Authorization: Bearer abc",
+            "--header=Cookie: sid=1",
+            "-HX-Trace: 1",
+            "--db",
+            "mysql://u:pw@h/d?password=pw2",
+        ]);
+        let out = redact_args(&args).join(" ");
+        for secret in ["tok1", "tok2", "Bearer", "sid=1", "pw@", "pw2"] {
+            assert!(!out.contains(secret), "{secret} in {out}");
+        }
+        assert!(out.contains("-HX-Trace: 1"), "{out}");
+        assert!(out.contains("mysql://u@h/d?password=***"), "{out}");
+    }
+
+    #[test]
+    fn secrets_move_from_argv_to_driver_variables() {
+        let (words, env) = split_secrets(&strings(&[
+            "db",
+            "as3ap",
+            "--db",
+            "mysql://u:p%40ss@h/d",
+            "--token",
+            "t",
+        ]))
+        .unwrap();
+        assert_eq!(words, strings(&["db", "as3ap", "--db", "mysql://u@h/d"]));
+        assert_eq!(
+            env,
+            vec![
+                (MYSQL_PWD.to_string(), "p@ss".to_string()),
+                (TOKEN_ENV.to_string(), "t".to_string())
+            ]
+        );
+        let err =
+            split_secrets(&strings(&["postgres://a:x@h/d", "postgres://a:y@h/e"])).unwrap_err();
+        assert!(err.contains(PGPASSWORD), "{err}");
+    }
+
+    #[test]
+    fn a_url_without_a_password_asks_for_one() {
+        assert!(url_lacks_password("postgres://u@h/d"));
+        assert!(url_lacks_password("postgres://h/d"));
+        assert!(!url_lacks_password("postgres://u:p@h/d"));
+        assert!(!url_lacks_password("postgres://u@h/d?password=x"));
+        assert!(!url_lacks_password("/a/file"));
+        assert_eq!(password_env("mysql://u@h/d"), Some(MYSQL_PWD));
+        assert_eq!(password_env("postgresql://u@h/d"), Some(PGPASSWORD));
+        assert_eq!(password_env("sqlite:x"), None);
+    }
+
+    #[test]
+    fn a_password_file_others_may_read_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("nb-cred-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("pw");
+        std::fs::write(&f, "s3cret\nignored\n").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let err = read_password_file(&f).unwrap_err();
+        assert!(err.contains("0644") && err.contains("chmod 600"), "{err}");
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(read_password_file(&f).unwrap(), "s3cret");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -417,12 +417,19 @@ impl BenchResult {
     /// Marks the result failed with `error` (validation, I/O, refusal).
     pub fn mark_failed(&mut self, error: impl Into<String>) {
         self.status = ResultStatus::Failed;
-        self.error = Some(error.into());
+        self.error = Some(crate::credentials::redact(&error.into()));
     }
 
-    /// Records the parameter `key` (as given or defaulted).
+    /// Records the parameter `key` (as given or defaulted; a text with its
+    /// secrets hidden).
     pub fn set_param(&mut self, key: &str, value: impl Serialize) {
-        let v = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+        // A text value is kept with its secrets hidden (a URL's password).
+        let v = match serde_json::to_value(value).unwrap_or(serde_json::Value::Null) {
+            serde_json::Value::String(s) => {
+                serde_json::Value::String(crate::credentials::redact(&s))
+            }
+            v => v,
+        };
         self.parameters.insert(key.to_string(), v);
     }
 
@@ -523,8 +530,10 @@ pub struct Run {
 }
 
 impl Run {
-    /// A new, incomplete run starting now.
+    /// A new, incomplete run starting now; `command_line` is kept with its
+    /// secrets hidden ([`crate::credentials::redact_args`]).
     pub fn start(command_line: Vec<String>, tags: BTreeMap<String, String>) -> Self {
+        let command_line = crate::credentials::redact_args(&command_line);
         Run {
             schema_version: SCHEMA_VERSION,
             id: None,

@@ -66,10 +66,12 @@ impl Benchmark for As3ap {
                 (p.clone(), None)
             }
             Target::Postgres(url) => {
-                return self.run_on(&target, &PostgresConnector { url: url.clone() }, ctx);
+                let connector = PostgresConnector::new(url).map_err(BenchError::Invalid)?;
+                return self.run_on(&target, &connector, ctx);
             }
             Target::Mysql(url) => {
-                return self.run_on(&target, &MysqlConnector { url: url.clone() }, ctx);
+                let connector = MysqlConnector::new(url).map_err(BenchError::Invalid)?;
+                return self.run_on(&target, &connector, ctx);
             }
             Target::Sqlite(None) => {
                 let p = self.config.scratch_dir.join(format!(

@@ -29,19 +29,19 @@ pub enum Target {
     /// An SQLite file; `None` is a file in the scratch directory, removed
     /// afterwards.
     Sqlite(Option<PathBuf>),
-    /// A PostgreSQL server: `postgres://user:pass@host[:port]/db`.
+    /// A PostgreSQL server: `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`.
     Postgres(String),
-    /// A MariaDB or MySQL server: `mysql://user:pass@host[:port]/db`, a
+    /// A MariaDB or MySQL server: `mysql://USER[:PASSWORD]@HOST[:PORT]/DB`, a
     /// unix socket with `?socket=PATH`.
     Mysql(String),
 }
 
 /// The `--db` forms, for messages.
-const ACCEPTED: &str = "sqlite:PATH, mysql://user:pass@host[:port]/db[?socket=PATH] or postgres://user:pass@host[:port]/db";
+const ACCEPTED: &str = "sqlite:PATH, mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH] or postgres://USER[:PASSWORD]@HOST[:PORT]/DB";
 
 impl Target {
-    /// Parses `--db`: `sqlite:PATH`, `mysql://user:pass@host[:port]/db`
-    /// (`?socket=PATH`) or `postgres://user:pass@host[:port]/db`.
+    /// Parses `--db`: `sqlite:PATH`, `mysql://USER[:PASSWORD]@HOST[:PORT]/DB`
+    /// (`?socket=PATH`) or `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`.
     pub fn parse(s: &str) -> Result<Target, String> {
         if let Some(rest) = s.strip_prefix("mysql://") {
             let path = rest.split_once('?').map_or(rest, |(p, _)| p);
@@ -49,7 +49,9 @@ impl Target {
                 Some((host, db)) if !host.is_empty() && !db.is_empty() => {
                     Ok(Target::Mysql(s.to_string()))
                 }
-                _ => Err("--db: expected mysql://user:pass@host[:port]/db[?socket=PATH]".into()),
+                _ => Err(
+                    "--db: expected mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH]".into(),
+                ),
             };
         }
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
@@ -58,7 +60,7 @@ impl Target {
                 Some((host, db)) if !host.is_empty() && !db.is_empty() => {
                     Ok(Target::Postgres(s.to_string()))
                 }
-                _ => Err("--db: expected postgres://user:pass@host[:port]/db".into()),
+                _ => Err("--db: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DB".into()),
             };
         }
         if let Some(path) = s.strip_prefix("sqlite:") {
@@ -259,7 +261,7 @@ mod tests {
         );
         assert_eq!(
             Target::parse("oracle://u:secret@h").unwrap_err(),
-            "--db: expected sqlite:PATH, mysql://user:pass@host[:port]/db[?socket=PATH] or postgres://user:pass@host[:port]/db, got a 'oracle:' URL"
+            "--db: expected sqlite:PATH, mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH] or postgres://USER[:PASSWORD]@HOST[:PORT]/DB, got a 'oracle:' URL"
         );
         let e = Target::parse("mariadb://u:secret@h/d").unwrap_err();
         assert!(
@@ -279,7 +281,7 @@ mod tests {
         assert_eq!(my.engine(), "mysql");
         assert_eq!(
             Target::parse("mysql://u:secret@h").unwrap_err(),
-            "--db: expected mysql://user:pass@host[:port]/db[?socket=PATH]"
+            "--db: expected mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH]"
         );
     }
 

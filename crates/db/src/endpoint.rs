@@ -53,8 +53,8 @@ impl IrEndpoint {
                 }
                 Box::new(SqliteConnector { path: path.clone() })
             }
-            Target::Postgres(url) => Box::new(PostgresConnector { url: url.clone() }),
-            Target::Mysql(url) => Box::new(MysqlConnector { url: url.clone() }),
+            Target::Postgres(url) => Box::new(PostgresConnector::new(url)?),
+            Target::Mysql(url) => Box::new(MysqlConnector::new(url)?),
             Target::Sqlite(None) => return Err("--db: expected sqlite:PATH or a server URL".into()),
         };
         let fail = |e: DbError| format!("--db {shown}: {e}");

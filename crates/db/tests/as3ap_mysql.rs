@@ -72,7 +72,7 @@ fn loads_runs_every_test_and_restores_updates_on_mysql() {
     assert!(text(param::ISOLATION).contains("READ"));
 
     // The spec's row counts, and the generator's checksums as stored.
-    let mut s = MysqlConnector { url: url.clone() }.connect().unwrap();
+    let mut s = MysqlConnector::new(&url).unwrap().connect().unwrap();
     for t in TABLES {
         let want = if t.name == table::TINY { 1.0 } else { 10_000.0 };
         assert_eq!(value(load, metric::ROWS, &[(label::TABLE, t.name)]), want);

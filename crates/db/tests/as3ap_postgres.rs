@@ -44,7 +44,7 @@ fn loads_runs_every_test_and_restores_updates_on_postgres() {
         assert_eq!(r.param(param::ENGINE), Some(&serde_json::json!("postgres")));
     }
     let load = of(&rs, test::LOAD);
-    let mut s = PostgresConnector { url: url.clone() }.connect().unwrap();
+    let mut s = PostgresConnector::new(&url).unwrap().connect().unwrap();
     for t in TABLES {
         let want = if t.name == table::TINY { 1.0 } else { 10_000.0 };
         assert_eq!(value(load, metric::ROWS, &[(label::TABLE, t.name)]), want);

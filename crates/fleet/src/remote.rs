@@ -2,7 +2,9 @@
 //! its directory (checksum compared); copying the binary there over ssh and
 //! checking it; starting it and stopping it.
 
-use std::io::Read;
+use std::io::{Read, Write};
+
+use nodebench_core::credentials;
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
 
@@ -182,7 +184,15 @@ pub fn spawn(
     args: &[String],
     at: Option<i64>,
 ) -> Result<Child, HostError> {
+    // Secrets (URL passwords, --token) leave argv, where another user's
+    // `ps` would show them: the remote shell reads each into its variable
+    // from standard input (`read` is a builtin, so no argv holds it).
+    let (args, secrets) = credentials::split_secrets(args).map_err(HostError::new)?;
     let words: Vec<String> = args.iter().map(|a| quote(a)).collect();
+    let reads: String = secrets
+        .iter()
+        .map(|(var, _)| format!("IFS= read -r {var} && export {var} && "))
+        .collect();
     let wait = match at {
         Some(t) => format!(
             "n=$(date +%s%N); if [ \"$n\" -lt {t} ]; then sleep \"$(awk -v d=$(({t} - n)) 'BEGIN {{ printf \"%.6f\", d / 1e9 }}')\"; fi; "
@@ -190,18 +200,30 @@ pub fn spawn(
         None => String::new(),
     };
     let script = format!(
-        "cd {} && echo $$ > {} && {wait}exec {} {}",
+        "cd {} && echo $$ > {} && {reads}{wait}exec {} {}",
         quote(&host.dir),
         quote(&pid_file(host, role)),
         quote(&binary(host)),
         words.join(" ")
     );
-    ssh.command(host, &script)
-        .stdin(Stdio::null())
+    let mut child = ssh
+        .command(host, &script)
+        .stdin(if secrets.is_empty() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| HostError::new(format!("cannot run ssh: {e}")))
+        .map_err(|e| HostError::new(format!("cannot run ssh: {e}")))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let text: String = secrets.iter().map(|(_, v)| format!("{v}\n")).collect();
+        stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| HostError::new(format!("cannot pass the secrets to ssh: {e}")))?;
+    }
+    Ok(child)
 }
 
 /// Stops the nodebench started on `host` in `role` (SIGINT, so it keeps

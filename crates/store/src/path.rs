@@ -86,14 +86,21 @@ impl Location {
     /// The store `flag` (the `--store` value) names if given, else
     /// `NODEBENCH_STORE` if set and non-empty, else the SQLite file at
     /// [`default_path`].
+    ///
+    /// A SQLite file named explicitly must be in a directory that exists:
+    /// a mistyped path is refused rather than created; only the default
+    /// location creates its directories.
     pub fn resolve(flag: Option<&OsStr>) -> Result<Location, StoreError> {
-        if let Some(value) = flag {
-            return Location::parse(value, "--store");
+        let (value, source) = match (flag, env::var_os(STORE_ENV)) {
+            (Some(value), _) => (value.to_os_string(), "--store"),
+            (None, Some(value)) if !value.is_empty() => (value, STORE_ENV),
+            _ => return Ok(Location::Sqlite(default_path())),
+        };
+        let location = Location::parse(&value, source)?;
+        if let Location::Sqlite(path) = &location {
+            check_parent(path, source)?;
         }
-        match env::var_os(STORE_ENV) {
-            Some(value) if !value.is_empty() => Location::parse(&value, STORE_ENV),
-            _ => Ok(Location::Sqlite(default_path())),
-        }
+        Ok(location)
     }
 
     /// Opens (creating when needed) the store here.
@@ -113,6 +120,21 @@ impl fmt::Display for Location {
             Location::Postgres(url) => f.write_str(&without_password(url)),
         }
     }
+}
+
+/// Refuses a SQLite file named by `source` whose directory does not exist.
+fn check_parent(path: &Path, source: &str) -> Result<(), StoreError> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => return Ok(()),
+    };
+    if parent.is_dir() {
+        return Ok(());
+    }
+    Err(StoreError::Location(format!(
+        "{source}: directory {} does not exist (create it first; nodebench creates only its default store's directories)",
+        parent.display()
+    )))
 }
 
 /// The scheme of `text` when it starts like a URL (`SCHEME://`, the scheme

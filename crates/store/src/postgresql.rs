@@ -12,7 +12,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use nodebench_core::credentials::without_password;
+use nodebench_core::credentials::{self, without_password};
 use nodebench_core::{BenchResult, Run, RunStatus, ThresholdVerdict};
 use postgres::{Client, Config, IsolationLevel, NoTls, Transaction};
 
@@ -58,6 +58,11 @@ impl PostgresStore {
             source: message.into(),
         };
         let mut config = Config::from_str(url).map_err(|e| open_error(postgres_message(&e)))?;
+        if config.get_password().is_none()
+            && let Some(p) = credentials::password_for(url, "--store").map_err(open_error)?
+        {
+            config.password(p);
+        }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }

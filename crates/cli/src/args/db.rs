@@ -24,9 +24,11 @@ pub enum DbCommand {
 pub struct As3apArgs {
     /// The database: sqlite:PATH (default: a file in --scratch-dir,
     /// removed afterwards; an explicit file is kept),
-    /// mysql://user:pass@host[:port]/db (MariaDB or MySQL; a unix socket
-    /// with ?socket=PATH) or postgres://user:pass@host[:port]/db (stored
-    /// without the password).
+    /// mysql://USER[:PASSWORD]@HOST[:PORT]/DB (MariaDB or MySQL; a unix
+    /// socket with ?socket=PATH) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB.
+    /// Never stored or printed with its password; leave the password out
+    /// and set MYSQL_PWD or PGPASSWORD (or NODEBENCH_PASSWORD_FILE, a 0600
+    /// file) to keep it off the command line.
     #[arg(long, value_name = "URL")]
     pub db: Option<String>,
     /// Directory of the default SQLite file.

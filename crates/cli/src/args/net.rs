@@ -5,6 +5,7 @@ use std::net::{IpAddr, ToSocketAddrs};
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
+use nodebench_core::credentials::TOKEN_ENV;
 use nodebench_net::iperf3::{ClientConfig, Protocol, ServerConfig};
 use nodebench_net::pingpong::{PingpongConfig, Proto};
 
@@ -43,8 +44,10 @@ pub struct ServeArgs {
     /// Refuse UDP tests asking for more than this many bits/s in total.
     #[arg(long, value_name = "RATE", value_parser = parse_bitrate)]
     pub max_bitrate: Option<u64>,
-    /// Refuse clients that do not send this shared secret (`--token` on the client).
-    #[arg(long, value_name = "SECRET")]
+    /// Refuse clients that do not send this shared secret (`--token` on the
+    /// client); also read from NODEBENCH_TOKEN, which keeps it off the
+    /// command line. Never stored or printed.
+    #[arg(long, value_name = "SECRET", env = TOKEN_ENV, hide_env_values = true)]
     pub token: Option<String>,
     /// Exit after this many tests.
     #[arg(long, value_name = "N", value_parser = parse_count)]
@@ -112,8 +115,10 @@ pub struct ThroughputArgs {
     /// Give up connecting after this long.
     #[arg(long, value_name = "DURATION", default_value = duration_text(ClientConfig::default().connect_timeout), value_parser = parse_duration, allow_hyphen_values = true)]
     pub connect_timeout: Duration,
-    /// Shared secret for a server started with --token.
-    #[arg(long, value_name = "SECRET")]
+    /// Shared secret for a server started with --token; also read from
+    /// NODEBENCH_TOKEN, which keeps it off the command line. Never stored
+    /// or printed.
+    #[arg(long, value_name = "SECRET", env = TOKEN_ENV, hide_env_values = true)]
     pub token: Option<String>,
 }
 

@@ -16,6 +16,7 @@ use std::sync::mpsc;
 use mysql::prelude::Queryable;
 use mysql::{Conn, LocalInfileHandler, Opts, OptsBuilder, Statement, Value};
 use nodebench_core::bench::Cancel;
+use nodebench_core::credentials;
 
 use super::{Connector, DbError, ErrorKind, Fetched, IrRow, Loaded, Session, Settings};
 use crate::data::{COLUMNS, Row, Table};
@@ -39,21 +40,48 @@ const ER_LOCK_WAIT_TIMEOUT: u16 = 1205;
 const ER_LOCK_DEADLOCK: u16 = 1213;
 
 /// Opens connections on one MariaDB or MySQL database.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct MysqlConnector {
     /// `mysql://user:pass@host[:port]/db[?socket=PATH]`.
     pub url: String,
+    /// The password when the URL has none (`MYSQL_PWD`, the password
+    /// file, the prompt: [`credentials::password_for`]).
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for MysqlConnector {
+    /// The URL without its password; the password never.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MysqlConnector")
+            .field("url", &credentials::without_password(&self.url))
+            .finish_non_exhaustive()
+    }
+}
+
+impl MysqlConnector {
+    /// A connector on `url`, its password looked up once where the URL
+    /// has none.
+    pub fn new(url: &str) -> Result<MysqlConnector, String> {
+        Ok(MysqlConnector {
+            url: url.to_string(),
+            password: credentials::password_for(url, "--db")?,
+        })
+    }
 }
 
 impl Connector for MysqlConnector {
     fn connect(&self) -> Result<Box<dyn Session>, DbError> {
-        let opts = Opts::from_url(&self.url).map_err(|e| DbError::other(e.to_string()))?;
+        let opts = Opts::from_url(&self.url)
+            .map_err(|e| DbError::other(credentials::redact(&e.to_string())))?;
         // The crate would move a TCP connection to the server's socket when
         // it can: the URL says how to connect, so only `prefer_socket=true`
         // in it does that.
         let prefer_socket = self.url.contains("prefer_socket=true");
-        let conn =
-            Conn::new(OptsBuilder::from_opts(opts).prefer_socket(prefer_socket)).map_err(error)?;
+        let mut builder = OptsBuilder::from_opts(opts).prefer_socket(prefer_socket);
+        if let Some(p) = &self.password {
+            builder = builder.pass(Some(p.clone()));
+        }
+        let conn = Conn::new(builder).map_err(error)?;
         Ok(Box::new(MysqlSession {
             conn,
             ir: None,

@@ -12,6 +12,7 @@
 use std::io::Write;
 
 use nodebench_core::bench::Cancel;
+use nodebench_core::credentials;
 use postgres::error::SqlState;
 use postgres::{Client, NoTls, Statement};
 
@@ -28,10 +29,33 @@ const CANCEL_EVERY: u64 = 4096;
 const COPY_CHUNK: usize = 256 * 1024;
 
 /// Opens connections on one PostgreSQL database.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct PostgresConnector {
     /// `postgres://user:pass@host[:port]/db`.
     pub url: String,
+    /// The password when the URL has none (`PGPASSWORD`, the password
+    /// file, the prompt: [`credentials::password_for`]).
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for PostgresConnector {
+    /// The URL without its password; the password never.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresConnector")
+            .field("url", &credentials::without_password(&self.url))
+            .finish_non_exhaustive()
+    }
+}
+
+impl PostgresConnector {
+    /// A connector on `url`, its password looked up once where the URL
+    /// has none.
+    pub fn new(url: &str) -> Result<PostgresConnector, String> {
+        Ok(PostgresConnector {
+            url: url.to_string(),
+            password: credentials::password_for(url, "--db")?,
+        })
+    }
 }
 
 /// Connections the load fills tables on side by side: while one
@@ -45,7 +69,13 @@ impl Connector for PostgresConnector {
     }
 
     fn connect(&self) -> Result<Box<dyn Session>, DbError> {
-        let client = Client::connect(&self.url, NoTls).map_err(error)?;
+        let mut config: postgres::Config = self.url.parse().map_err(error)?;
+        if let Some(p) = &self.password
+            && config.get_password().is_none()
+        {
+            config.password(p);
+        }
+        let client = config.connect(NoTls).map_err(error)?;
         Ok(Box::new(PostgresSession {
             client,
             ir: None,
