@@ -1,8 +1,11 @@
 //! The `nodebench` binary: parses the command line, wires the benchmark
 //! crates to the store and prints. No measurement logic lives here.
 
+#[macro_use]
+mod out;
 mod args;
 mod commands;
+mod error;
 mod progress;
 
 use std::process::ExitCode;
@@ -10,9 +13,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use clap::error::ErrorKind;
 
-/// Exit code of a command line or configuration refused before anything
-/// ran: clap's usage errors and a benchmark's refused configuration.
-const EXIT_USAGE: u8 = 2;
+pub use error::{CliError, EXIT_USAGE};
 
 fn main() -> ExitCode {
     let cli = match args::Cli::try_parse() {
@@ -28,26 +29,33 @@ fn main() -> ExitCode {
                     ExitCode::from(EXIT_USAGE)
                 }
                 _ => {
-                    eprintln!("error: {}", args::one_line(&e));
+                    let line = nodebench_core::credentials::redact(&args::one_line(&e));
+                    eprintln!("error: {line}");
                     ExitCode::from(EXIT_USAGE)
                 }
             };
         }
     };
-    // A --store value nodebench cannot use is a usage error, whatever the
-    // command (NODEBENCH_STORE is checked when the store is opened).
-    if cli.store.is_some()
-        && let Err(e) = commands::runner::store_location(&cli)
-    {
-        eprintln!("error: {e}");
-        return ExitCode::from(EXIT_USAGE);
-    }
-    match commands::dispatch(cli) {
-        Ok(code) => code,
+    // A --store value nodebench cannot use is refused whatever the command
+    // (NODEBENCH_STORE is checked when the store is opened).
+    let result = match cli.store {
+        Some(_) => commands::runner::store_location(&cli).and_then(|_| commands::dispatch(cli)),
+        None => commands::dispatch(cli),
+    };
+    match result {
+        Ok(()) => match out::failure() {
+            Some(why) => {
+                eprintln!("error: cannot write to standard output: {why}");
+                ExitCode::from(error::EXIT_FAILED)
+            }
+            None => ExitCode::SUCCESS,
+        },
         Err(e) => {
-            // Our errors carry their cause in their own message.
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+            let (code, line) = error::exit_of(&e);
+            if !line.is_empty() {
+                eprintln!("{line}");
+            }
+            ExitCode::from(code)
         }
     }
 }

@@ -68,6 +68,29 @@ pub fn export(run: &Run, format: Format) -> Result<String, String> {
     }
 }
 
+/// Several runs (a `tag:KEY=VALUE` set) in one document: JSON an array of
+/// runs, CSV one header and every run's rows (each row names its run),
+/// Markdown the runs one after the other, JUnit one `<testsuites>` with a
+/// suite per run.
+pub fn export_many(runs: &[Run], format: Format) -> Result<String, String> {
+    match format {
+        Format::Json => serde_json::to_string_pretty(runs).map_err(|e| e.to_string()),
+        Format::Csv => {
+            let mut out = String::new();
+            for (i, run) in runs.iter().enumerate() {
+                let text = to_csv(run)?;
+                match i {
+                    0 => out.push_str(&text),
+                    _ => out.push_str(text.split_once('\n').map_or("", |(_, rows)| rows)),
+                }
+            }
+            Ok(out)
+        }
+        Format::Markdown => Ok(runs.iter().map(to_markdown).collect::<Vec<_>>().join("\n")),
+        Format::Junit => Ok(junit::to_junit_many(runs)),
+    }
+}
+
 /// The CSV header, in column order.
 pub const CSV_COLUMNS: [&str; 20] = [
     "run_id",

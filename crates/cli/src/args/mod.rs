@@ -18,6 +18,7 @@ pub mod import;
 pub mod memory;
 pub mod net;
 pub mod report;
+pub mod runid;
 pub mod runs;
 pub mod scan;
 pub mod slurm;

@@ -10,7 +10,8 @@ use super::compare::SideSpec;
 /// `nodebench report` arguments.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The runs, each a run id (as `runs list` shows it), `latest`, or
+    /// The runs, each a run id (as `runs list` shows it), `latest`,
+    /// `latest~N` (the Nth before the newest), or
     /// `tag:KEY=VALUE` (every run with that tag); with two or more, the
     /// first is the baseline of the comparison.
     #[arg(required = true, value_name = "RUN")]

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use nodebench_report::export::Format;
 
+use super::runid::{OneRun, RunSpec};
+
 /// `nodebench runs ...`
 #[derive(Debug, Subcommand)]
 pub enum RunsCommand {
@@ -12,13 +14,16 @@ pub enum RunsCommand {
     List,
     /// Show one run's tables (or its JSON with --json).
     Show {
-        /// Run id, as `runs list` shows it.
-        id: i64,
+        /// Run id (as `runs list` shows it), `latest` or `latest~N`.
+        #[arg(value_name = "RUN")]
+        id: OneRun,
     },
     /// Export one run with every metric.
     Export {
-        /// Run id.
-        id: i64,
+        /// Run id, `latest`, `latest~N`, or `tag:KEY=VALUE` (every run
+        /// with that tag: a JSON array, one CSV, one JUnit document).
+        #[arg(value_name = "RUN")]
+        id: RunSpec,
         /// json, csv, md or junit (JUnit XML: a test case per result).
         #[arg(long, value_name = "FORMAT")]
         format: Format,
@@ -28,7 +33,8 @@ pub enum RunsCommand {
     },
     /// Delete one run and all its results.
     Delete {
-        /// Run id.
-        id: i64,
+        /// Run id, `latest` or `latest~N`.
+        #[arg(value_name = "RUN")]
+        id: OneRun,
     },
 }

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,8 +29,9 @@ use nodebench_net::throughput::Throughput as TcpThroughput;
 use nodebench_report::reporters;
 use nodebench_store::{Recorder, Store};
 
-use super::runner::{EXIT_INTERRUPTED, install_signal_handlers, open_store};
+use super::runner::{install_signal_handlers, open_store};
 use super::suites;
+use crate::CliError;
 use crate::args::Cli;
 use crate::args::burnin::{BurninArgs, BurninWorkload};
 use crate::progress::Bar;
@@ -272,18 +272,16 @@ fn suite_workloads(name_or_file: &str) -> Result<Vec<Workload>, String> {
 }
 
 /// Runs `nodebench burnin`.
-pub fn run(cli: &Cli, a: &BurninArgs) -> Result<ExitCode> {
+pub fn run(cli: &Cli, a: &BurninArgs) -> Result<()> {
     let config = BurninConfig::from(a);
     if let Err(e) = config.validate() {
-        eprintln!("error: {e}");
-        return Ok(ExitCode::from(crate::EXIT_USAGE));
+        return Err(CliError::usage(e).into());
     }
     let workloads: Vec<Workload> = match &a.suite {
         Some(suite) => match suite_workloads(suite) {
             Ok(w) => w,
             Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(ExitCode::from(crate::EXIT_USAGE));
+                return Err(CliError::usage(e).into());
             }
         },
         None => a.workloads().into_iter().map(|w| workload(w, a)).collect(),
@@ -293,14 +291,13 @@ pub fn run(cli: &Cli, a: &BurninArgs) -> Result<ExitCode> {
 
 /// Checks each workload's benchmark once, then runs the burn-in into the
 /// store and prints its summary and verdict.
-fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Result<ExitCode> {
+fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Result<()> {
     let retention = config.checkpoint + TELEMETRY_SLACK;
     for w in workloads {
         match (w.make)().validate() {
             Ok(()) => {}
             Err(e @ BenchError::Invalid(_)) => {
-                eprintln!("error: burnin {}: {e}", w.name);
-                return Ok(ExitCode::from(crate::EXIT_USAGE));
+                return Err(CliError::usage(format!("burnin {}: {e}", w.name)).into());
             }
             Err(e) => return Err(anyhow!("burnin {}: {e}", w.name)),
         }
@@ -352,35 +349,34 @@ fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Res
         run = open_store(cli)?.load_run(id)?;
     }
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&run)?);
+        outln!("{}", serde_json::to_string_pretty(&run)?);
     } else {
-        print!("{}", reporters::run_report(&run));
+        out!("{}", reporters::run_report(&run));
     }
     let findings = outcome.verdict.findings();
     if outcome.verdict.passed() {
-        println!("burn-in PASS: no error, no degradation, no machine event");
+        outln!("burn-in PASS: no error, no degradation, no machine event");
     } else {
-        println!("burn-in FAIL: {} finding(s)", findings.len());
+        outln!("burn-in FAIL: {} finding(s)", findings.len());
         for f in &findings {
-            println!("  {f}");
+            outln!("  {f}");
         }
     }
     for u in &outcome.verdict.unwatched {
         eprintln!("note: not watched: {u}");
     }
     if outcome.interrupted {
-        eprintln!(
+        return Err(CliError::interrupted(format!(
             "interrupted: kept {} checkpoint(s){}",
             outcome.checkpoints,
             run.id
                 .map(|i| format!(" in run {i} (incomplete)"))
                 .unwrap_or_default()
-        );
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        ))
+        .into());
     }
-    Ok(if outcome.verdict.passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    match outcome.verdict.passed() {
+        true => Ok(()),
+        false => Err(CliError::silent(crate::error::EXIT_FAILED).into()),
+    }
 }

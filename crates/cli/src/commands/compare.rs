@@ -1,63 +1,62 @@
 //! `nodebench compare`: resolves each side in the store, compares them and
-//! prints the comparison (tables, Markdown, CSV or the JSON model).
+//! prints the comparison (tables, Markdown, CSV or the JSON model). Also
+//! how every command finds the runs a [`RunSpec`] names.
 
 use std::io::IsTerminal;
-use std::process::ExitCode;
 
 use anyhow::Result;
 use nodebench_report::compare::{self, Side};
-use nodebench_store::RunSummary;
+use nodebench_store::{RunSummary, Store};
 
 use super::runner::open_store;
+use crate::CliError;
 use crate::args::Cli;
-use crate::args::compare::{CompareArgs, SIDE_FORMS, SideSpec};
+use crate::args::compare::CompareArgs;
+use crate::args::runid::{RUN_FORMS, RunSpec, SIDE_FORMS};
 
 /// Environment variable that turns colour off even on a terminal.
 const NO_COLOR: &str = "NO_COLOR";
 
 /// `nodebench compare A B [C ...]`.
-pub fn run(cli: &Cli, args: &CompareArgs) -> Result<ExitCode> {
+pub fn run(cli: &Cli, args: &CompareArgs) -> Result<()> {
     if args.sides.len() < 2 {
-        eprintln!(
-            "error: compare: RUN: at least 2 runs to compare, got {}: each {SIDE_FORMS}, the first the baseline",
+        return Err(CliError::usage(format!(
+            "compare: RUN: at least 2 runs to compare, got {}: each {SIDE_FORMS}, the first the baseline",
             args.sides.len()
-        );
-        return Ok(ExitCode::from(crate::EXIT_USAGE));
+        ))
+        .into());
     }
-    let sides = match load_sides(cli, &args.sides, "compare")? {
-        Ok(sides) => sides,
-        Err(code) => return Ok(code),
-    };
+    let sides = load_sides(cli, &args.sides, "compare")?;
+    for (i, a) in sides.iter().enumerate() {
+        for b in &sides[i + 1..] {
+            // Allowed (a run against itself checks the method), but said.
+            if a.runs.iter().any(|r| b.runs.iter().any(|s| s.id == r.id)) {
+                eprintln!(
+                    "note: compare: {} and {} name the same run: every difference below is nil by construction",
+                    a.label, b.label
+                );
+            }
+        }
+    }
     let comparison = compare::compare(&sides);
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&comparison)?);
+        outln!("{}", serde_json::to_string_pretty(&comparison)?);
     } else {
         let colour = std::io::stdout().is_terminal() && std::env::var_os(NO_COLOR).is_none();
         let text = compare::render(&comparison, args.format, colour).map_err(anyhow::Error::msg)?;
-        print!("{text}");
+        out!("{text}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Each spec's runs loaded from the store as a [`Side`]; a spec naming no
-/// stored run is one line on stderr (`error: COMMAND: SPEC: why`) and
-/// `Err` with the usage exit code.
-pub(super) fn load_sides(
-    cli: &Cli,
-    specs: &[SideSpec],
-    command: &str,
-) -> Result<Result<Vec<Side>, ExitCode>> {
+/// stored run is a usage error (`COMMAND: SPEC: why`).
+pub(super) fn load_sides(cli: &Cli, specs: &[RunSpec], command: &str) -> Result<Vec<Side>> {
     let store = open_store(cli)?;
     let summaries = store.list_runs()?;
     let mut sides = Vec::with_capacity(specs.len());
     for spec in specs {
-        let ids = match resolve(spec, &summaries) {
-            Ok(ids) => ids,
-            Err(why) => {
-                eprintln!("error: {command}: {spec}: {why} (accepted: {SIDE_FORMS})");
-                return Ok(Err(ExitCode::from(crate::EXIT_USAGE)));
-            }
-        };
+        let ids = resolve_or_refuse(spec, &summaries, command)?;
         let runs = ids
             .iter()
             .map(|id| store.load_run(*id))
@@ -67,20 +66,54 @@ pub(super) fn load_sides(
             runs,
         });
     }
-    Ok(Ok(sides))
+    Ok(sides)
 }
 
-/// The stored run ids a side names, oldest first; why not when it names none.
-fn resolve(spec: &SideSpec, runs: &[RunSummary]) -> Result<Vec<i64>, String> {
+/// The stored runs `spec` names, oldest first, loaded; a usage error when
+/// it names none.
+pub(super) fn load_runs(
+    store: &dyn Store,
+    spec: &RunSpec,
+    command: &str,
+) -> Result<Vec<nodebench_core::Run>> {
+    let summaries = store.list_runs()?;
+    resolve_or_refuse(spec, &summaries, command)?
+        .iter()
+        .map(|id| Ok(store.load_run(*id)?))
+        .collect()
+}
+
+/// The one stored run id `spec` (not a tag) names; a usage error when it
+/// names none.
+pub(super) fn resolve_one(store: &dyn Store, spec: &RunSpec, command: &str) -> Result<i64> {
+    let summaries = store.list_runs()?;
+    let ids = resolve_or_refuse(spec, &summaries, command)?;
+    Ok(ids[0])
+}
+
+/// [`resolve`], its refusal a usage error naming the command and the spec.
+fn resolve_or_refuse(spec: &RunSpec, runs: &[RunSummary], command: &str) -> Result<Vec<i64>> {
+    let forms = match spec {
+        RunSpec::Tag { .. } => SIDE_FORMS,
+        _ if command.starts_with("runs show") || command.starts_with("runs delete") => RUN_FORMS,
+        _ => SIDE_FORMS,
+    };
+    resolve(spec, runs).map_err(|why| {
+        CliError::usage(format!("{command}: {spec}: {why} (accepted: {forms})")).into()
+    })
+}
+
+/// The stored run ids a spec names, oldest first; why not when it names
+/// none.
+fn resolve(spec: &RunSpec, runs: &[RunSummary]) -> Result<Vec<i64>, String> {
     let mut ids: Vec<i64> = match spec {
-        SideSpec::Id(id) => runs.iter().filter(|r| r.id == *id).map(|r| r.id).collect(),
-        SideSpec::Latest => runs
-            .iter()
-            .max_by_key(|r| r.id)
-            .map(|r| r.id)
-            .into_iter()
-            .collect(),
-        SideSpec::Tag { key, value } => runs
+        RunSpec::Id(id) => runs.iter().filter(|r| r.id == *id).map(|r| r.id).collect(),
+        RunSpec::Latest(back) => {
+            let mut all: Vec<i64> = runs.iter().map(|r| r.id).collect();
+            all.sort_unstable_by(|a, b| b.cmp(a));
+            all.get(*back).copied().into_iter().collect()
+        }
+        RunSpec::Tag { key, value } => runs
             .iter()
             .filter(|r| r.tags.get(key) == Some(value))
             .map(|r| r.id)
@@ -91,18 +124,23 @@ fn resolve(spec: &SideSpec, runs: &[RunSummary]) -> Result<Vec<i64>, String> {
         return Ok(ids);
     }
     Err(match spec {
-        SideSpec::Id(id) => format!("no run with id {id} in the store"),
-        SideSpec::Latest => "the store holds no run".to_string(),
-        SideSpec::Tag { key, value } => format!("no stored run has the tag {key}={value}"),
+        RunSpec::Id(id) => format!("no run with id {id} in the store"),
+        RunSpec::Latest(0) => "the store holds no run".to_string(),
+        RunSpec::Latest(n) => format!(
+            "the store holds {} run(s): latest~{n} would be run number {} from the newest",
+            runs.len(),
+            n + 1
+        ),
+        RunSpec::Tag { key, value } => format!("no stored run has the tag {key}={value}"),
     })
 }
 
 /// How a side is named in the output: `run 12`, `latest (run 14)`,
-/// `tag:config=a`.
-fn label(spec: &SideSpec, ids: &[i64]) -> String {
+/// `latest~1 (run 13)`, `tag:config=a`.
+fn label(spec: &RunSpec, ids: &[i64]) -> String {
     match spec {
-        SideSpec::Id(id) => format!("run {id}"),
-        SideSpec::Latest => format!("latest (run {})", ids[0]),
-        SideSpec::Tag { .. } => spec.to_string(),
+        RunSpec::Id(id) => format!("run {id}"),
+        RunSpec::Latest(_) => format!("{spec} (run {})", ids[0]),
+        RunSpec::Tag { .. } => spec.to_string(),
     }
 }

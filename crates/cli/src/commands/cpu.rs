@@ -1,7 +1,5 @@
 //! `nodebench cpu ...`: the benchmark a subcommand names, run.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 use nodebench_cpu::ops::CpuOps;
@@ -12,7 +10,7 @@ use crate::args::Cli;
 use crate::args::cpu::CpuCommand;
 
 /// Runs `cmd`'s benchmark.
-pub fn run(cli: &Cli, cmd: &CpuCommand) -> Result<ExitCode> {
+pub fn run(cli: &Cli, cmd: &CpuCommand) -> Result<()> {
     run_benchmarks(cli, vec![benchmark(cmd)], false)
 }
 

@@ -1,7 +1,5 @@
 //! `nodebench db ...`: the benchmark a subcommand names, run.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 use nodebench_db::as3ap::As3ap;
@@ -18,6 +16,6 @@ pub fn benchmark(cmd: &DbCommand) -> Box<dyn Benchmark> {
 }
 
 /// Runs `cmd`'s benchmark.
-pub fn run(cli: &Cli, cmd: &DbCommand) -> Result<ExitCode> {
+pub fn run(cli: &Cli, cmd: &DbCommand) -> Result<()> {
     run_benchmarks(cli, vec![benchmark(cmd)], false)
 }

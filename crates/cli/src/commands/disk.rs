@@ -1,7 +1,5 @@
 //! `nodebench disk ...`: the benchmark a subcommand names, run.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 use nodebench_disk::blocks::DiskBlocks;
@@ -13,7 +11,7 @@ use crate::args::Cli;
 use crate::args::disk::DiskCommand;
 
 /// Runs `cmd`'s benchmark.
-pub fn run(cli: &Cli, cmd: &DiskCommand) -> Result<ExitCode> {
+pub fn run(cli: &Cli, cmd: &DiskCommand) -> Result<()> {
     run_benchmarks(cli, vec![benchmark(cmd)], false)
 }
 

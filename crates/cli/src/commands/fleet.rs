@@ -2,7 +2,6 @@
 //! calls, stores what the hosts brought back and prints it.
 
 use std::path::Path;
-use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -18,14 +17,15 @@ use nodebench_fleet::ssh::{HostError, Ssh};
 use nodebench_report::compare::{self, CompareFormat, Side};
 use nodebench_store::Store;
 
-use super::runner::{EXIT_INTERRUPTED, install_signal_handlers, open_store};
+use super::runner::{install_signal_handlers, open_store};
+use crate::CliError;
 use crate::args::Cli;
 use crate::args::fleet::{FleetCommand, HostsArgs, HttpArgs, PairArgs, RunArgs};
 use nodebench_core::config::Choice;
 use nodebench_fleet::pair::{self as pairs, PairConfig};
 
 /// Runs a `fleet` subcommand.
-pub fn run(cli: &Cli, cmd: &FleetCommand) -> Result<ExitCode> {
+pub fn run(cli: &Cli, cmd: &FleetCommand) -> Result<()> {
     match cmd {
         FleetCommand::Check(args) => check(args),
         FleetCommand::Run(args) => run_hosts(cli, args),
@@ -35,21 +35,15 @@ pub fn run(cli: &Cli, cmd: &FleetCommand) -> Result<ExitCode> {
 }
 
 /// The selected hosts, or the one-line refusal (exit 2).
-fn load(args: &HostsArgs) -> Result<Hosts, ExitCode> {
+fn load(args: &HostsArgs) -> Result<Hosts> {
     Hosts::load(&args.hosts)
         .and_then(|h| h.select(&args.only))
-        .map_err(|e| {
-            eprintln!("error: {e}");
-            ExitCode::from(crate::EXIT_USAGE)
-        })
+        .map_err(|e| CliError::usage(e).into())
 }
 
 /// `fleet check`: one line per host; exit 1 when one cannot run this nodebench.
-fn check(args: &HostsArgs) -> Result<ExitCode> {
-    let hosts = match load(args) {
-        Ok(h) => h,
-        Err(code) => return Ok(code),
-    };
+fn check(args: &HostsArgs) -> Result<()> {
+    let hosts = load(args)?;
     let local = Local::current().map_err(anyhow::Error::msg)?;
     let ssh = Ssh::new(&hosts, args.connect_timeout).map_err(anyhow::Error::msg)?;
     let checks = nodebench_fleet::check(&ssh, &hosts.hosts, args.parallel);
@@ -82,13 +76,13 @@ fn check(args: &HostsArgs) -> Result<ExitCode> {
     print_table(&rows);
     let bad = checks.iter().filter(|c| !c.usable(&local)).count();
     if bad > 0 {
-        eprintln!(
+        return Err(CliError::failed(format!(
             "{bad} of {} host(s) cannot run this nodebench",
             checks.len()
-        );
-        return Ok(ExitCode::FAILURE);
+        ))
+        .into());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The nodebench arguments a `fleet run` target stands for, and the files
@@ -122,16 +116,13 @@ fn remote_args(target: &[String], fleet_id: &str) -> Result<(Vec<String>, Vec<Up
 }
 
 /// `fleet run`: every host in parallel, each host's run stored and shown.
-fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<ExitCode> {
-    let hosts = match load(&args.hosts) {
-        Ok(h) => h,
-        Err(code) => return Ok(code),
-    };
+fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<()> {
+    let hosts = load(&args.hosts)?;
     if args.target.first().is_some_and(|t| t == "fleet") {
-        eprintln!(
-            "error: SUITE|COMMAND: fleet cannot run fleet (accepted: a suite name or a benchmark command)"
-        );
-        return Ok(ExitCode::from(crate::EXIT_USAGE));
+        return Err(CliError::usage(format!(
+            "SUITE|COMMAND: fleet cannot run fleet (accepted: a suite name or a benchmark command)"
+        ))
+        .into());
     }
     let Session {
         local,
@@ -144,8 +135,7 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<ExitCode> {
     let (remote, uploads) = match remote_args(&args.target, &fleet_id) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: SUITE|COMMAND: {e}");
-            return Ok(ExitCode::from(crate::EXIT_USAGE));
+            return Err(CliError::usage(format!("SUITE|COMMAND: {e}")).into());
         }
     };
     let reports = nodebench_fleet::run::run_all(
@@ -205,9 +195,12 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<ExitCode> {
     let failed = rows.iter().skip(1).filter(|r| r[1] == "FAILED").count();
     if cli.json {
         let runs: Vec<&Run> = saved.iter().map(|(_, r)| r).collect();
-        println!("{}", serde_json::to_string_pretty(&runs)?);
+        outln!("{}", serde_json::to_string_pretty(&runs)?);
     } else {
-        println!("fleet run {fleet_id} ({})", remote.join(" "));
+        outln!(
+            "fleet run {fleet_id} ({})",
+            nodebench_core::credentials::redact_args(&remote).join(" ")
+        );
         print_table(&rows);
         if saved.len() >= 2 {
             let sides: Vec<Side> = saved
@@ -219,23 +212,24 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<ExitCode> {
                 .collect();
             let c = compare::compare(&sides);
             if let Ok(text) = compare::render(&c, CompareFormat::Table, false) {
-                println!();
-                print!("{text}");
+                outln!();
+                out!("{text}");
             }
         }
     }
     if cancel.is_cancelled() {
-        eprintln!(
+        return Err(CliError::interrupted(format!(
             "interrupted: kept {} host run(s); remote processes stopped",
             saved.len()
-        );
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        ))
+        .into());
     }
     if failed > 0 {
-        eprintln!("{failed} of {} host(s) failed", rows.len() - 1);
-        return Ok(ExitCode::FAILURE);
+        return Err(
+            CliError::failed(format!("{failed} of {} host(s) failed", rows.len() - 1)).into(),
+        );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// What each fleet command that runs on the hosts sets up first.
@@ -302,11 +296,8 @@ fn save(
 
 /// `fleet pair`: every pair, test and MTU; each client's run stored with
 /// both sides' interface, MTU and route.
-fn pair(cli: &Cli, args: &PairArgs) -> Result<ExitCode> {
-    let hosts = match load(&args.hosts) {
-        Ok(h) => h,
-        Err(code) => return Ok(code),
-    };
+fn pair(cli: &Cli, args: &PairArgs) -> Result<()> {
+    let hosts = load(&args.hosts)?;
     let cfg = PairConfig {
         tests: args.tests.clone(),
         mtus: args.mtu.clone(),
@@ -331,8 +322,7 @@ fn pair(cli: &Cli, args: &PairArgs) -> Result<ExitCode> {
     let list = match checked {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(crate::EXIT_USAGE));
+            return Err(CliError::usage(e).into());
         }
     };
     let Session {
@@ -403,46 +393,43 @@ fn pair(cli: &Cli, args: &PairArgs) -> Result<ExitCode> {
         }
     }
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&runs)?);
+        outln!("{}", serde_json::to_string_pretty(&runs)?);
     } else {
         for run in &runs {
-            println!(
+            outln!(
                 "{} -> {}:",
                 run.tags[names::HOST_TAG],
                 run.tags[names::SERVER_TAG]
             );
-            print!("{}", nodebench_report::reporters::run_report(run));
-            println!();
+            out!("{}", nodebench_report::reporters::run_report(run));
+            outln!();
         }
-        println!("fleet pair {fleet_id}");
+        outln!("fleet pair {fleet_id}");
         print_table(&rows);
     }
     if cancel.is_cancelled() {
-        eprintln!(
+        return Err(CliError::interrupted(format!(
             "interrupted: kept {} test run(s); servers stopped",
             runs.len()
-        );
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        ))
+        .into());
     }
     if failed > 0 {
-        eprintln!("{failed} of {} test(s) failed", rows.len() - 1);
-        return Ok(ExitCode::FAILURE);
+        return Err(
+            CliError::failed(format!("{failed} of {} test(s) failed", rows.len() - 1)).into(),
+        );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// `fleet http`: the generators' runs stored, their histograms merged.
-fn http(cli: &Cli, args: &HttpArgs) -> Result<ExitCode> {
-    let hosts = match load(&args.hosts) {
-        Ok(h) => h,
-        Err(code) => return Ok(code),
-    };
+fn http(cli: &Cli, args: &HttpArgs) -> Result<()> {
+    let hosts = load(&args.hosts)?;
     if !(args.url.starts_with("http://") || args.url.starts_with("https://")) {
-        eprintln!(
-            "error: URL: '{}': fleet http needs a full URL the generators reach (accepted: http://HOST:PORT/PATH)",
+        return Err(CliError::usage(format!(
+            "URL: '{}': fleet http needs a full URL the generators reach (accepted: http://HOST:PORT/PATH)",
             args.url
-        );
-        return Ok(ExitCode::from(crate::EXIT_USAGE));
+        )).into());
     }
     let mut load_args = vec!["http".to_string(), "load".to_string(), args.url.clone()];
     load_args.extend(args.load.iter().cloned());
@@ -451,8 +438,7 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<ExitCode> {
         .into_iter()
         .chain(load_args.iter().cloned());
     if let Err(e) = <Cli as clap::Parser>::try_parse_from(argv) {
-        eprintln!("error: LOAD FLAGS: {}", crate::args::one_line(&e));
-        return Ok(ExitCode::from(crate::EXIT_USAGE));
+        return Err(CliError::usage(format!("LOAD FLAGS: {}", crate::args::one_line(&e))).into());
     }
     let Session {
         local,
@@ -563,9 +549,9 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<ExitCode> {
             "generators": json_gens,
             "merged": merged,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!(
+        outln!(
             "fleet http {fleet_id}: {} (start {start})",
             load_args.join(" ")
         );
@@ -573,8 +559,8 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<ExitCode> {
         for h in &merged {
             let Some(hdr) = h.to_hdr() else { continue };
             let which: Vec<String> = h.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            println!();
-            println!(
+            outln!();
+            outln!(
                 "merged {} {} of {} values (all generators)",
                 h.name,
                 which.join(" "),
@@ -582,23 +568,29 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<ExitCode> {
             );
             let ms = |v: u64| v as f64 / h.scale * 1e3;
             for p in http_names::LATENCY_PERCENTILES {
-                println!(
+                outln!(
                     "  {p:>7.3}%  {:>10.3} ms",
                     ms(hdr.value_at_quantile(p / 100.0))
                 );
             }
-            println!("  {:>8}  {:>10.3} ms", "max", ms(hdr.max()));
+            outln!("  {:>8}  {:>10.3} ms", "max", ms(hdr.max()));
         }
     }
     if cancel.is_cancelled() {
-        eprintln!("interrupted: kept {} generator run(s)", runs.len());
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        return Err(CliError::interrupted(format!(
+            "interrupted: kept {} generator run(s)",
+            runs.len()
+        ))
+        .into());
     }
     if failed > 0 {
-        eprintln!("{failed} of {} generator(s) failed", rows.len() - 2);
-        return Ok(ExitCode::FAILURE);
+        return Err(CliError::failed(format!(
+            "{failed} of {} generator(s) failed",
+            rows.len() - 2
+        ))
+        .into());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The corrected latency histogram among merged ones.
@@ -664,7 +656,7 @@ fn print_table(rows: &[Vec<String>]) {
             .enumerate()
             .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
             .collect();
-        println!("{}", line.join("  ").trim_end());
+        outln!("{}", line.join("  ").trim_end());
     }
 }
 

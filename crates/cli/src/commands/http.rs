@@ -1,8 +1,6 @@
 //! `nodebench http ...`: the built-in target server, or the client
 //! benchmark a subcommand names.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 use nodebench_http::download::Download;
@@ -15,7 +13,7 @@ use crate::args::Cli;
 use crate::args::http::{HttpCommand, HttpServeArgs};
 
 /// Serves (`http serve`) or runs `cmd`'s benchmark.
-pub fn run(cli: &Cli, cmd: &HttpCommand) -> Result<ExitCode> {
+pub fn run(cli: &Cli, cmd: &HttpCommand) -> Result<()> {
     if let HttpCommand::Serve(a) = cmd {
         return serve(a);
     }
@@ -38,7 +36,7 @@ pub fn benchmark(cmd: &HttpCommand) -> Result<Box<dyn Benchmark>, String> {
 
 /// `http serve`: the built-in target server until Ctrl-C (exit 0), then
 /// the request count.
-fn serve(a: &HttpServeArgs) -> Result<ExitCode> {
+fn serve(a: &HttpServeArgs) -> Result<()> {
     let cancel = install_signal_handlers()?;
     let config = ServerConfig::from(a);
     // --db is checked (its syntax, then one connection and its AS3AP
@@ -51,13 +49,12 @@ fn serve(a: &HttpServeArgs) -> Result<ExitCode> {
             .try_for_each(|e| e.open().map(drop))
     });
     if let Err(e) = checked {
-        eprintln!("error: {e}");
-        return Ok(ExitCode::from(crate::EXIT_USAGE));
+        return Err(crate::CliError::usage(e).into());
     }
     let threads = config.threads;
     let help: Vec<String> = config.endpoints.0.iter().map(|e| e.help()).collect();
     let server = Server::bind(config).map_err(anyhow::Error::msg)?;
-    println!(
+    outln!(
         "listening on http://{} ({threads} worker threads; keep-alive: {} requests per connection, {} s idle timeout)",
         server.local_addr(),
         match a.keepalive_requests {
@@ -66,16 +63,16 @@ fn serve(a: &HttpServeArgs) -> Result<ExitCode> {
         },
         a.keepalive_timeout.as_secs_f64()
     );
-    println!("{ENDPOINTS}");
+    outln!("{ENDPOINTS}");
     for line in help {
-        println!("  {line}");
+        outln!("  {line}");
     }
     let counts = server.counts();
     server.serve(&cancel).map_err(anyhow::Error::msg)?;
-    println!(
+    outln!(
         "served {} requests on {} connections",
         counts.requests_served(),
         counts.connections_accepted()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

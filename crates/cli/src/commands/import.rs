@@ -3,7 +3,6 @@
 //! complete run per file, tagged with its source tool.
 
 use std::collections::BTreeMap;
-use std::process::ExitCode;
 
 use anyhow::Result;
 use nodebench_import::{Imported, import, to_run};
@@ -13,22 +12,20 @@ use crate::args::Cli;
 use crate::args::import::ImportArgs;
 
 /// `nodebench import`: all files or none.
-pub fn run(cli: &Cli, args: &ImportArgs) -> Result<ExitCode> {
+pub fn run(cli: &Cli, args: &ImportArgs) -> Result<()> {
     let mut parsed: Vec<(String, Imported)> = Vec::new();
     for path in &args.files {
         let shown = path.display().to_string();
         let text = match std::fs::read(path) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) => {
-                eprintln!("{shown}: cannot read: {e}");
-                return Ok(ExitCode::from(crate::EXIT_USAGE));
+                return Err(crate::CliError::usage(format!("{shown}: cannot read: {e}")).into());
             }
         };
         match import(&text, args.format) {
             Ok(imported) => parsed.push((shown, imported)),
             Err(e) => {
-                eprintln!("{shown}: {e}");
-                return Ok(ExitCode::from(crate::EXIT_USAGE));
+                return Err(crate::CliError::usage(format!("{shown}: {e}")).into());
             }
         }
     }
@@ -58,11 +55,11 @@ pub fn run(cli: &Cli, args: &ImportArgs) -> Result<ExitCode> {
         runs.push(run);
     }
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&runs)?);
+        outln!("{}", serde_json::to_string_pretty(&runs)?);
     } else {
         for l in lines {
-            println!("{l}");
+            outln!("{l}");
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

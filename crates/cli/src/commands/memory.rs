@@ -1,7 +1,5 @@
 //! `nodebench memory ...`: the benchmark a subcommand names, run.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 use nodebench_memory::blocks::Blocks;
@@ -13,7 +11,7 @@ use crate::args::Cli;
 use crate::args::memory::MemoryCommand;
 
 /// Runs `cmd`'s benchmark.
-pub fn run(cli: &Cli, cmd: &MemoryCommand) -> Result<ExitCode> {
+pub fn run(cli: &Cli, cmd: &MemoryCommand) -> Result<()> {
     run_benchmarks(cli, vec![benchmark(cmd)], false)
 }
 

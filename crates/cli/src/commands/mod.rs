@@ -20,20 +20,18 @@ mod slurm;
 mod suite;
 mod suites;
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 
 use crate::args::{Cli, Command};
 
 /// Runs the parsed command.
-pub fn dispatch(cli: Cli) -> Result<ExitCode> {
+pub fn dispatch(cli: Cli) -> Result<()> {
     if !cli.asserts.is_empty() && !cli.command.runs_benchmarks() {
-        eprintln!(
-            "error: --assert applies to commands that run benchmarks (run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download, db, scan)"
-        );
-        return Ok(ExitCode::from(crate::EXIT_USAGE));
+        return Err(crate::CliError::usage(
+            "--assert applies to commands that run benchmarks (run, suite run, burnin, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download, db, scan)",
+        )
+        .into());
     }
     match &cli.command {
         Command::Run => suite::run_suite(&cli, suites::QUICK, &[]),

@@ -2,32 +2,27 @@
 //! as `compare` does and writes the HTML report of
 //! `nodebench_report::html`.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 
 use super::compare::load_sides;
-use crate::EXIT_USAGE;
+use crate::CliError;
 use crate::args::Cli;
 use crate::args::report::ReportArgs;
 
 /// Writes the report of the named runs; a RUN the store does not hold or a
 /// file that cannot be written is one line on stderr and exit 2.
-pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode> {
-    let sides = match load_sides(cli, &args.runs, "report")? {
-        Ok(sides) => sides,
-        Err(code) => return Ok(code),
-    };
+pub fn run(cli: &Cli, args: &ReportArgs) -> Result<()> {
+    let sides = load_sides(cli, &args.runs, "report")?;
     let html = nodebench_report::html::report(&sides);
     if let Err(e) = std::fs::write(&args.output, html) {
-        eprintln!(
-            "error: --output {}: cannot write: {e} (expected a writable FILE.html path)",
+        return Err(CliError::usage(format!(
+            "--output {}: cannot write: {e} (expected a writable FILE.html path)",
             args.output.display()
-        );
-        return Ok(ExitCode::from(EXIT_USAGE));
+        ))
+        .into());
     }
     if !cli.quiet {
-        println!("wrote {}", args.output.display());
+        outln!("wrote {}", args.output.display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

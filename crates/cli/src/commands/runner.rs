@@ -3,12 +3,12 @@
 //! into the exit code.
 
 use std::collections::BTreeMap;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::{Result, anyhow};
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
+use nodebench_core::credentials::redact;
 use nodebench_core::inventory;
 use nodebench_core::telemetry::Sampler;
 use nodebench_core::threshold::Threshold;
@@ -16,11 +16,11 @@ use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_report::reporters;
 use nodebench_store::{Location, Recorder, Store};
 
+use crate::CliError;
 use crate::args::Cli;
 use crate::progress::Bar;
 
-/// Exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT).
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub use crate::error::EXIT_INTERRUPTED;
 
 /// Where the results store `--store` (or `NODEBENCH_STORE`) names is; a
 /// value nodebench cannot use is one line naming where it came from.
@@ -53,18 +53,17 @@ pub fn install_signal_handlers() -> Result<Cancel> {
 
 /// Checks every benchmark's configuration before the store is opened or
 /// anything runs. A configuration the flags make wrong stops everything:
-/// one line on stderr and `Err` with [`crate::EXIT_USAGE`]. One the machine
+/// a usage [`CliError`] naming it. One the machine
 /// refuses (a missing directory, no room in it) comes back in that
 /// benchmark's slot: it is reported failed and the others still run, as
 /// when a benchmark fails while running.
-fn validate_all(benches: &[Box<dyn Benchmark>]) -> Result<Vec<Option<BenchError>>, ExitCode> {
+fn validate_all(benches: &[Box<dyn Benchmark>]) -> Result<Vec<Option<BenchError>>, CliError> {
     let mut refused = Vec::with_capacity(benches.len());
     for bench in benches {
         match bench.validate() {
             Ok(()) => refused.push(None),
             Err(e @ BenchError::Invalid(_)) => {
-                eprintln!("error: {}: {e}", bench.id());
-                return Err(ExitCode::from(crate::EXIT_USAGE));
+                return Err(CliError::usage(format!("{}: {e}", bench.id())));
             }
             Err(e) => refused.push(Some(e)),
         }
@@ -78,7 +77,7 @@ pub fn run_benchmarks(
     cli: &Cli,
     benches: Vec<Box<dyn Benchmark>>,
     show_inventory: bool,
-) -> Result<ExitCode> {
+) -> Result<()> {
     run_judged(cli, benches, show_inventory, &[], &[])
 }
 
@@ -91,11 +90,8 @@ pub fn run_judged(
     show_inventory: bool,
     tags: &[(String, String)],
     thresholds: &[Threshold],
-) -> Result<ExitCode> {
-    let refused = match validate_all(&benches) {
-        Ok(refused) => refused,
-        Err(code) => return Ok(code),
-    };
+) -> Result<()> {
+    let refused = validate_all(&benches)?;
     let cancel = install_signal_handlers()?;
     let store: Option<Box<dyn Store>> = if cli.no_save {
         None
@@ -155,29 +151,29 @@ pub fn run_judged(
     let run = recorder.finish(status)?;
 
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&run)?);
+        outln!("{}", serde_json::to_string_pretty(&run)?);
     } else {
         if show_inventory {
-            print!("{}", nodebench_report::inventory::report(&inventory));
-            println!();
+            out!("{}", nodebench_report::inventory::report(&inventory));
+            outln!();
         }
-        print!("{}", reporters::run_report(&run));
+        out!("{}", reporters::run_report(&run));
     }
     for e in &errors {
-        eprintln!("error: {e}");
+        eprintln!("error: {}", redact(e));
     }
     if !errors.is_empty() {
-        return Ok(ExitCode::FAILURE);
+        return Err(CliError::silent(crate::error::EXIT_FAILED).into());
     }
     if interrupted {
-        eprintln!(
+        return Err(CliError::interrupted(format!(
             "interrupted: kept {} finished result(s){}",
             run.results.len(),
             run.id
                 .map(|i| format!(" in run {i} (incomplete)"))
                 .unwrap_or_default()
-        );
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        ))
+        .into());
     }
     let failed: Vec<_> = run
         .results
@@ -188,19 +184,19 @@ pub fn run_judged(
         eprintln!(
             "error: {}: {}",
             r.benchmark,
-            r.error.as_deref().unwrap_or("failed")
+            redact(r.error.as_deref().unwrap_or("failed"))
         );
     }
     if !failed.is_empty() {
-        return Ok(ExitCode::FAILURE);
+        return Err(CliError::silent(crate::error::EXIT_FAILED).into());
     }
     let unmet = run.verdicts.iter().filter(|v| !v.passed).count();
     if unmet > 0 {
-        eprintln!(
-            "error: acceptance failed: {unmet} of {} threshold(s) not met",
+        return Err(CliError::failed(format!(
+            "acceptance failed: {unmet} of {} threshold(s) not met",
             run.verdicts.len()
-        );
-        return Ok(ExitCode::FAILURE);
+        ))
+        .into());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

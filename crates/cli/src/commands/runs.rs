@@ -1,41 +1,42 @@
 //! `nodebench inventory`, `nodebench runs ...` and `nodebench schema`:
 //! what the machine is, the stored runs, and the result model's schema.
 
-use std::process::ExitCode;
-
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use nodebench_core::{Run, inventory};
 use nodebench_report::compare::Comparison;
 use nodebench_report::{export, reporters};
 
+use super::compare::{load_runs, resolve_one};
 use super::runner::open_store;
+use crate::CliError;
+use crate::args::runid::RunSpec;
 use crate::args::runs::RunsCommand;
 use crate::args::{Cli, SchemaModel};
 
 /// `nodebench schema [run|compare]`: the JSON schema of the result model
 /// or of the comparison model.
-pub fn schema(model: SchemaModel) -> Result<ExitCode> {
+pub fn schema(model: SchemaModel) -> Result<()> {
     let schema = match model {
         SchemaModel::Run => schemars::schema_for!(Run),
         SchemaModel::Compare => schemars::schema_for!(Comparison),
     };
-    println!("{}", serde_json::to_string_pretty(&schema)?);
-    Ok(ExitCode::SUCCESS)
+    outln!("{}", serde_json::to_string_pretty(&schema)?);
+    Ok(())
 }
 
 /// `nodebench inventory`: what this machine is, as text or JSON.
-pub fn inventory(cli: &Cli) -> Result<ExitCode> {
+pub fn inventory(cli: &Cli) -> Result<()> {
     let inv = inventory::collect();
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&inv)?);
+        outln!("{}", serde_json::to_string_pretty(&inv)?);
     } else {
-        print!("{}", nodebench_report::inventory::report(&inv));
+        out!("{}", nodebench_report::inventory::report(&inv));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// `nodebench runs ...`: list, show, export or delete stored runs.
-pub fn run(cli: &Cli, cmd: &RunsCommand) -> Result<ExitCode> {
+pub fn run(cli: &Cli, cmd: &RunsCommand) -> Result<()> {
     let mut store = open_store(cli)?;
     match cmd {
         RunsCommand::List => {
@@ -51,16 +52,21 @@ pub fn run(cli: &Cli, cmd: &RunsCommand) -> Result<ExitCode> {
                         })
                     })
                     .collect();
-                println!("{}", serde_json::to_string_pretty(&ids)?);
-                return Ok(ExitCode::SUCCESS);
+                outln!("{}", serde_json::to_string_pretty(&ids)?);
+                return Ok(());
             }
-            println!(
+            outln!(
                 "{:>5}  {:<19}  {:<10}  {:>7}  {:>7}  {:<24}  tags",
-                "id", "started (UTC)", "status", "results", "metrics", "benchmarks"
+                "id",
+                "started (UTC)",
+                "status",
+                "results",
+                "metrics",
+                "benchmarks"
             );
             for r in runs {
                 let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                println!(
+                outln!(
                     "{:>5}  {:<19}  {:<10}  {:>7}  {:>7}  {:<24}  {}",
                     r.id,
                     r.started_at.format("%Y-%m-%d %H:%M:%S"),
@@ -73,26 +79,33 @@ pub fn run(cli: &Cli, cmd: &RunsCommand) -> Result<ExitCode> {
             }
         }
         RunsCommand::Show { id } => {
-            let run = store.load_run(*id)?;
+            let id = resolve_one(store.as_ref(), &id.0, "runs show")?;
+            let run = store.load_run(id)?;
             if cli.json {
-                println!("{}", serde_json::to_string_pretty(&run)?);
+                outln!("{}", serde_json::to_string_pretty(&run)?);
             } else {
-                print!("{}", reporters::run_report_with_telemetry(&run));
+                out!("{}", reporters::run_report_with_telemetry(&run));
             }
         }
         RunsCommand::Export { id, format, output } => {
-            let run = store.load_run(*id)?;
-            let text = export::export(&run, *format).map_err(anyhow::Error::msg)?;
+            let runs = load_runs(store.as_ref(), id, "runs export")?;
+            let text = match id {
+                RunSpec::Tag { .. } => export::export_many(&runs, *format),
+                _ => export::export(&runs[0], *format),
+            }
+            .map_err(anyhow::Error::msg)?;
             match output {
-                Some(path) => std::fs::write(path, text)
-                    .map_err(|e| anyhow!("--output {}: cannot write: {e}", path.display()))?,
-                None => print!("{text}"),
+                Some(path) => std::fs::write(path, text).map_err(|e| {
+                    CliError::usage(format!("--output {}: cannot write: {e}", path.display()))
+                })?,
+                None => out!("{text}"),
             }
         }
         RunsCommand::Delete { id } => {
-            store.delete_run(*id)?;
-            println!("deleted run {id}");
+            let id = resolve_one(store.as_ref(), &id.0, "runs delete")?;
+            store.delete_run(id)?;
+            outln!("deleted run {id}");
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -1,8 +1,6 @@
 //! `nodebench scan URL`: the hardening scan run as a benchmark, with
 //! `--fail-on LEVEL` judged as thresholds on its finding counts.
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 use nodebench_core::config::Choice;
@@ -43,7 +41,7 @@ pub fn fail_on(level: Severity) -> Vec<Threshold> {
 
 /// Runs the scan; a non-loopback target gets the list of what will be sent
 /// first (and is refused without --yes).
-pub fn run(cli: &Cli, args: &ScanArgs) -> Result<ExitCode> {
+pub fn run(cli: &Cli, args: &ScanArgs) -> Result<()> {
     let scan = Scan {
         config: args.into(),
     };

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
@@ -14,6 +13,7 @@ use nodebench_slurm::{JobState, SlurmError, SubmitConfig};
 
 use super::runner::open_store;
 use super::suites;
+use crate::CliError;
 use crate::args::Cli;
 use crate::args::slurm::{CollectArgs, SlurmCommand, SubmitArgs};
 
@@ -21,17 +21,16 @@ use crate::args::slurm::{CollectArgs, SlurmCommand, SubmitArgs};
 const POLL: Duration = Duration::from_secs(1);
 
 /// Runs `cmd`.
-pub fn run(cli: &Cli, cmd: &SlurmCommand) -> Result<ExitCode> {
+pub fn run(cli: &Cli, cmd: &SlurmCommand) -> Result<()> {
     match cmd {
         SlurmCommand::Submit(args) => submit(cli, args),
         SlurmCommand::Collect(args) => collect(cli, args),
     }
 }
 
-/// One line on stderr and the usage-error exit code.
-fn usage_error(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(crate::EXIT_USAGE)
+/// A usage error with `message`.
+fn usage_error(message: impl std::fmt::Display) -> anyhow::Error {
+    CliError::usage(message).into()
 }
 
 /// `path` made absolute against the current directory.
@@ -41,12 +40,12 @@ fn absolute(path: &Path) -> Result<PathBuf> {
 
 /// The submission `args` describe, its suite read and checked here (the
 /// nodes must not find out it is wrong).
-fn submit_config(args: &SubmitArgs) -> Result<Result<SubmitConfig, ExitCode>> {
+fn submit_config(args: &SubmitArgs) -> Result<SubmitConfig> {
     let suite = match suites::source(&args.suite)
         .and_then(|(text, origin)| suites::parse(&text, &origin))
     {
         Ok(suite) => suite,
-        Err(e) => return Ok(Err(usage_error(e))),
+        Err(e) => return Err(usage_error(e)),
     };
     // A file is named by its absolute path: the nodes start elsewhere.
     let suite_arg = if suites::BUILTINS.iter().any(|(n, _)| *n == args.suite) {
@@ -67,21 +66,18 @@ fn submit_config(args: &SubmitArgs) -> Result<Result<SubmitConfig, ExitCode>> {
         nodebench: std::env::current_exe().context("cannot find the nodebench binary")?,
     };
     if let Err(e) = config.validate() {
-        return Ok(Err(usage_error(e)));
+        return Err(usage_error(e));
     }
-    Ok(Ok(config))
+    Ok(config)
 }
 
 /// `slurm submit`: the script printed (--dry-run) or submitted.
-fn submit(cli: &Cli, args: &SubmitArgs) -> Result<ExitCode> {
-    let config = match submit_config(args)? {
-        Ok(c) => c,
-        Err(code) => return Ok(code),
-    };
+fn submit(cli: &Cli, args: &SubmitArgs) -> Result<()> {
+    let config = submit_config(args)?;
     let script = nodebench_slurm::sbatch_script(&config);
     if args.dry_run {
-        print!("{script}");
-        return Ok(ExitCode::SUCCESS);
+        out!("{script}");
+        return Ok(());
     }
     std::fs::create_dir_all(&config.dir)
         .with_context(|| format!("--dir: cannot create {}", config.dir.display()))?;
@@ -92,27 +88,27 @@ fn submit(cli: &Cli, args: &SubmitArgs) -> Result<ExitCode> {
         .and_then(|()| std::fs::write(job_dir.join("job.sbatch"), &script))
         .with_context(|| format!("cannot write {}", job_dir.join("job.sbatch").display()))?;
     if cli.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"job": job, "dir": job_dir, "nodes": config.nodes, "suite": config.suite_name})
         );
     } else {
-        println!(
+        outln!(
             "submitted job {job}: suite {} on {} node(s), runs in {}",
             config.suite_name,
             config.nodes,
             job_dir.display()
         );
-        println!(
+        outln!(
             "collect them with: nodebench slurm collect {job} --dir {}",
             config.dir.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// `slurm collect`: waits if asked, then saves each node's run.
-fn collect(cli: &Cli, args: &CollectArgs) -> Result<ExitCode> {
+fn collect(cli: &Cli, args: &CollectArgs) -> Result<()> {
     let dir = absolute(&args.dir)?;
     let state = match args.wait {
         Some(wait) => nodebench_slurm::wait_for_end(args.job, wait, POLL)?,
@@ -127,12 +123,12 @@ fn collect(cli: &Cli, args: &CollectArgs) -> Result<ExitCode> {
     }
     let nodes = nodebench_slurm::collect(&dir, args.job)?;
     if nodes.is_empty() {
-        eprintln!(
-            "error: job {}: no node wrote a run into {}",
+        return Err(CliError::failed(format!(
+            "job {}: no node wrote a run into {}",
             args.job,
             dir.join(args.job.to_string()).display()
-        );
-        return Ok(ExitCode::FAILURE);
+        ))
+        .into());
     }
     let mut store = if cli.no_save {
         None
@@ -169,11 +165,12 @@ fn collect(cli: &Cli, args: &CollectArgs) -> Result<ExitCode> {
                 }
             }
         };
-        println!("{:<width$}  {line}", node.node);
+        outln!("{:<width$}  {line}", node.node);
     }
     if failed > 0 {
-        eprintln!("error: job {}: {failed} node(s) left no run", args.job);
-        return Ok(ExitCode::FAILURE);
+        return Err(
+            CliError::failed(format!("job {}: {failed} node(s) left no run", args.job)).into(),
+        );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

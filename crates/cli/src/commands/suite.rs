@@ -1,8 +1,6 @@
 //! `nodebench suite ...` (and `nodebench run`, the quick suite): list,
 //! show and run suites through [`runner`](super::runner).
 
-use std::process::ExitCode;
-
 use anyhow::Result;
 use nodebench_core::names;
 
@@ -12,22 +10,22 @@ use crate::args::Cli;
 use crate::args::suite::{Setting, SuiteCommand};
 
 /// Runs `cmd`.
-pub fn run(cli: &Cli, cmd: &SuiteCommand) -> Result<ExitCode> {
+pub fn run(cli: &Cli, cmd: &SuiteCommand) -> Result<()> {
     match cmd {
         SuiteCommand::List => {
             let width = BUILTINS.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
             for (name, text) in BUILTINS {
                 let suite = suites::parse(text, name).map_err(anyhow::Error::msg)?;
-                println!("{name:<width$}  {}", suite.description);
+                outln!("{name:<width$}  {}", suite.description);
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(())
         }
         SuiteCommand::Show { suite } => match suites::source(suite) {
             Ok((text, _)) => {
-                print!("{text}");
-                Ok(ExitCode::SUCCESS)
+                out!("{}", nodebench_core::credentials::redact(&text));
+                Ok(())
             }
-            Err(e) => Ok(usage_error(&e)),
+            Err(e) => Err(usage_error(&e)),
         },
         SuiteCommand::Run(a) => run_suite(cli, &a.suite, &a.sets),
     }
@@ -36,7 +34,7 @@ pub fn run(cli: &Cli, cmd: &SuiteCommand) -> Result<ExitCode> {
 /// Runs the suite `name_or_file` with `sets` applied, as one run tagged
 /// with its name. Any error in the suite or the settings stops everything
 /// before the store is opened: one line, exit 2.
-pub fn run_suite(cli: &Cli, name_or_file: &str, sets: &[Setting]) -> Result<ExitCode> {
+pub fn run_suite(cli: &Cli, name_or_file: &str, sets: &[Setting]) -> Result<()> {
     let prepared = suites::source(name_or_file).and_then(|(text, origin)| {
         let mut suite = suites::parse(&text, &origin)?;
         suites::apply(&mut suite, sets)?;
@@ -45,14 +43,13 @@ pub fn run_suite(cli: &Cli, name_or_file: &str, sets: &[Setting]) -> Result<Exit
     });
     let (suite, benches) = match prepared {
         Ok(p) => p,
-        Err(e) => return Ok(usage_error(&e)),
+        Err(e) => return Err(usage_error(&e)),
     };
     let tags = [(names::suite::TAG.to_string(), suite.name.clone())];
     run_judged(cli, benches, true, &tags, &suites::thresholds(&suite))
 }
 
 /// Prints `e` and gives the usage-error exit code.
-fn usage_error(e: &SuiteError) -> ExitCode {
-    eprintln!("error: {e}");
-    ExitCode::from(crate::EXIT_USAGE)
+fn usage_error(e: &SuiteError) -> anyhow::Error {
+    crate::CliError::usage(e).into()
 }

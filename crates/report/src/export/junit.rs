@@ -77,6 +77,41 @@ pub fn to_junit(run: &Run) -> String {
     out
 }
 
+/// Several runs as one JUnit XML document: each run's `<testsuite>` under
+/// one `<testsuites>` whose counts are their sums.
+pub fn to_junit_many(runs: &[Run]) -> String {
+    let (mut tests, mut failures, mut seconds) = (0, 0, 0.0);
+    let mut suites = String::new();
+    for run in runs {
+        tests += run.results.len() + run.verdicts.len();
+        failures += run
+            .results
+            .iter()
+            .filter(|r| r.status == ResultStatus::Failed)
+            .count()
+            + run.verdicts.iter().filter(|v| !v.passed).count();
+        seconds += run
+            .ended_at
+            .map(|end| self::seconds(end - run.started_at))
+            .unwrap_or(0.0);
+        let doc = to_junit(run);
+        // The lines between the document's own <testsuites> and its end.
+        let body: Vec<&str> = doc.lines().skip(2).collect();
+        for line in &body[..body.len().saturating_sub(1)] {
+            suites.push_str(line);
+            suites.push('\n');
+        }
+    }
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"nodebench runs\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{seconds:.3}\">",
+    );
+    out.push_str(&suites);
+    out.push_str("</testsuites>\n");
+    out
+}
+
 /// One result as a `<testcase>`.
 fn testcase(out: &mut String, r: &BenchResult) {
     let area = r.benchmark.split('.').next().unwrap_or(&r.benchmark);

@@ -1,0 +1,90 @@
+//! The CLI's one error type, which carries its exit code, and the exit codes
+//! themselves: every command returns `anyhow::Result<()>`, and `main` turns
+//! an error into its line on stderr and its code ([`exit_of`]), so the
+//! README's table of exit codes holds by construction.
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | done |
+//! | 1 | a benchmark failed, a threshold or check was not met, a host or node failed |
+//! | 2 | usage or input: a flag, a file, a run id, a store path refused before anything ran |
+//! | 130 | interrupted (Ctrl-C, SIGTERM): what finished is kept |
+
+use std::fmt;
+
+use nodebench_core::credentials::redact;
+use nodebench_store::StoreError;
+
+/// Exit code of a failed benchmark, an unmet threshold or check.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code of a command line, file or value refused before anything ran.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// An error with its exit code and the line stderr shows for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliError {
+    /// The process's exit code.
+    pub code: u8,
+    /// What stderr shows (with its `error: ` prefix where it has one);
+    /// empty when everything was said already.
+    pub line: String,
+}
+
+impl CliError {
+    /// A flag, file or value refused: `error: MESSAGE`, exit 2.
+    pub fn usage(message: impl fmt::Display) -> CliError {
+        CliError {
+            code: EXIT_USAGE,
+            line: format!("error: {message}"),
+        }
+    }
+
+    /// A benchmark, threshold or check failed: `error: MESSAGE`, exit 1.
+    pub fn failed(message: impl fmt::Display) -> CliError {
+        CliError {
+            code: EXIT_FAILED,
+            line: format!("error: {message}"),
+        }
+    }
+
+    /// Stopped by a signal: the line as given, exit 130.
+    pub fn interrupted(line: impl fmt::Display) -> CliError {
+        CliError {
+            code: EXIT_INTERRUPTED,
+            line: line.to_string(),
+        }
+    }
+
+    /// Exit `code` with nothing more to say (the errors were printed as
+    /// they came).
+    pub fn silent(code: u8) -> CliError {
+        CliError {
+            code,
+            line: String::new(),
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.line)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+/// The exit code of `e` and the line stderr shows for it (secrets hidden):
+/// a [`CliError`]'s own; a store location refused or a run id it does not
+/// hold is input (2); anything else failed (1).
+pub fn exit_of(e: &anyhow::Error) -> (u8, String) {
+    if let Some(c) = e.downcast_ref::<CliError>() {
+        return (c.code, redact(&c.line));
+    }
+    let code = match e.downcast_ref::<StoreError>() {
+        Some(StoreError::NotFound(_) | StoreError::Location(_)) => EXIT_USAGE,
+        _ => EXIT_FAILED,
+    };
+    (code, redact(&format!("error: {e}")))
+}
