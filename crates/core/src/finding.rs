@@ -7,22 +7,22 @@
 use serde::{Deserialize, Serialize};
 
 use crate::BenchResult;
-use crate::names::scan::param;
+use crate::names::scan::{param, severity};
 
 crate::choice! {
     /// How much a finding matters, lowest first (the order `--fail-on`
     /// compares by).
     pub enum Severity {
         /// Worth knowing, no weakness by itself (what OPTIONS advertises).
-        Info => "info",
+        Info => severity::INFO,
         /// A small hardening gap (a missing security header).
-        Low => "low",
+        Low => severity::LOW,
         /// Something an attacker can use (a version in every reply, a
         /// readable `.git/`, TRACE on).
-        Medium => "medium",
+        Medium => severity::MEDIUM,
         /// A direct exposure (secrets served, an expired certificate, the
         /// server running as root).
-        High => "high",
+        High => severity::HIGH,
     }
 }
 

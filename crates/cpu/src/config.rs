@@ -6,6 +6,7 @@ use std::time::Duration;
 use nodebench_core::affinity;
 use nodebench_core::bench::BenchError;
 use nodebench_core::config::{Choice, Config};
+use nodebench_core::names::cpu::{kernel, scaling};
 use nodebench_core::units::DURATION_FORMS;
 
 nodebench_core::choice! {
@@ -13,17 +14,17 @@ nodebench_core::choice! {
     #[derive(Hash)]
     pub enum Kernel {
         /// 64-bit integer add + xor, one element per instruction.
-        IntScalar => "int.scalar",
+        IntScalar => kernel::INT_SCALAR,
         /// 32-bit integer add + xor over SIMD lanes.
-        IntVector => "int.vector",
+        IntVector => kernel::INT_VECTOR,
         /// Single-precision multiply + add, one element per instruction.
-        F32Scalar => "f32.scalar",
+        F32Scalar => kernel::F32_SCALAR,
         /// Single-precision fused multiply-add over SIMD lanes.
-        F32Vector => "f32.vector",
+        F32Vector => kernel::F32_VECTOR,
         /// Double-precision multiply + add, one element per instruction.
-        F64Scalar => "f64.scalar",
+        F64Scalar => kernel::F64_SCALAR,
         /// Double-precision fused multiply-add over SIMD lanes.
-        F64Vector => "f64.vector",
+        F64Vector => kernel::F64_VECTOR,
     }
 }
 
@@ -43,9 +44,9 @@ nodebench_core::choice! {
     /// How the work grows with the thread count.
     pub enum Scaling {
         /// Fixed total work, split across the threads (speedup = time ratio).
-        Strong => "strong",
+        Strong => scaling::STRONG,
         /// Fixed work per thread (scaled speedup = rate ratio).
-        Weak => "weak",
+        Weak => scaling::WEAK,
     }
 }
 

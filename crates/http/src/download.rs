@@ -405,7 +405,7 @@ impl Benchmark for Download {
 /// per-interval rate series, and a failed status for a non-2xx reply or a
 /// body shorter than announced.
 pub fn download_result(cfg: &DownloadConfig, o: &DownloadOutcome) -> BenchResult {
-    let mut r = BenchResult::new("http.download");
+    let mut r = BenchResult::new(names::DOWNLOAD);
     r.set_param("url", cfg.target.url());
     r.set_param("status", o.status);
     r.set_param("complete", o.complete);
@@ -428,30 +428,40 @@ pub fn download_result(cfg: &DownloadConfig, o: &DownloadOutcome) -> BenchResult
         value: v,
     });
     r.metrics = vec![
-        Metric::new("bytes", o.bytes as f64, Unit::Bytes, Better::Higher),
         Metric::new(
-            "throughput",
+            names::download::BYTES,
+            o.bytes as f64,
+            Unit::Bytes,
+            Better::Higher,
+        ),
+        Metric::new(
+            names::download::THROUGHPUT,
             o.average_rate(),
             Unit::BytesPerSecond,
             Better::Higher,
         )
         .with_reference(reference.clone()),
         Metric::new(
-            "throughput_max",
+            names::download::THROUGHPUT_MAX,
             o.max_rate(),
             Unit::BytesPerSecond,
             Better::Higher,
         )
         .with_reference(reference),
-        Metric::new("time", o.total.as_secs_f64(), Unit::Seconds, Better::Lower),
         Metric::new(
-            "first_byte",
+            names::download::TIME,
+            o.total.as_secs_f64(),
+            Unit::Seconds,
+            Better::Lower,
+        ),
+        Metric::new(
+            names::download::FIRST_BYTE,
             o.first_byte.as_secs_f64(),
             Unit::Seconds,
             Better::Lower,
         ),
         Metric::new(
-            "connect",
+            names::download::CONNECT,
             o.connect.as_secs_f64(),
             Unit::Seconds,
             Better::Lower,

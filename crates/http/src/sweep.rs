@@ -376,7 +376,7 @@ impl Benchmark for Sweep {
 /// bytes/s (against the line rate for a remote server) and CPU shares; the
 /// saturation point and its cause as parameters.
 pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> BenchResult {
-    let mut r = BenchResult::new("http.sweep");
+    let mut r = BenchResult::new(names::SWEEP);
     r.set_param("url", cfg.load.target.url());
     r.set_param("method", &cfg.load.request.method);
     r.set_param("iterations", cfg.iterations);
@@ -408,29 +408,44 @@ pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> B
                 Unit::OpsPerSecond,
                 Better::Higher,
             ),
-            m("percent_of_first", percent, Unit::Percent, Better::Higher),
             m(
-                "latency_avg",
+                names::sweep::PERCENT_OF_FIRST,
+                percent,
+                Unit::Percent,
+                Better::Higher,
+            ),
+            m(
+                names::sweep::LATENCY_AVG,
                 s.latency_avg.as_secs_f64(),
                 Unit::Seconds,
                 Better::Lower,
             ),
             m(
-                "latency_min",
+                names::sweep::LATENCY_MIN,
                 s.latency_min.as_secs_f64(),
                 Unit::Seconds,
                 Better::Lower,
             ),
             m(
-                "latency_max",
+                names::sweep::LATENCY_MAX,
                 s.latency_max.as_secs_f64(),
                 Unit::Seconds,
                 Better::Lower,
             ),
-            m("requests", s.completed as f64, Unit::Count, Better::Higher),
-            m("errors", s.errors as f64, Unit::Count, Better::Lower),
             m(
-                "throughput",
+                names::sweep::REQUESTS,
+                s.completed as f64,
+                Unit::Count,
+                Better::Higher,
+            ),
+            m(
+                names::sweep::ERRORS,
+                s.errors as f64,
+                Unit::Count,
+                Better::Lower,
+            ),
+            m(
+                names::sweep::THROUGHPUT,
                 s.bytes_per_second(),
                 Unit::BytesPerSecond,
                 Better::Higher,
@@ -439,8 +454,18 @@ pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> B
         ]);
         if let (Some(busy), Some(client)) = (s.machine_busy, s.client_share) {
             r.metrics.extend([
-                m("machine_cpu", 100.0 * busy, Unit::Percent, Better::Lower),
-                m("client_cpu", 100.0 * client, Unit::Percent, Better::Lower),
+                m(
+                    names::sweep::MACHINE_CPU,
+                    100.0 * busy,
+                    Unit::Percent,
+                    Better::Lower,
+                ),
+                m(
+                    names::sweep::CLIENT_CPU,
+                    100.0 * client,
+                    Unit::Percent,
+                    Better::Lower,
+                ),
             ]);
         }
         for w in &s.warnings {
@@ -473,7 +498,7 @@ pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> B
             r.set_param("bottleneck", sat.bottleneck.name());
             r.set_param("saturation", &sat.detail);
             r.metrics.push(Metric::new(
-                "saturation_rate",
+                names::sweep::SATURATION_RATE,
                 sat.rate,
                 Unit::OpsPerSecond,
                 Better::Higher,

@@ -21,6 +21,32 @@ pub const SPEEDUP: &str = "speedup";
 /// Metric: speedup per thread, in percent (100 % is perfect scaling).
 pub const EFFICIENCY: &str = "efficiency";
 
+/// The op-rate kernels, by the names `--kernels` takes and the
+/// [`super::labels::KERNEL`] label holds.
+pub mod kernel {
+    /// 64-bit integer add + xor, one element per instruction.
+    pub const INT_SCALAR: &str = "int.scalar";
+    /// 32-bit integer add + xor over SIMD lanes.
+    pub const INT_VECTOR: &str = "int.vector";
+    /// Single-precision multiply + add, one element per instruction.
+    pub const F32_SCALAR: &str = "f32.scalar";
+    /// Single-precision fused multiply-add over SIMD lanes.
+    pub const F32_VECTOR: &str = "f32.vector";
+    /// Double-precision multiply + add, one element per instruction.
+    pub const F64_SCALAR: &str = "f64.scalar";
+    /// Double-precision fused multiply-add over SIMD lanes.
+    pub const F64_VECTOR: &str = "f64.vector";
+}
+
+/// The scaling modes, by the names `--scaling` takes and the
+/// [`label::SCALING`] label holds.
+pub mod scaling {
+    /// Fixed total work, split across the threads.
+    pub const STRONG: &str = "strong";
+    /// Fixed work per thread.
+    pub const WEAK: &str = "weak";
+}
+
 /// Label keys of the op-rate figures.
 pub mod label {
     /// Scaling mode of a figure: `strong` (fixed total work) or `weak`

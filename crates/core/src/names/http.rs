@@ -327,4 +327,38 @@ pub mod sweep {
     pub const USERS: &str = "users";
     /// Parameter: the users of the last step whose rate still grew.
     pub const SATURATION_USERS: &str = "saturation_users";
+    /// A step's rate as a percentage of the first step's.
+    pub const PERCENT_OF_FIRST: &str = "percent_of_first";
+    /// Mean seconds of a step's requests.
+    pub const LATENCY_AVG: &str = "latency_avg";
+    pub use crate::names::latency::{LATENCY_MAX, LATENCY_MIN};
+    /// Requests a step completed.
+    pub const REQUESTS: &str = "requests";
+    /// Requests of a step that failed.
+    pub const ERRORS: &str = "errors";
+    /// Reply bytes (heads and bodies) per second of a step.
+    pub const THROUGHPUT: &str = "throughput";
+    /// Busy share of all the machine's CPUs over a step, %.
+    pub const MACHINE_CPU: &str = "machine_cpu";
+    /// The client's CPU time as a share of all the machine's CPUs over a step, %.
+    pub const CLIENT_CPU: &str = "client_cpu";
+    /// The rate of the saturation step ([`SATURATION_USERS`]).
+    pub const SATURATION_RATE: &str = "saturation_rate";
+}
+
+// http.download
+/// Metric names of `http.download` results.
+pub mod download {
+    /// Body bytes received.
+    pub const BYTES: &str = "bytes";
+    /// Body bytes over the time from the request to the last byte.
+    pub const THROUGHPUT: &str = "throughput";
+    /// The best full-interval rate of the body, bytes per second.
+    pub const THROUGHPUT_MAX: &str = "throughput_max";
+    /// Seconds from the request sent to the last byte received.
+    pub const TIME: &str = "time";
+    /// Seconds from the request sent to the first byte of the reply.
+    pub const FIRST_BYTE: &str = "first_byte";
+    /// Seconds the TCP (and TLS) connection set-up took.
+    pub const CONNECT: &str = "connect";
 }

@@ -6,6 +6,7 @@
 //! result without linking the engine that measures it.
 
 pub mod burnin;
+pub mod catalog;
 pub mod cpu;
 pub mod db;
 pub mod disk;

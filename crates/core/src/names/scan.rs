@@ -20,8 +20,21 @@ pub mod metric {
 
 /// Label keys.
 pub mod label {
-    /// The severity of the counted findings.
+    /// The severity of the counted findings (a [`super::severity`] name).
     pub const SEVERITY: &str = "severity";
+}
+
+/// Severities of findings, lowest first: the values of the
+/// [`label::SEVERITY`] label and of `--fail-on`.
+pub mod severity {
+    /// Worth knowing, no weakness by itself.
+    pub const INFO: &str = "info";
+    /// A small hardening gap.
+    pub const LOW: &str = "low";
+    /// Something an attacker can use.
+    pub const MEDIUM: &str = "medium";
+    /// A direct exposure.
+    pub const HIGH: &str = "high";
 }
 
 /// Parameter names.

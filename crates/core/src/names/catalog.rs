@@ -1,0 +1,620 @@
+//! What each runnable benchmark produces: its metrics with their units, and
+//! the label keys they carry with, where finite, the values each key takes.
+//! An acceptance threshold (`memory.stream bandwidth{kernel=triad} >= 20
+//! GB/s`) that names a benchmark, metric, label or value missing here can
+//! never match a result, so it can be refused before anything runs.
+//!
+//! Only [`crate::model::BenchResult::metrics`] are listed (thresholds judge
+//! metrics, not histograms or series). Imported benchmarks (`disk.fio`,
+//! `cpu.sysbench`, HPCC...) are not runnable and not here.
+//!
+//! Two metric names are recorded in more than one unit; each is listed in
+//! the unit most of its results carry:
+//!
+//! * `cpu.ops rate`: flop/s for the floating-point kernels (`f32.*`,
+//!   `f64.*`), op/s for the integer ones (`int.*`);
+//! * `burnin.checkpoint throughput_mean|throughput_min|throughput_max|
+//!   baseline_median`: the unit of the workload's watched metric: B/s for
+//!   the memory, disk and TCP workloads (and the B/s suite steps), flop/s
+//!   for cpu, op/s for http.
+
+use super::burnin::{self, metric as burnin_metric};
+use super::http::{self, download, in_process, load, sweep};
+use super::labels::{KERNEL, PERCENTILE, SIZE, THREADS};
+use super::latency::{
+    LATENCY_MAX, LATENCY_MEAN, LATENCY_P50, LATENCY_P90, LATENCY_P99, LATENCY_P999,
+};
+use super::{cpu, db, disk, linpack, memory, net, scan};
+use crate::model::Unit;
+
+/// One metric a benchmark produces.
+#[derive(Debug)]
+pub struct MetricSpec {
+    /// The metric's name.
+    pub name: &'static str,
+    /// The unit its values are recorded in.
+    pub unit: Unit,
+}
+
+/// One label key a benchmark's metrics may carry; `values` is the finite
+/// set of values it takes, `None` where open (sizes, thread counts,
+/// percentiles, paths, ...).
+#[derive(Debug)]
+pub struct LabelSpec {
+    /// The label key.
+    pub key: &'static str,
+    /// Every value the key takes, or `None` where the set is open.
+    pub values: Option<&'static [&'static str]>,
+}
+
+/// What benchmark `id` produces.
+#[derive(Debug)]
+pub struct BenchSpec {
+    /// The benchmark id results carry.
+    pub id: &'static str,
+    /// Every metric its results may hold.
+    pub metrics: &'static [MetricSpec],
+    /// Every label key its metrics may carry.
+    pub labels: &'static [LabelSpec],
+}
+
+/// Every runnable benchmark's spec.
+pub fn all() -> &'static [BenchSpec] {
+    SPECS
+}
+
+/// The spec of benchmark `id`, if it is a runnable benchmark.
+pub fn spec(id: &str) -> Option<&'static BenchSpec> {
+    SPECS.iter().find(|s| s.id == id)
+}
+
+const fn m(name: &'static str, unit: Unit) -> MetricSpec {
+    MetricSpec { name, unit }
+}
+
+/// A label key whose values are open.
+const fn open(key: &'static str) -> LabelSpec {
+    LabelSpec { key, values: None }
+}
+
+/// A label key taking only `values`.
+const fn of(key: &'static str, values: &'static [&'static str]) -> LabelSpec {
+    LabelSpec {
+        key,
+        values: Some(values),
+    }
+}
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `a`, then the names of `b` not in `a`: `N` of them (checked when
+/// compiled).
+const fn union<const N: usize>(a: &[&'static str], b: &[&'static str]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut n = 0;
+    while n < a.len() {
+        out[n] = a[n];
+        n += 1;
+    }
+    let mut j = 0;
+    while j < b.len() {
+        let mut seen = false;
+        let mut i = 0;
+        while i < a.len() {
+            seen = seen || same(a[i], b[j]);
+            i += 1;
+        }
+        if !seen {
+            out[n] = b[j];
+            n += 1;
+        }
+        j += 1;
+    }
+    assert!(n == N, "union: wrong length");
+    out
+}
+
+/// The `stat` values of `http.load`: ab's connection-time columns and
+/// httperf's reply-rate statistics.
+const LOAD_STATS: [&str; 7] = union(&load::CONNECTION_STATS, &load::REPLY_RATE_STATS);
+/// The `kind` values of `http.load`: ab's failure columns and the error kinds.
+const LOAD_KINDS: [&str; 12] = union(&load::FAILED_CLASSES, &load::ERROR_KINDS);
+
+/// The built-in server's per-worker figures, in a result whose target was a
+/// path (`http.load|sweep|download /PATH`).
+const SERVER_THREAD_CPU: MetricSpec = m(in_process::SERVER_THREAD_CPU, Unit::Percent);
+const SERVER_THREAD_WAIT: MetricSpec = m(in_process::SERVER_THREAD_WAIT, Unit::Percent);
+
+/// `net.tcp` and `net.udp` label their figures alike.
+const NET_THROUGHPUT_LABELS: &[LabelSpec] = &[
+    of(
+        net::label::DIRECTION,
+        &[
+            net::direction::CLIENT_TO_SERVER,
+            net::direction::SERVER_TO_CLIENT,
+        ],
+    ),
+    of(net::label::SIDE, &[net::side::SENDER, net::side::RECEIVER]),
+    of(net::label::HOST, &[net::host::CLIENT, net::host::SERVER]),
+];
+
+static SPECS: &[BenchSpec] = &[
+    BenchSpec {
+        id: cpu::OPS,
+        metrics: &[
+            // op/s for the int.* kernels (see the module's notes).
+            m(cpu::RATE, Unit::FlopsPerSecond),
+            m(cpu::SPEEDUP, Unit::Count),
+            m(cpu::EFFICIENCY, Unit::Percent),
+        ],
+        labels: &[
+            of(
+                KERNEL,
+                &[
+                    cpu::kernel::INT_SCALAR,
+                    cpu::kernel::INT_VECTOR,
+                    cpu::kernel::F32_SCALAR,
+                    cpu::kernel::F32_VECTOR,
+                    cpu::kernel::F64_SCALAR,
+                    cpu::kernel::F64_VECTOR,
+                ],
+            ),
+            of(
+                cpu::label::SCALING,
+                &[cpu::scaling::STRONG, cpu::scaling::WEAK],
+            ),
+            open(THREADS),
+        ],
+    },
+    BenchSpec {
+        id: linpack::LINPACK,
+        metrics: &[
+            m(linpack::TIME, Unit::Seconds),
+            m(linpack::RATE, Unit::FlopsPerSecond),
+            m(linpack::RESIDUAL, Unit::Count),
+            m(linpack::RESIDUAL_NORM, Unit::Count),
+            m(linpack::RATE_AVERAGE, Unit::FlopsPerSecond),
+            m(linpack::RATE_MAXIMAL, Unit::FlopsPerSecond),
+        ],
+        labels: &[open(linpack::label::TRIAL)],
+    },
+    BenchSpec {
+        id: memory::STREAM,
+        metrics: &[
+            m(memory::metric::BANDWIDTH, Unit::BytesPerSecond),
+            m(memory::metric::TIME_AVG, Unit::Seconds),
+            m(memory::metric::TIME_MIN, Unit::Seconds),
+            m(memory::metric::TIME_MAX, Unit::Seconds),
+        ],
+        labels: &[
+            of(
+                KERNEL,
+                &[
+                    memory::kernel::COPY,
+                    memory::kernel::SCALE,
+                    memory::kernel::ADD,
+                    memory::kernel::TRIAD,
+                ],
+            ),
+            of(
+                memory::label::STORES,
+                &[memory::stores::NORMAL, memory::stores::NONTEMPORAL],
+            ),
+            open(THREADS),
+        ],
+    },
+    BenchSpec {
+        id: memory::BLOCKS,
+        metrics: &[
+            m(memory::metric::BANDWIDTH, Unit::BytesPerSecond),
+            m(memory::metric::LATENCY, Unit::Seconds),
+        ],
+        labels: &[
+            of(
+                memory::label::OP,
+                &[
+                    memory::op::SEQ_WRITE,
+                    memory::op::RAND_WRITE,
+                    memory::op::READ_WRITE,
+                ],
+            ),
+            open(memory::label::BLOCK),
+            open(THREADS),
+        ],
+    },
+    BenchSpec {
+        id: memory::LATENCY,
+        metrics: &[
+            m(memory::metric::LATENCY, Unit::Seconds),
+            m(memory::metric::LATENCY_CYCLES, Unit::Cycles),
+        ],
+        labels: &[
+            open(memory::label::WORKING_SET),
+            of(
+                memory::label::LEVEL,
+                &[
+                    memory::level::L1,
+                    memory::level::L2,
+                    memory::level::L3,
+                    memory::level::DRAM,
+                    memory::level::UNKNOWN,
+                ],
+            ),
+        ],
+    },
+    BenchSpec {
+        id: disk::IOZONE,
+        metrics: &[
+            m(disk::metric::BANDWIDTH, Unit::BytesPerSecond),
+            m(disk::metric::IOPS, Unit::OpsPerSecond),
+            m(disk::metric::LATENCY_P50, Unit::Seconds),
+            m(disk::metric::LATENCY_P90, Unit::Seconds),
+            m(disk::metric::LATENCY_P99, Unit::Seconds),
+            m(disk::metric::LATENCY_P999, Unit::Seconds),
+            m(disk::metric::LATENCY_MAX, Unit::Seconds),
+            m(disk::metric::BYTES, Unit::Bytes),
+            m(disk::metric::OPERATIONS, Unit::Count),
+            m(disk::metric::CHILDREN_SEE, Unit::BytesPerSecond),
+            m(disk::metric::PARENT_SEES, Unit::BytesPerSecond),
+            m(disk::metric::MIN_PER_WORKER, Unit::BytesPerSecond),
+            m(disk::metric::MAX_PER_WORKER, Unit::BytesPerSecond),
+            m(disk::metric::AVG_PER_WORKER, Unit::BytesPerSecond),
+            m(disk::metric::MIN_XFER, Unit::Bytes),
+        ],
+        labels: &[
+            of(
+                disk::label::TEST,
+                &[
+                    disk::test::WRITE,
+                    disk::test::REWRITE,
+                    disk::test::READ,
+                    disk::test::REREAD,
+                    disk::test::RANDOM_READ,
+                    disk::test::RANDOM_WRITE,
+                    disk::test::BACKWARD_READ,
+                    disk::test::RECORD_REWRITE,
+                    disk::test::STRIDE_READ,
+                    disk::test::FWRITE,
+                    disk::test::FREWRITE,
+                    disk::test::FREAD,
+                    disk::test::FREREAD,
+                    disk::test::PWRITE,
+                    disk::test::PREAD,
+                    disk::test::MIXED,
+                ],
+            ),
+            open(disk::label::FILE_SIZE),
+            open(disk::label::RECORD),
+            open(disk::label::WORKERS),
+        ],
+    },
+    BenchSpec {
+        id: disk::DD,
+        metrics: &[
+            m(disk::metric::BYTES, Unit::Bytes),
+            m(disk::metric::SECONDS, Unit::Seconds),
+            m(disk::metric::BANDWIDTH, Unit::BytesPerSecond),
+        ],
+        // dd writes once without and once with a final fdatasync.
+        labels: &[of(
+            disk::label::SYNC,
+            &[disk::sync::NONE, disk::sync::FDATASYNC],
+        )],
+    },
+    BenchSpec {
+        id: disk::BLOCKS,
+        metrics: &[
+            m(disk::metric::BANDWIDTH, Unit::BytesPerSecond),
+            m(disk::metric::LATENCY, Unit::Seconds),
+            m(disk::metric::IOPS, Unit::OpsPerSecond),
+        ],
+        labels: &[
+            of(
+                disk::label::OP,
+                &[
+                    disk::op::SEQ_READ,
+                    disk::op::RAND_READ,
+                    disk::op::READ_WRITE,
+                ],
+            ),
+            open(disk::label::BLOCK),
+            open(THREADS),
+        ],
+    },
+    BenchSpec {
+        id: net::TCP,
+        metrics: &[
+            m(net::metric::BYTES, Unit::Bytes),
+            m(net::metric::THROUGHPUT, Unit::BytesPerSecond),
+            m(net::metric::RETRANSMITS, Unit::Count),
+            m(net::metric::SND_CWND_MAX, Unit::Bytes),
+            m(net::metric::RTT, Unit::Seconds),
+            m(net::metric::CPU, Unit::Percent),
+        ],
+        labels: NET_THROUGHPUT_LABELS,
+    },
+    BenchSpec {
+        id: net::UDP,
+        metrics: &[
+            m(net::metric::BYTES, Unit::Bytes),
+            m(net::metric::THROUGHPUT, Unit::BytesPerSecond),
+            m(net::metric::PACKETS_SENT, Unit::Count),
+            m(net::metric::PACKETS_RECEIVED, Unit::Count),
+            m(net::metric::LOST_PACKETS, Unit::Count),
+            m(net::metric::LOST_PERCENT, Unit::Percent),
+            m(net::metric::OUT_OF_ORDER, Unit::Count),
+            m(net::metric::JITTER, Unit::Seconds),
+            m(net::metric::CPU, Unit::Percent),
+        ],
+        labels: NET_THROUGHPUT_LABELS,
+    },
+    BenchSpec {
+        id: net::PINGPONG,
+        metrics: &[
+            m(net::metric::ROUND_TRIPS, Unit::OpsPerSecond),
+            m(LATENCY_P50, Unit::Seconds),
+            m(LATENCY_P99, Unit::Seconds),
+            m(LATENCY_P999, Unit::Seconds),
+            m(LATENCY_MAX, Unit::Seconds),
+            m(net::metric::LOST, Unit::Count),
+        ],
+        labels: &[
+            of(
+                net::label::PROTOCOL,
+                &[net::protocol::TCP, net::protocol::UDP],
+            ),
+            open(SIZE),
+            open(THREADS),
+        ],
+    },
+    BenchSpec {
+        id: http::LOAD,
+        metrics: &[
+            m(load::TIME_TAKEN, Unit::Seconds),
+            m(load::REQUESTS_COMPLETED, Unit::Count),
+            m(load::REQUESTS_FAILED, Unit::Count),
+            m(load::NON_2XX, Unit::Count),
+            m(load::CONNECTIONS_OPENED, Unit::Count),
+            m(load::REQUESTS_SENT, Unit::Count),
+            m(load::SENT_LATE, Unit::Count),
+            m(load::REQUESTS_PER_SECOND, Unit::OpsPerSecond),
+            m(load::TIME_PER_REQUEST, Unit::Seconds),
+            m(load::TRANSFER_RATE, Unit::BytesPerSecond),
+            m(load::TOTAL_TRANSFERRED, Unit::Bytes),
+            m(load::HTML_TRANSFERRED, Unit::Bytes),
+            m(load::CONNECTION_TIME, Unit::Seconds),
+            m(load::SERVED_WITHIN, Unit::Seconds),
+            m(load::LATENCY, Unit::Seconds),
+            m(load::REPLIES, Unit::Count),
+            m(load::FAILED_REQUESTS, Unit::Count),
+            m(load::ERRORS, Unit::Count),
+            m(load::REPLY_RATE, Unit::OpsPerSecond),
+            m(load::REPLY_RATE_SAMPLES, Unit::Count),
+            m(load::CLIENT_CPU_TIME, Unit::Seconds),
+            m(load::CLIENT_CPU_UTILIZATION, Unit::Percent),
+            m(load::CLIENT_CPU_PER_REQUEST, Unit::Seconds),
+            m(load::NET_IO, Unit::Bytes),
+            m(load::NET_IO_RATE, Unit::BytesPerSecond),
+            SERVER_THREAD_CPU,
+            SERVER_THREAD_WAIT,
+        ],
+        labels: &[
+            of(load::label::LATENCY, &[load::CORRECTED, load::UNCORRECTED]),
+            // wrk2's percentiles, `max` and `mean`.
+            open(PERCENTILE),
+            of(
+                load::label::SCOPE,
+                &[load::SCOPE_MEAN, load::SCOPE_ACROSS_ALL],
+            ),
+            of(load::label::PHASE, &load::PHASES),
+            of(load::label::STAT, &LOAD_STATS),
+            // ab's served-within percentages.
+            open(load::label::PERCENT),
+            of(load::label::CLASS, &load::STATUS_CLASSES),
+            of(load::label::KIND, &LOAD_KINDS),
+            of(load::label::MODE, &[load::MODE_USER, load::MODE_SYS]),
+            of(
+                load::label::DIRECTION,
+                &[load::DIRECTION_IN, load::DIRECTION_OUT],
+            ),
+            open(in_process::THREAD),
+        ],
+    },
+    BenchSpec {
+        id: http::SWEEP,
+        metrics: &[
+            m(sweep::RATE, Unit::OpsPerSecond),
+            m(sweep::PERCENT_OF_FIRST, Unit::Percent),
+            m(sweep::LATENCY_AVG, Unit::Seconds),
+            m(sweep::LATENCY_MIN, Unit::Seconds),
+            m(sweep::LATENCY_MAX, Unit::Seconds),
+            m(sweep::REQUESTS, Unit::Count),
+            m(sweep::ERRORS, Unit::Count),
+            m(sweep::THROUGHPUT, Unit::BytesPerSecond),
+            m(sweep::MACHINE_CPU, Unit::Percent),
+            m(sweep::CLIENT_CPU, Unit::Percent),
+            m(sweep::SATURATION_RATE, Unit::OpsPerSecond),
+            SERVER_THREAD_CPU,
+            SERVER_THREAD_WAIT,
+        ],
+        labels: &[open(sweep::USERS), open(in_process::THREAD)],
+    },
+    BenchSpec {
+        id: http::DOWNLOAD,
+        metrics: &[
+            m(download::BYTES, Unit::Bytes),
+            m(download::THROUGHPUT, Unit::BytesPerSecond),
+            m(download::THROUGHPUT_MAX, Unit::BytesPerSecond),
+            m(download::TIME, Unit::Seconds),
+            m(download::FIRST_BYTE, Unit::Seconds),
+            m(download::CONNECT, Unit::Seconds),
+            SERVER_THREAD_CPU,
+            SERVER_THREAD_WAIT,
+        ],
+        labels: &[open(in_process::THREAD)],
+    },
+    BenchSpec {
+        id: db::AS3AP,
+        metrics: &[
+            m(db::metric::ROWS, Unit::Count),
+            m(db::metric::LOAD_SECONDS, Unit::Seconds),
+            m(db::metric::LOAD_ROWS_PER_SECOND, Unit::OpsPerSecond),
+            m(db::metric::INDEX_SECONDS, Unit::Seconds),
+            m(db::metric::PRELOAD_SECONDS, Unit::Seconds),
+            m(db::metric::QUERIES_PER_SECOND, Unit::OpsPerSecond),
+            m(db::metric::QUERIES, Unit::Count),
+            m(db::metric::QUERY_SECONDS, Unit::Seconds),
+            m(db::metric::QUERY_ROWS, Unit::Count),
+            m(db::metric::ERRORS, Unit::Count),
+            m(db::metric::OLTP_UPDATES, Unit::Count),
+            m(db::metric::SIGNED_DELTA, Unit::Count),
+            m(db::metric::RESTORE_SECONDS, Unit::Seconds),
+            m(db::metric::SECONDS, Unit::Seconds),
+            m(LATENCY_P50, Unit::Seconds),
+            m(LATENCY_P90, Unit::Seconds),
+            m(LATENCY_P99, Unit::Seconds),
+            m(LATENCY_P999, Unit::Seconds),
+            m(LATENCY_MEAN, Unit::Seconds),
+            m(LATENCY_MAX, Unit::Seconds),
+        ],
+        labels: &[
+            of(
+                db::label::TABLE,
+                &[
+                    db::table::UNIQUES,
+                    db::table::HUNDRED,
+                    db::table::TENPCT,
+                    db::table::UPDATES,
+                    db::table::TINY,
+                    db::label::ALL,
+                ],
+            ),
+            // `as3ap_<table>_<column>`, or `all`.
+            open(db::label::INDEX),
+            // The AS3AP query names of the db crate's query sets.
+            open(db::label::QUERY),
+            of(db::label::USER, &[db::label::ALL, db::label::MEASURED]),
+            of(
+                db::label::KIND,
+                &[db::label::BUSY, db::label::DEADLOCK, db::label::OTHER],
+            ),
+        ],
+    },
+    BenchSpec {
+        id: scan::SCAN,
+        metrics: &[
+            m(scan::metric::FINDINGS, Unit::Count),
+            m(scan::metric::REQUESTS, Unit::Count),
+            m(scan::metric::TLS_HANDSHAKES, Unit::Count),
+            m(scan::metric::SECONDS, Unit::Seconds),
+        ],
+        labels: &[of(
+            scan::label::SEVERITY,
+            &[
+                scan::severity::INFO,
+                scan::severity::LOW,
+                scan::severity::MEDIUM,
+                scan::severity::HIGH,
+            ],
+        )],
+    },
+    BenchSpec {
+        id: burnin::CHECKPOINT,
+        metrics: &[
+            m(burnin_metric::ITERATIONS, Unit::Count),
+            m(burnin_metric::ERRORS, Unit::Count),
+            // The workload's unit: flop/s for cpu, op/s for http (see the
+            // module's notes).
+            m(burnin_metric::THROUGHPUT_MEAN, Unit::BytesPerSecond),
+            m(burnin_metric::THROUGHPUT_MIN, Unit::BytesPerSecond),
+            m(burnin_metric::THROUGHPUT_MAX, Unit::BytesPerSecond),
+            m(burnin_metric::BASELINE_MEDIAN, Unit::BytesPerSecond),
+            m(burnin_metric::PERCENT_OF_BASELINE, Unit::Percent),
+        ],
+        labels: &[],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_spec_finds_each() {
+        let mut ids = BTreeSet::new();
+        for s in all() {
+            assert!(ids.insert(s.id), "{} twice", s.id);
+            assert!(std::ptr::eq(spec(s.id).unwrap(), s), "{}", s.id);
+        }
+        assert_eq!(ids.len(), 17);
+        assert!(spec("disk.fio").is_none(), "imported, not runnable");
+        assert!(spec("memory").is_none());
+    }
+
+    #[test]
+    fn names_keys_and_values_are_unique_within_a_spec() {
+        for s in all() {
+            assert!(!s.metrics.is_empty(), "{}", s.id);
+            let mut names = BTreeSet::new();
+            for m in s.metrics {
+                assert!(names.insert(m.name), "{}: metric {} twice", s.id, m.name);
+            }
+            let mut keys = BTreeSet::new();
+            for l in s.labels {
+                assert!(keys.insert(l.key), "{}: label {} twice", s.id, l.key);
+                let values = l.values.unwrap_or_default();
+                let set: BTreeSet<_> = values.iter().collect();
+                assert_eq!(set.len(), values.len(), "{} {}: {values:?}", s.id, l.key);
+                assert!(l.values.is_none() || !values.is_empty(), "{}", l.key);
+                assert!(values.iter().all(|v| !v.is_empty()), "{}", l.key);
+            }
+        }
+    }
+
+    #[test]
+    fn the_unions_hold_every_name_once() {
+        assert_eq!(
+            LOAD_STATS,
+            ["min", "mean", "sd", "median", "max", "avg", "stddev"]
+        );
+        assert_eq!(LOAD_KINDS.len(), 12);
+        for k in load::FAILED_CLASSES.iter().chain(&load::ERROR_KINDS) {
+            assert!(LOAD_KINDS.contains(k), "{k}");
+        }
+    }
+
+    #[test]
+    fn names_here_match_the_result_model() {
+        // The names a threshold is written with are the ones results carry.
+        let s = spec("memory.stream").unwrap();
+        assert!(
+            s.metrics
+                .iter()
+                .any(|m| m.name == "bandwidth" && m.unit == Unit::BytesPerSecond)
+        );
+        let kernel = s.labels.iter().find(|l| l.key == "kernel").unwrap();
+        assert!(kernel.values.unwrap().contains(&"triad"));
+        let load = spec("http.load").unwrap();
+        assert!(load.metrics.iter().any(|m| m.name == "requests_failed"));
+        assert!(
+            load.labels
+                .iter()
+                .any(|l| l.key == "percentile" && l.values.is_none())
+        );
+    }
+}
