@@ -75,15 +75,58 @@ fn a_failed_threshold_exits_1_prints_the_measured_value_and_is_stored() {
 }
 
 #[test]
-fn a_threshold_naming_nothing_in_the_run_fails_and_says_so() {
+fn a_threshold_that_cannot_match_is_refused_before_anything_runs() {
     let t = TempStore::new();
-    let out = run(&t, &ops_with(&["memory.stream bandwidth >= 1 GB/s"], &[]));
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("no memory.stream result in this run"),
-        "{}",
-        stdout(&out)
-    );
+    for (threshold, want) in [
+        (
+            "memory.stream bandwidth >= 1 GB/s",
+            &[
+                "this command does not run memory.stream",
+                "it runs: cpu.ops",
+            ][..],
+        ),
+        (
+            "memory.strem bandwidth >= 1 GB/s",
+            &[
+                "unknown benchmark 'memory.strem'",
+                "did you mean 'memory.stream'",
+            ],
+        ),
+        (
+            "cpu.ops rat >= 1 op/s",
+            &["unknown metric 'rat' for cpu.ops; did you mean 'rate'?"],
+        ),
+        (
+            "cpu.ops rate{kernel=f64.vectr} >= 1 GFLOPS",
+            &["unknown value 'f64.vectr' of label kernel", "'f64.vector'"],
+        ),
+        (
+            "cpu.ops rate{thread=1} >= 1 GFLOPS",
+            &["unknown label 'thread'", "did you mean 'threads'"],
+        ),
+        (
+            "cpu.ops efficiency >= 1 GB/s",
+            &["the bound is in B/s but cpu.ops efficiency is in %"],
+        ),
+    ] {
+        let out = run(&t, &ops_with(&[threshold], &[]));
+        let mut words = vec![threshold];
+        words.extend_from_slice(want);
+        one_line_error(&out, 2, &words);
+        assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    }
+    assert!(!t.store().exists(), "nothing ran, nothing stored");
+    // A suite threshold naming a benchmark no step runs.
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("s.toml");
+    std::fs::write(
+        &suite,
+        "name = \"s\"\nthresholds = [\"disk.iozone throughput >= 1 MB/s\"]\n[[step]]\nbench = \"cpu.ops\"\nthreads = \"1\"\n",
+    )
+    .unwrap();
+    let out = t.run(&["suite", "run", suite.to_str().unwrap()]);
+    one_line_error(&out, 2, &["this command does not run disk.iozone"]);
+    assert!(!t.store().exists(), "nothing ran, nothing stored");
 }
 
 #[test]

@@ -29,7 +29,7 @@ use crate::args::{Cli, Command};
 pub fn dispatch(cli: Cli) -> Result<()> {
     if !cli.asserts.is_empty() && !cli.command.runs_benchmarks() {
         return Err(crate::CliError::usage(
-            "--assert applies to commands that run benchmarks (run, suite run, burnin, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download, db, scan)",
+            "--assert applies to commands that run benchmarks (run, suite run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download, db, scan)",
         )
         .into());
     }

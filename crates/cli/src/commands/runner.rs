@@ -92,6 +92,11 @@ pub fn run_judged(
     thresholds: &[Threshold],
 ) -> Result<()> {
     let refused = validate_all(&benches)?;
+    // A threshold that can never match is refused now, not after the run.
+    let ids: Vec<&str> = benches.iter().map(|b| b.id()).collect();
+    for t in thresholds.iter().chain(&cli.asserts) {
+        t.check(&ids).map_err(CliError::usage)?;
+    }
     let cancel = install_signal_handlers()?;
     let store: Option<Box<dyn Store>> = if cli.no_save {
         None

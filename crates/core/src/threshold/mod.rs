@@ -11,6 +11,10 @@
 //! by 8 into B/s. Every metric the expression matches must hold (with
 //! several, the verdict reports the one furthest from the bound).
 
+mod check;
+
+pub use check::nearest;
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;

@@ -1,0 +1,191 @@
+//! Refusing, before anything runs, a threshold that can never match: its
+//! benchmark is not one the command runs, its metric is not one that
+//! benchmark produces ([`crate::names::catalog`]), a label key it names is
+//! not one of the benchmark's, a label value is outside a finite set, or
+//! its bound's unit is of another dimension than the metric's. The refusal
+//! names what is wrong and the nearest valid name.
+
+use super::{Threshold, ThresholdError};
+use crate::model::Unit;
+use crate::names::catalog;
+
+/// The closest of `candidates` to `word` when it is close enough to be a
+/// slip (an edit distance of at most a third of its length, and at least
+/// 2), for "did you mean".
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(2);
+    candidates
+        .into_iter()
+        .map(|c| (strsim::levenshtein(word, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// `; did you mean 'X'?` when there is a near name, else the accepted
+/// names.
+fn hint(word: &str, candidates: &[&str]) -> String {
+    match nearest(word, candidates.iter().copied()) {
+        Some(n) => format!("; did you mean '{n}'?"),
+        None => format!(" (accepted: {})", candidates.join(", ")),
+    }
+}
+
+/// Whether a bound in `bound` can be compared with a metric in `metric`:
+/// the same unit, or both rates of operations (integer and floating-point
+/// kernels share one metric name in `cpu.ops`).
+fn same_dimension(bound: Unit, metric: Unit) -> bool {
+    let rate = |u| matches!(u, Unit::OpsPerSecond | Unit::FlopsPerSecond);
+    bound == metric || (rate(bound) && rate(metric))
+}
+
+impl Threshold {
+    /// Refuses this threshold when it cannot match a result of a command
+    /// that runs the benchmarks `runs` (their ids; repeats allowed).
+    pub fn check(&self, runs: &[&str]) -> Result<(), ThresholdError> {
+        let refuse = |why: String| Err(ThresholdError(format!("threshold '{}': {why}", self.text)));
+        if !runs.contains(&self.benchmark.as_str()) {
+            let mut ids: Vec<&str> = runs.to_vec();
+            ids.sort_unstable();
+            ids.dedup();
+            let near = nearest(
+                &self.benchmark,
+                ids.iter()
+                    .copied()
+                    .chain(catalog::all().iter().map(|s| s.id)),
+            );
+            let known = catalog::spec(&self.benchmark).is_some();
+            let what = if known {
+                format!("this command does not run {}", self.benchmark)
+            } else {
+                format!("unknown benchmark '{}'", self.benchmark)
+            };
+            return match near {
+                Some(n) if n != self.benchmark => refuse(format!(
+                    "{what}; did you mean '{n}'? (it runs: {})",
+                    ids.join(", ")
+                )),
+                _ => refuse(format!("{what} (it runs: {})", ids.join(", "))),
+            };
+        }
+        let Some(spec) = catalog::spec(&self.benchmark) else {
+            return Ok(());
+        };
+        let Some(metric) = spec.metrics.iter().find(|m| m.name == self.metric) else {
+            let names: Vec<&str> = spec.metrics.iter().map(|m| m.name).collect();
+            return refuse(format!(
+                "unknown metric '{}' for {}{}",
+                self.metric,
+                spec.id,
+                hint(&self.metric, &names)
+            ));
+        };
+        for (key, value) in &self.labels {
+            let Some(label) = spec.labels.iter().find(|l| l.key == key) else {
+                let keys: Vec<&str> = spec.labels.iter().map(|l| l.key).collect();
+                return refuse(format!(
+                    "unknown label '{key}' for {}{}",
+                    spec.id,
+                    hint(key, &keys)
+                ));
+            };
+            if let Some(values) = label.values
+                && !values.contains(&value.as_str())
+            {
+                return refuse(format!(
+                    "unknown value '{value}' of label {key} for {}{}",
+                    spec.id,
+                    match nearest(value, values.iter().copied()) {
+                        Some(n) =>
+                            format!("; did you mean '{n}'? (accepted: {})", values.join(", ")),
+                        None => format!(" (accepted: {})", values.join(", ")),
+                    }
+                ));
+            }
+        }
+        if let Some(unit) = self.unit
+            && !same_dimension(unit, metric.unit)
+        {
+            return refuse(format!(
+                "the bound is in {} but {} {} is in {}",
+                unit.symbol(),
+                spec.id,
+                metric.name,
+                metric.unit.symbol()
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(text: &str, runs: &[&str]) -> String {
+        let t: Threshold = text.parse().unwrap();
+        t.check(runs).unwrap_err().0
+    }
+
+    #[test]
+    fn thresholds_that_can_match_pass() {
+        for (text, runs) in [
+            (
+                "memory.stream bandwidth{kernel=triad} >= 20 GB/s",
+                &["memory.stream"][..],
+            ),
+            ("cpu.ops rate{threads=2} >= 50 GFLOPS", &["cpu.ops"]),
+            (
+                "cpu.ops rate{kernel=int.scalar} >= 5000 Mop/s",
+                &["cpu.ops"],
+            ),
+            ("cpu.ops efficiency >= 90%", &["cpu.ops", "cpu.linpack"]),
+            ("http.load requests_failed == 0", &["http.load"]),
+        ] {
+            let t: Threshold = text.parse().unwrap();
+            assert_eq!(t.check(runs), Ok(()), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_issue_examples_are_refused_with_the_nearest_name() {
+        let e = refusal("memory.strem bandwidth >= 1 GB/s", &["memory.stream"]);
+        assert!(e.contains("unknown benchmark 'memory.strem'"), "{e}");
+        assert!(e.contains("did you mean 'memory.stream'"), "{e}");
+        let e = refusal("memory.stream bandwith >= 1 GB/s", &["memory.stream"]);
+        assert!(
+            e.contains("unknown metric 'bandwith' for memory.stream; did you mean 'bandwidth'?"),
+            "{e}"
+        );
+        let e = refusal(
+            "memory.stream bandwidth{kernel=traid} >= 1 GB/s",
+            &["memory.stream"],
+        );
+        assert!(e.contains("unknown value 'traid' of label kernel"), "{e}");
+        assert!(e.contains("did you mean 'triad'"), "{e}");
+        let e = refusal("memory.stream bandwidth >= 1 GFLOPS", &["memory.stream"]);
+        assert!(e.contains("the bound is in flop/s"), "{e}");
+        assert!(e.contains("is in B/s"), "{e}");
+        let e = refusal(
+            "memory.stream bandwidth{kernal=triad} >= 1 GB/s",
+            &["memory.stream"],
+        );
+        assert!(e.contains("unknown label 'kernal'"), "{e}");
+        assert!(e.contains("did you mean 'kernel'"), "{e}");
+        let e = refusal(
+            "disk.iozone throughput >= 1 MB/s",
+            &["cpu.ops", "memory.stream"],
+        );
+        assert!(e.contains("this command does not run disk.iozone"), "{e}");
+        assert!(e.contains("it runs: cpu.ops, memory.stream"), "{e}");
+    }
+
+    #[test]
+    fn nearest_takes_only_slips() {
+        assert_eq!(
+            nearest("bandwith", ["bandwidth", "time_avg"]),
+            Some("bandwidth")
+        );
+        assert_eq!(nearest("latency", ["bandwidth", "time_avg"]), None);
+    }
+}
