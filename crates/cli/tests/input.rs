@@ -214,10 +214,18 @@ fn run_ids_are_one_way_everywhere() {
         one_line_error(&t.run(args), 2, &["no "]);
     }
     // The same run on both sides of a comparison is said, once.
-    one_line_error(&t.run(&["compare", "3", "latest"]), 0, &["note:", "the same run"]);
+    one_line_error(
+        &t.run(&["compare", "3", "latest"]),
+        0,
+        &["note:", "the same run"],
+    );
     one_line_error(&t.run(&["compare", "tag:cfg=a", "2"]), 0, &["the same run"]);
     let o = t.run(&["compare", "tag:cfg=a", "latest"]);
-    assert!(o.status.success() && stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(
+        o.status.success() && stderr(&o).is_empty(),
+        "{}",
+        stderr(&o)
+    );
     // A tag's runs export as one document.
     let o = t.run(&["runs", "export", "tag:cfg=a", "--format", "json"]);
     let runs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -166,7 +166,16 @@ fn server(var: &str) -> Option<String> {
 fn as3ap(t: &TempStore, db: &str, env: &[(&str, &str)]) -> Output {
     let mut c = t.command();
     c.args([
-        "-q", "db", "as3ap", "--db", db, "--size", "4000000", "--tests", "single",
+        "-q",
+        "db",
+        "as3ap",
+        "--db",
+        db,
+        "--size",
+        "4000000",
+        "--tests",
+        "single",
+        "--recreate",
     ]);
     for (k, v) in env {
         c.env(k, v);

@@ -281,6 +281,22 @@ pub fn password_for(url: &str, what: &str) -> Result<Option<String>, String> {
     Ok(None)
 }
 
+/// Checks, without prompting, where [`password_for`] would read `url`'s
+/// password from: a password file named by [`PASSWORD_FILE_ENV`] that
+/// others may read, or that cannot be read, is refused here, before
+/// anything runs.
+pub fn check_password_source(url: &str) -> Result<(), String> {
+    if !url_lacks_password(url)
+        || password_env(url).is_some_and(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()))
+    {
+        return Ok(());
+    }
+    match std::env::var_os(PASSWORD_FILE_ENV).filter(|v| !v.is_empty()) {
+        Some(path) => read_password_file(std::path::Path::new(&path)).map(drop),
+        None => Ok(()),
+    }
+}
+
 /// Whether `url` names a user (`SCHEME://USER@...`).
 fn has_user(url: &str) -> bool {
     let Some((_, rest)) = url.split_once("://") else {
@@ -306,13 +322,17 @@ pub fn read_password_file(path: &std::path::Path) -> Result<String, String> {
     Ok(text.lines().next().unwrap_or("").to_string())
 }
 
+/// A command line without its secrets, and the secrets as
+/// `(VARIABLE, value)` pairs: [`split_secrets`].
+pub type Split = (Vec<String>, Vec<(String, String)>);
+
 /// A command line for another process (a remote host's nodebench) with
 /// its secrets taken out: each URL password is removed from its word and
 /// given back as the value of the URL's driver variable ([`PGPASSWORD`],
 /// [`MYSQL_PWD`]), the value of `--token` as [`TOKEN_ENV`]. The caller
 /// hands the variables over on standard input, never in argv. Two
 /// different secrets for one variable are refused.
-pub fn split_secrets(args: &[String]) -> Result<(Vec<String>, Vec<(String, String)>), String> {
+pub fn split_secrets(args: &[String]) -> Result<Split, String> {
     let mut words = Vec::with_capacity(args.len());
     let mut env: Vec<(String, String)> = Vec::new();
     let mut put = |var: &str, value: String| -> Result<(), String> {

@@ -201,6 +201,9 @@ impl As3apConfig {
 impl Config for As3apConfig {
     fn validate(&self) -> Result<(), BenchError> {
         let target = self.target().map_err(BenchError::Invalid)?;
+        if let Target::Postgres(url) | Target::Mysql(url) = &target {
+            nodebench_core::credentials::check_password_source(url).map_err(BenchError::Invalid)?;
+        }
         if self.rows_per_table() < MIN_ROWS {
             return Err(BenchError::Invalid(format!(
                 "--size: expected at least {} bytes (4 tables of {MIN_ROWS} rows of 100 bytes), e.g. 40MB",

@@ -119,9 +119,9 @@ fn remote_args(target: &[String], fleet_id: &str) -> Result<(Vec<String>, Vec<Up
 fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<()> {
     let hosts = load(&args.hosts)?;
     if args.target.first().is_some_and(|t| t == "fleet") {
-        return Err(CliError::usage(format!(
-            "SUITE|COMMAND: fleet cannot run fleet (accepted: a suite name or a benchmark command)"
-        ))
+        return Err(CliError::usage(
+            "SUITE|COMMAND: fleet cannot run fleet (accepted: a suite name or a benchmark command)",
+        )
         .into());
     }
     let Session {
