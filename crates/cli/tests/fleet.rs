@@ -14,6 +14,11 @@ use std::time::{Duration, Instant};
 use common::{TempStore, interrupt, one_line_error, stderr, stdout};
 use serde_json::Value;
 
+/// A table row's cells as text, without the table's `| ` border.
+fn cells(line: &str) -> &str {
+    line.strip_prefix("| ").unwrap_or(line)
+}
+
 /// A test's hosts file; its hosts' directories (each holding a copied
 /// binary) are removed when dropped.
 struct TestHosts {
@@ -145,7 +150,7 @@ fn check_shows_every_host_and_the_one_that_is_down() {
     assert!(o.status.success(), "{out}\n{}", stderr(&o));
     let arch = std::env::consts::ARCH;
     for h in ["h1", "h2", "h3"] {
-        let line = out.lines().find(|l| l.starts_with(h)).unwrap();
+        let line = out.lines().find(|l| cells(l).starts_with(h)).unwrap();
         assert!(line.contains(" yes ") && line.contains(arch), "{line}");
         assert!(line.contains("absent (copied on run)"), "{line}");
     }
@@ -154,14 +159,14 @@ fn check_shows_every_host_and_the_one_that_is_down() {
     let o = common::run(&["fleet", "check", &hosts, "--connect-timeout", "3s"]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let out = stdout(&o);
-    let down = out.lines().find(|l| l.starts_with("h4")).unwrap();
+    let down = out.lines().find(|l| cells(l).starts_with("h4")).unwrap();
     assert!(
         down.contains("no: unreachable") && down.contains("Connection refused"),
         "{down}"
     );
     assert!(
         out.lines()
-            .find(|l| l.starts_with("h2"))
+            .find(|l| cells(l).starts_with("h2"))
             .unwrap()
             .contains(" yes ")
     );
@@ -190,7 +195,12 @@ fn run_stores_each_hosts_run_tagged_and_reports_a_down_host() {
     let (out, err) = (stdout(&o), stderr(&o));
     // h4 is down: reported, the others finish; exit 1 for the failure.
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
-    let row = |h: &str| out.lines().find(|l| l.starts_with(h)).unwrap().to_string();
+    let row = |h: &str| {
+        out.lines()
+            .find(|l| cells(l).starts_with(h))
+            .unwrap()
+            .to_string()
+    };
     assert!(row("h1").contains(" ok "), "{out}");
     assert!(row("h2").contains(" ok "), "{out}");
     assert!(
@@ -257,12 +267,12 @@ fn run_stores_each_hosts_run_tagged_and_reports_a_down_host() {
     assert!(o.status.success(), "{}", stderr(&o));
     let line = stdout(&o)
         .lines()
-        .find(|l| l.starts_with("h1"))
+        .find(|l| cells(l).starts_with("h1"))
         .unwrap()
         .to_string();
     // host, status, run, results, time, copied
-    let cells: Vec<&str> = line.split_whitespace().collect();
-    assert_eq!((cells[1], cells[5]), ("ok", "no"), "{line}");
+    let words: Vec<&str> = cells(&line).split_whitespace().collect();
+    assert_eq!((words[1], words[5]), ("ok", "no"), "{line}");
     assert_eq!(runs_list(&store).len(), 3);
 }
 

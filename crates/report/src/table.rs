@@ -101,6 +101,23 @@ pub fn peak_note(result: &BenchResult) -> Option<String> {
     }
 }
 
+/// A terminal table in the style of every nodebench table: `header`, then
+/// `rows`, the columns from `numbers_from` on right-aligned (numbers).
+pub fn text_table(header: &[String], rows: &[Vec<String>], numbers_from: usize) -> String {
+    let mut table = Table::new();
+    table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+    table.set_header(header.to_vec());
+    for row in rows {
+        table.add_row(row.clone());
+    }
+    for col in numbers_from..header.len() {
+        if let Some(c) = table.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table.to_string()
+}
+
 /// The generic table of one result, pivoted on `threads` where present,
 /// then its error, warnings and time series; the benchmarks that print like
 /// their classic tool are picked in [`crate::reporters`].
@@ -111,18 +128,11 @@ pub fn result_table(result: &BenchResult) -> String {
     // A result that failed before measuring anything has no table, only
     // its error below the heading.
     if !grid.rows.is_empty() {
-        let mut table = Table::new();
-        table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
-        table.set_header(grid.header.clone());
-        for row in &grid.rows {
-            table.add_row(row.clone());
-        }
-        for col in grid.numbers_from..grid.header.len() {
-            if let Some(c) = table.column_mut(col) {
-                c.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-        let _ = writeln!(out, "{table}");
+        let _ = writeln!(
+            out,
+            "{}",
+            text_table(&grid.header, &grid.rows, grid.numbers_from)
+        );
     }
     if let Some(e) = &result.error {
         let _ = writeln!(out, "error: {e}");

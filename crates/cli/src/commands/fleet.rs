@@ -641,23 +641,14 @@ fn row(cells: &[&str]) -> Vec<String> {
 
 /// Prints rows as left-aligned columns, the first row a header.
 fn print_table(rows: &[Vec<String>]) {
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols)
-        .map(|i| {
-            rows.iter()
-                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for r in rows {
-        let line: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
-            .collect();
-        outln!("{}", line.join("  ").trim_end());
-    }
+    let Some((header, body)) = rows.split_first() else {
+        return;
+    };
+    // Text columns: host names, states and messages.
+    outln!(
+        "{}",
+        nodebench_report::table::text_table(header, body, header.len())
+    );
 }
 
 #[cfg(test)]
