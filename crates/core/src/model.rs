@@ -423,13 +423,20 @@ impl BenchResult {
     /// Records the parameter `key` (as given or defaulted; a text with its
     /// secrets hidden).
     pub fn set_param(&mut self, key: &str, value: impl Serialize) {
-        // A text value is kept with its secrets hidden (a URL's password).
-        let v = match serde_json::to_value(value).unwrap_or(serde_json::Value::Null) {
-            serde_json::Value::String(s) => {
-                serde_json::Value::String(crate::credentials::redact(&s))
+        // Text is kept with its secrets hidden (a URL's password, a
+        // credential header), in lists and maps too.
+        fn hide(v: serde_json::Value) -> serde_json::Value {
+            use serde_json::Value;
+            match v {
+                Value::String(s) => Value::String(crate::credentials::redact_header(&s)),
+                Value::Array(a) => Value::Array(a.into_iter().map(hide).collect()),
+                Value::Object(o) => {
+                    Value::Object(o.into_iter().map(|(k, v)| (k, hide(v))).collect())
+                }
+                v => v,
             }
-            v => v,
-        };
+        }
+        let v = hide(serde_json::to_value(value).unwrap_or(serde_json::Value::Null));
         self.parameters.insert(key.to_string(), v);
     }
 
@@ -553,6 +560,27 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameters_and_errors_are_stored_without_secrets() {
+        let mut r = BenchResult::new("x.y");
+        r.set_param("db", "mysql://u:pw1@h/d");
+        r.set_param(
+            "headers",
+            vec!["Authorization: Bearer pw2", "X-Trace: 1", "/p?token=pw3"],
+        );
+        r.mark_failed("cannot connect to postgres://u:pw4@h/d");
+        let text = serde_json::to_string(&r).unwrap();
+        for secret in ["pw1", "pw2", "pw3", "pw4"] {
+            assert!(!text.contains(secret), "{secret}: {text}");
+        }
+        assert!(text.contains("X-Trace: 1"), "{text}");
+        let run = Run::start(
+            vec!["nodebench".into(), "--token".into(), "pw5".into()],
+            BTreeMap::new(),
+        );
+        assert_eq!(run.command_line, ["nodebench", "--token", "***"]);
+    }
 
     #[test]
     fn percent_of_reference_is_computed() {
