@@ -54,7 +54,10 @@ pub struct Cli {
     /// Results store: a SQLite file (PATH or sqlite://PATH) or a PostgreSQL
     /// database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE). Default:
     /// $NODEBENCH_STORE, else $XDG_DATA_HOME/nodebench/results.db, else
-    /// ~/.local/share/nodebench/results.db.
+    /// ~/.local/share/nodebench/results.db. A file named here must be in a
+    /// directory that exists. Leave the password out and set PGPASSWORD
+    /// (or put the whole URL in NODEBENCH_STORE) to keep it off the
+    /// command line.
     #[arg(long, global = true, value_name = "PATH|URL")]
     pub store: Option<OsString>,
     /// Do not save this run to the store.

@@ -18,7 +18,7 @@ pub enum RunsCommand {
         #[arg(value_name = "RUN")]
         id: OneRun,
     },
-    /// Export one run with every metric.
+    /// Export one run (or every run with a tag) with every metric.
     Export {
         /// Run id, `latest`, `latest~N`, or `tag:KEY=VALUE` (every run
         /// with that tag: a JSON array, one CSV, one JUnit document).
