@@ -9,6 +9,7 @@ mod common;
 use std::sync::Mutex;
 
 use common::{TempStore, stderr, stdout};
+use nodebench_core::bottleneck::QUEUE_FULL_SHARE;
 use serde_json::Value;
 
 /// One load at a time: each test saturates a core on purpose, and two at
@@ -92,8 +93,8 @@ fn no_telemetry_no_line() {
     assert!(run["results"][0].get("bottleneck").is_none());
 }
 
-/// The largest sample of a stored telemetry series `name{device=dev}`.
-fn peak_of(result: &Value, name: &str, dev: &str) -> f64 {
+/// The samples of a stored telemetry series `name{device=dev}`.
+fn points_of(result: &Value, name: &str, dev: &str) -> Vec<f64> {
     let s = result["series"]
         .as_array()
         .unwrap()
@@ -101,8 +102,42 @@ fn peak_of(result: &Value, name: &str, dev: &str) -> f64 {
         .find(|s| s["name"] == name && s["labels"]["device"] == dev)
         .unwrap();
     let p = s["points"].as_array().unwrap();
-    p.iter().map(|p| p[1].as_f64().unwrap()).fold(0.0, f64::max)
+    p.iter().map(|p| p[1].as_f64().unwrap()).collect()
 }
+
+/// The disk load of [`a_disk_test_at_queue_depth_32_names_the_device_queue`]:
+/// O_DIRECT random reads through io_uring at depth 32, of 512 KiB records
+/// from a 2 GiB file.
+///
+/// The device queue only holds what the benchmark's one submitting thread
+/// has resubmitted: a request completed while that thread waits for a CPU
+/// is missing from it until the thread runs. Records of 4 KiB kept the
+/// queue full only while the thread had a core to itself: at 70-80 k IOPS a
+/// request is at the device about 0.4 ms, a few milliseconds without a CPU
+/// drain it, and with builds running beside the test the deepest 250 ms
+/// interval read 16 to 20 of 32, under the rule's 20.8 (the rule was right:
+/// the requests waited for the CPU, not the device). A 512 KiB read is at
+/// the device about 18 ms at depth 32, and the thread, asleep nearly all
+/// the time, has about a fiftieth as many completions to reap: measured 29
+/// to 32 of 32 interval after interval on a 2-vCPU guest with a load
+/// average of 11 (four `yes` and other builds); 256 KiB records still fell
+/// to 22-25 there. 512 KiB is 128 pages, under the 254 segments per request
+/// of the virtio disk measured, so its queue counts one request per read.
+/// 4096 reads keep the phase over two seconds: several whole sampling
+/// intervals after the write phase (depth about 1).
+const QUEUE_FULL_LOAD: &[&str] = &[
+    "-s",
+    "2G",
+    "-r",
+    "512k",
+    "--tests",
+    "write,random_read",
+    "-I",
+    "--engine",
+    "io_uring",
+    "--iodepth",
+    "32",
+];
 
 #[test]
 fn a_disk_test_at_queue_depth_32_names_the_device_queue() {
@@ -112,16 +147,7 @@ fn a_disk_test_at_queue_depth_32_names_the_device_queue() {
         .args(["--no-save", "--json", "--telemetry-interval", "250ms"])
         .args(["disk", "iozone", "--dir"])
         .arg(dir.path())
-        .args([
-            "-s",
-            "256M",
-            "-r",
-            "4k",
-            "--tests",
-            "write,random_read",
-            "-I",
-        ])
-        .args(["--engine", "io_uring", "--iodepth", "32"])
+        .args(QUEUE_FULL_LOAD)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -136,12 +162,29 @@ fn a_disk_test_at_queue_depth_32_names_the_device_queue() {
         .filter(|s| s["name"] == "disk_queue_depth")
         .map(|s| s["labels"]["device"].as_str().unwrap().to_string())
         .collect();
-    let (dev, deepest) = devices
+    let (dev, queue) = devices
         .iter()
-        .map(|d| (d, peak_of(result, "disk_queue_depth", d)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|d| (d, points_of(result, "disk_queue_depth", d)))
+        .max_by(|a, b| {
+            let peak = |q: &[f64]| q.iter().copied().fold(0.0, f64::max);
+            peak(&a.1).total_cmp(&peak(&b.1))
+        })
         .unwrap();
-    eprintln!("{dev}: deepest queue {deepest:.1} at --iodepth 32; {line}");
+    let deepest = queue.iter().copied().fold(0.0, f64::max);
+    let shown: Vec<String> = queue.iter().map(|q| format!("{q:.1}")).collect();
+    eprintln!(
+        "{dev}: queue [{}] at --iodepth 32; {line}",
+        shown.join(", ")
+    );
+    // The queue was full through the reads, not in one interval (another
+    // process's burst of writes on the same disk would be one).
+    let full = QUEUE_FULL_SHARE * 32.0;
+    let intervals = queue.iter().filter(|q| **q >= full).count();
+    assert!(
+        intervals >= 2,
+        "{dev}: {intervals} sampling interval(s) with {full:.1} or more requests in flight: [{}]",
+        shown.join(", ")
+    );
     assert!(
         line.starts_with(&format!(
             "device queue: {dev} held up to {deepest:.1} requests"

@@ -23,7 +23,7 @@ use nodebench_cpu::config::{Kernel, OpsConfig, Scaling};
 use nodebench_cpu::ops::CpuOps;
 use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
 use nodebench_http::load::{HttpLoad, InProcessServer, LoadConfig, Model};
-use nodebench_memory::stream::{Stream, StreamConfig};
+use nodebench_memory::stream::{Stream, StreamConfig, default_array_size};
 use nodebench_net::iperf3::ClientConfig;
 use nodebench_net::throughput::Throughput as TcpThroughput;
 use nodebench_report::reporters;
@@ -44,6 +44,60 @@ const DISK_FILE: u64 = 64 << 20;
 /// last interval and this, not its default hour: each checkpoint takes
 /// its own window, so memory does not grow with the interval count).
 const TELEMETRY_SLACK: Duration = Duration::from_secs(30);
+
+/// The most elements per array the memory workload's STREAM takes for each
+/// allowed CPU (128 MiB of doubles): see [`BurninStream`].
+const STREAM_ELEMENTS_PER_CPU: usize = 16 << 20;
+
+/// One iteration of the memory workload: STREAM on every allowed CPU, one
+/// timed pass after the dropped one, validated, its arrays STREAM's
+/// run-rule size (4x the last-level caches) but at most
+/// [`STREAM_ELEMENTS_PER_CPU`] per CPU.
+///
+/// Every iteration allocates, first-touches, runs and validates its arrays
+/// anew, so its length is the arrays over the bandwidth its CPUs get. At
+/// the run-rule size the arrays follow the LLC a guest reports, its
+/// host's: a 2-vCPU CI guest of a host with 300 MiB of it got 3 x 1.2 GiB,
+/// and under the mixed load finished one or two iterations in a 20 s
+/// checkpoint (measured with those arrays on a 2-vCPU guest), sometimes
+/// none (a checkpoint with no memory sample). Bounded per CPU, the arrays
+/// stay 4x the LLC wherever there are CPUs enough to sweep them quickly
+/// and no longer grow past that elsewhere: 3 x 256 MiB on 2 CPUs finished
+/// 3 to 7 iterations an interval on the same load. A bounded array may be
+/// under 4x a large LLC: the burn-in holds the bandwidth against its own
+/// first window, not against a STREAM result.
+struct BurninStream {
+    cpus: usize,
+}
+
+impl BurninStream {
+    fn stream(&self, llc_bytes: Option<u64>) -> Stream {
+        let n = default_array_size(llc_bytes).min(STREAM_ELEMENTS_PER_CPU * self.cpus);
+        Stream {
+            config: StreamConfig {
+                threads: vec![self.cpus],
+                array_size: Some(n),
+                ntimes: 2,
+                nontemporal: false,
+                ..StreamConfig::default()
+            },
+        }
+    }
+}
+
+impl Benchmark for BurninStream {
+    fn id(&self) -> &'static str {
+        memory_names::STREAM
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        self.stream(None).validate()
+    }
+
+    fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
+        self.stream(ctx.inventory.last_level_cache_bytes()).run(ctx)
+    }
+}
 
 /// The workload `w` of the mixed load, as a factory of its short run.
 fn workload(w: BurninWorkload, a: &BurninArgs) -> Workload {
@@ -74,20 +128,7 @@ fn workload(w: BurninWorkload, a: &BurninArgs) -> Workload {
         },
         BurninWorkload::Memory => Workload {
             name,
-            make: Box::new(move || {
-                Box::new(Stream {
-                    config: StreamConfig {
-                        threads: vec![cpus],
-                        // One timed pass after the dropped one: the arrays
-                        // are 4x the LLC (3 x 1.2 GiB where it is 300 MiB),
-                        // and an iteration must stay well inside a
-                        // checkpoint interval on a loaded machine.
-                        ntimes: 2,
-                        nontemporal: false,
-                        ..StreamConfig::default()
-                    },
-                })
-            }),
+            make: Box::new(move || Box::new(BurninStream { cpus })),
             throughput: Throughput {
                 benchmark: memory_names::STREAM,
                 metric: memory_names::metric::BANDWIDTH,
@@ -378,5 +419,28 @@ fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Res
     match outcome.verdict.passed() {
         true => Ok(()),
         false => Err(CliError::silent(crate::error::EXIT_FAILED).into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_workload_bounds_its_arrays_per_cpu() {
+        let size = |cpus, llc: u64| {
+            BurninStream { cpus }
+                .stream(Some(llc << 20))
+                .config
+                .array_size
+                .unwrap()
+        };
+        // 4x a 35.8 MiB LLC on 2 CPUs: the run-rule size.
+        assert_eq!(size(2, 36), default_array_size(Some(36 << 20)));
+        // A 300 MiB LLC reported to 2 CPUs: 3 x 256 MiB, not 3 x 1.2 GiB.
+        assert_eq!(size(2, 300), 2 * STREAM_ELEMENTS_PER_CPU);
+        assert_eq!(8 * size(2, 300), 256 << 20);
+        // The same LLC with 64 CPUs: the run-rule size again.
+        assert_eq!(size(64, 300), default_array_size(Some(300 << 20)));
     }
 }
