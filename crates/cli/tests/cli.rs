@@ -284,13 +284,29 @@ fn unwritable_store_is_one_clear_line() {
         .args(QUICK_OPS)
         .output()
         .unwrap();
-    one_line_error(&out, 1, &["/proc/nodebench-no-such-dir/results.db"]);
+    // A directory that does not exist is input refused before anything runs.
+    one_line_error(
+        &out,
+        2,
+        &["--store", "/proc/nodebench-no-such-dir", "does not exist"],
+    );
     let out = bin()
         .env("NODEBENCH_STORE", "/proc/nodebench-no-such-dir/env.db")
         .args(["runs", "list"])
         .output()
         .unwrap();
-    one_line_error(&out, 1, &["/proc/nodebench-no-such-dir/env.db"]);
+    one_line_error(&out, 2, &["NODEBENCH_STORE", "/proc/nodebench-no-such-dir"]);
+    // One that exists but takes no file: the store cannot be opened.
+    let out = bin()
+        .args(["--store", "/proc/nodebench-results.db"])
+        .args(QUICK_OPS)
+        .output()
+        .unwrap();
+    one_line_error(
+        &out,
+        1,
+        &["cannot open results store", "/proc/nodebench-results.db"],
+    );
 }
 
 /// Polls `runs list --json` until the newest run has at least one result.
