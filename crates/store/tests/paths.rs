@@ -38,7 +38,7 @@ fn resolve_prefers_flag_then_env_then_default_and_reads_each_form() {
     set("XDG_DATA_HOME", Some("/xdg/data"));
     set("HOME", Some("/home/someone"));
     set(STORE_ENV, None);
-    let flag = "/flag/results.db";
+    let flag = "/tmp/flag-results.db";
 
     // Default: XDG_DATA_HOME, then HOME, then the current directory.
     assert_eq!(
@@ -70,8 +70,8 @@ fn resolve_prefers_flag_then_env_then_default_and_reads_each_form() {
     assert_eq!(resolve(None), Location::Sqlite(default_path()));
 
     // NODEBENCH_STORE over the default, the flag over both.
-    set(STORE_ENV, Some("/env/results.db"));
-    assert_eq!(resolve(None), sqlite("/env/results.db"));
+    set(STORE_ENV, Some("/tmp/env-results.db"));
+    assert_eq!(resolve(None), sqlite("/tmp/env-results.db"));
     assert_eq!(resolve(Some(flag)), sqlite(flag));
     set(STORE_ENV, Some("postgres://u:pw@db.example:5433/results"));
     assert_eq!(
@@ -90,22 +90,34 @@ fn resolve_prefers_flag_then_env_then_default_and_reads_each_form() {
         "{err}"
     );
     assert!(!err.contains("pw"), "{err}");
+    // A file named explicitly in a directory that does not exist is
+    // refused naming where it came from; nothing is created.
+    set(STORE_ENV, Some("/nonexistent-nodebench/env.db"));
+    let err = Location::resolve(None).unwrap_err().to_string();
+    assert!(
+        err.starts_with("NODEBENCH_STORE: directory /nonexistent-nodebench does not exist"),
+        "{err}"
+    );
+    let err = Location::resolve(Some(OsStr::new("/nonexistent-nodebench/flag.db")))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("--store: directory"), "{err}");
+    assert!(!std::path::Path::new("/nonexistent-nodebench").exists());
     set(STORE_ENV, None);
     assert_eq!(resolve(Some(flag)), sqlite(flag));
 
-    // The forms of a value.
+    // The forms of a value (read, not resolved: their directories need
+    // not exist here).
+    let parsed = |v: &str| Location::parse(OsStr::new(v), "--store").unwrap();
     assert_eq!(resolve(Some("results.db")), sqlite("results.db"));
-    assert_eq!(
-        resolve(Some("./a:b/results.db")),
-        sqlite("./a:b/results.db")
-    );
+    assert_eq!(parsed("./a:b/results.db"), sqlite("./a:b/results.db"));
     assert_eq!(resolve(Some("sqlite:///var/r.db")), sqlite("/var/r.db"));
-    assert_eq!(resolve(Some("sqlite:rel/r.db")), sqlite("rel/r.db"));
+    assert_eq!(parsed("sqlite:rel/r.db"), sqlite("rel/r.db"));
     assert_eq!(
         resolve(Some("postgresql://u@h/db")),
         Location::Postgres("postgresql://u@h/db".into())
     );
-    assert_eq!(Path::new(flag), Path::new("/flag/results.db"));
+    assert_eq!(Path::new(flag), Path::new("/tmp/flag-results.db"));
 }
 
 #[test]
