@@ -27,10 +27,13 @@ pub const SECRET_PARAMS: &[&str] = &["password", "pass", "pwd", "token", "secret
 pub const SECRET_FLAGS: &[&str] = &["--token"];
 
 /// Header names whose values are credentials, for `-H`/`--header`.
-pub const SECRET_HEADERS: &[&str] = &["authorization", "proxy-authorization", "cookie"];
-
-/// Flags that carry an HTTP header (`NAME: VALUE`).
-const HEADER_FLAGS: &[&str] = &["-H", "--header"];
+pub const SECRET_HEADERS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "x-api-key",
+    "x-auth-token",
+];
 
 /// PostgreSQL's password variable (libpq's), read for a `postgres://` URL
 /// without a password.
@@ -45,6 +48,55 @@ pub const TOKEN_ENV: &str = "NODEBENCH_TOKEN";
 /// database password.
 pub const PASSWORD_FILE_ENV: &str = "NODEBENCH_PASSWORD_FILE";
 
+/// The user info written as a placeholder in messages and `--help`
+/// (`postgres://USER[:PASSWORD]@HOST`): left as it is.
+const PLACEHOLDER_USER_INFO: &str = "USER[:PASSWORD]";
+
+/// The length of the URL text after `SCHEME://` at the start of `rest`:
+/// up to white space, a quote, `<`, `>` or a backtick, which no URL holds
+/// unescaped and which end a URL written in a message.
+fn url_len(rest: &str) -> usize {
+    rest.find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '<' | '>'))
+        .unwrap_or(rest.len())
+}
+
+/// Where the user info of a URL ends: the index of its `@` in `rest`, the
+/// URL's text after `SCHEME://` (bounded by [`url_len`]).
+///
+/// PostgreSQL's driver takes the user info up to the first `@` anywhere,
+/// so a password holding `/`, `?` or `#` is still a password; for
+/// `postgres://` the user info ends at the last `@` before the query that
+/// follows the first `@` (an `@` in a password is kept with it). Other
+/// schemes follow the URL standard (the last `@` before `/`, `?` or `#`),
+/// unless the text before the first `/` is `USER:NOT-A-PORT`, a password
+/// holding `/`, which is then read as PostgreSQL's driver would.
+fn user_info_at(scheme: &str, rest: &str) -> Option<usize> {
+    let first = rest.find('@')?;
+    let extended = || {
+        let query = rest[first..]
+            .find(['?', '#'])
+            .map_or(rest.len(), |q| first + q);
+        rest[..query].rfind('@')
+    };
+    if matches!(scheme, "postgres" | "postgresql") {
+        return extended();
+    }
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    if let Some(at) = rest[..authority_end].rfind('@') {
+        return Some(at);
+    }
+    match rest[..authority_end].split_once(':') {
+        Some((_, port)) if !port.bytes().all(|b| b.is_ascii_digit()) => extended(),
+        _ => None,
+    }
+}
+
+/// `url`'s scheme and the rest after `://`, bounded by [`url_len`].
+fn split_url(url: &str) -> Option<(&str, &str)> {
+    let (scheme, rest) = url.split_once("://")?;
+    Some((scheme, &rest[..url_len(rest)]))
+}
+
 /// `url` with the password of its user info removed
 /// (`postgres://bench:secret@h/db` -> `postgres://bench@h/db`); a text
 /// without `://` comes back as it is. Query parameters are left as they
@@ -53,33 +105,30 @@ pub fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => {
+    match user_info_at(scheme, &rest[..url_len(rest)]) {
+        Some(at) if &rest[..at] != PLACEHOLDER_USER_INFO => {
             let user = rest[..at].split(':').next().unwrap_or("");
             format!("{scheme}://{user}{}", &rest[at..])
         }
-        None => url.to_string(),
+        _ => url.to_string(),
     }
 }
 
 /// The password in `url`'s user info, if it has one (percent-encoding
 /// left as written).
 pub fn url_password(url: &str) -> Option<&str> {
-    let (_, rest) = url.split_once("://")?;
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let at = rest[..authority_end].rfind('@')?;
+    let (scheme, rest) = split_url(url)?;
+    let at = user_info_at(scheme, rest)?;
     rest[..at].split_once(':').map(|(_, p)| p)
 }
 
 /// True when `url` names a user but carries no password: a password is
 /// then looked up with [`password_for`].
 pub fn url_lacks_password(url: &str) -> bool {
-    let Some((_, rest)) = url.split_once("://") else {
+    let Some((scheme, rest)) = split_url(url) else {
         return false;
     };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
+    match user_info_at(scheme, rest) {
         Some(at) => !rest[..at].contains(':') && !has_secret_param(url),
         None => !has_secret_param(url),
     }
@@ -108,23 +157,18 @@ pub fn redact(text: &str) -> String {
     while let Some(pos) = rest.find("://") {
         let (before, after) = rest.split_at(pos + 3);
         out.push_str(before);
-        // The authority ends at the first character a URL's host part
-        // cannot hold; an `@` before it ends the user info.
-        let end = after
-            .find(|c: char| matches!(c, '/' | '?' | '#') || c.is_whitespace() || c == '\'')
-            .unwrap_or(after.len());
-        let authority = &after[..end];
-        match authority.rfind('@') {
-            // `[` cannot stand in a URL's user info: `USER[:PASSWORD]@HOST`
-            // is a form in a message, not a credential.
-            Some(at) if !authority[..at].contains(['[', ']']) => {
-                let user = authority[..at].split(':').next().unwrap_or("");
-                out.push_str(user);
-                out.push_str(&authority[at..]);
+        let scheme_start = before[..pos]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |i| i + 1);
+        let scheme = &before[scheme_start..pos];
+        let url = &after[..url_len(after)];
+        match user_info_at(scheme, url) {
+            Some(at) if &url[..at] != PLACEHOLDER_USER_INFO => {
+                out.push_str(url[..at].split(':').next().unwrap_or(""));
+                rest = &after[at..];
             }
-            _ => out.push_str(authority),
+            _ => rest = after,
         }
-        rest = &after[end..];
     }
     out.push_str(rest);
     mask_params(&out)
@@ -179,20 +223,15 @@ fn mask_params(text: &str) -> String {
 
 /// A command line with every secret hidden: each word [`redact`]ed, the
 /// value of each [`SECRET_FLAGS`] flag masked, and the value of a
-/// credential header given with `-H`/`--header` masked.
+/// credential header masked in whatever word it stands (`-H`, `-H=`,
+/// `--header=`, a cluster such as `-kH`, or the word after one).
 pub fn redact_args(args: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len());
     let mut mask_next = false;
-    let mut header_next = false;
     for arg in args {
         if mask_next {
             out.push(MASK.to_string());
             mask_next = false;
-            continue;
-        }
-        if header_next {
-            out.push(redact_header(arg));
-            header_next = false;
             continue;
         }
         if SECRET_FLAGS.contains(&arg.as_str()) {
@@ -207,36 +246,31 @@ pub fn redact_args(args: &[String]) -> Vec<String> {
             out.push(format!("{flag}={MASK}"));
             continue;
         }
-        if HEADER_FLAGS.contains(&arg.as_str()) {
-            header_next = true;
-            out.push(arg.clone());
-            continue;
-        }
-        if let Some(value) = arg.strip_prefix("--header=") {
-            out.push(format!("--header={}", redact_header(value)));
-            continue;
-        }
-        if let Some(value) = arg.strip_prefix("-H").filter(|v| !v.is_empty()) {
-            out.push(format!("-H{}", redact_header(value)));
-            continue;
-        }
-        out.push(redact(arg));
+        out.push(redact_header(arg));
     }
     out
 }
 
-/// `NAME: VALUE` with the value masked when the name is a credential
-/// header.
-pub fn redact_header(header: &str) -> String {
-    match header.split_once(':') {
-        Some((name, _))
-            if SECRET_HEADERS
-                .iter()
-                .any(|h| name.trim().eq_ignore_ascii_case(h)) =>
-        {
-            format!("{name}: {MASK}")
-        }
-        _ => redact(header),
+/// `text` with the value of a credential header in it masked
+/// (`NAME: VALUE` where NAME ends in one of [`SECRET_HEADERS`], whatever
+/// precedes it in the word), else [`redact`]ed.
+pub fn redact_header(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let colon = SECRET_HEADERS
+        .iter()
+        .filter_map(|h| {
+            lower.match_indices(h).find_map(|(i, _)| {
+                let after = &lower[i + h.len()..];
+                let spaces = after.len() - after.trim_start_matches([' ', '\t']).len();
+                after[spaces..]
+                    .starts_with(':')
+                    .then_some(i + h.len() + spaces)
+            })
+        })
+        .min();
+    match colon {
+        Some(c) => format!("{}: {MASK}", text[..c].trim_end()),
+        None => redact(text),
     }
 }
 
@@ -299,11 +333,7 @@ pub fn check_password_source(url: &str) -> Result<(), String> {
 
 /// Whether `url` names a user (`SCHEME://USER@...`).
 fn has_user(url: &str) -> bool {
-    let Some((_, rest)) = url.split_once("://") else {
-        return false;
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    rest[..authority_end].contains('@')
+    split_url(url).is_some_and(|(scheme, rest)| user_info_at(scheme, rest).is_some())
 }
 
 /// The password in `path`, its first line without the line end; refused
@@ -329,9 +359,14 @@ pub type Split = (Vec<String>, Vec<(String, String)>);
 /// A command line for another process (a remote host's nodebench) with
 /// its secrets taken out: each URL password is removed from its word and
 /// given back as the value of the URL's driver variable ([`PGPASSWORD`],
-/// [`MYSQL_PWD`]), the value of `--token` as [`TOKEN_ENV`]. The caller
-/// hands the variables over on standard input, never in argv. Two
-/// different secrets for one variable are refused.
+/// [`MYSQL_PWD`]), the value of `--token` as [`TOKEN_ENV`]; a word may be
+/// the URL itself or `--FLAG=URL`. The caller hands the variables over on
+/// standard input, never in argv.
+///
+/// A secret with no variable to carry it (the password of an `http://`
+/// URL, a `password=` or `token=` query parameter, a credential header) is
+/// refused, as are two different secrets for one variable: the caller
+/// checks this before any host is touched.
 pub fn split_secrets(args: &[String]) -> Result<Split, String> {
     let mut words = Vec::with_capacity(args.len());
     let mut env: Vec<(String, String)> = Vec::new();
@@ -360,25 +395,41 @@ pub fn split_secrets(args: &[String]) -> Result<Split, String> {
             i += 2;
             continue;
         }
+        i += 1;
         if let Some(value) = SECRET_FLAGS
             .iter()
             .find_map(|f| arg.strip_prefix(&format!("{f}=")))
         {
             put(TOKEN_ENV, value.to_string())?;
-            i += 1;
             continue;
         }
-        if let (Some(password), Some(var)) = (url_password(arg), password_env(arg)) {
-            let decoded = percent_decode(password);
-            put(var, decoded)?;
-            words.push(without_password(arg));
-            i += 1;
+        // `--db=URL`: the URL is the part after the first `=`.
+        let (flag, value) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with('-') && !f.contains("://") => (format!("{f}="), v),
+            _ => (String::new(), arg.as_str()),
+        };
+        if let Some(password) = url_password(value) {
+            let Some(var) = password_env(value) else {
+                return Err(unmovable("the password of a URL", value));
+            };
+            put(var, percent_decode(password))?;
+            words.push(format!("{flag}{}", without_password(value)));
             continue;
+        }
+        if redact_header(arg) != *arg {
+            return Err(unmovable("a secret", arg));
         }
         words.push(arg.clone());
-        i += 1;
     }
     Ok((words, env))
+}
+
+/// Why `word`'s secret cannot be handed to a remote host.
+fn unmovable(what: &str, word: &str) -> String {
+    format!(
+        "'{}': {what} there cannot be handed to a remote host without putting it on its command line; accepted: a database URL's password (sent as {PGPASSWORD} or {MYSQL_PWD}) and --token (sent as {TOKEN_ENV})",
+        redact_header(word)
+    )
 }
 
 /// `%XX` escapes decoded (a URL's user info may escape `@`, `:`, `/`).
@@ -508,6 +559,104 @@ mod tests {
         let err =
             split_secrets(&strings(&["postgres://a:x@h/d", "postgres://a:y@h/e"])).unwrap_err();
         assert!(err.contains(PGPASSWORD), "{err}");
+    }
+
+    #[test]
+    fn passwords_holding_url_delimiters_are_still_hidden() {
+        // PostgreSQL's driver reads the user info up to the first `@`.
+        for (url, pw) in [
+            ("postgres://u:a/b?c#d@h:5432/db", "a/b?c#d"),
+            ("postgres://u:s3cr@t@h/db?application_name=x@y", "s3cr@t"),
+            ("postgresql://u:p[1]@h/db", "p[1]"),
+            ("mysql://u:p/w@h/d", "p/w"),
+            ("mysql://u:[x]@h/d", "[x]"),
+            ("http://u:p#q@h/", "p#q"),
+        ] {
+            assert_eq!(url_password(url), Some(pw), "{url}");
+            let shown = without_password(url);
+            assert!(!shown.contains(pw), "{url} -> {shown}");
+            for text in [
+                format!("cannot open {url}: refused"),
+                format!("\"{url}\""),
+                format!("<{url}>"),
+                format!("`{url}`"),
+            ] {
+                let r = redact(&text);
+                assert!(!r.contains(pw), "{text} -> {r}");
+                assert!(r.contains("://u@"), "{text} -> {r}");
+            }
+        }
+        // A port, and an `@` in a query, are not user info.
+        assert_eq!(url_password("http://h:8080/x?e=a@b"), None);
+        assert_eq!(redact("http://h:8080/x?e=a@b"), "http://h:8080/x?e=a@b");
+        assert_eq!(
+            redact("postgres://u@h/db?application_name=a@b"),
+            "postgres://u@h/db?application_name=a@b"
+        );
+        // Only the literal placeholder is spared.
+        assert_eq!(
+            redact("mysql://USER[:PASSWORD]@HOST/DB"),
+            "mysql://USER[:PASSWORD]@HOST/DB"
+        );
+        assert_eq!(redact("mysql://USER[:x]@HOST/DB"), "mysql://USER[@HOST/DB");
+    }
+
+    #[test]
+    fn credential_headers_are_masked_in_any_spelling() {
+        let args = strings(&[
+            "-H=Authorization: Bearer t1",
+            "-kHAuthorization:Bearer t2",
+            "-kH",
+            "cookie :  sid=t3",
+            "--header",
+            "X-Api-Key: t4",
+            "-HAccept: text/html",
+        ]);
+        let out = redact_args(&args);
+        let joined = out.join(" ");
+        for secret in ["t1", "t2", "t3", "t4"] {
+            assert!(!joined.contains(secret), "{secret} in {joined}");
+        }
+        assert_eq!(out[0], "-H=Authorization: ***");
+        assert_eq!(out[1], "-kHAuthorization: ***");
+        assert_eq!(out[6], "-HAccept: text/html");
+    }
+
+    #[test]
+    fn secrets_that_cannot_move_are_refused() {
+        let (words, env) = split_secrets(&strings(&[
+            "db",
+            "as3ap",
+            "--db=postgres://u:a/b@h/d",
+            "--store=sqlite:///tmp/x.db",
+        ]))
+        .unwrap();
+        assert_eq!(
+            words,
+            strings(&[
+                "db",
+                "as3ap",
+                "--db=postgres://u@h/d",
+                "--store=sqlite:///tmp/x.db"
+            ])
+        );
+        assert_eq!(env, vec![(PGPASSWORD.to_string(), "a/b".to_string())]);
+        for bad in [
+            &["http", "load", "http://u:pw@h/"][..],
+            &["db", "as3ap", "--db", "postgres://h/d?password=pw"],
+            &[
+                "http",
+                "load",
+                "http://h/",
+                "-H",
+                "Authorization: Bearer pw",
+            ],
+            &["http", "load", "http://h/", "-kHCookie: pw"],
+        ] {
+            let err = split_secrets(&strings(bad)).unwrap_err();
+            assert!(err.contains("cannot be handed to a remote host"), "{err}");
+            assert!(!err.contains("pw"), "{err}");
+        }
     }
 
     #[test]
