@@ -136,6 +136,60 @@ fn bad_hosts_files_are_refused_in_one_line() {
 
     let o = common::run(&["fleet", "run", &ok, "fleet", "check"]);
     one_line_error(&o, 2, &["fleet cannot run fleet"]);
+
+    // Secrets that have no variable to travel in are refused before the
+    // host (destination "x", which ssh cannot reach) is touched, and the
+    // refusal does not show them.
+    for (args, flag) in [
+        (
+            &[
+                "fleet",
+                "run",
+                &ok,
+                "http",
+                "load",
+                "http://u:Pw9secret@127.0.0.1:1/",
+            ][..],
+            "SUITE|COMMAND",
+        ),
+        (
+            &[
+                "fleet",
+                "run",
+                &ok,
+                "db",
+                "as3ap",
+                "--db=postgres://h/d?password=Pw9secret",
+            ],
+            "SUITE|COMMAND",
+        ),
+        (
+            &[
+                "fleet",
+                "http",
+                &ok,
+                "http://127.0.0.1:1/",
+                "-H",
+                "Authorization: Bearer Pw9secret",
+            ],
+            "LOAD FLAGS",
+        ),
+        (
+            &[
+                "fleet",
+                "http",
+                &ok,
+                "http://127.0.0.1:1/",
+                "-HCookie: sid=Pw9secret",
+            ],
+            "LOAD FLAGS",
+        ),
+    ] {
+        let o = common::run(args);
+        one_line_error(&o, 2, &[flag, "cannot be handed to a remote host"]);
+        assert!(!stderr(&o).contains("Pw9secret"), "{}", stderr(&o));
+        assert!(!stdout(&o).contains("Pw9secret"), "{}", stdout(&o));
+    }
 }
 
 #[test]

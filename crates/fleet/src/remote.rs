@@ -219,9 +219,20 @@ pub fn spawn(
         .map_err(|e| HostError::new(format!("cannot run ssh: {e}")))?;
     if let Some(mut stdin) = child.stdin.take() {
         let text: String = secrets.iter().map(|(_, v)| format!("{v}\n")).collect();
-        stdin
-            .write_all(text.as_bytes())
-            .map_err(|e| HostError::new(format!("cannot pass the secrets to ssh: {e}")))?;
+        if let Err(e) = stdin.write_all(text.as_bytes()) {
+            // ssh exited before reading them (it could not connect, say):
+            // what it printed says why.
+            drop(stdin);
+            let _ = child.kill();
+            let out = child.wait_with_output();
+            let stderr = out
+                .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+                .unwrap_or_default();
+            return Err(HostError {
+                message: format!("cannot pass the secrets to ssh: {e}"),
+                stderr_tail: crate::ssh::tail(&stderr),
+            });
+        }
     }
     Ok(child)
 }

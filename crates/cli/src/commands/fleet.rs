@@ -124,6 +124,7 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<()> {
         )
         .into());
     }
+    movable_secrets("SUITE|COMMAND", &args.target)?;
     let Session {
         local,
         cancel,
@@ -230,6 +231,14 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Refuses, before any host is touched, a remote command line whose
+/// secrets cannot be handed over on standard input (exit 2).
+fn movable_secrets(what: &str, args: &[String]) -> Result<()> {
+    nodebench_core::credentials::split_secrets(args)
+        .map(drop)
+        .map_err(|e| CliError::usage(format!("{what}: {e}")).into())
 }
 
 /// What each fleet command that runs on the hosts sets up first.
@@ -440,6 +449,7 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<()> {
     if let Err(e) = <Cli as clap::Parser>::try_parse_from(argv) {
         return Err(CliError::usage(format!("LOAD FLAGS: {}", crate::args::one_line(&e))).into());
     }
+    movable_secrets("LOAD FLAGS", &load_args)?;
     let Session {
         local,
         cancel,
@@ -553,7 +563,7 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<()> {
     } else {
         outln!(
             "fleet http {fleet_id}: {} (start {start})",
-            load_args.join(" ")
+            nodebench_core::credentials::redact_args(&load_args).join(" ")
         );
         print_table(&rows);
         for h in &merged {
