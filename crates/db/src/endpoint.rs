@@ -6,6 +6,7 @@
 //! worker gets its own connection, as each PHP worker of seeds/003's stack
 //! held its own MySQL connection.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use nodebench_core::endpoint::{Endpoint, EndpointReply, Handler};
@@ -29,6 +30,9 @@ pub struct IrEndpoint {
     db: String,
     /// Handlers opened so far: each one's key sequence starts from its own seed.
     opened: AtomicU64,
+    /// The password where `db` has none, looked up once for all workers
+    /// (so a prompt is shown once, not once a worker).
+    password: OnceLock<Result<Option<String>, String>>,
 }
 
 impl IrEndpoint {
@@ -38,7 +42,16 @@ impl IrEndpoint {
         IrEndpoint {
             db: db.into(),
             opened: AtomicU64::new(0),
+            password: OnceLock::new(),
         }
+    }
+
+    /// The password for a server URL without one, looked up on the first
+    /// call only ([`nodebench_core::credentials::password_for`]).
+    fn password(&self, url: &str) -> Result<Option<String>, String> {
+        self.password
+            .get_or_init(|| nodebench_core::credentials::password_for(url, "--db"))
+            .clone()
     }
 
     /// A checked session on the database and its rows per table.
@@ -53,8 +66,14 @@ impl IrEndpoint {
                 }
                 Box::new(SqliteConnector { path: path.clone() })
             }
-            Target::Postgres(url) => Box::new(PostgresConnector::new(url)?),
-            Target::Mysql(url) => Box::new(MysqlConnector::new(url)?),
+            Target::Postgres(url) => Box::new(PostgresConnector {
+                url: url.clone(),
+                password: self.password(url)?,
+            }),
+            Target::Mysql(url) => Box::new(MysqlConnector {
+                url: url.clone(),
+                password: self.password(url)?,
+            }),
             Target::Sqlite(None) => return Err("--db: expected sqlite:PATH or a server URL".into()),
         };
         let fail = |e: DbError| format!("--db {shown}: {e}");
@@ -94,7 +113,12 @@ impl Endpoint for IrEndpoint {
     }
 
     fn validate(&self) -> Result<(), String> {
-        Target::parse(&self.db).map(|_| ())
+        match Target::parse(&self.db)? {
+            Target::Postgres(url) | Target::Mysql(url) => {
+                nodebench_core::credentials::check_password_source(&url)
+            }
+            Target::Sqlite(_) => Ok(()),
+        }
     }
 
     fn open(&self) -> Result<Box<dyn Handler>, String> {
