@@ -8,6 +8,8 @@
 use super::{Threshold, ThresholdError};
 use crate::model::Unit;
 use crate::names::catalog;
+use crate::names::cpu;
+use crate::names::labels::KERNEL;
 
 /// The closest of `candidates` to `word` when it is close enough to be a
 /// slip (an edit distance of at most a third of its length, and at least
@@ -103,6 +105,37 @@ impl Threshold {
                 ));
             }
         }
+        // `cpu.ops rate` is op/s for the integer kernels and flop/s for the
+        // floating-point ones: a bound naming a kernel must be in its unit.
+        // Without a kernel the bound may meet only kernels of its unit (the
+        // command may run no other), and judging fails one of the other.
+        if let Some(unit) = self.unit
+            && spec.id == cpu::OPS
+            && metric.name == cpu::RATE
+        {
+            let kernel = self
+                .labels
+                .iter()
+                .find(|(k, _)| k.as_str() == KERNEL)
+                .map(|(_, v)| v.as_str());
+            let want = match kernel {
+                Some(k) if k.starts_with("int.") => Some(Unit::OpsPerSecond),
+                Some(_) => Some(Unit::FlopsPerSecond),
+                None => None,
+            };
+            if let Some(want) = want
+                && unit != want
+            {
+                return refuse(format!(
+                    "the bound is in {} but {} {}{{{KERNEL}={}}} is in {}",
+                    unit.symbol(),
+                    spec.id,
+                    metric.name,
+                    kernel.unwrap_or("?"),
+                    want.symbol()
+                ));
+            }
+        }
         if let Some(unit) = self.unit
             && !same_dimension(unit, metric.unit)
         {
@@ -134,7 +167,12 @@ mod tests {
                 "memory.stream bandwidth{kernel=triad} >= 20 GB/s",
                 &["memory.stream"][..],
             ),
+            (
+                "cpu.ops rate{threads=2,kernel=f64.vector} >= 50 GFLOPS",
+                &["cpu.ops"],
+            ),
             ("cpu.ops rate{threads=2} >= 50 GFLOPS", &["cpu.ops"]),
+            ("cpu.ops rate{threads=2} >= 50 Gop/s", &["cpu.ops"]),
             (
                 "cpu.ops rate{kernel=int.scalar} >= 5000 Mop/s",
                 &["cpu.ops"],
@@ -166,6 +204,13 @@ mod tests {
         let e = refusal("memory.stream bandwidth >= 1 GFLOPS", &["memory.stream"]);
         assert!(e.contains("the bound is in flop/s"), "{e}");
         assert!(e.contains("is in B/s"), "{e}");
+        let e = refusal("cpu.ops rate{kernel=int.scalar} >= 5 GFLOPS", &["cpu.ops"]);
+        assert!(
+            e.contains("the bound is in flop/s but cpu.ops rate{kernel=int.scalar} is in op/s"),
+            "{e}"
+        );
+        let e = refusal("cpu.ops rate{kernel=f32.vector} >= 5 Gop/s", &["cpu.ops"]);
+        assert!(e.contains("is in flop/s"), "{e}");
         let e = refusal(
             "memory.stream bandwidth{kernal=triad} >= 1 GB/s",
             &["memory.stream"],
