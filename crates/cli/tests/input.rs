@@ -38,6 +38,10 @@ const BAD: &[(&[&str], &[&str])] = &[
         &["--array-size", "10k"],
     ),
     (
+        &["memory", "latency", "--min-size", "1"],
+        &["--min-size", "128 B", "got 1 B"],
+    ),
+    (
         &["memory", "blocks", "--ops", "bogus"],
         &["--ops", "seq_write"],
     ),

@@ -67,6 +67,18 @@ impl Config for LatencyConfig {
                 "--min-size/--max-size: expected at least one working set".into(),
             ));
         }
+        // Two lines of the smallest cache line there is; the machine's own
+        // line size (larger on some) is checked again when it runs.
+        let floor = 2 * DEFAULT_LINE as u64;
+        let smallest = match &self.sizes {
+            Some(s) => s.iter().copied().min().unwrap_or(floor),
+            None => self.min_size,
+        };
+        if smallest < floor {
+            return Err(BenchError::Invalid(format!(
+                "--min-size: expected a working set of at least two cache lines ({floor} B, e.g. 4k), got {smallest} B"
+            )));
+        }
         Ok(())
     }
 }
@@ -320,8 +332,9 @@ mod tests {
     }
 
     #[test]
-    fn working_sets_under_two_lines_are_refused_at_run_time() {
-        // Given as a list, or as the start of the sweep (not raised quietly).
+    fn working_sets_under_two_lines_are_refused() {
+        // Given as a list, or as the start of the sweep (not raised
+        // quietly): refused by validate, before anything runs.
         let small_list = LatencyConfig {
             sizes: Some(vec![64]),
             ..LatencyConfig::default()
@@ -331,15 +344,39 @@ mod tests {
             max_size: Some(4096),
             ..LatencyConfig::default()
         };
-        for config in [small_list, small_min] {
-            let e = collect(&Latency { config }, &Inventory::default(), Cancel::new())
-                .unwrap_err()
-                .to_string();
+        for (config, got) in [(small_list, 64), (small_min, 1)] {
+            let e = config.validate().unwrap_err().to_string();
             assert_eq!(
                 e,
-                "--min-size/--max-size: working sets must be at least two cache lines (128 B) and min <= max"
+                format!(
+                    "--min-size: expected a working set of at least two cache lines (128 B, e.g. 4k), got {got} B"
+                )
             );
         }
+        // On a machine with 256 B lines (A64FX), 256 B passes validate and
+        // is refused when it runs.
+        let mut inventory = Inventory::default();
+        inventory
+            .cpu
+            .caches
+            .push(nodebench_core::inventory::CacheInfo {
+                level: 1,
+                kind: "Data".into(),
+                size_bytes: 64 << 10,
+                instances: Some(1),
+                line_size_bytes: Some(256),
+            });
+        let config = LatencyConfig {
+            sizes: Some(vec![256]),
+            ..LatencyConfig::default()
+        };
+        let e = collect(&Latency { config }, &inventory, Cancel::new())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "--min-size/--max-size: working sets must be at least two cache lines (512 B) and min <= max"
+        );
     }
 
     /// A chain over `lines` 64 B lines, and its first line (the buffer
