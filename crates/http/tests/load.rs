@@ -130,6 +130,14 @@ fn closed_model_without_keepalive_uses_a_connection_per_request() {
     assert_eq!(h.connections_accepted(), 400);
     let (median, _) = connect_row(&cfg, &o);
     assert!(median > 0.0, "every request connected");
+    // Each connect was timed from its socket to its first write: never
+    // the 1 ns of a start and an end read from one clock reading.
+    let lowest = o.stats.connect.min();
+    assert!(
+        lowest >= 1_000,
+        "a loopback connect timed at {lowest} ns (under 1 us)"
+    );
+    assert!(o.stats.connect.max() > lowest, "all connects timed alike");
     h.stop();
 }
 

@@ -441,7 +441,7 @@ impl Engine<'_> {
             self.write(i, now);
             return;
         }
-        if let Err(e) = self.connect(i, now) {
+        if let Err(e) = self.connect(i) {
             self.connect_failed(i, &e);
             return;
         }
@@ -452,7 +452,10 @@ impl Engine<'_> {
     /// `TCP_NODELAY`), registers it and starts the connect: four syscalls,
     /// `socket`, `setsockopt`, `epoll_ctl` and `connect`. A socket that
     /// fails on the way is closed as it drops.
-    fn connect(&mut self, i: usize, now: Instant) -> io::Result<()> {
+    fn connect(&mut self, i: usize) -> io::Result<()> {
+        // The connect time runs from here to the first write that goes
+        // through (curl's time_connect: socket to established).
+        let start = Instant::now();
         let socket = Socket::new(
             Domain::for_address(self.addr),
             Type::STREAM.nonblocking(),
@@ -469,7 +472,7 @@ impl Engine<'_> {
         let c = &mut self.conns[i];
         c.stream = Some(TcpStream::from(socket));
         c.state = State::Connecting;
-        c.connect_start = now;
+        c.connect_start = start;
         Ok(())
     }
 
@@ -495,7 +498,9 @@ impl Engine<'_> {
             }
         };
         if c.state == State::Connecting {
-            let d = now.saturating_duration_since(c.connect_start);
+            // Read the clock now: `now` may be the moment the connect began
+            // (a loopback connect completes inside `connect`).
+            let d = Instant::now().saturating_duration_since(c.connect_start);
             self.stats.record_connect(d);
         }
         let c = &mut self.conns[i];
