@@ -229,53 +229,77 @@ fn httperf_lines(w: &mut String, r: &BenchResult, closed: bool) {
             count(r, names::REPLY_RATE_SAMPLES, &[]),
         );
     }
-    let [c1, c2, c3, c4, c5, _] =
-        names::STATUS_CLASSES.map(|c| count(r, names::REPLIES, &[(label::CLASS, c)]));
-    let _ = writeln!(
-        w,
-        "Reply status: 1xx={c1} 2xx={c2} 3xx={c3} 4xx={c4} 5xx={c5}"
-    );
-    let cpu = |mode: &str| metric(r, names::CLIENT_CPU_TIME, &[(label::MODE, mode)]).unwrap_or(0.0);
-    let (user, sys) = (cpu(names::MODE_USER), cpu(names::MODE_SYS));
-    let elapsed = metric(r, names::TIME_TAKEN, &[]).unwrap_or(0.0).max(1e-9);
-    let _ = writeln!(
-        w,
-        "CPU time [s]: user {user:.2} system {sys:.2} (user {:.1}% system {:.1}% total {:.1}%)",
-        100.0 * user / elapsed,
-        100.0 * sys / elapsed,
-        100.0 * (user + sys) / elapsed,
-    );
+    // A figure the source did not give (an imported ab reports no reply
+    // classes, CPU time or net I/O) is left out, never shown as 0.
+    if r.metrics_named(names::REPLIES).next().is_some() {
+        let [c1, c2, c3, c4, c5, _] =
+            names::STATUS_CLASSES.map(|c| count(r, names::REPLIES, &[(label::CLASS, c)]));
+        let _ = writeln!(
+            w,
+            "Reply status: 1xx={c1} 2xx={c2} 3xx={c3} 4xx={c4} 5xx={c5}"
+        );
+    }
+    let cpu = |mode: &str| metric(r, names::CLIENT_CPU_TIME, &[(label::MODE, mode)]);
+    if let (Some(user), Some(sys)) = (cpu(names::MODE_USER), cpu(names::MODE_SYS)) {
+        match metric(r, names::TIME_TAKEN, &[]).filter(|t| *t > 0.0) {
+            Some(elapsed) => {
+                let _ = writeln!(
+                    w,
+                    "CPU time [s]: user {user:.2} system {sys:.2} (user {:.1}% system {:.1}% total {:.1}%)",
+                    100.0 * user / elapsed,
+                    100.0 * sys / elapsed,
+                    100.0 * (user + sys) / elapsed,
+                );
+            }
+            None => {
+                let _ = writeln!(w, "CPU time [s]: user {user:.2} system {sys:.2}");
+            }
+        }
+    }
     if let Some(per) = metric(r, names::CLIENT_CPU_PER_REQUEST, &[]) {
         let _ = writeln!(w, "CPU per request [us]: {:.2}", per * 1e6);
     }
-    let io = |dir: &str| metric(r, names::NET_IO_RATE, &[(label::DIRECTION, dir)]).unwrap_or(0.0);
-    let total = io(names::DIRECTION_IN) + io(names::DIRECTION_OUT);
-    let _ = writeln!(
-        w,
-        "Net I/O: {:.1} KB/s ({:.1}*10^6 bps)",
-        total / 1024.0,
-        total * 8.0 / 1e6
-    );
-    let e = |k: &str| count(r, names::ERRORS, &[(label::KIND, k)]);
-    let all: u64 = r
-        .metrics_named(names::ERRORS)
-        .map(|m| m.value.round() as u64)
-        .sum();
-    let _ = writeln!(
-        w,
-        "Errors: total {all} client-timo {} socket-timo {} connrefused {} connreset {}",
-        e(names::CLIENT_TIMEOUT),
-        e(names::SOCKET_TIMEOUT),
-        e(names::CONNREFUSED),
-        e(names::CONNRESET),
-    );
-    let _ = writeln!(
-        w,
-        "Errors: fd-unavail {} addrunavail {} ftab-full 0 other {}",
-        e(names::FD_UNAVAIL),
-        e(names::ADDR_UNAVAIL),
-        e(names::CONNECT_OTHER) + e(names::RECEIVE) + e(names::LENGTH) + e(names::EXCEPTION),
-    );
+    // Both directions (nodebench's own) or their sum (httperf's).
+    let io = |dir: &str| metric(r, names::NET_IO_RATE, &[(label::DIRECTION, dir)]);
+    let total = match (io(names::DIRECTION_IN), io(names::DIRECTION_OUT)) {
+        (Some(i), Some(o)) => Some(i + o),
+        _ => io(names::DIRECTION_BOTH),
+    };
+    if let Some(total) = total {
+        let _ = writeln!(
+            w,
+            "Net I/O: {:.1} KB/s ({:.1}*10^6 bps)",
+            total / 1024.0,
+            total * 8.0 / 1e6
+        );
+    }
+    if r.metrics_named(names::ERRORS).next().is_some() {
+        let e = |k: &str| count(r, names::ERRORS, &[(label::KIND, k)]);
+        let all: u64 = r
+            .metrics_named(names::ERRORS)
+            .map(|m| m.value.round() as u64)
+            .sum();
+        let _ = writeln!(
+            w,
+            "Errors: total {all} client-timo {} socket-timo {} connrefused {} connreset {}",
+            e(names::CLIENT_TIMEOUT),
+            e(names::SOCKET_TIMEOUT),
+            e(names::CONNREFUSED),
+            e(names::CONNRESET),
+        );
+        let _ = writeln!(
+            w,
+            "Errors: fd-unavail {} addrunavail {} ftab-full {} other {}",
+            e(names::FD_UNAVAIL),
+            e(names::ADDR_UNAVAIL),
+            e(names::FTAB_FULL),
+            e(names::CONNECT_OTHER)
+                + e(names::RECEIVE)
+                + e(names::LENGTH)
+                + e(names::EXCEPTION)
+                + e(names::SEND),
+        );
+    }
     if !closed {
         let _ = writeln!(
             w,
@@ -389,5 +413,27 @@ mod tests {
         ] {
             assert!(text.contains(want), "missing {want:?} in\n{text}");
         }
+        // What the source did not give is left out, not printed as 0.
+        assert!(!text.contains("CPU time"), "{text}");
+        assert!(!text.contains("Net I/O"), "{text}");
+        r.metrics
+            .retain(|m| m.name != "replies" && m.name != "errors");
+        r.metrics.push(
+            m("net_io_rate", 4151.6 * 1024.0, Unit::BytesPerSecond).label("direction", "both"),
+        );
+        for mode in ["user", "sys"] {
+            r.metrics
+                .push(m("client_cpu_time", 0.5, Unit::Seconds).label("mode", mode));
+        }
+        let text = report(&r);
+        assert!(!text.contains("Reply status"), "{text}");
+        assert!(!text.contains("Errors:"), "{text}");
+        assert!(text.contains("Net I/O: 4151.6 KB/s"), "{text}");
+        assert!(
+            text.contains(
+                "CPU time [s]: user 0.50 system 0.50 (user 25.0% system 25.0% total 50.0%)"
+            ),
+            "{text}"
+        );
     }
 }

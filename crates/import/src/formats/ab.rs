@@ -43,6 +43,15 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
     if completed > 0.0 {
         connection_times(&w, &mut r)?;
     }
+    // ab counts a non-2xx reply per response read, and may print more of
+    // them than complete requests: kept as printed, with a word.
+    if let Some(non_2xx) = r.metric(names::NON_2XX, &[]).map(|m| m.value)
+        && non_2xx > completed
+    {
+        r.warnings.push(format!(
+            "the source disagrees with itself: Non-2xx responses ({non_2xx}) exceed Complete requests ({completed}); both imported as printed"
+        ));
+    }
     served_within(&w, &mut r)?;
     Ok(vec![r])
 }
@@ -333,6 +342,12 @@ mod tests {
         assert_eq!(value(r, names::REQUESTS_PER_SECOND, &[]), 1980.20);
         assert_eq!(value(r, names::REQUESTS_COMPLETED, &[]), 19804.0);
         assert_eq!(value(r, names::NON_2XX, &[]), 19806.0);
+        assert_eq!(
+            r.warnings,
+            vec![
+                "the source disagrees with itself: Non-2xx responses (19806) exceed Complete requests (19804); both imported as printed"
+            ]
+        );
         assert_eq!(value(r, names::WRITE_ERRORS, &[]), 0.0);
         assert_eq!(value(r, names::TIME_TAKEN, &[]), 10.993);
         assert_eq!(value(r, names::TRANSFER_RATE, &[]), 8091.80 * 1024.0);

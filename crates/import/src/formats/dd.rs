@@ -52,7 +52,11 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
                 summary.trim()
             )
         })?;
-        results.push(result(figures, command.take()));
+        let mut r = result(&figures, command.take());
+        if let Some(w) = disagreement(&figures, i + 2) {
+            r.warnings.push(w);
+        }
+        results.push(r);
     }
     Ok(results)
 }
@@ -92,7 +96,7 @@ fn summary_figures(line: &str) -> Option<Figures> {
 }
 
 /// The `disk.dd` result of one summary and the command line above it.
-fn result(f: Figures, command: Option<&str>) -> BenchResult {
+fn result(f: &Figures, command: Option<&str>) -> BenchResult {
     let mut r = BenchResult::new(names::DD);
     let mut end_sync = sync::NONE;
     if let Some(cmd) = command {
@@ -140,6 +144,31 @@ fn result(f: Figures, command: Option<&str>) -> BenchResult {
     r
 }
 
+/// How far a summary's printed rate may stray from its bytes over its
+/// seconds (dd rounds the rate to 2 or 3 digits).
+const RATE_TOLERANCE: f64 = 0.02;
+
+/// A warning when the summary on line `line` contradicts itself: its bytes
+/// over its seconds differ from its printed rate by more than
+/// [`RATE_TOLERANCE`] (an edited or pasted-together report).
+fn disagreement(f: &Figures, line: usize) -> Option<String> {
+    if f.seconds <= 0.0 || f.rate <= 0.0 {
+        return None;
+    }
+    let implied = f.bytes / f.seconds;
+    let off = f.rate / implied - 1.0;
+    (off.abs() > RATE_TOLERANCE).then(|| {
+        format!(
+            "line {line}: the source disagrees with itself: {} bytes in {} s is {:.1} MB/s, but the printed rate is {:.1} MB/s ({:+.1} %); both imported as printed",
+            f.bytes,
+            f.seconds,
+            implied / 1e6,
+            f.rate / 1e6,
+            off * 100.0
+        )
+    })
+}
+
 /// A dd size operand: a number with dd's suffixes (`c` 1, `w` 2, `b` 512,
 /// `kB` 1000, `K` 1024, `MB` 10^6, `M` 2^20, `GB`, `G`...).
 fn dd_size(s: &str) -> Option<u64> {
@@ -174,6 +203,16 @@ mod tests {
             .map(|r| r.metric(metric::BANDWIDTH, &[]).unwrap().value)
             .collect();
         assert_eq!(rates, vec![897e6, 548e6, 499e6]);
+        // The second block prints 548 MB/s for the first one's bytes and
+        // seconds (897 MB/s): imported as printed, with a warning.
+        assert!(results[0].warnings.is_empty(), "{:?}", results[0].warnings);
+        assert!(results[2].warnings.is_empty(), "{:?}", results[2].warnings);
+        assert_eq!(
+            results[1].warnings,
+            vec![
+                "line 19: the source disagrees with itself: 10485760000 bytes in 11.6923 s is 896.8 MB/s, but the printed rate is 548.0 MB/s (-38.9 %); both imported as printed"
+            ]
+        );
         let r = &results[2];
         assert_eq!(r.benchmark, names::DD);
         assert_eq!(r.metric(metric::BYTES, &[]).unwrap().value, 10485760000.0);

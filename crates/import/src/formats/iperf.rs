@@ -6,7 +6,7 @@
 //! before it).
 
 use nodebench_core::model::BenchResult;
-use nodebench_core::names::net::{direction, param, side};
+use nodebench_core::names::net::{direction, host, param, side};
 
 use crate::formats::transfer::{self, Datagrams, Transfer};
 use crate::text::{flag_value, iperf_bits, iperf_bytes, number};
@@ -169,6 +169,19 @@ fn total<'a>(reports: &'a [Report], what: &str, at: usize) -> Result<&'a Report,
         })
 }
 
+/// The interval lines of `total`'s stream before it, `(end, bits/s)`.
+fn intervals(reports: &[Report], total: &Report) -> Vec<(f64, f64)> {
+    let mine: Vec<&Report> = reports
+        .iter()
+        .filter(|r| r.stream == total.stream)
+        .collect();
+    mine[..mine.len().saturating_sub(1)]
+        .iter()
+        .filter(|r| r.end > r.start)
+        .map(|r| (r.end, r.transfer.bits_per_second))
+        .collect()
+}
+
 /// A client's test: its own line is the sender's; a UDP client's `Server
 /// Report:` the receiver's.
 fn client(block: &[&str], at: usize, command: Option<&str>) -> Result<BenchResult, String> {
@@ -197,6 +210,7 @@ fn client(block: &[&str], at: usize, command: Option<&str>) -> Result<BenchResul
     };
     let mut r = transfer::result(udp);
     transfer::push_transfer(&mut r, dir, side::SENDER, sent.transfer);
+    transfer::push_intervals(&mut r, host::CLIENT, &intervals(&own, sent));
     if split < block.len() {
         let theirs: Vec<Report> = block[split..].iter().filter_map(|l| report(l)).collect();
         let received = theirs.last().ok_or_else(|| {
@@ -268,6 +282,7 @@ fn server(test: &[&str], at: usize, command: Option<&str>) -> Result<BenchResult
     if let Some(d) = received.datagrams {
         transfer::push_datagrams(&mut r, dir, d);
     }
+    transfer::push_intervals(&mut r, host::SERVER, &intervals(&reports, received));
     set_common_params(&mut r, test, command);
     Ok(r)
 }
@@ -362,6 +377,22 @@ mod tests {
         assert_eq!(value(r, metric::THROUGHPUT, &[C2S, SENDER]), 17.4e9 / 8.0);
         assert_eq!(value(r, metric::BYTES, &[C2S, SENDER]), 6.12 * 1073741824.0);
         assert_eq!(r.param(param::PARALLEL), Some(&1.into()));
+        // The -i 1 lines before it are kept as the client's series.
+        assert_eq!(r.series.len(), 1);
+        let s = &r.series[0];
+        assert_eq!(s.name, metric::THROUGHPUT);
+        assert_eq!(
+            s.labels.get(label::HOST).map(String::as_str),
+            Some("client")
+        );
+        assert_eq!(
+            s.points,
+            vec![
+                (1.0, 20.1e9 / 8.0),
+                (2.0, 16.3e9 / 8.0),
+                (3.0, 16.2e9 / 8.0)
+            ]
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `net tcp|udp` records them: bytes and throughput per direction and side,
 //! TCP retransmits, UDP datagrams, loss and jitter, each host's CPU use.
 
-use nodebench_core::model::{BenchResult, Better, Metric, Unit};
+use nodebench_core::model::{BenchResult, Better, Metric, TimeSeries, Unit};
 use nodebench_core::names::net::{self as names, label, metric, param};
 
 /// What one summary line says about one side of one direction.
@@ -71,6 +71,24 @@ pub(super) fn push_datagrams(r: &mut BenchResult, direction: &str, d: Datagrams)
         Unit::Seconds,
         Better::Lower,
     )));
+}
+
+/// The `-i` interval lines a tool printed before its totals, as
+/// `(end seconds, bits per second)`: the throughput series of `host`
+/// (client or server) as nodebench's own `net tcp|udp` keeps it (B/s at
+/// each interval's end). Nothing is added without intervals.
+pub(super) fn push_intervals(r: &mut BenchResult, host: &str, intervals: &[(f64, f64)]) {
+    if intervals.is_empty() {
+        return;
+    }
+    r.series.push(TimeSeries {
+        name: metric::THROUGHPUT.into(),
+        unit: Unit::BytesPerSecond,
+        labels: [(label::HOST.to_string(), host.to_string())]
+            .into_iter()
+            .collect(),
+        points: intervals.iter().map(|&(t, bits)| (t, bits / 8.0)).collect(),
+    });
 }
 
 /// CPU use of `host` (client or server), percent.

@@ -110,6 +110,27 @@ fn test(v: &Value) -> Result<BenchResult, String> {
             push_stream_tcp_info(&mut r, dir, end);
         }
     }
+    // The intervals' sums (the test's direction; `sum_bidir_reverse` is the
+    // other one's), as the series of the host that printed them.
+    let points: Vec<(f64, f64)> = v
+        .get("intervals")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|i| {
+                    let sum = i.get("sum")?;
+                    let (start, end) = (num(sum, "start")?, num(sum, "end")?);
+                    (end > start).then_some((end, num(sum, "bits_per_second")?))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let who = if start.get("connecting_to").is_some() {
+        host::CLIENT
+    } else {
+        host::SERVER
+    };
+    transfer::push_intervals(&mut r, who, &points);
     if let Some(cpu) = end.get("cpu_utilization_percent") {
         let (local, remote) = if start.get("connecting_to").is_some() {
             (host::CLIENT, host::SERVER)

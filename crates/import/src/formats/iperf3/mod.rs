@@ -65,6 +65,17 @@ mod tests {
         assert_eq!(r.param(param::PORT), Some(&5299.into()));
         assert_eq!(r.param(param::PARALLEL), Some(&1.into()));
         assert_eq!(r.param(param::REVERSE), Some(&false.into()));
+        let s = &r.series[..];
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].name, metric::THROUGHPUT);
+        assert_eq!(
+            s[0].points,
+            vec![
+                (1.0, 10.2e9 / 8.0),
+                (2.0, 18.0e9 / 8.0),
+                (3.0, 6.88e9 / 8.0)
+            ]
+        );
     }
 
     #[test]
@@ -119,6 +130,19 @@ mod tests {
         assert_eq!(value(&r, metric::BYTES, &[C2S, RECEIVER]), 3078881280.0);
         assert_eq!(value(&r, metric::BYTES, &[C2S, SENDER]), 3081502720.0);
         assert_eq!(value(&r, metric::RETRANSMITS, &[C2S]), 26.0);
+        assert_eq!(r.series.len(), 1);
+        assert_eq!(
+            r.series[0].labels.get(label::HOST).map(String::as_str),
+            Some(host::CLIENT)
+        );
+        assert_eq!(
+            r.series[0].points,
+            vec![
+                (1.000561, 10113084970.287922 / 8.0),
+                (2.000722, 6856582775.343756 / 8.0),
+                (3.000614, 7676405399.54359 / 8.0)
+            ]
+        );
         assert_eq!(value(&r, metric::SND_CWND_MAX, &[C2S]), 4321878.0);
         assert_eq!(value(&r, metric::RTT, &[C2S]), 298e-6);
         assert_eq!(

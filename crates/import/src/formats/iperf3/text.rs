@@ -111,6 +111,21 @@ fn summary(line: &str) -> Option<Summary> {
     Some(s)
 }
 
+/// One interval line, before the totals: `[  5]   1.00-2.00   sec  1.09
+/// GBytes  9.39 Gbits/sec    0   1.52 MBytes` as `(stream, end, bits/s)`.
+fn interval(line: &str) -> Option<(String, f64, f64)> {
+    let rest = line.trim_start().strip_prefix('[')?;
+    let (stream, rest) = rest.split_once(']')?;
+    let w: Vec<&str> = rest.split_whitespace().collect();
+    if w.len() < 6 || w[1] != "sec" || matches!(w.last(), Some(&"sender" | &"receiver")) {
+        return None;
+    }
+    let (start, end) = w[0].split_once('-')?;
+    let (start, end) = (number(start)?, number(end)?);
+    (end > start).then_some(())?;
+    Some((stream.trim().to_string(), end, iperf_bits(w[4], w[5])?))
+}
+
 /// The result of one test: `header` is what precedes it (a shell line, the
 /// version), `body` runs from its first line to the next test; `at` is the
 /// body's 0-based line number.
@@ -177,6 +192,27 @@ fn test(header: &[&str], body: &[&str], at: usize) -> Result<BenchResult, String
             transfer::push_datagrams(&mut r, dir, d);
         }
     }
+    // The intervals of the [SUM] stream (or the one stream), up to the
+    // separator before the totals.
+    let stream = if parallel {
+        "SUM".to_string()
+    } else {
+        totals
+            .first()
+            .map_or_else(String::new, |s| s.stream.clone())
+    };
+    let before_totals = body
+        .iter()
+        .rposition(|l| l.trim_start().starts_with("- - -"))
+        .unwrap_or(body.len());
+    let points: Vec<(f64, f64)> = body[..before_totals]
+        .iter()
+        .filter_map(|l| interval(l))
+        .filter(|(s, _, _)| *s == stream)
+        .map(|(_, end, bits)| (end, bits))
+        .collect();
+    let who = if client { host::CLIENT } else { host::SERVER };
+    transfer::push_intervals(&mut r, who, &points);
     set_params(&mut r, header, body, client, reverse, parallel);
     push_cpu(&mut r, body, client);
     Ok(r)
