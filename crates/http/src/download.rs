@@ -406,22 +406,22 @@ impl Benchmark for Download {
 /// body shorter than announced.
 pub fn download_result(cfg: &DownloadConfig, o: &DownloadOutcome) -> BenchResult {
     let mut r = BenchResult::new(names::DOWNLOAD);
-    r.set_param("url", cfg.target.url());
-    r.set_param("status", o.status);
-    r.set_param("complete", o.complete);
+    r.set_param(names::download::param::URL, cfg.target.url());
+    r.set_param(names::download::param::STATUS, o.status);
+    r.set_param(names::download::param::COMPLETE, o.complete);
     if let Some(e) = o.expected {
-        r.set_param("content_length", e);
+        r.set_param(names::download::param::CONTENT_LENGTH, e);
     }
     if let Some(s) = &o.server {
-        r.set_param("server", s);
+        r.set_param(names::download::param::SERVER, s);
     }
     if let Some(d) = cfg.max_time {
-        r.set_param("max_time_s", d.as_secs_f64());
+        r.set_param(names::download::param::MAX_TIME_S, d.as_secs_f64());
     }
-    r.set_param("buffer", BUFFER);
+    r.set_param(names::download::param::BUFFER, BUFFER);
     let link = cfg.target.resolve().ok().and_then(link::link_to);
     if let Some(l) = &link {
-        r.set_param("link", l.describe());
+        r.set_param(names::download::param::LINK, l.describe());
     }
     let reference = link.and_then(|l| l.line_rate).map(|v| Reference {
         name: "line rate of the egress interface".into(),
@@ -468,7 +468,7 @@ pub fn download_result(cfg: &DownloadConfig, o: &DownloadOutcome) -> BenchResult
         ),
     ];
     r.series.push(TimeSeries {
-        name: "throughput".into(),
+        name: names::download::THROUGHPUT.into(),
         unit: Unit::BytesPerSecond,
         labels: Default::default(),
         points: o.rates.clone(),

@@ -377,15 +377,18 @@ impl Benchmark for Sweep {
 /// saturation point and its cause as parameters.
 pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> BenchResult {
     let mut r = BenchResult::new(names::SWEEP);
-    r.set_param("url", cfg.load.target.url());
-    r.set_param("method", &cfg.load.request.method);
-    r.set_param("iterations", cfg.iterations);
-    r.set_param("users", &cfg.users);
-    r.set_param("keepalive", cfg.load.keepalive);
-    r.set_param("threads", cfg.load.threads);
-    r.set_param("step_time_limit_s", cfg.step_time_limit.as_secs_f64());
+    r.set_param(names::sweep::param::URL, cfg.load.target.url());
+    r.set_param(names::sweep::param::METHOD, &cfg.load.request.method);
+    r.set_param(names::sweep::param::ITERATIONS, cfg.iterations);
+    r.set_param(names::sweep::param::USERS, &cfg.users);
+    r.set_param(names::sweep::param::KEEPALIVE, cfg.load.keepalive);
+    r.set_param(names::sweep::param::THREADS, cfg.load.threads);
+    r.set_param(
+        names::sweep::param::STEP_TIME_LIMIT_S,
+        cfg.step_time_limit.as_secs_f64(),
+    );
     if let Some(l) = link {
-        r.set_param("link", l.describe());
+        r.set_param(names::sweep::param::LINK, l.describe());
     }
     let reference = link.and_then(|l| l.line_rate).map(|v| Reference {
         name: "line rate of the egress interface".into(),
@@ -495,8 +498,8 @@ pub fn sweep_result(cfg: &SweepConfig, steps: &[Step], link: Option<&Link>) -> B
     match saturation(steps, link) {
         Some(sat) => {
             r.set_param(names::sweep::SATURATION_USERS, sat.users);
-            r.set_param("bottleneck", sat.bottleneck.name());
-            r.set_param("saturation", &sat.detail);
+            r.set_param(names::sweep::param::BOTTLENECK, sat.bottleneck.name());
+            r.set_param(names::sweep::param::SATURATION, &sat.detail);
             r.metrics.push(Metric::new(
                 names::sweep::SATURATION_RATE,
                 sat.rate,

@@ -10,7 +10,11 @@
 use std::fmt::Write as _;
 
 use nodebench_core::BenchResult;
-use nodebench_core::names::http::sweep::{RATE, SATURATION_USERS, USERS};
+use nodebench_core::names::http::download;
+use nodebench_core::names::http::sweep::{
+    self, CLIENT_CPU, ERRORS, LATENCY_AVG, LATENCY_MAX, LATENCY_MIN, MACHINE_CPU, PERCENT_OF_FIRST,
+    RATE, SATURATION_RATE, SATURATION_USERS, THROUGHPUT, USERS,
+};
 
 fn param(r: &BenchResult, key: &str) -> Option<String> {
     r.parameters.get(key).map(|v| match v {
@@ -31,7 +35,8 @@ fn step(r: &BenchResult, name: &str, users: &str) -> Option<f64> {
 pub fn report(r: &BenchResult) -> String {
     let mut out = String::new();
     let mut heading = format!("{} [{}]", r.benchmark, r.status.as_str());
-    for key in ["url", "method", "iterations", "keepalive", "threads"] {
+    use sweep::param as p;
+    for key in [p::URL, p::METHOD, p::ITERATIONS, p::KEEPALIVE, p::THREADS] {
         if let Some(v) = param(r, key) {
             let _ = write!(heading, "  {key}={v}");
         }
@@ -62,26 +67,26 @@ pub fn report(r: &BenchResult) -> String {
         let _ = writeln!(
             out,
             "{u:>6} {:>10} {:>10} {:>10} {:>12} {:>14} {:>10} {:>11} {:>12}",
-            ms(step(r, "latency_avg", u)),
-            ms(step(r, "latency_min", u)),
-            ms(step(r, "latency_max", u)),
+            ms(step(r, LATENCY_AVG, u)),
+            ms(step(r, LATENCY_MIN, u)),
+            ms(step(r, LATENCY_MAX, u)),
             step(r, RATE, u).map_or_else(String::new, |v| format!("{v:.2}")),
-            pct(step(r, "percent_of_first", u)),
-            step(r, "throughput", u).map_or_else(String::new, |v| format!("{:.2}", v / 1e6)),
-            step(r, "client_cpu", u).map_or_else(String::new, |v| format!("{v:.1}%")),
-            step(r, "machine_cpu", u).map_or_else(String::new, |v| format!("{v:.1}%")),
+            pct(step(r, PERCENT_OF_FIRST, u)),
+            step(r, THROUGHPUT, u).map_or_else(String::new, |v| format!("{:.2}", v / 1e6)),
+            step(r, CLIENT_CPU, u).map_or_else(String::new, |v| format!("{v:.1}%")),
+            step(r, MACHINE_CPU, u).map_or_else(String::new, |v| format!("{v:.1}%")),
         );
     }
     if let Some(e) = step_errors(r) {
         let _ = writeln!(out, "{e}");
     }
-    if let Some(s) = param(r, "saturation") {
+    if let Some(s) = param(r, p::SATURATION) {
         match param(r, SATURATION_USERS) {
             Some(u) => {
                 let rate = r
                     .metrics
                     .iter()
-                    .find(|m| m.name == "saturation_rate")
+                    .find(|m| m.name == SATURATION_RATE)
                     .map_or(0.0, |m| m.value);
                 let _ = writeln!(
                     out,
@@ -93,7 +98,7 @@ pub fn report(r: &BenchResult) -> String {
             }
         }
     }
-    if let Some(l) = param(r, "link") {
+    if let Some(l) = param(r, p::LINK) {
         let _ = writeln!(out, "link: {l}");
     }
     if let Some(e) = &r.error {
@@ -114,7 +119,7 @@ fn step_errors(r: &BenchResult) -> Option<String> {
     let failed: Vec<String> = r
         .metrics
         .iter()
-        .filter(|m| m.name == "errors" && m.value > 0.0)
+        .filter(|m| m.name == ERRORS && m.value > 0.0)
         .filter_map(|m| Some(format!("{} at {} users", m.value, m.labels.get(USERS)?)))
         .collect();
     (!failed.is_empty()).then(|| format!("failed requests: {}", failed.join(", ")))
@@ -125,17 +130,18 @@ fn step_errors(r: &BenchResult) -> Option<String> {
 /// (wget's "MB/s" are MiB/s, said so here), and the best one-second rate.
 pub fn download_lines(r: &BenchResult) -> String {
     let get = |name: &str| r.metrics.iter().find(|m| m.name == name).map(|m| m.value);
-    let (Some(bytes), Some(rate)) = (get("bytes"), get("throughput")) else {
+    let (Some(bytes), Some(rate)) = (get(download::BYTES), get(download::THROUGHPUT)) else {
         return String::new();
     };
-    let url = param(r, "url").unwrap_or_default();
-    let total = param(r, "content_length").map_or(String::new(), |t| format!("/{t}"));
+    let url = param(r, download::param::URL).unwrap_or_default();
+    let total =
+        param(r, download::param::CONTENT_LENGTH).map_or(String::new(), |t| format!("/{t}"));
     let mut out = format!(
         "{} ({:.0} MiB/s) - '{url}' saved [{bytes:.0}{total}]\n",
         r.ended_at.format("%Y-%m-%d %H:%M:%S"),
         rate / 1048576.0
     );
-    if let Some(max) = get("throughput_max") {
+    if let Some(max) = get(download::THROUGHPUT_MAX) {
         let _ = writeln!(
             out,
             "average {:.1} MB/s ({:.3} Gbit/s), best second {:.1} MB/s ({:.3} Gbit/s); MB = 10^6 B",

@@ -344,6 +344,31 @@ pub mod sweep {
     pub const CLIENT_CPU: &str = "client_cpu";
     /// The rate of the saturation step ([`SATURATION_USERS`]).
     pub const SATURATION_RATE: &str = "saturation_rate";
+
+    /// Parameter names of `http.sweep` results ([`super::SATURATION_USERS`]
+    /// too).
+    pub mod param {
+        /// The target URL.
+        pub const URL: &str = "url";
+        /// Request method.
+        pub const METHOD: &str = "method";
+        /// Requests per user per step.
+        pub const ITERATIONS: &str = "iterations";
+        /// The user counts of the steps.
+        pub const USERS: &str = "users";
+        /// Whether connections were kept alive.
+        pub const KEEPALIVE: &str = "keepalive";
+        /// Client threads.
+        pub const THREADS: &str = "threads";
+        /// The longest a step may run, seconds.
+        pub const STEP_TIME_LIMIT_S: &str = "step_time_limit_s";
+        /// The egress link to a remote target, described.
+        pub const LINK: &str = "link";
+        /// What saturated: `client`, `server`, `link` or `none`.
+        pub const BOTTLENECK: &str = "bottleneck";
+        /// The saturation point explained in words.
+        pub const SATURATION: &str = "saturation";
+    }
 }
 
 // http.download
@@ -361,4 +386,24 @@ pub mod download {
     pub const FIRST_BYTE: &str = "first_byte";
     /// Seconds the TCP (and TLS) connection set-up took.
     pub const CONNECT: &str = "connect";
+
+    /// Parameter names of `http.download` results.
+    pub mod param {
+        /// The URL fetched.
+        pub const URL: &str = "url";
+        /// The reply's status code.
+        pub const STATUS: &str = "status";
+        /// Whether the whole body arrived.
+        pub const COMPLETE: &str = "complete";
+        /// The body length the server announced.
+        pub const CONTENT_LENGTH: &str = "content_length";
+        /// The server's `Server` header.
+        pub const SERVER: &str = "server";
+        /// `--max-time`, seconds.
+        pub const MAX_TIME_S: &str = "max_time_s";
+        /// The read buffer, bytes.
+        pub const BUFFER: &str = "buffer";
+        /// The egress link to a remote target, described.
+        pub const LINK: &str = "link";
+    }
 }
