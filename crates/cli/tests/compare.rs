@@ -245,3 +245,64 @@ fn bad_sides_are_one_line_and_exit_2() {
         &["--format", "table", "md", "csv"],
     );
 }
+
+#[test]
+fn an_imported_stream_compares_with_a_run_of_another_array_size() {
+    let t = TempStore::new();
+    let seed = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../import/tests/fixtures/stream-seed000.txt")
+        .display()
+        .to_string();
+    let o = t.run(&["import", &seed]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The seed ran 2,000,000 elements on one thread.
+    for threads in ["2", "1"] {
+        let o = t.run(&[
+            "-q",
+            "memory",
+            "stream",
+            "--array-size",
+            "1m",
+            "--threads",
+            threads,
+            "--ntimes",
+            "2",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    // Another thread count is never matched, and the listing says why.
+    let o = t.run(&["compare", "1", "2"]);
+    let text = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(table_rows(&text).is_empty(), "{text}");
+    assert!(
+        text.contains("only in run 1 (other workload: array_size=1000000 threads=2 in run 2)"),
+        "{text}"
+    );
+    // Another array size is: the bandwidths, with the difference said.
+    let o = t.run(&["compare", "1", "3"]);
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "memory.stream  array_size=2000000  threads=1  [workload differs: array_size: 2000000 (run 1) vs 1000000 (run 3)]"
+        ),
+        "{text}"
+    );
+    let rows = table_rows(&text);
+    assert_eq!(rows.len(), 4, "{text}");
+    assert!(rows.iter().all(|r| r.contains("bandwidth")), "{text}");
+    assert!(
+        text.contains("warning: memory.stream workload (compared anyway; --strict compares identical workloads only) differs: run 1 = array_size=2000000; run 3 = array_size=1000000"),
+        "{text}"
+    );
+    let c = compare_json(&t, &["1", "3"]);
+    assert_eq!(
+        c["rows"][0]["workload_differs"][0],
+        "array_size: 2000000 (run 1) vs 1000000 (run 3)"
+    );
+    // --strict: nothing in common.
+    let o = t.run(&["compare", "1", "3", "--strict"]);
+    let text = stdout(&o);
+    assert!(table_rows(&text).is_empty(), "{text}");
+    assert!(text.contains("unmatched (not compared):"), "{text}");
+}

@@ -17,4 +17,9 @@ pub struct CompareArgs {
     /// table, md or csv (`--json` prints the comparison model).
     #[arg(long, value_name = "FORMAT", default_value_t = CompareFormat::Table)]
     pub format: CompareFormat,
+    /// Match only results of identical workloads. Without it, results that
+    /// differ only in their scale (array size, file and record size, bytes
+    /// moved) are compared, the difference shown on the row and warned.
+    #[arg(long)]
+    pub strict: bool,
 }

@@ -38,7 +38,12 @@ pub fn run(cli: &Cli, args: &CompareArgs) -> Result<()> {
             }
         }
     }
-    let comparison = compare::compare(&sides);
+    let matching = if args.strict {
+        compare::Matching::Strict
+    } else {
+        compare::Matching::Workloads
+    };
+    let comparison = compare::compare_with(&sides, matching);
     if cli.json {
         outln!("{}", serde_json::to_string_pretty(&comparison)?);
     } else {

@@ -57,6 +57,21 @@ pub mod latency {
     pub const LATENCY_PERCENTILE: &str = "latency_percentile";
 }
 
+/// The workload parameters of benchmark `id` that set only how much work
+/// it does (array size, file and record size, bytes moved): results that
+/// differ in these alone are compared unless `compare --strict`, with the
+/// difference shown.
+pub fn scale_params(id: &str) -> &'static [&'static str] {
+    match id {
+        memory::STREAM => &[memory::param::ARRAY_SIZE],
+        memory::BLOCKS => &[memory::param::TOTAL_BYTES],
+        disk::IOZONE => &[disk::param::FILE_SIZE, disk::param::RECORD_SIZE],
+        disk::DD => &[disk::param::BLOCK_SIZE, disk::param::COUNT],
+        disk::BLOCKS => &[disk::param::TOTAL_BYTES],
+        _ => &[],
+    }
+}
+
 /// The parameters that define the workload of benchmark `id` (its area's
 /// `*WORKLOAD_PARAMS`): two results of `id` are compared only where these
 /// agree. Empty for a benchmark whose labels say it all.

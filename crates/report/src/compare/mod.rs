@@ -179,9 +179,14 @@ pub struct MetricRow {
     /// Labels of the metric.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
-    /// The workload-defining parameters the sides share, as JSON text.
+    /// The workload-defining parameters the sides share (the baseline's
+    /// where they differ), as JSON text.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub workload: BTreeMap<String, String>,
+    /// Where the sides ran different workloads (matched without
+    /// `--strict`): each differing parameter, `KEY: A (side) vs B (side)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workload_differs: Vec<String>,
     /// Canonical unit of the values.
     pub unit: Unit,
     /// Which direction is better.
@@ -236,6 +241,10 @@ pub struct Unmatched {
     pub workload: BTreeMap<String, String>,
     /// Labels of the sides that have it.
     pub present_in: Vec<String>,
+    /// Why it was not matched where another side has the same metric in
+    /// another workload: `threads=2 in run 2` each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elsewhere: Vec<String>,
 }
 
 /// The geometric mean of one area for each side.
@@ -311,9 +320,27 @@ struct Found {
     first: Metric,
 }
 
-/// Compares `sides` against the first. Fewer than two sides give a
-/// comparison of the baseline alone.
+/// How metrics are matched across sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matching {
+    /// A metric whose workload parameters (array size, file size,
+    /// duration...) differ is still matched when each side has it with one
+    /// workload only; the difference is on the row and in a warning.
+    Workloads,
+    /// Only metrics with identical workload parameters are matched
+    /// (`--strict`).
+    Strict,
+}
+
+/// Compares `sides` against the first, matching across workloads
+/// ([`Matching::Workloads`]). Fewer than two sides give a comparison of
+/// the baseline alone.
 pub fn compare(sides: &[Side]) -> Comparison {
+    compare_with(sides, Matching::Workloads)
+}
+
+/// Compares `sides` against the first, matching as `matching` says.
+pub fn compare_with(sides: &[Side], matching: Matching) -> Comparison {
     let mut order: Vec<Key> = Vec::new();
     let mut seen: BTreeSet<Key> = BTreeSet::new();
     let mut found: Vec<BTreeMap<Key, Found>> = Vec::new();
@@ -364,7 +391,35 @@ pub fn compare(sides: &[Side]) -> Comparison {
 
     let mut rows = Vec::new();
     let mut unmatched = Vec::new();
+    let (mut across, taken) = if matching == Matching::Workloads {
+        across_workloads(&order, &found)
+    } else {
+        (BTreeMap::new(), BTreeSet::new())
+    };
+    let mut workload_warnings = Vec::new();
     for key in order {
+        if let Some(keys) = across.remove(&key) {
+            let present: Vec<&Found> = found.iter().zip(&keys).map(|(m, k)| &m[k]).collect();
+            let samples: Vec<Sample> = present
+                .iter()
+                .zip(sides)
+                .map(|(f, s)| sample(f, s.runs.len()))
+                .collect();
+            let differs = workload_differences(&keys, sides);
+            let mut r = row(keys[0].clone(), present[0], &samples);
+            if let Some(w) = workload_warning(&r.benchmark, &keys, sides)
+                && !workload_warnings.contains(&w)
+            {
+                workload_warnings.push(w);
+            }
+            r.workload_differs = differs;
+            rows.push(r);
+            continue;
+        }
+        if taken.contains(&key) {
+            // In a row matched across workloads already.
+            continue;
+        }
         let present: Vec<Option<&Found>> = found.iter().map(|m| m.get(&key)).collect();
         if present.iter().all(Option::is_some) {
             let present: Vec<&Found> = present.into_iter().flatten().collect();
@@ -375,6 +430,7 @@ pub fn compare(sides: &[Side]) -> Comparison {
                 .collect();
             rows.push(row(key, present[0], &samples));
         } else {
+            let elsewhere = other_workloads(&key, &found, sides);
             unmatched.push(Unmatched {
                 present_in: present
                     .iter()
@@ -382,6 +438,7 @@ pub fn compare(sides: &[Side]) -> Comparison {
                     .filter(|(f, _)| f.is_some())
                     .map(|(_, s)| s.label.clone())
                     .collect(),
+                elsewhere,
                 benchmark: key.benchmark,
                 metric: key.metric,
                 labels: key.labels,
@@ -395,11 +452,181 @@ pub fn compare(sides: &[Side]) -> Comparison {
         method: METHOD.to_string(),
         confidence: CONFIDENCE,
         summary: summary(&rows, sides.len()),
-        warnings: warnings::inventory_warnings(sides),
+        warnings: {
+            let mut w = warnings::inventory_warnings(sides);
+            w.extend(workload_warnings);
+            w
+        },
         sides: infos,
         rows,
         unmatched,
     }
+}
+
+/// Whether `a` and `b` differ at most in their benchmark's scale
+/// parameters ([`scale_params`](nodebench_core::names::scale_params)) or in
+/// a parameter one of them does not state (an imported result may not).
+fn same_but_scale(a: &Key, b: &Key) -> bool {
+    let scale = nodebench_core::names::scale_params(&a.benchmark);
+    a.workload
+        .iter()
+        .all(|(k, v)| scale.contains(&k.as_str()) || b.workload.get(k).is_none_or(|w| w == v))
+}
+
+/// The rates found on some sides only that differ in their workload's
+/// scale alone ([`same_but_scale`]), where every side has one of them:
+/// keyed by the first of them in `order`, each side's key (baseline
+/// first); and every key so matched.
+fn across_workloads(
+    order: &[Key],
+    found: &[BTreeMap<Key, Found>],
+) -> (BTreeMap<Key, Vec<Key>>, BTreeSet<Key>) {
+    let mut groups: Vec<(Key, Vec<&Key>)> = Vec::new();
+    // Only rates compare across scales: a time, a byte count or a count
+    // grows with the work.
+    let rate = |k: &Key| {
+        found.iter().find_map(|m| m.get(k)).is_some_and(|f| {
+            matches!(
+                f.unit,
+                Unit::BytesPerSecond | Unit::OpsPerSecond | Unit::FlopsPerSecond
+            )
+        })
+    };
+    for key in order
+        .iter()
+        .filter(|k| !found.iter().all(|m| m.contains_key(*k)) && rate(k))
+    {
+        let same = |g: &Key| {
+            g.benchmark == key.benchmark && g.metric == key.metric && g.labels == key.labels
+        };
+        match groups.iter_mut().find(|(g, _)| same(g)) {
+            Some((_, keys)) => keys.push(key),
+            None => groups.push((key.clone(), vec![key])),
+        }
+    }
+    let mut matched = BTreeMap::new();
+    let mut taken = BTreeSet::new();
+    for (first, keys) in groups {
+        let per_side: Vec<Vec<&Key>> = found
+            .iter()
+            .map(|m| {
+                keys.iter()
+                    .copied()
+                    .filter(|k| m.contains_key(*k))
+                    .collect()
+            })
+            .collect();
+        if per_side.iter().all(|k| k.len() == 1)
+            && per_side.iter().all(|k| {
+                same_but_scale(per_side[0][0], k[0]) && same_but_scale(k[0], per_side[0][0])
+            })
+        {
+            taken.extend(keys.iter().map(|k| (*k).clone()));
+            matched.insert(first, per_side.into_iter().map(|k| k[0].clone()).collect());
+        }
+    }
+    (matched, taken)
+}
+
+/// The same metric of the sides that lack `key`, in their other
+/// workloads: what differs, `threads=2 in run 2` each.
+fn other_workloads(key: &Key, found: &[BTreeMap<Key, Found>], sides: &[Side]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (map, side) in found.iter().zip(sides) {
+        if map.contains_key(key) {
+            continue;
+        }
+        // Labels that repeat a workload parameter (STREAM's threads) may
+        // differ with it.
+        let params = nodebench_core::names::workload_params(&key.benchmark);
+        let same_labels = |a: &BTreeMap<String, String>, b: &BTreeMap<String, String>| {
+            a.iter()
+                .chain(b.iter())
+                .all(|(k, _)| params.contains(&k.as_str()) || a.get(k) == b.get(k))
+        };
+        for other in map.keys().filter(|k| {
+            k.benchmark == key.benchmark
+                && k.metric == key.metric
+                && same_labels(&k.labels, &key.labels)
+        }) {
+            let names: BTreeSet<&String> =
+                key.workload.keys().chain(other.workload.keys()).collect();
+            let differs: Vec<String> = names
+                .into_iter()
+                .filter(|n| key.workload.get(*n) != other.workload.get(*n))
+                .map(|n| {
+                    let v = other.workload.get(n).map_or("-", String::as_str);
+                    format!("{n}={}", v.trim_matches('"'))
+                })
+                .collect();
+            let line = format!("{} in {}", differs.join(" "), side.label);
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        }
+    }
+    out
+}
+
+/// The workload parameters that differ between the sides' `keys`:
+/// `KEY: A (side) vs B (side)`, a side without the parameter as `-`.
+fn workload_differences(keys: &[Key], sides: &[Side]) -> Vec<String> {
+    let names: BTreeSet<&String> = keys.iter().flat_map(|k| k.workload.keys()).collect();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let values: Vec<&str> = keys
+                .iter()
+                .map(|k| k.workload.get(name).map_or("-", String::as_str))
+                .collect();
+            (values.iter().any(|v| *v != values[0])).then(|| {
+                let each: Vec<String> = values
+                    .iter()
+                    .zip(sides)
+                    .map(|(v, s)| format!("{} ({})", v.trim_matches('"'), s.label))
+                    .collect();
+                format!("{name}: {}", each.join(" vs "))
+            })
+        })
+        .collect()
+}
+
+/// The warning of a benchmark matched across workloads: each side's
+/// differing parameters.
+fn workload_warning(benchmark: &str, keys: &[Key], sides: &[Side]) -> Option<InventoryWarning> {
+    let names: BTreeSet<&String> = keys.iter().flat_map(|k| k.workload.keys()).collect();
+    let differing: Vec<&String> = names
+        .into_iter()
+        .filter(|n| {
+            keys.iter()
+                .any(|k| k.workload.get(*n) != keys[0].workload.get(*n))
+        })
+        .collect();
+    if differing.is_empty() {
+        return None;
+    }
+    Some(InventoryWarning {
+        field: format!(
+            "{benchmark} workload (compared anyway; --strict compares identical workloads only)"
+        ),
+        sides: keys
+            .iter()
+            .zip(sides)
+            .map(|(k, s)| SideValues {
+                side: s.label.clone(),
+                values: vec![
+                    differing
+                        .iter()
+                        .map(|n| {
+                            let v = k.workload.get(*n).map_or("-", String::as_str);
+                            format!("{n}={}", v.trim_matches('"'))
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ],
+            })
+            .collect(),
+    })
 }
 
 /// The sample summary of one side's occurrences of a metric: its one run's
@@ -475,6 +702,7 @@ fn row(key: Key, base: &Found, samples: &[Sample]) -> MetricRow {
         metric: key.metric,
         labels: key.labels,
         workload: key.workload,
+        workload_differs: Vec::new(),
         unit: base.unit,
         better: base.better,
         cells,

@@ -77,17 +77,26 @@ pub(crate) fn metric_text(r: &MetricRow) -> String {
 
 /// Consecutive rows of one benchmark and workload: one table each.
 pub(crate) fn groups(rows: &[MetricRow]) -> Vec<&[MetricRow]> {
-    rows.chunk_by(|a, b| a.benchmark == b.benchmark && a.workload == b.workload)
-        .collect()
+    rows.chunk_by(|a, b| {
+        a.benchmark == b.benchmark
+            && a.workload == b.workload
+            && a.workload_differs == b.workload_differs
+    })
+    .collect()
 }
 
-/// A group's heading: the benchmark and its workload parameters.
+/// A group's heading: the benchmark and its workload parameters (the
+/// baseline's, and what the other sides ran where it differs).
 pub(crate) fn group_heading(r: &MetricRow) -> String {
-    format!(
+    let mut s = format!(
         "{}{}",
         r.benchmark,
         workload_text(&r.workload, &BTreeMap::new(), "  ")
-    )
+    );
+    if !r.workload_differs.is_empty() {
+        let _ = write!(s, "  [workload differs: {}]", r.workload_differs.join("; "));
+    }
+    s
 }
 
 /// The workload parameters a label does not already show, `k=v` each
@@ -270,6 +279,9 @@ pub(crate) fn unmatched_text(u: &super::Unmatched) -> String {
     }
     s.push_str(&workload_text(&u.workload, &u.labels, " "));
     let _ = write!(s, ": only in {}", u.present_in.join(", "));
+    if !u.elsewhere.is_empty() {
+        let _ = write!(s, " (other workload: {})", u.elsewhere.join("; "));
+    }
     s
 }
 

@@ -227,6 +227,53 @@ fn metrics_on_one_side_and_other_workloads_are_listed_unmatched() {
     );
     assert_eq!(c.unmatched[0].workload[memory::param::THREADS], "2");
     assert_eq!(c.unmatched[1].workload[memory::param::THREADS], "4");
+    // Each says what the other side ran instead.
+    assert_eq!(
+        c.unmatched[0].elsewhere,
+        vec!["threads=4 in b", "threads=5 in b", "threads=6 in b"]
+    );
+    let text = render::unmatched_text(&c.unmatched[1]);
+    assert!(
+        text.ends_with("only in b (other workload: threads=2 in a)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn stream_of_another_array_size_is_matched_with_the_difference_said() {
+    let mut a = side("a", 1, 1.0, 1.0, 1.0);
+    let mut b = side("b", 4, 1.0, 2.0, 1.0);
+    for (side, elements) in [(&mut a, 2_000_000), (&mut b, 20_000_000)] {
+        for r in &mut side.runs {
+            r.results[1].set_param(memory::param::ARRAY_SIZE, elements);
+        }
+    }
+    let c = compare(&[a.clone(), b.clone()]);
+    assert!(c.unmatched.is_empty(), "{:?}", c.unmatched);
+    let s = row(&c, memory::STREAM);
+    assert!(close(s.cells[1].ratio.unwrap(), 2.0));
+    assert_eq!(
+        s.workload_differs,
+        vec!["array_size: 2000000 (a) vs 20000000 (b)"]
+    );
+    assert_eq!(s.workload[memory::param::ARRAY_SIZE], "2000000");
+    let said: Vec<String> = c.warnings.iter().map(InventoryWarning::message).collect();
+    assert!(
+        said.contains(
+            &"memory.stream workload (compared anyway; --strict compares identical workloads only) differs: a = array_size=2000000; b = array_size=20000000"
+                .to_string()
+        ),
+        "{said:?}"
+    );
+    let text = to_table(&c, false);
+    assert!(
+        text.contains("[workload differs: array_size: 2000000 (a) vs 20000000 (b)]"),
+        "{text}"
+    );
+    // --strict: not matched.
+    let c = compare_with(&[a, b], Matching::Strict);
+    assert!(c.rows.iter().all(|r| r.benchmark != memory::STREAM));
+    assert_eq!(c.unmatched.len(), 2);
 }
 
 #[test]
