@@ -10,24 +10,7 @@ use std::time::{Duration, Instant};
 /// (x86-64 only; `None` elsewhere): doubles the add count until one round
 /// lasts that long, then divides adds by seconds.
 pub fn measure_clock_hz(duration: Duration) -> Option<f64> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut iters: u64 = 1 << 16;
-        loop {
-            let t = Instant::now();
-            black_box(dependent_adds(iters));
-            let el = t.elapsed();
-            if el >= duration || iters >= 1 << 40 {
-                return Some((iters * ADDS_PER_ITER) as f64 / el.as_secs_f64());
-            }
-            iters *= 2;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = duration;
-        None
-    }
+    measure_clock_under(Load::Scalar, duration)
 }
 
 /// Dependent adds per loop iteration of [`dependent_adds`].
@@ -63,6 +46,73 @@ fn dependent_adds(iters: u64) -> u64 {
     x
 }
 
+/// What a core runs while its clock is measured: the clock a core holds
+/// depends on it (wide vector FMAs lower it on many x86 parts), and a peak
+/// is worth only the clock of its own instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Load {
+    /// Scalar integer adds only.
+    Scalar,
+    /// 256-bit FMAs beside the adds (an AVX2 peak).
+    Fma256,
+    /// 512-bit FMAs beside the adds (an AVX-512 peak).
+    Fma512,
+}
+
+impl Load {
+    /// How the load is named in a peak's description and the inventory.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Load::Scalar => "scalar adds",
+            Load::Fma256 => "256-bit FMA",
+            Load::Fma512 => "512-bit FMA",
+        }
+    }
+}
+
+/// Measures the calling thread's clock for at least `duration` while it
+/// runs `load`: 16 dependent one-cycle adds per iteration set the pace
+/// (the clock is adds over seconds), and with [`Load::Fma256`] or
+/// [`Load::Fma512`] 16 FMAs of that width run beside them
+/// ([`crate::fma`]), so the core holds the clock it grants such code.
+/// `None` off x86-64 or where the CPU lacks the instructions.
+pub fn measure_clock_under(load: Load, duration: Duration) -> Option<f64> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let run: fn(u64) -> u64 = match load {
+            Load::Scalar => dependent_adds,
+            Load::Fma256 if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") => {
+                // SAFETY: the features it needs were detected just above.
+                |n| unsafe { crate::fma::adds_with_fma256(n) }
+            }
+            Load::Fma512 if is_x86_feature_detected!("avx512f") => {
+                // SAFETY: the feature it needs was detected just above.
+                |n| unsafe { crate::fma::adds_with_fma512(n) }
+            }
+            _ => return None,
+        };
+        let adds = match load {
+            Load::Scalar => ADDS_PER_ITER,
+            _ => crate::fma::ADDS_WITH_FMA,
+        };
+        let mut iters: u64 = 1 << 14;
+        loop {
+            let t = Instant::now();
+            black_box(run(iters));
+            let el = t.elapsed();
+            if el >= duration || iters >= 1 << 40 {
+                return Some((iters * adds) as f64 / el.as_secs_f64());
+            }
+            iters *= 2;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (load, duration);
+        None
+    }
+}
+
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
@@ -74,6 +124,16 @@ mod tests {
 
     /// On x86-64 the clock must always be measurable, and land between
     /// 100 MHz and 10 GHz; `None` here is a failure, not a skip.
+    #[test]
+    fn the_clock_under_each_load_is_plausible() {
+        for load in [Load::Scalar, Load::Fma256, Load::Fma512] {
+            if let Some(hz) = measure_clock_under(load, Duration::from_millis(20)) {
+                assert!(hz > 1e8 && hz < 1e10, "{load:?}: {hz}");
+            }
+        }
+        assert!(measure_clock_under(Load::Scalar, Duration::from_millis(5)).is_some());
+    }
+
     #[test]
     fn clock_measurement_is_plausible() {
         let hz =

@@ -9,11 +9,14 @@ pub mod bottleneck;
 pub mod buffer;
 pub mod clock;
 pub mod config;
+pub mod cores;
 pub mod cputime;
 pub mod credentials;
 pub mod endpoint;
 pub mod epoll;
 pub mod finding;
+#[cfg(target_arch = "x86_64")]
+mod fma;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 pub mod inventory;

@@ -14,14 +14,19 @@
 //!   dependent one-cycle adds (virtual machines hide cpufreq, and their
 //!   `cpu MHz` is the host's TSC rate, not the core clock); otherwise the base
 //!   frequency.
-//! * **Cores**: physical cores (SMT siblings share the FMA units).
+//! * **Cores**: effective cores where the run measured them
+//!   ([`crate::cores`]: CPUs sharing execution units, SMT shown or hidden
+//!   or vCPUs floated over fewer host cores, count as one), else physical
+//!   cores (SMT siblings share the FMA units).
 //!
 //! A microarchitecture missing from the table gives an unknown peak, with the
 //! reason, rather than a guess.
 
 use std::time::Duration;
 
+pub use crate::clock::Load;
 use crate::inventory::Inventory;
+pub use crate::inventory::PeakClock;
 
 /// How the FLOP-per-cycle figure of a core was derived.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,12 +40,15 @@ pub struct CoreFlops {
 /// The theoretical peak of this machine.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Peak {
-    /// Physical cores counted.
+    /// Cores counted: effective cores where measured, else physical.
     pub cores: u32,
+    /// `effective` or `physical`.
+    pub cores_source: &'static str,
     /// Clock used, in Hz.
     pub clock_hz: f64,
-    /// Where the clock came from (`cpufreq max`, `measured all-core`, `base`).
-    pub clock_source: &'static str,
+    /// Where the clock came from (`measured all-core under 512-bit FMA`,
+    /// `cpufreq max`, `base`).
+    pub clock_source: String,
     /// Per-core FLOP per cycle and its basis.
     pub core: CoreFlops,
 }
@@ -64,14 +72,47 @@ impl Peak {
             (2 * self.core.dp_per_cycle, "SP")
         };
         format!(
-            "theoretical peak: {} cores x {:.3} GHz ({}) x {} {} FLOP/cycle [{}]",
+            "theoretical peak: {} {} cores x {:.3} GHz ({}) x {} {} FLOP/cycle [{}]",
             self.cores,
+            self.cores_source,
             self.clock_hz / 1e9,
             self.clock_source,
             per_cycle,
             what,
             self.core.basis
         )
+    }
+}
+
+impl Peak {
+    /// A warning when `rate` (FLOP/s of `what`) is above this peak: the
+    /// clock it implies (at these cores and FLOP per cycle) against the
+    /// clock the peak uses, so a figure over 100 % is never shown
+    /// silently. `None` at or under the peak.
+    pub fn above_peak(&self, what: &str, rate: f64, double: bool) -> Option<String> {
+        let peak = if double {
+            self.dp_flops()
+        } else {
+            self.sp_flops()
+        };
+        if !(peak > 0.0 && rate > peak) {
+            return None;
+        }
+        let implied = self.clock_hz * rate / peak;
+        Some(format!(
+            "{what}: {:.2} GFLOPS is {:.1} % of the theoretical peak; at {} cores x {} FLOP/cycle it implies a clock of {:.3} GHz, above the {:.3} GHz ({}) the peak uses",
+            rate / 1e9,
+            100.0 * rate / peak,
+            self.cores,
+            if double {
+                self.core.dp_per_cycle
+            } else {
+                2 * self.core.dp_per_cycle
+            },
+            implied / 1e9,
+            self.clock_hz / 1e9,
+            self.clock_source
+        ))
     }
 }
 
@@ -144,46 +185,121 @@ pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, String> {
     })
 }
 
-/// Derives the peak; `measure_clock` is called (with all cores busy) only when
-/// cpufreq has no maximum. `Err` says why the peak is unknown.
+/// The instructions a peak of `core` is made of, whose clock it is worth:
+/// 512-bit FMAs for an AVX-512 peak, 256-bit for AVX2/FMA, else scalar.
+pub fn peak_load(inv: &Inventory, core: &CoreFlops) -> Load {
+    if has(inv, "avx512f") && core.basis.contains("AVX-512") {
+        Load::Fma512
+    } else if has(inv, "fma") || has(inv, "avx2") {
+        Load::Fma256
+    } else {
+        Load::Scalar
+    }
+}
+
+/// Derives the peak. The clock is, in order: the all-core clock under the
+/// peak's own load recorded in the inventory ([`PeakClock`], measured by
+/// the run), the one `measure_clock` returns for that load (called with
+/// all cores idle), cpufreq's maximum, the base frequency. `Err` says why
+/// the peak is unknown.
 pub fn theoretical_peak(
     inv: &Inventory,
-    measure_clock: impl FnOnce() -> Option<f64>,
+    measure_clock: impl FnOnce(Load) -> Option<f64>,
 ) -> Result<Peak, String> {
     let core = core_flops(inv)?;
-    let cores = inv
+    let load = peak_load(inv, &core);
+    // Measured effective cores where the run probed them: CPUs that share
+    // execution units (SMT shown or hidden, vCPUs floated over fewer host
+    // cores) are one core's worth of FMA throughput.
+    let (cores, cores_source) = match &inv.cpu.effective_cores {
+        Some(e) if e.count > 0 => (e.count, "effective"),
+        _ => (
+            inv.cpu
+                .physical_cores
+                .ok_or_else(|| "physical core count unknown".to_string())?,
+            "physical",
+        ),
+    };
+    let measured = format!("measured all-core under {}", load.as_str());
+    let recorded = inv
         .cpu
-        .physical_cores
-        .ok_or_else(|| "physical core count unknown".to_string())?;
-    let (clock_hz, clock_source) = if let Some(max) = inv.cpu.max_frequency_hz {
-        (max, "cpufreq max")
-    } else if let Some(measured) = measure_clock() {
-        (measured, "measured all-core")
+        .peak_clock
+        .as_ref()
+        .filter(|c| c.load == load.as_str() && c.hz > 0.0)
+        .map(|c| c.hz);
+    let (clock_hz, mut clock_source) = if let Some(hz) = recorded {
+        (hz, measured)
+    } else if let Some(hz) = measure_clock(load) {
+        (hz, measured)
+    } else if let Some(max) = inv.cpu.max_frequency_hz {
+        (max, "cpufreq max".to_string())
     } else if let Some(base) = inv.cpu.base_frequency_hz {
-        (base, "base")
+        (base, "base".to_string())
     } else {
         return Err("CPU clock unknown".into());
     };
+    if let Some(max) = inv.cpu.max_frequency_hz
+        && clock_source.starts_with("measured")
+    {
+        clock_source.push_str(&format!("; cpufreq max {:.3} GHz", max / 1e9));
+    }
     Ok(Peak {
         cores,
+        cores_source,
         clock_hz,
         clock_source,
         core,
     })
 }
 
-/// The all-core clock measured once per process (5 rounds of 40 ms) and
-/// reused after, so every benchmark of one run derives the same peak.
-pub fn all_core_clock() -> Option<f64> {
-    static CLOCK: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
-    *CLOCK.get_or_init(|| measure_all_core_clock(5, Duration::from_millis(40)))
+/// Rounds and length of one all-core clock measurement.
+const CLOCK_ROUNDS: usize = 5;
+/// Length of one round of [`CLOCK_ROUNDS`].
+const CLOCK_ROUND: Duration = Duration::from_millis(40);
+
+/// The all-core clock under `load`, measured once per process and reused
+/// after, so every benchmark of one run derives the same peak.
+pub fn all_core_clock(load: Load) -> Option<f64> {
+    static CLOCKS: [std::sync::OnceLock<Option<f64>>; 3] = [
+        std::sync::OnceLock::new(),
+        std::sync::OnceLock::new(),
+        std::sync::OnceLock::new(),
+    ];
+    let slot = match load {
+        Load::Scalar => 0,
+        Load::Fma256 => 1,
+        Load::Fma512 => 2,
+    };
+    *CLOCKS[slot].get_or_init(|| measure_all_core_clock(load, CLOCK_ROUNDS, CLOCK_ROUND))
+}
+
+/// The peak clock of this machine's peak as the inventory records it:
+/// measured under the peak's load with every usable CPU busy, with its
+/// method. `None` where the peak or the clock is unknown.
+pub fn peak_clock(inv: &Inventory) -> Option<PeakClock> {
+    let core = core_flops(inv).ok()?;
+    let load = peak_load(inv, &core);
+    let hz = all_core_clock(load)?;
+    Some(PeakClock {
+        hz,
+        load: load.as_str().to_string(),
+        method: format!(
+            "every usable CPU at once running 16 dependent adds beside 16 {} per loop, {CLOCK_ROUNDS} rounds of {} ms; the highest round's mean",
+            if load == Load::Scalar {
+                "other adds"
+            } else {
+                load.as_str()
+            },
+            CLOCK_ROUND.as_millis()
+        ),
+    })
 }
 
 /// Measures the clock with one pinned thread per allowed CPU running
-/// dependent adds at once, in `rounds` rounds of `each`; returns the highest
+/// `load` at once, in `rounds` rounds of `each`; returns the highest
 /// round's mean over the CPUs. The highest round is taken because the clock a
 /// host grants moves with its load, and the peak is a ceiling.
-fn measure_all_core_clock(rounds: usize, each: Duration) -> Option<f64> {
+fn measure_all_core_clock(load: Load, rounds: usize, each: Duration) -> Option<f64> {
     let cpus = crate::affinity::allowed_cpus();
     let mut best: Option<f64> = None;
     for _ in 0..rounds.max(1) {
@@ -193,7 +309,7 @@ fn measure_all_core_clock(rounds: usize, each: Duration) -> Option<f64> {
                 .map(|&cpu| {
                     s.spawn(move || {
                         crate::affinity::pin_current_thread(cpu);
-                        crate::clock::measure_clock_hz(each)
+                        crate::clock::measure_clock_under(load, each)
                     })
                 })
                 .collect();
@@ -235,13 +351,17 @@ mod tests {
     #[test]
     fn zen3_avx2_fma_is_16_dp_per_cycle() {
         let i = inv("Zen 3", "AMD EPYC 7763", &["avx2", "fma"], 2, Some(3.0e9));
-        let p = theoretical_peak(&i, || panic!("cpufreq max known, no measurement")).unwrap();
+        let p = theoretical_peak(&i, |load| {
+            assert_eq!(load, Load::Fma256);
+            None
+        })
+        .unwrap();
         assert_eq!(p.core.dp_per_cycle, 16);
         assert_eq!(p.dp_flops(), 2.0 * 3.0e9 * 16.0);
         assert_eq!(p.sp_flops(), 2.0 * p.dp_flops());
         assert!(
             p.describe(true)
-                .contains("2 cores x 3.000 GHz (cpufreq max) x 16 DP")
+                .contains("2 physical cores x 3.000 GHz (cpufreq max) x 16 DP")
         );
     }
 
@@ -274,12 +394,65 @@ mod tests {
     }
 
     #[test]
-    fn clock_falls_back_to_measurement_then_base() {
-        let i = inv("Zen 3", "AMD EPYC", &["avx2", "fma"], 2, None);
-        let p = theoretical_peak(&i, || Some(3.1e9)).unwrap();
-        assert_eq!((p.clock_hz, p.clock_source), (3.1e9, "measured all-core"));
-        let p = theoretical_peak(&i, || None).unwrap();
-        assert_eq!((p.clock_hz, p.clock_source), (2.0e9, "base"));
+    fn a_rate_above_the_peak_names_the_clock_it_implies() {
+        let p = Peak {
+            cores: 1,
+            cores_source: "effective",
+            clock_hz: 2.86e9,
+            clock_source: "measured all-core".into(),
+            core: CoreFlops {
+                dp_per_cycle: 16,
+                basis: "test".into(),
+            },
+        };
+        // 1 core x 2.86 GHz x 16 = 45.76 GFLOPS DP.
+        assert_eq!(p.above_peak("f64.vector threads=1", 45.0e9, true), None);
+        assert_eq!(
+            p.above_peak("f64.vector threads=1", 47.68e9, true).unwrap(),
+            "f64.vector threads=1: 47.68 GFLOPS is 104.2 % of the theoretical peak; at 1 cores x 16 FLOP/cycle it implies a clock of 2.980 GHz, above the 2.860 GHz (measured all-core) the peak uses"
+        );
+        let sp = p.above_peak("f32.vector", 96.0e9, false).unwrap();
+        assert!(
+            sp.contains("x 32 FLOP/cycle") && sp.contains("104.9 %"),
+            "{sp}"
+        );
+    }
+
+    #[test]
+    fn the_clock_is_the_measured_one_under_the_peaks_load_then_cpufreq_then_base() {
+        let mut i = inv("Zen 3", "AMD EPYC", &["avx2", "fma"], 2, Some(3.5e9));
+        let p = theoretical_peak(&i, |_| Some(3.1e9)).unwrap();
+        assert_eq!(p.clock_hz, 3.1e9);
+        assert_eq!(
+            p.clock_source,
+            "measured all-core under 256-bit FMA; cpufreq max 3.500 GHz"
+        );
+        // The run's recorded clock wins over a new measurement.
+        i.cpu.peak_clock = Some(PeakClock {
+            hz: 2.9e9,
+            load: Load::Fma256.as_str().into(),
+            method: "test".into(),
+        });
+        let p = theoretical_peak(&i, |_| panic!("recorded")).unwrap();
+        assert_eq!(p.clock_hz, 2.9e9);
+        i.cpu.peak_clock = None;
+        let p = theoretical_peak(&i, |_| None).unwrap();
+        assert_eq!(
+            (p.clock_hz, p.clock_source.as_str()),
+            (3.5e9, "cpufreq max")
+        );
+        i.cpu.max_frequency_hz = None;
+        let p = theoretical_peak(&i, |_| None).unwrap();
+        assert_eq!((p.clock_hz, p.clock_source.as_str()), (2.0e9, "base"));
+        let gold = inv(
+            "Sapphire Rapids",
+            "Intel Xeon Gold 6430",
+            &["avx2", "fma", "avx512f"],
+            1,
+            None,
+        );
+        let core = core_flops(&gold).unwrap();
+        assert_eq!(peak_load(&gold, &core), Load::Fma512);
     }
 
     #[test]
@@ -287,7 +460,7 @@ mod tests {
         let mut i = inv("Zen 3", "AMD EPYC", &["avx2", "fma"], 2, None);
         i.cpu.microarchitecture = None;
         assert!(
-            theoretical_peak(&i, || None)
+            theoretical_peak(&i, |_| None)
                 .unwrap_err()
                 .contains("not recognised")
         );

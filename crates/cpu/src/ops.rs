@@ -171,6 +171,14 @@ impl Benchmark for CpuOps {
                         ));
                     }
                     rates.insert(t, stats.median);
+                    if let (Ok(p), true) = (&peak, kernel.is_float()) {
+                        let what = format!("{} {} threads={t}", kernel.as_str(), scaling.as_str());
+                        result.warnings.extend(p.above_peak(
+                            &what,
+                            stats.median,
+                            kernel.is_double(),
+                        ));
+                    }
                     result.metrics.push(
                         Metric::new(names::RATE, stats.median, unit, Better::Higher)
                             .label(KERNEL, kernel.as_str())

@@ -190,6 +190,13 @@ impl Benchmark for Linpack {
             if !rates.is_empty() {
                 let avg = rates.iter().sum::<f64>() / rates.len() as f64;
                 let max = rates.iter().cloned().fold(0.0, f64::max);
+                if let Ok(p) = &peak {
+                    result.warnings.extend(p.above_peak(
+                        &format!("linpack n={n} (best trial)"),
+                        max,
+                        true,
+                    ));
+                }
                 for (name, v) in [(names::RATE_AVERAGE, avg), (names::RATE_MAXIMAL, max)] {
                     result.metrics.push(
                         Metric::new(name, v, Unit::FlopsPerSecond, Better::Higher)

@@ -47,6 +47,20 @@ pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
     push("cpu", "logical cpus", c.logical_cpus.to_string());
     push("cpu", "usable cpus", opt_num(c.available_parallelism));
     push("cpu", "threads per core", opt_num(c.threads_per_core));
+    if let Some(k) = &c.peak_clock {
+        push(
+            "cpu",
+            "peak clock",
+            format!("{} under {} ({})", format_hz(k.hz), k.load, k.method),
+        );
+    }
+    if let Some(e) = &c.effective_cores {
+        push(
+            "cpu",
+            "effective cores",
+            format!("{} of {} usable CPUs ({})", e.count, e.cpus, e.method),
+        );
+    }
     push(
         "cpu",
         "base frequency",
@@ -294,6 +308,17 @@ mod tests {
                 numa_nodes: Some(2),
                 virtualization: Some("none".into()),
                 container: Some("podman".into()),
+                effective_cores: Some(nodebench_core::cores::EffectiveCores {
+                    count: 100,
+                    cpus: 200,
+                    siblings: Vec::new(),
+                    method: "measured".into(),
+                }),
+                peak_clock: Some(nodebench_core::inventory::PeakClock {
+                    hz: 2.9e9,
+                    load: "512-bit FMA".into(),
+                    method: "5 rounds".into(),
+                }),
             },
             memory: MemoryInfo {
                 total_bytes: Some(512 << 30),
@@ -371,7 +396,8 @@ mod tests {
     }
 
     /// The text `nodebench inventory` printed for [`full_inventory`] before
-    /// the display moved here from the CLI, byte for byte.
+    /// the display moved here from the CLI, byte for byte (with the peak
+    /// clock and effective cores a run measures since).
     const FULL_TEXT: &str = r#"[cpu]
   vendor                                       GenuineIntel
   model                                        Intel(R) Xeon(R) Platinum 8480+
@@ -384,6 +410,8 @@ mod tests {
   logical cpus                                 224
   usable cpus                                  200
   threads per core                             2
+  peak clock                                   2.90 GHz under 512-bit FMA (5 rounds)
+  effective cores                              100 of 200 usable CPUs (measured)
   base frequency                               2.00 GHz
   max frequency                                3.80 GHz
   current frequency                            800 MHz

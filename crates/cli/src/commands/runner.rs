@@ -10,6 +10,7 @@ use anyhow::{Result, anyhow};
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::credentials::redact;
 use nodebench_core::inventory;
+use nodebench_core::names;
 use nodebench_core::telemetry::Sampler;
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{ResultStatus, Run, RunStatus};
@@ -103,7 +104,15 @@ pub fn run_judged(
     } else {
         Some(open_store(cli)?)
     };
-    let inventory = inventory::collect();
+    let mut inventory = inventory::collect();
+    // A benchmark with a theoretical peak counts measured effective cores.
+    if ids
+        .iter()
+        .any(|id| [names::cpu::OPS, names::linpack::LINPACK].contains(id))
+    {
+        inventory.cpu.effective_cores = Some(nodebench_core::cores::effective());
+        inventory.cpu.peak_clock = nodebench_core::peak::peak_clock(&inventory);
+    }
     let tags: BTreeMap<String, String> = tags.iter().chain(&cli.tags).cloned().collect();
     let mut run = Run::start(std::env::args().collect(), tags);
     run.inventory = Some(inventory.clone());

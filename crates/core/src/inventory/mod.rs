@@ -38,6 +38,7 @@ mod virt;
 pub use memory::available_memory_bytes;
 pub use types::{
     BlockDevice, CacheInfo, CpuInfo, Filesystem, Inventory, MemoryInfo, NetworkInterface, OsInfo,
+    PeakClock,
 };
 
 use cpu::collect_cpu;

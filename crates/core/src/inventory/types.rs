@@ -59,6 +59,15 @@ pub struct CpuInfo {
     pub available_parallelism: Option<u32>,
     /// Hardware threads per physical core (largest sibling group seen).
     pub threads_per_core: Option<u32>,
+    /// Cores' worth of floating-point throughput the usable CPUs hold,
+    /// measured ([`crate::cores::probe`]) for a run of a benchmark with a
+    /// theoretical peak (`cpu ops`, `cpu linpack`); the peak counts these.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effective_cores: Option<crate::cores::EffectiveCores>,
+    /// The all-core clock under the theoretical peak's own instructions,
+    /// measured for a run of a benchmark with a peak; the peak uses it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_clock: Option<PeakClock>,
     /// Base (nominal) frequency in Hz. Sources in order: cpufreq
     /// `base_frequency`, ACPI CPPC `nominal_freq`, the "cpu MHz" of
     /// `/proc/cpuinfo` when there is no cpufreq driver (in a virtual machine
@@ -92,6 +101,19 @@ pub struct CpuInfo {
     /// "kubernetes", or the content of `/run/systemd/container`); `None` when
     /// no container marker was found.
     pub container: Option<String>,
+}
+
+/// The clock behind the theoretical peak, measured under the peak's load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(default)]
+pub struct PeakClock {
+    /// The clock, Hz.
+    pub hz: f64,
+    /// The instructions it was measured under (`512-bit FMA`, `256-bit
+    /// FMA`, `scalar adds`).
+    pub load: String,
+    /// How it was measured.
+    pub method: String,
 }
 
 /// One cache level/kind, as CPU 0 sees it.
