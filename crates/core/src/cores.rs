@@ -24,8 +24,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+pub use crate::inventory::EffectiveCores;
 
 /// All CPUs together at or above this share of their count times one CPU:
 /// no sharing.
@@ -36,22 +35,6 @@ pub const PAIR_SHARES: f64 = 1.5;
 pub const ALL_PAIRS_UP_TO: usize = 16;
 /// Pairs probed past [`ALL_PAIRS_UP_TO`] CPUs.
 const SAMPLED_PAIRS: usize = 64;
-
-/// What the probe found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
-#[serde(default)]
-pub struct EffectiveCores {
-    /// Cores' worth of floating-point throughput of the usable CPUs.
-    pub count: u32,
-    /// The usable CPUs probed.
-    pub cpus: u32,
-    /// Fixed sets of CPUs that share one core's execution units, when the
-    /// probe found them (SMT siblings, shown by the topology or not).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub siblings: Vec<Vec<u32>>,
-    /// How the count was found, in words, with the measured ratios.
-    pub method: String,
-}
 
 /// Decides the effective cores of `cpus` from measured rates: `one`, the
 /// loop's rate on one CPU; `all`, on every CPU at once (summed); `pair`,

@@ -37,8 +37,8 @@ mod virt;
 
 pub use memory::available_memory_bytes;
 pub use types::{
-    BlockDevice, CacheInfo, CpuInfo, Filesystem, Inventory, MemoryInfo, NetworkInterface, OsInfo,
-    PeakClock,
+    BlockDevice, CacheInfo, CpuInfo, EffectiveCores, Filesystem, Inventory, MemoryInfo,
+    NetworkInterface, OsInfo, PeakClock,
 };
 
 use cpu::collect_cpu;

@@ -63,7 +63,7 @@ pub struct CpuInfo {
     /// measured ([`crate::cores::probe`]) for a run of a benchmark with a
     /// theoretical peak (`cpu ops`, `cpu linpack`); the peak counts these.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub effective_cores: Option<crate::cores::EffectiveCores>,
+    pub effective_cores: Option<EffectiveCores>,
     /// The all-core clock under the theoretical peak's own instructions,
     /// measured for a run of a benchmark with a peak; the peak uses it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -101,6 +101,22 @@ pub struct CpuInfo {
     /// "kubernetes", or the content of `/run/systemd/container`); `None` when
     /// no container marker was found.
     pub container: Option<String>,
+}
+
+/// Effective cores as [`crate::cores`] measures them: what the probe found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(default)]
+pub struct EffectiveCores {
+    /// Cores' worth of floating-point throughput of the usable CPUs.
+    pub count: u32,
+    /// The usable CPUs probed.
+    pub cpus: u32,
+    /// Fixed sets of CPUs that share one core's execution units, when the
+    /// probe found them (SMT siblings, shown by the topology or not).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub siblings: Vec<Vec<u32>>,
+    /// How the count was found, in words, with the measured ratios.
+    pub method: String,
 }
 
 /// The clock behind the theoretical peak, measured under the peak's load.
