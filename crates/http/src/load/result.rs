@@ -386,8 +386,17 @@ fn client_and_network(m: &mut Vec<Metric>, o: &LoadOutcome, elapsed: f64) {
 /// Per-second series of replies, errors and bytes; the last, partial
 /// second is scaled by its length.
 fn per_second_series(series: &mut Vec<TimeSeries>, s: &ThreadStats, elapsed: f64) {
+    // Full seconds only, as the reply-rate samples: a last second the run
+    // covered in part would plot its few replies as a full second's low
+    // rate. A run shorter than a second keeps its one part, over its length.
+    let full = (elapsed.floor() as usize).min(s.buckets.len());
+    let kept = if full > 0 {
+        full
+    } else {
+        s.buckets.len().min(1)
+    };
     let per_second = |f: fn(&Bucket) -> u64| -> Vec<(f64, f64)> {
-        s.buckets
+        s.buckets[..kept]
             .iter()
             .enumerate()
             .map(|(i, b)| {
@@ -433,5 +442,45 @@ pub fn error_summary(s: &ThreadStats) -> String {
         "none".into()
     } else {
         parts.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(completions: &[u64]) -> ThreadStats {
+        let mut s = ThreadStats::new(std::time::Instant::now());
+        s.buckets = completions
+            .iter()
+            .map(|&c| Bucket {
+                completions: c,
+                errors: 0,
+                bytes: 100 * c,
+            })
+            .collect();
+        s
+    }
+
+    fn rates(s: &ThreadStats, elapsed: f64) -> Vec<(f64, f64)> {
+        let mut series = Vec::new();
+        per_second_series(&mut series, s, elapsed);
+        series
+            .into_iter()
+            .find(|t| t.name == names::REQUESTS_PER_SECOND)
+            .unwrap()
+            .points
+    }
+
+    #[test]
+    fn a_partial_last_second_is_not_plotted_as_a_full_one() {
+        // 180 k/s for two seconds, then 10 k replies in the 0.9 s of a
+        // third the run covered in part: left out, not a 11 k/s second.
+        let s = stats(&[180_000, 180_000, 10_000]);
+        assert_eq!(rates(&s, 2.9), vec![(0.0, 180_000.0), (1.0, 180_000.0)]);
+        // A run of half a second keeps its one part, over its length.
+        let s = stats(&[5_000]);
+        assert_eq!(rates(&s, 0.5), vec![(0.0, 10_000.0)]);
+        assert!(rates(&stats(&[]), 0.5).is_empty());
     }
 }
