@@ -284,11 +284,10 @@ pub fn peak_clock(inv: &Inventory) -> Option<PeakClock> {
         hz,
         load: load.as_str().to_string(),
         method: format!(
-            "every usable CPU at once running 16 dependent adds beside 16 {} per loop, {CLOCK_ROUNDS} rounds of {} ms; the highest round's mean",
-            if load == Load::Scalar {
-                "other adds"
-            } else {
-                load.as_str()
+            "every usable CPU at once running 16 dependent adds{} per loop, {CLOCK_ROUNDS} rounds of {} ms; the highest round's mean",
+            match load {
+                Load::Scalar => String::new(),
+                _ => format!(" beside 16 {}", load.as_str()),
             },
             CLOCK_ROUND.as_millis()
         ),

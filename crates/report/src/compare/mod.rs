@@ -549,15 +549,9 @@ fn other_workloads(key: &Key, found: &[BTreeMap<Key, Found>], sides: &[Side]) ->
                 && k.metric == key.metric
                 && same_labels(&k.labels, &key.labels)
         }) {
-            let names: BTreeSet<&String> =
-                key.workload.keys().chain(other.workload.keys()).collect();
-            let differs: Vec<String> = names
+            let differs: Vec<String> = differing(&[&key.workload, &other.workload])
                 .into_iter()
-                .filter(|n| key.workload.get(*n) != other.workload.get(*n))
-                .map(|n| {
-                    let v = other.workload.get(n).map_or("-", String::as_str);
-                    format!("{n}={}", v.trim_matches('"'))
-                })
+                .map(|n| param_text(&other.workload, n))
                 .collect();
             let line = format!("{} in {}", differs.join(" "), side.label);
             if !out.contains(&line) {
@@ -568,25 +562,39 @@ fn other_workloads(key: &Key, found: &[BTreeMap<Key, Found>], sides: &[Side]) ->
     out
 }
 
+/// The parameters whose values differ between `workloads` (one missing
+/// from some counts as differing), in name order.
+fn differing<'a>(workloads: &[&'a BTreeMap<String, String>]) -> Vec<&'a String> {
+    let names: BTreeSet<&String> = workloads.iter().flat_map(|w| w.keys()).collect();
+    names
+        .into_iter()
+        .filter(|n| workloads.iter().any(|w| w.get(*n) != workloads[0].get(*n)))
+        .collect()
+}
+
+/// `name`'s value in `workload` as written back (`-` where absent).
+fn value_text<'a>(workload: &'a BTreeMap<String, String>, name: &str) -> &'a str {
+    workload.get(name).map_or("-", |v| v.trim_matches('"'))
+}
+
+/// `name=value` of `workload`.
+fn param_text(workload: &BTreeMap<String, String>, name: &str) -> String {
+    format!("{name}={}", value_text(workload, name))
+}
+
 /// The workload parameters that differ between the sides' `keys`:
 /// `KEY: A (side) vs B (side)`, a side without the parameter as `-`.
 fn workload_differences(keys: &[Key], sides: &[Side]) -> Vec<String> {
-    let names: BTreeSet<&String> = keys.iter().flat_map(|k| k.workload.keys()).collect();
-    names
+    let workloads: Vec<&BTreeMap<String, String>> = keys.iter().map(|k| &k.workload).collect();
+    differing(&workloads)
         .into_iter()
-        .filter_map(|name| {
-            let values: Vec<&str> = keys
+        .map(|name| {
+            let each: Vec<String> = workloads
                 .iter()
-                .map(|k| k.workload.get(name).map_or("-", String::as_str))
+                .zip(sides)
+                .map(|(w, s)| format!("{} ({})", value_text(w, name), s.label))
                 .collect();
-            (values.iter().any(|v| *v != values[0])).then(|| {
-                let each: Vec<String> = values
-                    .iter()
-                    .zip(sides)
-                    .map(|(v, s)| format!("{} ({})", v.trim_matches('"'), s.label))
-                    .collect();
-                format!("{name}: {}", each.join(" vs "))
-            })
+            format!("{name}: {}", each.join(" vs "))
         })
         .collect()
 }
@@ -594,33 +602,24 @@ fn workload_differences(keys: &[Key], sides: &[Side]) -> Vec<String> {
 /// The warning of a benchmark matched across workloads: each side's
 /// differing parameters.
 fn workload_warning(benchmark: &str, keys: &[Key], sides: &[Side]) -> Option<InventoryWarning> {
-    let names: BTreeSet<&String> = keys.iter().flat_map(|k| k.workload.keys()).collect();
-    let differing: Vec<&String> = names
-        .into_iter()
-        .filter(|n| {
-            keys.iter()
-                .any(|k| k.workload.get(*n) != keys[0].workload.get(*n))
-        })
-        .collect();
-    if differing.is_empty() {
+    let workloads: Vec<&BTreeMap<String, String>> = keys.iter().map(|k| &k.workload).collect();
+    let names = differing(&workloads);
+    if names.is_empty() {
         return None;
     }
     Some(InventoryWarning {
         field: format!(
             "{benchmark} workload (compared anyway; --strict compares identical workloads only)"
         ),
-        sides: keys
+        sides: workloads
             .iter()
             .zip(sides)
-            .map(|(k, s)| SideValues {
+            .map(|(w, s)| SideValues {
                 side: s.label.clone(),
                 values: vec![
-                    differing
+                    names
                         .iter()
-                        .map(|n| {
-                            let v = k.workload.get(*n).map_or("-", String::as_str);
-                            format!("{n}={}", v.trim_matches('"'))
-                        })
+                        .map(|n| param_text(w, n))
                         .collect::<Vec<_>>()
                         .join(" "),
                 ],
