@@ -49,9 +49,11 @@ fn reported_bytes_match_the_kernel_accounting() {
             "{engine:?}: file size"
         );
         // Every data byte reached the storage layer; the kernel may also
-        // charge the writer a metadata block or so (extent/inode updates).
+        // charge the writer a few metadata blocks (extent/inode updates, 20
+        // KiB seen on CI's ext4). Less than one 64 KiB record, so one record
+        // written twice or left out still fails.
         assert!(
-            accounted >= out.bytes && accounted - out.bytes <= 16 << 10,
+            accounted >= out.bytes && accounted - out.bytes < 64 << 10,
             "{engine:?}: /proc/self/io write_bytes {accounted} vs reported {}",
             out.bytes
         );
