@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::inventory::Inventory;
-use crate::model::BenchResult;
+use chrono::{DateTime, Utc};
+
+use crate::model::{BenchResult, Phase};
 
 /// Why a benchmark could not run or could not go on.
 #[derive(Debug, thiserror::Error)]
@@ -79,6 +81,11 @@ impl Progress for NoProgress {
 pub trait ResultSink {
     /// Takes one finished result; an error stops the run.
     fn record(&mut self, result: BenchResult) -> Result<(), BenchError>;
+
+    /// A phase of a result begins or ends now: telemetry ends its sampling
+    /// interval here, so each phase's span has readings of its own. No
+    /// default: a sink wrapping another must pass it on.
+    fn boundary(&mut self);
 }
 
 impl ResultSink for Vec<BenchResult> {
@@ -86,6 +93,8 @@ impl ResultSink for Vec<BenchResult> {
         self.push(result);
         Ok(())
     }
+
+    fn boundary(&mut self) {}
 }
 
 /// What a benchmark gets to run with.
@@ -109,6 +118,42 @@ impl Context<'_> {
         let passed = result.status == crate::model::ResultStatus::Passed;
         self.sink.record(result)?;
         Ok(passed)
+    }
+
+    /// Begins a phase of `result` (one thread count, test or size): marks
+    /// the boundary for telemetry and returns the start to hand to
+    /// [`Context::end_phase`].
+    pub fn begin_phase(&mut self) -> DateTime<Utc> {
+        self.sink.boundary();
+        Utc::now()
+    }
+
+    /// Ends the phase begun at `started`, recording its span on `result`
+    /// under `labels` (those of the figures it produced).
+    pub fn end_phase(
+        &mut self,
+        result: &mut BenchResult,
+        started: DateTime<Utc>,
+        labels: &[(&str, String)],
+    ) {
+        self.sink.boundary();
+        let since = |t: DateTime<Utc>| {
+            (t - result.started_at)
+                .num_microseconds()
+                .unwrap_or(0)
+                .max(0) as f64
+                / 1e6
+        };
+        let phase = Phase {
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            start_s: since(started),
+            end_s: since(Utc::now()),
+            bottleneck: None,
+        };
+        result.phases.push(phase);
     }
 }
 

@@ -387,6 +387,43 @@ pub struct BenchResult {
     /// telemetry, and in runs stored before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bottleneck: Option<String>,
+    /// The parts of the result that ran under one setting each (a thread
+    /// count, an IOzone test, a LINPACK size), with their own spans and
+    /// bottleneck lines; empty for a result measured as one piece.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<Phase>,
+}
+
+/// One part of a result that ran under one setting: its labels are those of
+/// the figures it produced, its span the seconds since the result started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Phase {
+    /// The labels that set it apart (`threads=2`, `test=write`), as on the
+    /// metrics it produced.
+    pub labels: BTreeMap<String, String>,
+    /// Its start, seconds since the result started.
+    pub start_s: f64,
+    /// Its end, seconds since the result started.
+    pub end_s: f64,
+    /// What limited it ([`crate::bottleneck`]), one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<String>,
+}
+
+impl Phase {
+    /// The labels as `key=value` words, in key order.
+    pub fn describe(&self) -> String {
+        self.labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Whether `m` carries every label of this phase.
+    pub fn covers(&self, m: &Metric) -> bool {
+        self.labels.iter().all(|(k, v)| m.labels.get(k) == Some(v))
+    }
 }
 
 impl BenchResult {
@@ -405,7 +442,19 @@ impl BenchResult {
             histograms: Vec::new(),
             series: Vec::new(),
             bottleneck: None,
+            phases: Vec::new(),
         }
+    }
+
+    /// Its bottleneck lines, each as `bottleneck: LINE`, or
+    /// `bottleneck [PHASE LABELS]: LINE` for a result that ran in phases.
+    pub fn bottleneck_lines(&self) -> Vec<String> {
+        let whole = self.bottleneck.iter().map(|b| format!("bottleneck: {b}"));
+        let phases = self.phases.iter().filter_map(|p| {
+            let b = p.bottleneck.as_deref()?;
+            Some(format!("bottleneck [{}]: {b}", p.describe()))
+        });
+        whole.chain(phases).collect()
     }
 
     /// Marks the result stopped part-way by the user; its metrics are kept.

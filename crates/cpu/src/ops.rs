@@ -19,6 +19,7 @@ use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::{Choice, Config};
 use nodebench_core::names::cpu::{self as names, label, param};
 use nodebench_core::names::labels::{KERNEL, THREADS};
+use nodebench_core::names::peak::PEAK_CORES;
 use nodebench_core::peak::{self, Peak};
 use nodebench_core::stats::{
     MIN_TIMER_STEPS, Stats, noisy_warning, timer_resolution, timer_too_coarse,
@@ -118,7 +119,10 @@ impl Benchmark for CpuOps {
             result.set_param(param::OPS_PER_ITERATION, imp.ops_per_iter);
             if kernel.is_float() {
                 match &peak {
-                    Ok(p) => result.set_param(param::PEAK, p.describe(kernel.is_double())),
+                    Ok(p) => {
+                        result.set_param(param::PEAK, p.describe(kernel.is_double()));
+                        result.set_param(PEAK_CORES, p.cores);
+                    }
                     Err(why) => result.set_param(param::PEAK, format!("unknown: {why}")),
                 }
             }
@@ -142,6 +146,7 @@ impl Benchmark for CpuOps {
                     let ops = (per_thread * t as u64 * imp.ops_per_iter) as f64;
                     let mut samples = Vec::with_capacity(c.repeats);
                     let mut shortest = Duration::MAX;
+                    let phase = ctx.begin_phase();
                     for i in 0..c.warmup + c.repeats {
                         if ctx.cancel.is_cancelled() {
                             result.mark_cancelled();
@@ -154,6 +159,15 @@ impl Benchmark for CpuOps {
                         }
                         ctx.progress.advance(1);
                     }
+                    ctx.end_phase(
+                        &mut result,
+                        phase,
+                        &[
+                            (KERNEL, kernel.as_str().to_string()),
+                            (label::SCALING, scaling.as_str().to_string()),
+                            (THREADS, t.to_string()),
+                        ],
+                    );
                     let Some(stats) = Stats::from_samples(&samples) else {
                         continue;
                     };

@@ -28,6 +28,7 @@ use nodebench_core::buffer::FIT_FRACTION;
 use nodebench_core::config::Config;
 use nodebench_core::inventory::available_memory_bytes;
 use nodebench_core::names::linpack::{self as names, label::TRIAL, param};
+use nodebench_core::names::peak::PEAK_CORES;
 use nodebench_core::peak;
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Better, Metric, Reference, Unit};
@@ -127,7 +128,10 @@ impl Benchmark for Linpack {
             result.set_param(param::FLOPS_COUNTED, "2/3 n^3 + 3/2 n^2 per solve, as HPL");
             result.set_param(param::SEED, c.seed);
             match &peak {
-                Ok(p) => result.set_param(param::PEAK, p.describe(true)),
+                Ok(p) => {
+                    result.set_param(param::PEAK, p.describe(true));
+                    result.set_param(PEAK_CORES, p.cores);
+                }
                 Err(why) => result.set_param(param::PEAK, format!("unknown: {why}")),
             }
 
@@ -141,7 +145,12 @@ impl Benchmark for Linpack {
                 }
                 system.fill(threads);
                 let mut x = system.rhs();
-                let secs = match solver.solve(system.equations(&mut x)) {
+                // The solve is the phase: the matrix generation before it
+                // and the residual check after are not timed.
+                let phase = ctx.begin_phase();
+                let solved = solver.solve(system.equations(&mut x));
+                ctx.end_phase(&mut result, phase, &[(TRIAL, trial.to_string())]);
+                let secs = match solved {
                     Ok(time) => time.as_secs_f64(),
                     Err(e) => {
                         failures.push(format!("trial {trial}: {e}"));

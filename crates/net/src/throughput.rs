@@ -67,6 +67,32 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
         }
         let bytes: u64 = streams.iter().map(|s| s.bytes).sum();
         let secs = seconds(streams);
+        // One stream's thread: how much of a core it had (a nodebench
+        // peer's report for the far side).
+        if let [one] = streams.as_slice()
+            && let Some(cpu) = one.thread_cpu
+        {
+            let on_client = (side == side::SENDER) == client_sends;
+            let mut m = label(Metric::new(
+                metric::THREAD_CPU,
+                cpu,
+                Unit::Percent,
+                Better::Lower,
+            ))
+            .label(label::SIDE, side)
+            .label(
+                label::HOST,
+                if on_client {
+                    host::CLIENT
+                } else {
+                    host::SERVER
+                },
+            );
+            if let Some(c) = one.last_cpu {
+                m = m.label(label::LAST_CPU, c);
+            }
+            result.metrics.push(m);
+        }
         result.metrics.push(
             label(Metric::new(
                 metric::BYTES,

@@ -97,6 +97,8 @@ fn results() -> impl Strategy<Value = Results> {
                     packets,
                     start_time,
                     end_time,
+                    thread_cpu: None,
+                    last_cpu: None,
                 }
             },
         );

@@ -82,13 +82,13 @@ fn download(result: &BenchResult) -> String {
     table::result_table(result) + &crate::http_sweep::download_lines(result)
 }
 
-/// `bottleneck: LINE` for each of `results` that has one
-/// ([`BenchResult::bottleneck`]), in order.
+/// `bottleneck: LINE` for each of `results` that has one, or for each of
+/// its phases ([`BenchResult::bottleneck_lines`]), in order.
 pub fn bottleneck_lines(results: &[&BenchResult]) -> String {
     results
         .iter()
-        .filter_map(|r| r.bottleneck.as_deref())
-        .map(|b| format!("bottleneck: {b}\n"))
+        .flat_map(|r| r.bottleneck_lines())
+        .map(|b| b + "\n")
         .collect()
 }
 

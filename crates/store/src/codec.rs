@@ -194,6 +194,8 @@ pub(crate) struct ResultRow {
     pub started_at: String,
     pub ended_at: String,
     pub bottleneck: Option<String>,
+    /// The phases, as JSON.
+    pub phases: String,
 }
 
 impl ResultRow {
@@ -208,6 +210,7 @@ impl ResultRow {
             started_at: ts(&result.started_at),
             ended_at: ts(&result.ended_at),
             bottleneck: result.bottleneck.clone(),
+            phases: json(&result.phases)?,
         })
     }
 
@@ -229,6 +232,7 @@ impl ResultRow {
             histograms: Vec::new(),
             series: Vec::new(),
             bottleneck: self.bottleneck,
+            phases: parse_json(&self.phases, what("phases"))?,
         })
     }
 }

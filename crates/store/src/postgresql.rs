@@ -153,8 +153,8 @@ fn insert_result(
     let result_id: i64 = tx
         .query_one(
             "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings,
-                                  started_at, ended_at, bottleneck)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+                                  started_at, ended_at, bottleneck, phases)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
             &[
                 &run_id,
                 &seq,
@@ -166,6 +166,7 @@ fn insert_result(
                 &r.started_at,
                 &r.ended_at,
                 &r.bottleneck,
+                &r.phases,
             ],
         )?
         .try_get(0)?;
@@ -453,7 +454,7 @@ impl Store for PostgresStore {
         let mut index = HashMap::new();
         for row in tx.query(
             "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at,
-                    bottleneck
+                    bottleneck, phases
              FROM results WHERE run_id = $1 ORDER BY seq, id",
             &[&id],
         )? {
@@ -467,6 +468,7 @@ impl Store for PostgresStore {
                 started_at: row.try_get(6)?,
                 ended_at: row.try_get(7)?,
                 bottleneck: row.try_get(8)?,
+                phases: row.try_get(9)?,
             };
             index.insert(result_id, run.results.len());
             run.results.push(r.decode(id, result_id)?);

@@ -100,8 +100,7 @@ impl ResultSink for Recorder {
             result
                 .series
                 .extend(sampler.window(result.started_at, result.ended_at));
-            result.bottleneck =
-                bottleneck::attribute(&result, &self.run.results, self.run.inventory.as_ref());
+            bottleneck::attribute_all(&mut result, &self.run.results, self.run.inventory.as_ref());
         }
         if let (Some(s), Some(id)) = (self.store.as_mut(), self.run.id) {
             s.add_result(id, &result)
@@ -112,5 +111,11 @@ impl ResultSink for Recorder {
         }
         self.run.results.push(result);
         Ok(())
+    }
+
+    fn boundary(&mut self) {
+        if let Some(sampler) = &self.telemetry {
+            sampler.sample_now();
+        }
     }
 }

@@ -82,6 +82,9 @@ ALTER TABLE runs ADD COLUMN verdicts TEXT NOT NULL DEFAULT '[]';
     r#"
 ALTER TABLE results ADD COLUMN bottleneck TEXT;
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN phases TEXT NOT NULL DEFAULT '[]';
+"#,
 ];
 
 /// The schema version this build writes and understands.

@@ -165,8 +165,8 @@ fn insert_result(
 ) -> Result<(), StoreError> {
     let r = ResultRow::encode(result)?;
     tx.execute(
-        "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck, phases)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             run_id,
             seq,
@@ -178,6 +178,7 @@ fn insert_result(
             r.started_at,
             r.ended_at,
             r.bottleneck,
+            r.phases,
         ],
     )?;
     let result_id = tx.last_insert_rowid();
@@ -441,7 +442,7 @@ impl Store for SqliteStore {
         let mut run = row.decode(id)?;
 
         let mut stmt = tx.prepare(
-            "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck
+            "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck, phases
              FROM results WHERE run_id = ?1 ORDER BY seq, id",
         )?;
         let mut rows = stmt.query([id])?;
@@ -456,6 +457,7 @@ impl Store for SqliteStore {
                 started_at: row.get(6)?,
                 ended_at: row.get(7)?,
                 bottleneck: row.get(8)?,
+                phases: row.get(9)?,
             };
             let mut result = r.decode(id, result_id)?;
             load_figures(&tx, result_id, &mut result)?;

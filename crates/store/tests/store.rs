@@ -299,16 +299,16 @@ fn reopening_does_not_rerun_migrations(b: &Backend) {
     let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     drop(store);
-    assert_eq!(b.schema_version(), 3);
+    assert_eq!(b.schema_version(), 4);
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 3);
+    assert_eq!(b.schema_version(), 4);
     assert_eq!(b.count("schema_version"), 1);
     assert_eq!(store.list_runs().unwrap()[0].id, id);
     drop(store);
     let store = b.open();
     assert_eq!(store.list_runs().unwrap().len(), 1);
-    assert_eq!(b.schema_version(), 3);
+    assert_eq!(b.schema_version(), 4);
 }
 
 fn a_version_1_store_gains_verdicts_and_keeps_its_runs(b: &Backend) {
@@ -319,11 +319,11 @@ fn a_version_1_store_gains_verdicts_and_keeps_its_runs(b: &Backend) {
     // Back to the first schema, as a store written before thresholds.
     b.execute(
         "ALTER TABLE runs DROP COLUMN verdicts; ALTER TABLE results DROP COLUMN bottleneck;
-         UPDATE schema_version SET version = 1",
+         ALTER TABLE results DROP COLUMN phases; UPDATE schema_version SET version = 1",
     );
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 3);
+    assert_eq!(b.schema_version(), 4);
     let run = store.load_run(id).unwrap();
     assert_eq!(run.results, vec![cpu_result(1)]);
     assert!(run.verdicts.is_empty());
@@ -334,17 +334,29 @@ fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs(b: &Backend) {
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     store.add_result(id, &cpu_result(1)).unwrap();
     drop(store);
-    // Back to the second schema, as a store written before bottleneck lines.
-    b.execute("ALTER TABLE results DROP COLUMN bottleneck; UPDATE schema_version SET version = 2");
+    // Back to the second schema, as a store written before bottleneck lines
+    // and phases.
+    b.execute(
+        "ALTER TABLE results DROP COLUMN phases; ALTER TABLE results DROP COLUMN bottleneck; UPDATE schema_version SET version = 2",
+    );
 
     let mut store = b.open();
-    assert_eq!(b.schema_version(), 3);
+    assert_eq!(b.schema_version(), 4);
     let mut with_line = cpu_result(2);
     with_line.bottleneck = Some("CPU: all 2 cores saturated".into());
+    let mut with_phases = cpu_result(3);
+    with_phases.phases = vec![nodebench_core::model::Phase {
+        labels: [("threads".to_string(), "2".to_string())].into(),
+        start_s: 0.25,
+        end_s: 1.5,
+        bottleneck: Some("compute-bound: FMA units at 97 % of peak on 2 cores".into()),
+    }];
     store.add_result(id, &with_line).unwrap();
+    store.add_result(id, &with_phases).unwrap();
     let run = store.load_run(id).unwrap();
-    assert_eq!(run.results, vec![cpu_result(1), with_line]);
+    assert_eq!(run.results, vec![cpu_result(1), with_line, with_phases]);
     assert_eq!(run.results[0].bottleneck, None);
+    assert!(run.results[0].phases.is_empty());
 }
 
 #[test]
@@ -394,14 +406,14 @@ fn newer_schema_is_refused(b: &Backend) {
             err,
             StoreError::Newer {
                 found: 99,
-                supported: 3
+                supported: 4
             }
         ),
         "{err:?}"
     );
     assert_eq!(
         err.to_string(),
-        "store schema version 99 is newer than this nodebench supports (3)"
+        "store schema version 99 is newer than this nodebench supports (4)"
     );
     assert_eq!(b.schema_version(), 99);
 }

@@ -34,6 +34,14 @@ pub mod labels {
     pub const PERCENTILE: &str = "percentile";
 }
 
+/// Parameters of results set against the theoretical peak
+/// (`cpu.ops`, `cpu.linpack`).
+pub mod peak {
+    /// The cores the peak counts (effective cores where measured, else
+    /// physical): one core's share of the peak is the peak over this.
+    pub const PEAK_CORES: &str = "peak_cores";
+}
+
 /// Latency summary metrics several areas record (disk operations, network
 /// round trips, HTTP sweep steps), in seconds.
 pub mod latency {

@@ -75,6 +75,11 @@ pub mod metric {
     pub const JITTER: &str = "jitter";
     /// CPU use of a host over the test, percent of one CPU.
     pub const CPU: &str = "cpu";
+    /// CPU time of one stream's thread over its test, percent of one CPU
+    /// (labels [`super::label::DIRECTION`], [`super::label::SIDE`],
+    /// [`super::label::HOST`], [`super::label::LAST_CPU`]); recorded where
+    /// one stream runs in the direction.
+    pub const THREAD_CPU: &str = "thread_cpu";
 }
 
 /// Label keys of network results (thread count and message size are the
@@ -88,6 +93,8 @@ pub mod label {
     pub const SIDE: &str = "side";
     /// The host a figure is about.
     pub const HOST: &str = "host";
+    /// The CPU a thread last ran on.
+    pub const LAST_CPU: &str = "last_cpu";
 }
 
 /// Parameter names of network results.

@@ -218,6 +218,11 @@ pub struct StreamStats {
     pub packets: Option<u64>,
     /// UDP receiver: datagrams that arrived out of order.
     pub out_of_order: Option<u64>,
+    /// The stream's thread's CPU time over its life, percent of one CPU
+    /// (nodebench peers only).
+    pub thread_cpu: Option<f64>,
+    /// The CPU that thread last ran on.
+    pub last_cpu: Option<u32>,
 }
 
 impl StreamStats {

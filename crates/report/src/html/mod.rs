@@ -325,8 +325,8 @@ fn result_section(run: &Run, result: &BenchResult) -> String {
         }
     }
     for r in shown {
-        if let Some(b) = &r.bottleneck {
-            let _ = writeln!(out, "<p class=\"note\">bottleneck: {}</p>", escape(b));
+        for b in r.bottleneck_lines() {
+            let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(&b));
         }
         out.push_str(&telemetry::section(r));
     }

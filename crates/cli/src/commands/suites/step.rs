@@ -30,6 +30,10 @@ impl ResultSink for StepSink<'_> {
         result.parameters.insert(REPEAT.into(), self.repeat.into());
         self.inner.record(result)
     }
+
+    fn boundary(&mut self) {
+        self.inner.boundary();
+    }
 }
 
 impl Benchmark for SuiteStep {

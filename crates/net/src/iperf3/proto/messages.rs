@@ -263,6 +263,11 @@ pub struct StreamResult {
     pub start_time: f64,
     /// End of the stream's measurement, seconds after its start.
     pub end_time: f64,
+    /// The stream's thread's CPU time, percent of one CPU: sent by a
+    /// nodebench peer as `nodebench_thread_cpu` (iperf3 ignores it).
+    pub thread_cpu: Option<f64>,
+    /// The CPU that thread last ran on (`nodebench_last_cpu`).
+    pub last_cpu: Option<u32>,
 }
 
 /// A results message (iperf3's `send_results`).
@@ -290,7 +295,7 @@ impl Results {
             .streams
             .iter()
             .map(|s| {
-                json!({
+                let mut v = json!({
                     "id": s.id,
                     "bytes": s.bytes,
                     "retransmits": s.retransmits,
@@ -299,7 +304,14 @@ impl Results {
                     "packets": s.packets,
                     "start_time": s.start_time,
                     "end_time": s.end_time,
-                })
+                });
+                if let (Some(o), Some(cpu)) = (v.as_object_mut(), s.thread_cpu) {
+                    o.insert("nodebench_thread_cpu".into(), json!(cpu));
+                    if let Some(c) = s.last_cpu {
+                        o.insert("nodebench_last_cpu".into(), json!(c));
+                    }
+                }
+                v
             })
             .collect();
         let mut m = Map::new();
@@ -352,6 +364,14 @@ impl Results {
                 packets: num_u64(req("packets")?).unwrap_or(0),
                 start_time: so.get("start_time").and_then(Value::as_f64).unwrap_or(0.0),
                 end_time: so.get("end_time").and_then(Value::as_f64).unwrap_or(0.0),
+                thread_cpu: so
+                    .get("nodebench_thread_cpu")
+                    .and_then(Value::as_f64)
+                    .filter(|v| v.is_finite() && *v >= 0.0),
+                last_cpu: so
+                    .get("nodebench_last_cpu")
+                    .and_then(num_u64)
+                    .and_then(|c| u32::try_from(c).ok()),
             });
         }
         Ok(Results {

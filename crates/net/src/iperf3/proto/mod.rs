@@ -470,6 +470,8 @@ mod tests {
                     packets: 0,
                     start_time: 0.0,
                     end_time: 2.0001,
+                    thread_cpu: Some(99.5),
+                    last_cpu: Some(3),
                 },
                 StreamResult {
                     id: 3,
@@ -480,6 +482,8 @@ mod tests {
                     packets: 40,
                     start_time: 0.0,
                     end_time: 2.0,
+                    thread_cpu: None,
+                    last_cpu: None,
                 },
             ],
         };
@@ -497,6 +501,10 @@ mod tests {
         assert_eq!(s.streams[0].bytes, 2_500_000_000);
         assert_eq!(s.sender_has_retransmits, -1);
         assert_eq!(s.streams[0].retransmits, -1);
+        assert_eq!(
+            (s.streams[0].thread_cpu, s.streams[0].last_cpu),
+            (None, None)
+        );
         let missing = json!({"cpu_util_total": 1, "cpu_util_user": 1, "streams": []});
         assert!(Results::from_json(&missing).is_err());
     }

@@ -65,6 +65,11 @@ pub(crate) struct Counters {
     eof: AtomicBool,
     exited: AtomicBool,
     error: Mutex<Option<String>>,
+    /// The worker thread's CPU time (user + system) and life, microseconds,
+    /// and the CPU it last ran on plus one (0: unknown), set as it exits.
+    thread_cpu_us: AtomicU64,
+    thread_wall_us: AtomicU64,
+    last_cpu: AtomicU64,
 }
 
 impl Counters {
@@ -182,12 +187,22 @@ impl Stream {
         let sender = self.sender;
         let name = format!("net-{}-{}", if sender { "tx" } else { "rx" }, self.id);
         let h = std::thread::Builder::new().name(name).spawn(move || {
+            let began = Instant::now();
             match (&*sock, sender) {
                 (Sock::Tcp(s), true) => tcp_send(s, &c, &flags, cfg),
                 (Sock::Tcp(s), false) => tcp_recv(s, &c, &flags, cfg, start),
                 (Sock::Udp(s), true) => udp_send(s, &c, &flags, cfg),
                 (Sock::Udp(s), false) => udp_recv(s, &c, &flags, cfg, start),
             }
+            let (user, system) = nodebench_core::cputime::thread();
+            c.thread_cpu_us
+                .store((user + system).as_micros() as u64, Relaxed);
+            c.thread_wall_us
+                .store(began.elapsed().as_micros() as u64, Relaxed);
+            // SAFETY: sched_getcpu takes no arguments; -1 on failure.
+            let cpu = unsafe { libc::sched_getcpu() };
+            c.last_cpu
+                .store(u64::try_from(cpu).map_or(0, |c| c + 1), Relaxed);
             c.exited.store(true, Relaxed);
         })?;
         self.handle = Some(h);
@@ -249,6 +264,16 @@ impl Stream {
             seconds,
             ..StreamStats::default()
         };
+        let wall = self.c.thread_wall_us.load(Relaxed);
+        if wall > 0 {
+            st.thread_cpu = Some(100.0 * self.c.thread_cpu_us.load(Relaxed) as f64 / wall as f64);
+            st.last_cpu = self
+                .c
+                .last_cpu
+                .load(Relaxed)
+                .checked_sub(1)
+                .and_then(|c| u32::try_from(c).ok());
+        }
         match transport {
             Transport::Tcp => {
                 if self.sender && self.samp.retrans_base.is_some() {
@@ -539,6 +564,8 @@ impl Running {
                 },
                 start_time: 0.0,
                 end_time: t.seconds,
+                thread_cpu: t.thread_cpu,
+                last_cpu: t.last_cpu,
             })
             .collect();
         proto::Results {
@@ -579,6 +606,8 @@ pub(crate) fn remote_stats(
             sender: peer_sender,
             bytes: r.bytes,
             seconds: (r.end_time - r.start_time).max(0.0),
+            thread_cpu: r.thread_cpu,
+            last_cpu: r.last_cpu,
             ..StreamStats::default()
         };
         match transport {
