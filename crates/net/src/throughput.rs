@@ -72,26 +72,29 @@ fn record_direction(result: &mut BenchResult, o: &TestOutcome, dir: Direction) {
         if let [one] = streams.as_slice()
             && let Some(cpu) = one.thread_cpu
         {
-            let on_client = (side == side::SENDER) == client_sends;
-            let mut m = label(Metric::new(
-                metric::THREAD_CPU,
-                cpu,
-                Unit::Percent,
-                Better::Lower,
-            ))
-            .label(label::SIDE, side)
-            .label(
-                label::HOST,
-                if on_client {
-                    host::CLIENT
-                } else {
-                    host::SERVER
-                },
+            let on = if (side == side::SENDER) == client_sends {
+                host::CLIENT
+            } else {
+                host::SERVER
+            };
+            result.metrics.push(
+                label(Metric::new(
+                    metric::THREAD_CPU,
+                    cpu,
+                    Unit::Percent,
+                    Better::Lower,
+                ))
+                .label(label::SIDE, side)
+                .label(label::HOST, on),
             );
             if let Some(c) = one.last_cpu {
-                m = m.label(label::LAST_CPU, c);
+                let mut cpus = result
+                    .param(param::THREAD_LAST_CPU)
+                    .and_then(|v| v.as_object().cloned())
+                    .unwrap_or_default();
+                cpus.insert(format!("{} {on} {side}", dir.name()), c.into());
+                result.set_param(param::THREAD_LAST_CPU, cpus);
             }
-            result.metrics.push(m);
         }
         result.metrics.push(
             label(Metric::new(

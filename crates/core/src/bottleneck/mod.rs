@@ -274,7 +274,7 @@ fn compute(scope: &Scope<'_>) -> Option<String> {
         // One core can clock above the all-core clock the peak uses (turbo
         // with the others idle): say so rather than show a bare 104 %.
         let above = if share > 1.0 {
-            " (above the all-core peak: these cores ran faster than the all-core clock)"
+            " (above it: the cores ran faster than the peak's measured all-core clock)"
         } else {
             ""
         };
@@ -437,8 +437,10 @@ fn stream_threads(r: &BenchResult) -> Option<String> {
         .map(|m| {
             let role = m.label_value(net::label::SIDE).unwrap_or("stream");
             let host = m.label_value(net::label::HOST).unwrap_or("?");
-            let core = m
-                .label_value(net::label::LAST_CPU)
+            let dir = m.label_value(net::label::DIRECTION).unwrap_or("?");
+            let core = r
+                .param(net::param::THREAD_LAST_CPU)
+                .and_then(|cpus| cpus.get(format!("{dir} {host} {role}"))?.as_u64())
                 .map_or(String::new(), |c| format!(" (last on cpu{c})"));
             format!(
                 "{host} {role} thread on a core {:.0} % of the test{core}",

@@ -384,17 +384,18 @@ fn unpinned_threads_moving_between_cpus_are_never_latency_bound() {
 fn a_saturated_stream_thread_is_named_with_its_core() {
     let mut r = machine(net::TCP, 16, &[1.0, 2.0], |_, _| 10.0);
     r.set_param(net::param::PARALLEL, 1);
-    for (host, role, v, cpu) in [
-        ("client", "sender", 99.2, "3"),
-        ("server", "receiver", 71.0, "9"),
-    ] {
+    for (host, role, v) in [("client", "sender", 99.2), ("server", "receiver", 71.0)] {
         r.metrics.push(
             metric(net::metric::THREAD_CPU, v)
+                .label(net::label::DIRECTION, "client_to_server")
                 .label(net::label::HOST, host)
-                .label(net::label::SIDE, role)
-                .label(net::label::LAST_CPU, cpu),
+                .label(net::label::SIDE, role),
         );
     }
+    r.set_param(
+        net::param::THREAD_LAST_CPU,
+        serde_json::json!({"client_to_server client sender": 3, "client_to_server server receiver": 9}),
+    );
     assert_eq!(
         attribute(&r, &[], None).unwrap(),
         "CPU: client sender thread on a core 99 % of the test (last on cpu3)"

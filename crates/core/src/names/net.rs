@@ -77,8 +77,9 @@ pub mod metric {
     pub const CPU: &str = "cpu";
     /// CPU time of one stream's thread over its test, percent of one CPU
     /// (labels [`super::label::DIRECTION`], [`super::label::SIDE`],
-    /// [`super::label::HOST`], [`super::label::LAST_CPU`]); recorded where
-    /// one stream runs in the direction.
+    /// [`super::label::HOST`]); recorded where one stream runs in the
+    /// direction. The CPU it last ran on is the parameter
+    /// [`super::param::THREAD_LAST_CPU`].
     pub const THREAD_CPU: &str = "thread_cpu";
 }
 
@@ -93,8 +94,6 @@ pub mod label {
     pub const SIDE: &str = "side";
     /// The host a figure is about.
     pub const HOST: &str = "host";
-    /// The CPU a thread last ran on.
-    pub const LAST_CPU: &str = "last_cpu";
 }
 
 /// Parameter names of network results.
@@ -146,6 +145,11 @@ pub mod param {
     /// `TCP_MAXSEG` of the client's first data connection once
     /// established, bytes: the largest segment it sent.
     pub const DATA_MSS: &str = "data_mss";
+    /// The CPU each stream thread measured by [`super::metric::THREAD_CPU`]
+    /// last ran on: an object from `DIRECTION HOST SIDE` to the CPU number
+    /// (observed, not set: a parameter so that the figure's labels stay
+    /// the same between runs).
+    pub const THREAD_LAST_CPU: &str = "thread_last_cpu";
 }
 
 /// Parameters that define a TCP/UDP throughput workload: results differing
