@@ -15,8 +15,10 @@ use crate::inventory::Inventory;
 use crate::stats::Stats;
 
 /// Version of the JSON result model. Bump it when a field changes meaning or
-/// is removed; adding an optional field keeps the version.
-pub const SCHEMA_VERSION: u32 = 1;
+/// is removed; adding an optional field keeps the version. 2: a metric's
+/// `better` may be `neither` (not a performance figure); version 1 runs read
+/// the same, their metrics' orientation settled on reading.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Whether a whole run finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -161,6 +163,9 @@ pub enum Better {
     Higher,
     /// Latency-like: less is better.
     Lower,
+    /// Not a performance figure (a spread, a residual, an error count, a
+    /// size): shown, never judged ([`crate::names::orientation`]).
+    Neither,
 }
 
 impl Better {
@@ -169,6 +174,7 @@ impl Better {
         match self {
             Better::Higher => "higher",
             Better::Lower => "lower",
+            Better::Neither => "neither",
         }
     }
 
@@ -177,6 +183,7 @@ impl Better {
         match s {
             "higher" => Some(Better::Higher),
             "lower" => Some(Better::Lower),
+            "neither" => Some(Better::Neither),
             _ => None,
         }
     }
@@ -231,6 +238,20 @@ impl Metric {
             stats: None,
             reference: None,
             percent_of_reference: None,
+        }
+    }
+
+    /// Its orientation: [`Better::Neither`] for a figure that is not a
+    /// performance figure ([`crate::names::orientation`]), else `better`.
+    pub fn orientation(&self) -> Better {
+        let performance = crate::names::orientation::is_performance(
+            &self.name,
+            self.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+        if performance {
+            self.better
+        } else {
+            Better::Neither
         }
     }
 
@@ -443,6 +464,16 @@ impl BenchResult {
             series: Vec::new(),
             bottleneck: None,
             phases: Vec::new(),
+        }
+    }
+
+    /// Marks the metrics that are not performance figures
+    /// ([`crate::names::orientation`]) [`Better::Neither`]; the others keep
+    /// the direction their benchmark gave. Applied when a result is
+    /// recorded, stored and read back.
+    pub fn settle_orientation(&mut self) {
+        for m in &mut self.metrics {
+            m.better = m.orientation();
         }
     }
 

@@ -203,7 +203,8 @@ impl Benchmark for CpuOps {
                     );
                 }
                 if let Some(&base) = rates.get(&1) {
-                    for (&t, &rate) in &rates {
+                    // At one thread both are 1 by definition: no figure.
+                    for (&t, &rate) in rates.range(2..) {
                         let speedup = rate / base;
                         result.metrics.push(
                             Metric::new(names::SPEEDUP, speedup, Unit::Count, Better::Higher)
@@ -294,8 +295,15 @@ mod tests {
         );
         assert_eq!(out[1].metrics_named(names::RATE).count(), 4);
         assert_eq!(out[1].metrics[0].unit, Unit::OpsPerSecond);
-        assert_eq!(out[0].metrics_named(names::SPEEDUP).count(), 4);
-        assert_eq!(out[0].metrics_named(names::EFFICIENCY).count(), 4);
+        // Two thread counts, two modes: speedup and efficiency at 2 threads
+        // only (at one they are 1 and 100 % by definition).
+        assert_eq!(out[0].metrics_named(names::SPEEDUP).count(), 2);
+        assert_eq!(out[0].metrics_named(names::EFFICIENCY).count(), 2);
+        assert!(
+            out[0]
+                .metrics_named(names::SPEEDUP)
+                .all(|m| m.label_value(THREADS) == Some("2"))
+        );
         for (r, kernel) in out.iter().zip([Kernel::F64Vector, Kernel::IntScalar]) {
             assert_eq!(r.param(param::KERNEL).unwrap(), kernel.as_str());
             assert_eq!(

@@ -474,6 +474,11 @@ impl Store for PostgresStore {
             run.results.push(r.decode(id, result_id)?);
         }
         load_figures(&mut tx, id, &index, &mut run.results)?;
+        // Runs stored before orientation existed read as this version.
+        for r in &mut run.results {
+            r.settle_orientation();
+        }
+        run.schema_version = nodebench_core::model::SCHEMA_VERSION;
         tx.commit()?;
         Ok(run)
     }

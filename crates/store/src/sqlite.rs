@@ -465,6 +465,11 @@ impl Store for SqliteStore {
         }
         drop(rows);
         drop(stmt);
+        // Runs stored before orientation existed read as this version.
+        for r in &mut run.results {
+            r.settle_orientation();
+        }
+        run.schema_version = nodebench_core::model::SCHEMA_VERSION;
         tx.commit()?;
         Ok(run)
     }

@@ -30,7 +30,7 @@ use self::stats::{Sample, ratio_interval};
 
 /// Version of the JSON comparison model. Bump it when a field changes
 /// meaning or is removed; adding an optional field keeps the version.
-pub const COMPARISON_SCHEMA_VERSION: u32 = 1;
+pub const COMPARISON_SCHEMA_VERSION: u32 = 2;
 
 /// Confidence level of the intervals of the ratio.
 pub const CONFIDENCE: f64 = 0.95;
@@ -40,9 +40,11 @@ pub const MIN_SAMPLES: usize = 3;
 
 /// How intervals and verdicts are computed, as stated in the model and the
 /// printed output.
-pub const METHOD: &str = "Welch's t: 95 % confidence interval of the ratio of means \
-(delta method, Welch-Satterthwaite degrees of freedom, t quantile from statrs); \
-a verdict where the interval excludes 1 and both sides have n >= 3";
+pub const METHOD: &str = "medians compared (the figure runs show prints); \
+95 % log-ratio interval of the ratio of medians (ln of the ratio +- t x its standard error: \
+each side's CV x sqrt(pi/2) / sqrt(n), Welch-Satterthwaite degrees of freedom, t quantile from statrs), \
+never below 0; a verdict where the interval excludes 1 and both sides have n >= 3; \
+figures that are not performance (spreads, residuals, error counts, sizes) get no ratio, colour or verdict";
 
 /// The `area` of the overall geometric mean.
 pub const OVERALL: &str = "overall";
@@ -139,6 +141,10 @@ pub enum Verdict {
     /// The baseline's value is 0: no ratio.
     #[serde(rename = "no ratio")]
     NoRatio,
+    /// Not a performance figure (a spread, a residual, an error count, a
+    /// size): shown, not judged.
+    #[serde(rename = "not a performance figure")]
+    NotPerformance,
 }
 
 impl Verdict {
@@ -152,6 +158,7 @@ impl Verdict {
             Verdict::OneSample => "one sample",
             Verdict::TooFewSamples => "too few samples",
             Verdict::NoRatio => "no ratio",
+            Verdict::NotPerformance => "not a performance figure",
         }
     }
 }
@@ -205,7 +212,8 @@ impl MetricRow {
 /// One side's figures for a metric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Cell {
-    /// The mean of the side's samples (the metric's value for one sample).
+    /// The median of the side's samples (the metric's value for one
+    /// sample; for one run's repeats, the median its value reports).
     pub value: f64,
     /// Number of samples.
     pub n: usize,
@@ -372,7 +380,7 @@ pub fn compare_with(sides: &[Side], matching: Matching) -> Comparison {
                     map.entry(key)
                         .or_insert_with(|| Found {
                             unit: m.unit,
-                            better: m.better,
+                            better: m.orientation(),
                             values: Vec::new(),
                             first: m.clone(),
                         })
@@ -636,6 +644,7 @@ fn sample(f: &Found, runs: usize) -> Sample {
         && st.n >= MIN_SAMPLES
     {
         return Sample {
+            median: st.median,
             mean: st.mean,
             stddev: st.stddev,
             n: st.n,
@@ -649,7 +658,15 @@ fn sample(f: &Found, runs: usize) -> Sample {
     } else {
         0.0
     };
+    let mut sorted = f.values.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
     Sample {
+        median,
         mean,
         stddev,
         n,
@@ -668,9 +685,12 @@ fn row(key: Key, base: &Found, samples: &[Sample]) -> MetricRow {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let ratio = (b.mean != 0.0).then(|| s.mean / b.mean);
+            let performance = base.better != Better::Neither;
+            let ratio = (performance && b.median != 0.0).then(|| s.median / b.median);
             let (interval, verdict) = if i == 0 {
                 (None, Verdict::Baseline)
+            } else if !performance {
+                (None, Verdict::NotPerformance)
             } else if s == b && s.n < 3 {
                 // Identical figures: no difference at all, so none to test.
                 (None, Verdict::NoSignificantDifference)
@@ -685,7 +705,7 @@ fn row(key: Key, base: &Found, samples: &[Sample]) -> MetricRow {
                 }
             };
             Cell {
-                value: s.mean,
+                value: s.median,
                 n: s.n,
                 stddev: s.stddev,
                 source: s.source,
@@ -715,6 +735,7 @@ fn verdict(iv: &Interval, better: Better) -> Verdict {
     match (above, below, better) {
         (true, _, Better::Higher) | (_, true, Better::Lower) => Verdict::Faster,
         (true, _, Better::Lower) | (_, true, Better::Higher) => Verdict::Slower,
+        (_, _, Better::Neither) => Verdict::NotPerformance,
         _ => Verdict::NoSignificantDifference,
     }
 }
@@ -722,7 +743,7 @@ fn verdict(iv: &Interval, better: Better) -> Verdict {
 /// The better-oriented ratio of a cell: over 1 is better.
 fn oriented(ratio: f64, better: Better) -> f64 {
     match better {
-        Better::Higher => ratio,
+        Better::Higher | Better::Neither => ratio,
         Better::Lower => 1.0 / ratio,
     }
 }

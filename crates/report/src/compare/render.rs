@@ -144,10 +144,12 @@ pub(crate) fn is_better(c: &Cell, better: Better) -> Option<bool> {
     let up = match better {
         Better::Higher => r > 1.0,
         Better::Lower => r < 1.0,
+        Better::Neither => return None,
     };
     let down = match better {
         Better::Higher => r < 1.0,
         Better::Lower => r > 1.0,
+        Better::Neither => return None,
     };
     if up {
         Some(true)
@@ -438,7 +440,7 @@ mod tests {
         );
         assert!(t.contains(GEOMEAN_NOTE) && t.contains(OVERALL));
         assert!(t.contains("\nmemory.stream  threads=2\n"), "{t}");
-        assert!(t.contains("method: Welch's t"));
+        assert!(t.contains("method: medians compared") && t.contains("log-ratio interval"));
         let coloured = to_table(&c, true);
         assert!(coloured.contains('\u{1b}'), "{coloured}");
     }

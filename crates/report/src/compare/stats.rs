@@ -1,6 +1,11 @@
-//! The confidence interval of a ratio of two means: the delta method for
-//! its standard error, Welch-Satterthwaite degrees of freedom, and the
-//! Student t quantile from `statrs`.
+//! The confidence interval of a ratio of two medians, on the log scale so
+//! that it never leaves (0, inf): ln(b/a) = ln b - ln a, each term's
+//! standard error from its side's coefficient of variation (the delta
+//! method: se(ln X) ~ se(X) / X), the median's standard error taken as
+//! sqrt(pi/2) times the mean's (its large-sample ratio for normal data),
+//! Welch-Satterthwaite degrees of freedom over the two terms, and the
+//! Student t quantile from `statrs`; the bounds are the ratio times
+//! exp(-+ t se).
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -9,7 +14,10 @@ use super::{Interval, SampleSource};
 /// The summary of one side's samples of a metric.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Sample {
-    /// Mean of the samples.
+    /// The median of the samples: the figure compared, the same one `runs
+    /// show` and the report print.
+    pub median: f64,
+    /// Mean of the samples (for the coefficient of variation).
     pub mean: f64,
     /// Sample standard deviation (n - 1).
     pub stddev: f64,
@@ -19,20 +27,31 @@ pub(super) struct Sample {
     pub source: SampleSource,
 }
 
-/// The `confidence` interval of `side.mean / base.mean`; `None` when the
-/// baseline's mean is 0 or a side has fewer than two samples.
-///
-/// Var(a/b) ~ (s_a^2/n_a + r^2 s_b^2/n_b) / b^2 (delta method); the degrees
-/// of freedom are Welch-Satterthwaite's over those two terms. Where neither
-/// side has any spread the interval is the ratio itself.
+/// The median's standard error over the mean's, sqrt(pi / 2), for normal
+/// samples.
+const MEDIAN_SE_FACTOR: f64 = 1.253_314_137_315_500_3;
+
+impl Sample {
+    /// The squared standard error of ln(median).
+    fn log_variance(&self) -> f64 {
+        let cv = if self.mean != 0.0 {
+            self.stddev / self.mean.abs()
+        } else {
+            0.0
+        };
+        (MEDIAN_SE_FACTOR * cv).powi(2) / self.n as f64
+    }
+}
+
+/// The `confidence` interval of `side.median / base.median`; `None` when a
+/// median is not positive (no log) or a side has fewer than two samples.
+/// Where neither side has any spread the interval is the ratio itself.
 pub(super) fn ratio_interval(base: &Sample, side: &Sample, confidence: f64) -> Option<Interval> {
-    if base.mean == 0.0 || base.n < 2 || side.n < 2 {
+    if !(base.median > 0.0 && side.median > 0.0) || base.n < 2 || side.n < 2 {
         return None;
     }
-    let r = side.mean / base.mean;
-    let b2 = base.mean * base.mean;
-    let w_side = side.stddev.powi(2) / side.n as f64 / b2;
-    let w_base = r * r * base.stddev.powi(2) / base.n as f64 / b2;
+    let r = side.median / base.median;
+    let (w_side, w_base) = (side.log_variance(), base.log_variance());
     let var = w_side + w_base;
     if var <= 0.0 || !var.is_finite() {
         return Some(Interval {
@@ -48,8 +67,8 @@ pub(super) fn ratio_interval(base: &Sample, side: &Sample, confidence: f64) -> O
         .inverse_cdf(0.5 + confidence / 2.0);
     let half = t * var.sqrt();
     Some(Interval {
-        low: r - half,
-        high: r + half,
+        low: r * (-half).exp(),
+        high: r * half.exp(),
         degrees_of_freedom: Some(df),
     })
 }
@@ -58,9 +77,10 @@ pub(super) fn ratio_interval(base: &Sample, side: &Sample, confidence: f64) -> O
 mod tests {
     use super::*;
 
-    fn sample(mean: f64, stddev: f64, n: usize) -> Sample {
+    fn sample(median: f64, stddev: f64, n: usize) -> Sample {
         Sample {
-            mean,
+            median,
+            mean: median,
             stddev,
             n,
             source: SampleSource::Runs,
@@ -68,15 +88,28 @@ mod tests {
     }
 
     #[test]
-    fn equal_spread_gives_the_pooled_t_interval() {
-        // Equal n and variances: df = 2(n-1) = 4, t(0.975, 4) = 2.776.
+    fn equal_spread_gives_the_pooled_t_interval_on_the_log_scale() {
+        // Equal n and CVs: df = 2(n-1) = 4, t(0.975, 4) = 2.776.
         let base = sample(100.0, 10.0, 3);
         let side = sample(100.0, 10.0, 3);
         let iv = ratio_interval(&base, &side, 0.95).unwrap();
         assert!((iv.degrees_of_freedom.unwrap() - 4.0).abs() < 1e-9);
-        let se = (2.0 * 100.0 / 3.0_f64).sqrt() / 100.0;
-        assert!((iv.high - 1.0 - 2.776_445 * se).abs() < 1e-5, "{iv:?}");
-        assert!((1.0 - iv.low - 2.776_445 * se).abs() < 1e-5, "{iv:?}");
+        let se = MEDIAN_SE_FACTOR * 0.1 * (2.0 / 3.0_f64).sqrt();
+        assert!((iv.high - (2.776_445 * se).exp()).abs() < 1e-5, "{iv:?}");
+        assert!((iv.low - (-2.776_445 * se).exp()).abs() < 1e-5, "{iv:?}");
+        // Symmetric in ratio: low x high = 1.
+        assert!((iv.low * iv.high - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_wide_spread_never_takes_the_interval_below_zero() {
+        // The samples that gave -62.2..323.7 % as a difference of means: a
+        // CV near 100 % on three samples.
+        let base = sample(10.0, 9.0, 3);
+        let side = sample(13.0, 14.0, 3);
+        let iv = ratio_interval(&base, &side, 0.95).unwrap();
+        assert!(iv.low > 0.0 && iv.high.is_finite(), "{iv:?}");
+        assert!(iv.low < 1.3 && iv.high > 1.3, "{iv:?}");
     }
 
     #[test]

@@ -391,3 +391,72 @@ fn the_file_system_of_the_disk_dir_is_compared() {
         "file system of the tested dir differs: ext4 = ext4 on /scratch; xfs = xfs on /scratch"
     );
 }
+
+#[test]
+fn compare_shows_the_median_runs_show_prints_not_the_mean() {
+    // One run each; repeats 8, 9, 20 (median 9, mean 12.3) against 8.5,
+    // 8.8, 9.0: runs show prints 9 and 8.8, so does compare.
+    let one = |id, samples: &[f64]| {
+        let mut r = run(id, 1.0, 1.0, 1.0, 1.0);
+        let m = &mut r.results[0].metrics[0];
+        let st = Stats::from_samples(samples).unwrap();
+        m.value = st.median;
+        m.stats = Some(st);
+        Side {
+            label: format!("run {id}"),
+            runs: vec![r],
+        }
+    };
+    let c = compare(&[one(1, &[8e9, 9e9, 20e9]), one(2, &[8.5e9, 8.8e9, 9e9])]);
+    let cells = &row(&c, cpu::OPS).cells;
+    assert_eq!((cells[0].value, cells[1].value), (9e9, 8.8e9));
+    assert!(close(cells[1].ratio.unwrap(), 8.8 / 9.0));
+    // The wide baseline: the interval is wide, and above 0.
+    let iv = cells[1].interval.unwrap();
+    assert!(
+        iv.low > 0.0 && iv.low < 8.8 / 9.0 && iv.high > 1.0,
+        "{iv:?}"
+    );
+}
+
+#[test]
+fn figures_that_are_not_performance_get_no_ratio_colour_or_geomean() {
+    // LINPACK's residual and a reply-rate standard deviation, 6x apart.
+    let with = |id, v: f64| {
+        let mut r = run(id, 1.0, 1.0, 1.0, 1.0);
+        let mut lp = BenchResult::new(linpack::LINPACK);
+        lp.metrics.push(Metric::new(
+            linpack::RESIDUAL,
+            v,
+            Unit::Count,
+            Better::Lower,
+        ));
+        let mut http = BenchResult::new(nodebench_core::names::http::LOAD);
+        http.metrics.push(
+            Metric::new(
+                nodebench_core::names::http::load::REPLY_RATE,
+                v,
+                Unit::Count,
+                Better::Higher,
+            )
+            .label(nodebench_core::names::http::load::label::STAT, "stddev"),
+        );
+        r.results.extend([lp, http]);
+        Side {
+            label: format!("run {id}"),
+            runs: vec![r],
+        }
+    };
+    let c = compare(&[with(1, 1.0), with(2, 6.0)]);
+    for benchmark in [linpack::LINPACK, nodebench_core::names::http::LOAD] {
+        let r = row(&c, benchmark);
+        assert_eq!(r.better, Better::Neither, "{benchmark}");
+        assert_eq!(r.cells[1].value, 6.0);
+        assert_eq!(r.cells[1].ratio, None);
+        assert_eq!(r.cells[1].verdict, Verdict::NotPerformance);
+        assert_eq!(super::render::is_better(&r.cells[1], r.better), None);
+    }
+    // The geometric means count the rate, bandwidth and latency only.
+    let overall = c.summary.iter().find(|s| s.area == OVERALL).unwrap();
+    assert_eq!(overall.sides[1].metrics, 3);
+}
