@@ -115,7 +115,7 @@ impl Context<'_> {
     /// a failed or cancelled result: `if !ctx.record(result)? { break; }`.
     pub fn record(&mut self, mut result: BenchResult) -> Result<bool, BenchError> {
         result.ended_at = chrono::Utc::now();
-        result.settle_orientation();
+        crate::orientation::settle(&mut result);
         let passed = result.status == crate::model::ResultStatus::Passed;
         self.sink.record(result)?;
         Ok(passed)

@@ -23,6 +23,7 @@ pub mod inventory;
 pub mod latency;
 pub mod model;
 pub mod names;
+pub mod orientation;
 pub mod peak;
 pub mod rng;
 pub mod route;

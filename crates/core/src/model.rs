@@ -164,7 +164,7 @@ pub enum Better {
     /// Latency-like: less is better.
     Lower,
     /// Not a performance figure (a spread, a residual, an error count, a
-    /// size): shown, never judged ([`crate::names::orientation`]).
+    /// size): shown, never judged ([`crate::orientation`]).
     Neither,
 }
 
@@ -238,20 +238,6 @@ impl Metric {
             stats: None,
             reference: None,
             percent_of_reference: None,
-        }
-    }
-
-    /// Its orientation: [`Better::Neither`] for a figure that is not a
-    /// performance figure ([`crate::names::orientation`]), else `better`.
-    pub fn orientation(&self) -> Better {
-        let performance = crate::names::orientation::is_performance(
-            &self.name,
-            self.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-        );
-        if performance {
-            self.better
-        } else {
-            Better::Neither
         }
     }
 
@@ -464,16 +450,6 @@ impl BenchResult {
             series: Vec::new(),
             bottleneck: None,
             phases: Vec::new(),
-        }
-    }
-
-    /// Marks the metrics that are not performance figures
-    /// ([`crate::names::orientation`]) [`Better::Neither`]; the others keep
-    /// the direction their benchmark gave. Applied when a result is
-    /// recorded, stored and read back.
-    pub fn settle_orientation(&mut self) {
-        for m in &mut self.metrics {
-            m.better = m.orientation();
         }
     }
 

@@ -257,7 +257,7 @@ impl MetricRow {
             name: m.name.clone(),
             value: Some(m.value),
             unit: m.unit.symbol().to_string(),
-            better: m.orientation().as_str().to_string(),
+            better: nodebench_core::orientation::of(m).as_str().to_string(),
             labels: json(&m.labels)?,
             stats: m.stats.as_ref().map(json).transpose()?,
             reference_name: m.reference.as_ref().map(|r| r.name.clone()),

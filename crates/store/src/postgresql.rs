@@ -476,7 +476,7 @@ impl Store for PostgresStore {
         load_figures(&mut tx, id, &index, &mut run.results)?;
         // Runs stored before orientation existed read as this version.
         for r in &mut run.results {
-            r.settle_orientation();
+            nodebench_core::orientation::settle(r);
         }
         run.schema_version = nodebench_core::model::SCHEMA_VERSION;
         tx.commit()?;

@@ -467,7 +467,7 @@ impl Store for SqliteStore {
         drop(stmt);
         // Runs stored before orientation existed read as this version.
         for r in &mut run.results {
-            r.settle_orientation();
+            nodebench_core::orientation::settle(r);
         }
         run.schema_version = nodebench_core::model::SCHEMA_VERSION;
         tx.commit()?;

@@ -16,7 +16,6 @@ pub mod http;
 pub mod linpack;
 pub mod memory;
 pub mod net;
-pub mod orientation;
 pub mod scan;
 pub mod slurm;
 pub mod suite;

@@ -380,7 +380,7 @@ pub fn compare_with(sides: &[Side], matching: Matching) -> Comparison {
                     map.entry(key)
                         .or_insert_with(|| Found {
                             unit: m.unit,
-                            better: m.orientation(),
+                            better: nodebench_core::orientation::of(m),
                             values: Vec::new(),
                             first: m.clone(),
                         })

@@ -5,10 +5,11 @@
 //! [`Better::Neither`](crate::model::Better::Neither): they are shown, but
 //! get no % of baseline, colour, verdict or place in a geometric mean.
 //! Written once here, applied where results are recorded, stored and read
-//! back ([`crate::model::BenchResult::settle_orientation`]), so runs stored
-//! before orientation existed read the same way.
+//! back ([`settle`]), so runs stored before orientation existed read the
+//! same way.
 
-use super::{burnin, db, disk, http, linpack, net, sysbench};
+use crate::model::{BenchResult, Better, Metric};
+use crate::names::{burnin, db, disk, http, linpack, net, sysbench};
 
 /// Metric names that are not performance figures in any benchmark.
 pub const NOT_PERFORMANCE: &[&str] = &[
@@ -58,4 +59,22 @@ pub fn is_performance<'a>(
 ) -> bool {
     !NOT_PERFORMANCE.contains(&name)
         && !labels.any(|(k, v)| k == http::load::label::STAT && SPREAD_STATS.contains(&v))
+}
+
+/// The orientation of `m`: [`Better::Neither`] for a figure that is not a
+/// performance figure, else the direction its benchmark gave.
+pub fn of(m: &Metric) -> Better {
+    let performance = is_performance(
+        &m.name,
+        m.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    if performance { m.better } else { Better::Neither }
+}
+
+/// Marks the metrics of `result` that are not performance figures
+/// [`Better::Neither`].
+pub fn settle(result: &mut BenchResult) {
+    for m in &mut result.metrics {
+        m.better = of(m);
+    }
 }
