@@ -68,7 +68,11 @@ pub fn of(m: &Metric) -> Better {
         &m.name,
         m.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())),
     );
-    if performance { m.better } else { Better::Neither }
+    if performance {
+        m.better
+    } else {
+        Better::Neither
+    }
 }
 
 /// Marks the metrics of `result` that are not performance figures

@@ -13,15 +13,98 @@ use super::escape;
 use nodebench_core::units::format_bytes;
 
 /// Width and height of every chart, in SVG pixels (scaled down by the page).
-const SIZE: (u32, u32) = (880, 440);
+const SIZE: (u32, u32) = (960, 440);
+/// Width of the legend beside the plot (legends never cover data).
+const LEGEND_WIDTH: u32 = 250;
 /// Font of every label.
 const FONT: &str = "sans-serif";
+
+/// Series colours: the Okabe-Ito palette, which readers with any common
+/// colour-vision deficiency tell apart, without its yellow and sky blue
+/// (under 3:1 against white) and with its orange darkened, then three dark
+/// colours of Paul Tol's muted scheme. Every one has at least 3:1 contrast
+/// on white (WCAG's floor for graphics), checked by a test.
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0x00, 0x72, 0xB2),
+    RGBColor(0xD5, 0x5E, 0x00),
+    RGBColor(0x00, 0x9E, 0x73),
+    RGBColor(0xCC, 0x79, 0xA7),
+    RGBColor(0x33, 0x22, 0x88),
+    RGBColor(0xA6, 0x5E, 0x00),
+    RGBColor(0x88, 0x22, 0x55),
+    RGBColor(0x11, 0x77, 0x33),
+];
+
+/// The neutral grey of a baseline (never the red or green of worse and
+/// better): 4.5:1 on white.
+pub const NEUTRAL: RGBColor = RGBColor(0x76, 0x76, 0x76);
+
+/// The colour of series `i`.
+fn colour(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// How a legend entry's swatch is drawn.
+#[derive(Clone, Copy)]
+enum Swatch {
+    /// A measured line.
+    Line(RGBColor),
+    /// A dashed limit or marker.
+    Dashed(RGBColor),
+    /// A bar or a heat-map bin.
+    Bar(RGBColor),
+}
+
+/// Entries beyond this many are summed up in one "and N more" line.
+const LEGEND_ROWS: usize = 22;
+
+/// Draws `entries` top-down in `area`, the legend column right of a plot.
+fn draw_legend(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    entries: &[(String, Swatch)],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let row = 18;
+    for (i, (name, swatch)) in entries.iter().take(LEGEND_ROWS).enumerate() {
+        let y = 48 + row * i as i32;
+        match *swatch {
+            Swatch::Line(c) => {
+                area.draw(&PathElement::new(vec![(6, y), (28, y)], c.stroke_width(2)))?;
+                area.draw(&Circle::new((17, y), 3, c.filled()))?;
+            }
+            Swatch::Dashed(c) => {
+                for x in [6, 14, 22] {
+                    area.draw(&PathElement::new(
+                        vec![(x, y), (x + 5, y)],
+                        c.stroke_width(2),
+                    ))?;
+                }
+            }
+            Swatch::Bar(c) => {
+                area.draw(&Rectangle::new([(8, y - 6), (22, y + 6)], c.filled()))?;
+            }
+        }
+        let text: String = if name.chars().count() > 30 {
+            name.chars().take(29).chain(std::iter::once('…')).collect()
+        } else {
+            name.clone()
+        };
+        area.draw(&Text::new(text, (34, y - 7), (FONT, 13)))?;
+    }
+    if entries.len() > LEGEND_ROWS {
+        let y = 48 + row * LEGEND_ROWS as i32;
+        let more = format!("and {} more", entries.len() - LEGEND_ROWS);
+        area.draw(&Text::new(more, (34, y - 7), (FONT, 13)))?;
+    }
+    Ok(())
+}
 
 /// How an axis maps its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scale {
     /// Evenly spaced values.
     Linear,
+    /// Whole numbers (thread counts, users, orders): integer ticks only.
+    Count,
     /// Sizes in bytes on a log2 axis, ticks printed as `4 KiB`.
     Bytes,
     /// Percentiles (0..100) on a log "nines" axis: 90, 99, 99.9... evenly
@@ -33,7 +116,7 @@ impl Scale {
     /// Where `v` is drawn.
     fn to_axis(self, v: f64) -> f64 {
         match self {
-            Scale::Linear => v,
+            Scale::Linear | Scale::Count => v,
             Scale::Bytes => v.max(1.0).log2(),
             Scale::Nines => -(1.0 - (v / 100.0).min(1.0 - 1e-9)).log10(),
         }
@@ -47,6 +130,13 @@ impl Scale {
                     format!("{a:.1e}")
                 } else {
                     format!("{}", (a * 1000.0).round() / 1000.0)
+                }
+            }
+            Scale::Count => {
+                if (a - a.round()).abs() < 1e-6 {
+                    format!("{}", a.round())
+                } else {
+                    String::new()
                 }
             }
             Scale::Bytes => format_bytes(2f64.powf(a).round() as u64),
@@ -74,6 +164,14 @@ impl Axis {
         Axis {
             title: title.into(),
             scale: Scale::Linear,
+        }
+    }
+
+    /// An axis of whole numbers titled `title` (thread counts, users).
+    pub fn count(title: impl Into<String>) -> Axis {
+        Axis {
+            title: title.into(),
+            scale: Scale::Count,
         }
     }
 
@@ -173,7 +271,9 @@ impl Chart {
         {
             let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
             root.fill(&WHITE).map_err(|e| e.to_string())?;
-            self.draw(&root, xs, ys).map_err(|e| e.to_string())?;
+            let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+            let entries = self.draw(&plot, xs, ys).map_err(|e| e.to_string())?;
+            draw_legend(&legend, &entries).map_err(|e| e.to_string())?;
             root.present().map_err(|e| e.to_string())?;
         }
         Ok(svg)
@@ -210,7 +310,8 @@ impl Chart {
         root: &DrawingArea<SVGBackend<'_>, Shift>,
         xs: Range<f64>,
         ys: Range<f64>,
-    ) -> Result<(), Box<dyn std::error::Error + '_>> {
+    ) -> Result<Vec<(String, Swatch)>, Box<dyn std::error::Error + '_>> {
+        let mut entries = Vec::new();
         let factor = self.y2.as_ref().map_or(1.0, |(_, f)| *f);
         let (xs_start, xs_end) = (xs.start, xs.end);
         let mut chart = ChartBuilder::on(root)
@@ -228,6 +329,9 @@ impl Chart {
         let span = (xs_end - xs_start).max(1.0) as usize;
         let x_ticks = match scale {
             Scale::Linear => 10,
+            // At most one label per whole number: the steps plotters picks
+            // (1, 2, 5 x 10^k) are then whole numbers too.
+            Scale::Count => ((xs_end - xs_start).floor() as usize + 1).clamp(2, 10),
             Scale::Bytes if span > 12 => span / 2 + 1,
             Scale::Bytes | Scale::Nines => span + 1,
         };
@@ -251,7 +355,7 @@ impl Chart {
         }
         let (top, bottom) = (chart.y_range().end, chart.y_range().start);
         for (i, s) in self.series.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
+            let color = colour(i);
             let points: Vec<(f64, f64)> = s
                 .points
                 .iter()
@@ -260,50 +364,33 @@ impl Chart {
                 .collect();
             match s.style {
                 Style::Measured => {
-                    chart
-                        .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
-                        .label(&s.name)
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                        });
+                    chart.draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?;
                     chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+                    entries.push((s.name.clone(), Swatch::Line(color)));
                 }
                 Style::Limit => {
-                    chart
-                        .draw_series(DashedLineSeries::new(points, 8, 5, color.stroke_width(2)))?
-                        .label(&s.name)
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(1))
-                        });
+                    chart.draw_series(DashedLineSeries::new(
+                        points,
+                        8,
+                        5,
+                        color.stroke_width(2),
+                    ))?;
+                    entries.push((s.name.clone(), Swatch::Dashed(color)));
                 }
             }
         }
         for (i, m) in self.markers.iter().enumerate() {
-            let color = Palette99::pick(self.series.len() + i).to_rgba();
+            let color = colour(self.series.len() + i);
             let x = scale.to_axis(m.x);
-            chart
-                .draw_series(DashedLineSeries::new(
-                    [(x, bottom), (x, top)],
-                    4,
-                    4,
-                    color.stroke_width(1),
-                ))?
-                .label(&m.label)
-                .legend(move |(x, y)| {
-                    PathElement::new(
-                        vec![(x + 10, y - 6), (x + 10, y + 6)],
-                        color.stroke_width(2),
-                    )
-                });
+            chart.draw_series(DashedLineSeries::new(
+                [(x, bottom), (x, top)],
+                4,
+                4,
+                color.stroke_width(1),
+            ))?;
+            entries.push((m.label.clone(), Swatch::Dashed(color)));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .label_font((FONT, 13))
-            .draw()?;
-        Ok(())
+        Ok(entries)
     }
 }
 
@@ -325,13 +412,15 @@ pub struct HeatMap {
     pub unit: String,
 }
 
-/// Colours of the heat map's bins, low to high.
+/// Colours of the heat map's bins, low to high: five stops of viridis, a
+/// sequential scale readers with any common colour-vision deficiency (and
+/// in grey print) read in order; not the red-to-green of worse and better.
 const BINS: [RGBColor; 5] = [
-    RGBColor(215, 48, 39),
-    RGBColor(252, 141, 89),
-    RGBColor(254, 224, 139),
-    RGBColor(145, 207, 96),
-    RGBColor(26, 152, 80),
+    RGBColor(0x44, 0x01, 0x54),
+    RGBColor(0x3B, 0x52, 0x8B),
+    RGBColor(0x21, 0x91, 0x8C),
+    RGBColor(0x5D, 0xC8, 0x63),
+    RGBColor(0xFD, 0xE7, 0x25),
 ];
 
 impl HeatMap {
@@ -351,7 +440,9 @@ impl HeatMap {
         {
             let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
             root.fill(&WHITE).map_err(|e| e.to_string())?;
-            self.draw(&root).map_err(|e| e.to_string())?;
+            let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+            let entries = self.draw(&plot).map_err(|e| e.to_string())?;
+            draw_legend(&legend, &entries).map_err(|e| e.to_string())?;
             root.present().map_err(|e| e.to_string())?;
         }
         Ok(svg)
@@ -360,14 +451,14 @@ impl HeatMap {
     fn draw(
         &self,
         root: &DrawingArea<SVGBackend<'_>, Shift>,
-    ) -> Result<(), Box<dyn std::error::Error + '_>> {
+    ) -> Result<Vec<(String, Swatch)>, Box<dyn std::error::Error + '_>> {
+        let mut entries = Vec::new();
         let (nx, ny) = (self.x.1.len(), self.y.1.len());
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, (FONT, 20))
             .margin(12)
             .x_label_area_size(48)
             .y_label_area_size(80)
-            .right_y_label_area_size(150)
             .build_cartesian_2d(-0.5..nx as f64 - 0.5, -0.5..ny as f64 - 0.5)?;
         let category = |names: &[String], v: f64| {
             let i = v.round();
@@ -408,25 +499,16 @@ impl HeatMap {
             }
             let color = *color;
             let (from, to) = (lo + width * b as f64, lo + width * (b + 1) as f64);
-            chart
-                .draw_series(cells.iter().map(|&&(x, y, _)| {
-                    let (x, y) = (x as f64, y as f64);
-                    Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], color.filled())
-                }))?
-                .label(format!("{from:.0}-{to:.0} {}", self.unit))
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled())
-                });
+            chart.draw_series(cells.iter().map(|&&(x, y, _)| {
+                let (x, y) = (x as f64, y as f64);
+                Rectangle::new([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)], color.filled())
+            }))?;
+            entries.push((
+                format!("{from:.0}-{to:.0} {}", self.unit),
+                Swatch::Bar(color),
+            ));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .margin(-140)
-            .background_style(WHITE)
-            .border_style(RGBColor(160, 160, 160))
-            .label_font((FONT, 12))
-            .draw()?;
-        Ok(())
+        Ok(entries)
     }
 }
 
@@ -447,6 +529,8 @@ pub struct BarChart {
     pub series: Vec<(String, Vec<Option<f64>>)>,
     /// A horizontal line across the chart at this value, named in the legend.
     pub reference: Option<(f64, String)>,
+    /// The series drawn in neutral grey: the baseline of a comparison.
+    pub neutral: Option<usize>,
 }
 
 impl BarChart {
@@ -476,7 +560,9 @@ impl BarChart {
         {
             let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
             root.fill(&WHITE).map_err(|e| e.to_string())?;
-            self.draw(&root, ys).map_err(|e| e.to_string())?;
+            let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+            let entries = self.draw(&plot, ys).map_err(|e| e.to_string())?;
+            draw_legend(&legend, &entries).map_err(|e| e.to_string())?;
             root.present().map_err(|e| e.to_string())?;
         }
         Ok(svg)
@@ -486,7 +572,8 @@ impl BarChart {
         &self,
         root: &DrawingArea<SVGBackend<'_>, Shift>,
         ys: Range<f64>,
-    ) -> Result<(), Box<dyn std::error::Error + '_>> {
+    ) -> Result<Vec<(String, Swatch)>, Box<dyn std::error::Error + '_>> {
+        let mut entries = Vec::new();
         let groups = &self.groups.1;
         let n = groups.len();
         let mut chart = ChartBuilder::on(root)
@@ -517,47 +604,36 @@ impl BarChart {
         // The bars of a group share 80 % of its width.
         let width = 0.8 / self.series.len().max(1) as f64;
         for (i, (name, values)) in self.series.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
+            let color = if self.neutral == Some(i) {
+                NEUTRAL
+            } else {
+                colour(i)
+            };
             let left = |g: usize| g as f64 - 0.4 + width * i as f64;
-            chart
-                .draw_series(
-                    values
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(g, v)| v.filter(|v| v.is_finite()).map(|v| (g, v)))
-                        .map(|(g, v)| {
-                            Rectangle::new(
-                                [(left(g) + 0.01, 0.0), (left(g) + width - 0.01, v)],
-                                color.filled(),
-                            )
-                        }),
-                )?
-                .label(name)
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled())
-                });
+            chart.draw_series(
+                values
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(g, v)| v.filter(|v| v.is_finite()).map(|v| (g, v)))
+                    .map(|(g, v)| {
+                        Rectangle::new(
+                            [(left(g) + 0.01, 0.0), (left(g) + width - 0.01, v)],
+                            color.filled(),
+                        )
+                    }),
+            )?;
+            entries.push((name.clone(), Swatch::Bar(color)));
         }
         if let Some((value, label)) = &self.reference {
-            chart
-                .draw_series(DashedLineSeries::new(
-                    [(-0.5, *value), (n as f64 - 0.5, *value)],
-                    8,
-                    5,
-                    BLACK.stroke_width(1),
-                ))?
-                .label(label)
-                .legend(|(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(1))
-                });
+            chart.draw_series(DashedLineSeries::new(
+                [(-0.5, *value), (n as f64 - 0.5, *value)],
+                8,
+                5,
+                BLACK.stroke_width(1),
+            ))?;
+            entries.push((label.clone(), Swatch::Dashed(BLACK)));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .label_font((FONT, 13))
-            .draw()?;
-        Ok(())
+        Ok(entries)
     }
 }
 
@@ -699,6 +775,7 @@ mod tests {
                 ("run 2".into(), vec![Some(200.0), None]),
             ],
             reference: Some((100.0, "baseline (100 %)".into())),
+            neutral: Some(0),
         };
         let html = b.figure();
         assert!(
@@ -707,9 +784,13 @@ mod tests {
             ),
             "{html}"
         );
-        // The background, three bars (none for the missing value), the
-        // legend's box and border, and its two swatches.
-        assert_eq!(html.matches("<rect").count(), 1 + 3 + 2 + 2, "{html}");
+        // The background, three bars (none for the missing value) and the
+        // legend's two swatches.
+        assert_eq!(html.matches("<rect").count(), 1 + 3 + 2, "{html}");
+        // The baseline's bars and swatch are neutral grey, the other side
+        // the first palette colour; no red or green.
+        assert_eq!(html.matches("fill=\"#767676\"").count(), 2 + 1, "{html}");
+        assert_eq!(html.matches("fill=\"#D55E00\"").count(), 1 + 1, "{html}");
         let texts = texts(&html);
         for text in [
             "% of baseline by area",
@@ -723,5 +804,61 @@ mod tests {
         ] {
             assert!(texts.iter().any(|t| t == text), "{text} missing: {texts:?}");
         }
+    }
+
+    /// WCAG's contrast ratio of `c` against white.
+    fn contrast_on_white(c: RGBColor) -> f64 {
+        let lin = |v: u8| {
+            let v = v as f64 / 255.0;
+            if v <= 0.03928 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        let l = 0.2126 * lin(c.0) + 0.7152 * lin(c.1) + 0.0722 * lin(c.2);
+        1.05 / (l + 0.05)
+    }
+
+    #[test]
+    fn every_series_colour_stands_out_on_white() {
+        for c in PALETTE.iter().chain([&NEUTRAL]) {
+            assert!(
+                contrast_on_white(*c) >= 3.0,
+                "{c:?}: {}",
+                contrast_on_white(*c)
+            );
+        }
+        // Eight different colours before any repeats.
+        let set: std::collections::BTreeSet<_> = PALETTE.iter().map(|c| (c.0, c.1, c.2)).collect();
+        assert_eq!(set.len(), PALETTE.len());
+    }
+
+    #[test]
+    fn thread_axes_are_ticked_in_whole_numbers_and_legends_sit_beside_the_plot() {
+        let mut c = line_chart();
+        c.x = Axis::count("threads");
+        let html = c.figure();
+        let texts = texts(&html);
+        // Ticks at 1 and 2 only: no 1.2, 1.4 ...
+        assert!(
+            texts.iter().any(|t| t == "1") && texts.iter().any(|t| t == "2"),
+            "{texts:?}"
+        );
+        let fractional = |t: &String| t.parse::<f64>().is_ok_and(|v| v.fract() != 0.0);
+        assert!(!texts.iter().any(fractional), "{texts:?}");
+        // The legend's entries start right of the plot area.
+        let x_of = |name: &str| {
+            let at = html
+                .find(&format!(">{name}<"))
+                .or_else(|| html.find(&format!(">\n{name}")));
+            let before = &html[..at.unwrap_or_else(|| panic!("{name} in {html}"))];
+            let tag = &before[before.rfind("<text").unwrap()..];
+            let x = &tag[tag.find("x=\"").unwrap() + 3..];
+            x[..x.find('"').unwrap()].parse::<f64>().unwrap()
+        };
+        let plot_right = (SIZE.0 - LEGEND_WIDTH) as f64;
+        assert!(x_of("f64.vector") > plot_right, "{html}");
+        assert!(x_of("peak") > plot_right, "{html}");
     }
 }

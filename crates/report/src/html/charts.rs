@@ -9,13 +9,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use nodebench_core::names::labels::{KERNEL, THREADS};
+use nodebench_core::names::labels::{KERNEL, PERCENTILE, THREADS};
 use nodebench_core::names::{cpu, disk, http, linpack, memory, net};
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Histogram, Metric, Reference, Unit};
 
 use super::Labelled;
-use super::chart::{Axis, Chart, HeatMap, Marker, Scale, Series, Style};
+use super::chart::{Axis, BarChart, Chart, HeatMap, Marker, Scale, Series, Style};
 use crate::format;
 
 /// The `data-chart` kinds, one per chart family.
@@ -43,6 +43,8 @@ pub enum Figure {
     Line(Chart),
     /// A heat map.
     Heat(HeatMap),
+    /// Bars: figures at a single thread count, or without one (imports).
+    Bar(BarChart),
 }
 
 impl Figure {
@@ -51,6 +53,7 @@ impl Figure {
         match self {
             Figure::Line(c) => c.figure(),
             Figure::Heat(h) => h.figure(),
+            Figure::Bar(b) => b.figure(),
         }
     }
 }
@@ -58,18 +61,21 @@ impl Figure {
 /// Every chart of `runs`, in the order above.
 pub fn figures(runs: &[Labelled]) -> Vec<Figure> {
     let mut out: Vec<Figure> = Vec::new();
-    let lines = [
-        scaling(runs, cpu::OPS, cpu::RATE, &[KERNEL], &[cpu::label::SCALING]),
-        scaling(
-            runs,
-            memory::STREAM,
-            memory::metric::BANDWIDTH,
-            &[],
-            &[KERNEL, memory::label::STORES],
-        ),
-        linpack_by_order(runs),
-        latency_staircase(runs),
-    ];
+    out.extend(scaling(
+        runs,
+        cpu::OPS,
+        cpu::RATE,
+        &[KERNEL],
+        &[cpu::label::SCALING],
+    ));
+    out.extend(scaling(
+        runs,
+        memory::STREAM,
+        memory::metric::BANDWIDTH,
+        &[],
+        &[KERNEL, memory::label::STORES],
+    ));
+    let lines = [linpack_by_order(runs), latency_staircase(runs)];
     out.extend(lines.into_iter().flatten().map(Figure::Line));
     out.extend(iozone_heat_maps(runs).into_iter().map(Figure::Heat));
     out.extend(percentiles(runs).into_iter().map(Figure::Line));
@@ -138,21 +144,22 @@ fn results<'a>(run: &'a Labelled, id: &'a str) -> impl Iterator<Item = &'a Bench
 /// Thread scaling of metric `name` of benchmark `id`: one chart per value
 /// of the `chart_by` labels, one series per value of the `series_by`
 /// labels (and run), x the `threads` label, the metrics' reference (the
-/// theoretical peak) as a dashed line.
+/// theoretical peak) as a dashed line. Where every figure of a chart is
+/// at one thread count, or states none (an imported result), the chart is
+/// bars instead: a group per series, a bar per run.
 fn scaling(
     runs: &[Labelled],
     id: &str,
     name: &str,
     chart_by: &[&str],
     series_by: &[&str],
-) -> Vec<Chart> {
+) -> Vec<Figure> {
     let metrics: Vec<(usize, &Metric)> = runs
         .iter()
         .enumerate()
         .flat_map(|(i, run)| {
             results(run, id)
                 .flat_map(|r| r.metrics_named(name))
-                .filter(|m| m.label_value(THREADS).is_some())
                 .map(move |m| (i, m))
         })
         .collect();
@@ -176,7 +183,18 @@ fn scaling(
         } else {
             format!("{id} {group}: {name} by threads")
         };
-        let mut chart = Chart::new(kind::SCALING, title, Axis::linear("threads"), y);
+        let threads: BTreeSet<Option<u64>> = cell
+            .iter()
+            .map(|(_, m)| number(m.label_value(THREADS)).map(f64::to_bits))
+            .collect();
+        if threads.len() == 1 {
+            let at = threads.first().copied().flatten().map(f64::from_bits);
+            charts.push(Figure::Bar(bars(
+                runs, id, name, &group, &cell, series_by, at, divisor, y,
+            )));
+            continue;
+        }
+        let mut chart = Chart::new(kind::SCALING, title, Axis::count("threads"), y);
         for (i, run) in runs.iter().enumerate() {
             let mine: Vec<&Metric> = cell.iter().filter(|c| c.0 == i).map(|c| c.1).collect();
             let names: BTreeSet<String> = mine.iter().map(|m| label_values(m, series_by)).collect();
@@ -202,9 +220,83 @@ fn scaling(
                 chart.series.push(limit(name, r, divisor, &xs));
             }
         }
-        charts.push(chart);
+        charts.push(Figure::Line(chart));
     }
     charts
+}
+
+/// The bars of a scaling chart whose figures share one thread count `at`
+/// (None: not stated): a group per `series_by` value, a bar per run, the
+/// theoretical peak as the reference line where every run has the same.
+#[allow(clippy::too_many_arguments)]
+fn bars(
+    runs: &[Labelled],
+    id: &str,
+    name: &str,
+    group: &str,
+    cell: &[&(usize, &Metric)],
+    series_by: &[&str],
+    at: Option<f64>,
+    divisor: f64,
+    y: Axis,
+) -> BarChart {
+    let what: Vec<String> = cell
+        .iter()
+        .map(|(_, m)| label_values(m, series_by))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let threads = at.map_or_else(
+        || "thread count not stated".to_string(),
+        |t| format!("{t} threads"),
+    );
+    let title = if group.is_empty() {
+        format!("{id}: {name} at {threads}")
+    } else {
+        format!("{id} {group}: {name} at {threads}")
+    };
+    let series = runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let values = what
+                .iter()
+                .map(|w| {
+                    cell.iter()
+                        .find(|(r, m)| *r == i && label_values(m, series_by) == *w)
+                        .map(|(_, m)| m.value / divisor)
+                })
+                .collect();
+            (run.label.clone(), values)
+        })
+        .collect();
+    let peaks: BTreeSet<u64> = cell
+        .iter()
+        .filter_map(|(_, m)| m.reference.as_ref().map(|r| r.value.to_bits()))
+        .collect();
+    let reference = match peaks.iter().collect::<Vec<_>>()[..] {
+        [one] => Some((
+            f64::from_bits(*one) / divisor,
+            "theoretical peak".to_string(),
+        )),
+        _ => None,
+    };
+    BarChart {
+        kind: kind::SCALING,
+        title,
+        groups: (
+            if series_by.is_empty() {
+                name.to_string()
+            } else {
+                series_by.join(" ")
+            },
+            what,
+        ),
+        y: y.title,
+        series,
+        reference,
+        neutral: None,
+    }
 }
 
 /// LINPACK's maximal and average rate by order, the peak as a dashed line
@@ -237,7 +329,7 @@ fn linpack_by_order(runs: &[Labelled]) -> Vec<Chart> {
     let mut chart = Chart::new(
         kind::LINPACK,
         format!("{}: rate by order", linpack::LINPACK),
-        Axis::linear("order N"),
+        Axis::count("order N"),
         y,
     );
     let peaks: BTreeSet<u64> = all
@@ -548,6 +640,9 @@ fn percentiles(runs: &[Labelled]) -> Vec<Chart> {
                 })
                 .collect();
             let Some((_, first)) = hists.first() else {
+                // Imported load results keep their tool's percentiles as
+                // figures, not histograms.
+                charts.extend(reported_percentiles(runs, id, &group));
                 continue;
             };
             let max = hists
@@ -573,6 +668,62 @@ fn percentiles(runs: &[Labelled]) -> Vec<Chart> {
         }
     }
     charts
+}
+
+/// Latency by percentile from the figures an imported tool printed (ab's
+/// "served within" table, wrk's and wrk2's latency percentiles) where a
+/// result has no histogram: one chart per result, overlaid across runs.
+/// ab's 100 % (its longest request) has no place on a nines axis.
+fn reported_percentiles(
+    runs: &[Labelled],
+    id: &str,
+    group: &[(&Labelled, &BenchResult)],
+) -> Option<Chart> {
+    let points_of = |r: &BenchResult| -> Vec<(f64, f64)> {
+        let served = r
+            .metrics_named(http::load::SERVED_WITHIN)
+            .filter_map(|m| Some((number(m.label_value(http::load::label::PERCENT))?, m.value)));
+        // wrk2's corrected latency where it has one, else wrk's own.
+        let uncorrected =
+            |m: &Metric| m.label_value(http::load::label::LATENCY) == Some(http::load::UNCORRECTED);
+        let latencies: Vec<&Metric> = r.metrics_named(http::load::LATENCY).collect();
+        let corrected = latencies.iter().any(|m| !uncorrected(m));
+        let latency = latencies
+            .into_iter()
+            .filter(move |m| !corrected || !uncorrected(m))
+            .filter_map(|m| Some((number(m.label_value(PERCENTILE))?, m.value)));
+        let mut points: Vec<(f64, f64)> = served.chain(latency).filter(|p| p.0 < 100.0).collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        points.dedup_by(|a, b| a.0 == b.0);
+        points
+    };
+    let per_run: Vec<(&Labelled, Vec<(f64, f64)>)> = group
+        .iter()
+        .map(|&(run, r)| (run, points_of(r)))
+        .filter(|(_, p)| p.len() >= 2)
+        .collect();
+    let max = per_run
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.1))
+        .fold(0.0, f64::max);
+    let (divisor, y) = y_axis("latency", Unit::Seconds, max);
+    let mut chart = Chart::new(
+        kind::PERCENTILES,
+        format!(
+            "{}: latency by percentile (as the tool reported)",
+            titled(id, group.first()?.1)
+        ),
+        Axis::new("percentile (log scale of nines)", Scale::Nines),
+        y,
+    );
+    for (run, points) in per_run {
+        chart.series.push(Series {
+            name: series_name(runs, run, "latency"),
+            points: points.into_iter().map(|(p, v)| (p, v / divisor)).collect(),
+            style: Style::Measured,
+        });
+    }
+    (!chart.series.is_empty()).then_some(chart)
 }
 
 /// The benchmarks whose time series are charted, with the series' name.
@@ -634,7 +785,7 @@ fn sweep(runs: &[Labelled]) -> Vec<Chart> {
         let mut chart = Chart::new(
             kind::SWEEP,
             format!("{}: throughput by users", http::SWEEP),
-            Axis::linear("users"),
+            Axis::count("users"),
             Axis::linear("rate (requests/s)"),
         );
         for (run, r) in group {

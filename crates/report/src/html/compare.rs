@@ -157,6 +157,8 @@ pub fn geomean_bars(c: &Comparison, names: &[String]) -> String {
             })
             .collect(),
         reference: Some((100.0, "baseline (100 %)".into())),
+        // The baseline is neutral grey: red means worse elsewhere.
+        neutral: Some(0),
     }
     .figure()
 }

@@ -243,9 +243,69 @@ fn stream_scales_one_series_per_kernel() {
     let runs = [run_of(1, &[], vec![stream(1, 1.0), stream(2, 1.0)])];
     let c = one(&runs, kind::SCALING);
     assert_eq!(c.y.title, "bandwidth (MB/s)");
+    assert_eq!(c.x.scale, super::chart::Scale::Count);
     assert_eq!(names(&c, Style::Measured), ["copy normal", "triad normal"]);
     assert_eq!(c.series[0].points, [(1.0, 10_000.0), (2.0, 20_000.0)]);
     assert_eq!(c.data_series(), 2);
+}
+
+#[test]
+fn stream_at_one_thread_count_is_bars_a_bar_per_run_and_imports_too() {
+    // Two runs of STREAM at 2 threads: a group per kernel, a bar per run,
+    // not overlapping dots on one x.
+    let runs = [
+        run_of(1, &[], vec![stream(2, 1.0)]),
+        run_of(2, &[], vec![stream(2, 1.5)]),
+    ];
+    let bars: Vec<_> = figures(&labelled(&runs.iter().collect::<Vec<_>>()))
+        .into_iter()
+        .filter_map(|f| match f {
+            Figure::Bar(b) => Some(b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bars.len(), 1, "{bars:#?}");
+    let b = &bars[0];
+    assert_eq!(b.kind, kind::SCALING);
+    assert_eq!(b.title, "memory.stream: bandwidth at 2 threads");
+    assert_eq!(b.groups.1, ["copy normal", "triad normal"]);
+    assert_eq!(b.series.len(), 2);
+    assert_eq!(b.series[1].1, [Some(30_000.0), Some(30_000.0)]);
+    assert_eq!(b.reference.as_ref().map(|r| r.0), Some(50_000.0));
+    assert!(line_charts(&runs, kind::SCALING).is_empty());
+    // An imported STREAM states no thread count: bars too.
+    let mut imported = stream(2, 1.0);
+    for m in &mut imported.metrics {
+        m.labels.remove(THREADS);
+    }
+    let html = figures(&labelled(&[&run_of(3, &[], vec![imported])]))
+        .iter()
+        .map(Figure::html)
+        .collect::<String>();
+    assert!(
+        html.contains("bandwidth at thread count not stated"),
+        "{html}"
+    );
+}
+
+#[test]
+fn an_imported_load_charts_the_percentiles_its_tool_printed() {
+    // ab's "served within" table: no histogram, 100 % left off the axis.
+    let mut ab = BenchResult::new(http::LOAD);
+    for (p, v) in [(50, 0.003), (90, 0.008), (99, 0.024), (100, 1.03)] {
+        ab.metrics.push(
+            Metric::new(http::load::SERVED_WITHIN, v, Unit::Seconds, Better::Lower)
+                .label(http::load::label::PERCENT, p),
+        );
+    }
+    let c = one(&[run_of(1, &[], vec![ab])], kind::PERCENTILES);
+    assert!(
+        c.title
+            .ends_with("latency by percentile (as the tool reported)"),
+        "{}",
+        c.title
+    );
+    assert_eq!(c.series[0].points, [(50.0, 3.0), (90.0, 8.0), (99.0, 24.0)]);
 }
 
 #[test]
