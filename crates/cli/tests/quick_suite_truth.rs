@@ -146,6 +146,24 @@ fn check_line(result: &Value, phase: &Value, line: &str) -> Result<(), String> {
         }
         return Ok(());
     }
+    if let Some(rest) = line.strip_prefix("CPU: the ")
+        && rest.contains(" busiest CPUs (one per thread) ")
+    {
+        if ![cpu::OPS, linpack::LINPACK].contains(&benchmark) {
+            return Err("a compute kernel's line on another benchmark".into());
+        }
+        let k = number_after(rest, "") as usize;
+        let said = number_after(rest, "(one per thread) ");
+        let mut b: Vec<f64> = cpus.iter().map(|c| c.1).collect();
+        b.sort_by(|x, y| y.total_cmp(x));
+        let mean = b.iter().take(k).sum::<f64>() / k as f64;
+        if (mean - said).abs() > SLACK + 0.01 || hot(CPU_SATURATED + SLACK) > 0 {
+            return Err(format!(
+                "the busiest {k} CPUs at {mean:.1} %, said {said}; telemetry {cpus:?}"
+            ));
+        }
+        return Ok(());
+    }
     if line.starts_with("CPU: ") && line.contains(" thread on a core ") {
         for part in line.trim_start_matches("CPU: ").split("; ") {
             let said = number_after(part, "on a core ");

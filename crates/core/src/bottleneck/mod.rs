@@ -32,8 +32,13 @@
 //!    ([`CPU_SATURATED`] % of that many CPUs' time) while moving among
 //!    more CPUs, none of which is saturated alone;
 //! 10. one TCP stream: its window over the round-trip time;
-//! 11. otherwise "nothing saturated (latency-bound)", which rules 8 and 9
-//!     keep from any span whose CPUs were busy.
+//! 11. a compute kernel or LINPACK below all of these: its threads' CPUs
+//!     (the busiest as many as it ran threads) and how busy they were; a
+//!     compute kernel has no latency to be bound by, and its idle time is
+//!     waiting for its slowest thread or for a CPU the hypervisor withheld;
+//! 12. otherwise "nothing saturated (latency-bound)", which rules 8, 9 and
+//!     11 keep from any span whose CPUs were busy and from every compute
+//!     kernel.
 //!
 //! A result without telemetry (`--no-telemetry`) gets no line: the rules
 //! need the machine's view of the run.
@@ -196,7 +201,7 @@ fn line(
     inventory: Option<&Inventory>,
 ) -> String {
     let scope = Scope { result, phase };
-    let rules: [&dyn Fn() -> Option<String>; 10] = [
+    let rules: [&dyn Fn() -> Option<String>; 11] = [
         &|| load_cpu(result, t),
         &|| compute(&scope),
         &|| device_queue(result, t),
@@ -207,6 +212,7 @@ fn line(
         &|| cores(t),
         &|| threads_busy(&scope, t),
         &|| tcp_window(result),
+        &|| compute_waiting(&scope, t),
     ];
     rules
         .iter()
@@ -498,6 +504,26 @@ fn threads_busy(scope: &Scope<'_>, t: &Telemetry) -> Option<String> {
             "CPU: {threads:.0} thread(s) kept {threads:.0} of {n:.0} CPUs' worth busy ({total:.0} % of one CPU in all), moving between CPUs"
         )
     })
+}
+
+/// Rule 11: a compute kernel (cpu.ops, LINPACK) that none of the rules
+/// above explains: how busy its threads' CPUs were.
+fn compute_waiting(scope: &Scope<'_>, t: &Telemetry) -> Option<String> {
+    if ![cpu::OPS, linpack::LINPACK].contains(&scope.result.benchmark.as_str()) {
+        return None;
+    }
+    let threads = (scope.threads()?.max(1.0) as usize).min(t.cpus.len());
+    let mut busy: Vec<f64> = t.cpus.iter().map(|c| c.1).collect();
+    busy.sort_by(|a, b| b.total_cmp(a));
+    let theirs = &busy[..threads];
+    if theirs.is_empty() {
+        return None;
+    }
+    let mean = theirs.iter().sum::<f64>() / threads as f64;
+    let (low, high) = (theirs[threads - 1], theirs[0]);
+    Some(format!(
+        "CPU: the {threads} busiest CPUs (one per thread) {mean:.0} % busy on average ({low:.0}-{high:.0} %), none saturated: a compute kernel's threads wait only for the slowest of them or for a CPU the hypervisor withheld"
+    ))
 }
 
 /// Rule 10: one TCP stream moving about a window per round trip.

@@ -528,3 +528,46 @@ fn phases_shorter_than_the_telemetry_leave_one_line_for_the_result() {
         lines(&r)
     );
 }
+
+#[test]
+fn recorded_16_vcpu_fma_phases_are_never_latency_bound() {
+    // The lent device's 16 vCPUs (fixtures/device16.json): at 8 and 16
+    // threads the pinned CPUs were 50-91 % busy (threads waiting for the
+    // slowest, FMA units shared on the host): "nothing saturated
+    // (latency-bound)" before rule 11.
+    let all: serde_json::Value =
+        serde_json::from_str(include_str!("fixtures/device16.json")).unwrap();
+    let mut r: BenchResult = serde_json::from_value(all["cpu_ops"].clone()).unwrap();
+    attribute_all(&mut r, &[], None);
+    let got = lines(&r);
+    assert_eq!(got.len(), 5);
+    assert!(got.iter().all(|l| l != LATENCY_BOUND), "{got:#?}");
+    assert_eq!(
+        got[3],
+        "CPU: the 8 busiest CPUs (one per thread) 74 % busy on average (65-82 %), none saturated: a compute kernel's threads wait only for the slowest of them or for a CPU the hypervisor withheld"
+    );
+    // One thread: 106 % of one core's share of the all-core peak, said so.
+    assert!(
+        got[0].starts_with("compute-bound: FMA units at 106 % of peak on 1 core (above it"),
+        "{}",
+        got[0]
+    );
+}
+
+#[test]
+fn a_compute_kernel_whose_cpus_were_never_saturated_says_how_busy_they_were() {
+    // 64 CPUs, 8 pinned threads at 60-74 %: never latency-bound; the same
+    // telemetry under a memory benchmark is.
+    let mut r = machine(crate::names::cpu::OPS, 64, &[1.0], |c, _| {
+        if c < 8 { 60.0 + 2.0 * c as f64 } else { 0.5 }
+    });
+    r.phases = vec![phase(&[("threads", "8")], 0.0, 1.0)];
+    attribute_all(&mut r, &[], None);
+    assert_eq!(
+        lines(&r)[0],
+        "CPU: the 8 busiest CPUs (one per thread) 67 % busy on average (60-74 %), none saturated: a compute kernel's threads wait only for the slowest of them or for a CPU the hypervisor withheld"
+    );
+    r.benchmark = memory::BLOCKS.into();
+    attribute_all(&mut r, &[], None);
+    assert_eq!(lines(&r)[0], LATENCY_BOUND);
+}
