@@ -8,7 +8,9 @@
 mod common;
 
 use common::{TempStore, json, stderr, stdout};
-use nodebench_core::bottleneck::{COMPUTE_BOUND_SHARE, CPU_SATURATED, LATENCY_BOUND};
+use nodebench_core::bottleneck::{
+    COMPUTE_BOUND_SHARE, CPU_SATURATED, LATENCY_BOUND, THREADS_ARE_ALL_THE_WORK,
+};
 use nodebench_core::names::{cpu, http, labels, linpack, memory, net, peak, telemetry};
 use serde_json::Value;
 
@@ -160,6 +162,19 @@ fn check_line(result: &Value, phase: &Value, line: &str) -> Result<(), String> {
         if (mean - said).abs() > SLACK + 0.01 || hot(CPU_SATURATED + SLACK) > 0 {
             return Err(format!(
                 "the busiest {k} CPUs at {mean:.1} %, said {said}; telemetry {cpus:?}"
+            ));
+        }
+        return Ok(());
+    }
+    if line.starts_with("CPU: ") && line.contains(" thread(s) kept ") {
+        let threads = number_after(line, "CPU: ");
+        let total: f64 = cpus.iter().map(|c| c.1).sum();
+        if !THREADS_ARE_ALL_THE_WORK.contains(&benchmark)
+            || total < CPU_SATURATED * threads - SLACK
+            || hot(CPU_SATURATED + SLACK) > 0
+        {
+            return Err(format!(
+                "{threads} threads' CPUs at {total:.1} % in all; telemetry {cpus:?}"
             ));
         }
         return Ok(());

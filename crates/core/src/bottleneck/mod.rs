@@ -82,6 +82,10 @@ pub const WINDOW_PER_RTT_SHARE: f64 = 0.8;
 /// memory traffic.
 pub const COMPUTE_BOUND_SHARE: f64 = 0.8;
 
+/// Benchmarks whose `threads` are every thread doing the work (rule 9).
+pub const THREADS_ARE_ALL_THE_WORK: &[&str] =
+    &[cpu::OPS, linpack::LINPACK, memory::STREAM, memory::BLOCKS];
+
 /// The fallback line.
 pub const LATENCY_BOUND: &str = "nothing saturated (latency-bound)";
 
@@ -493,6 +497,11 @@ fn cores(t: &Telemetry) -> Option<String> {
 /// while moving among more CPUs (unpinned threads on a large machine),
 /// none saturated alone.
 fn threads_busy(scope: &Scope<'_>, t: &Telemetry) -> Option<String> {
+    // Where `threads` counts all the work's threads: not a load
+    // generator's, whose server shares the machine.
+    if !THREADS_ARE_ALL_THE_WORK.contains(&scope.result.benchmark.as_str()) {
+        return None;
+    }
     let threads = scope.threads()?.max(1.0);
     let n = t.cpus.len() as f64;
     if threads >= n || n == 0.0 {

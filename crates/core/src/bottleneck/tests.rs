@@ -378,6 +378,11 @@ fn unpinned_threads_moving_between_cpus_are_never_latency_bound() {
     let mut idle = machine(memory::BLOCKS, 256, &[1.0, 2.0], |_, _| 400.0 / 256.0);
     idle.set_param(crate::names::labels::THREADS, 8);
     assert_eq!(attribute(&idle, &[], None).unwrap(), LATENCY_BOUND);
+    // An HTTP load's `threads` are its client's: the in-process server's
+    // threads busy the CPUs too, so the rule does not count them.
+    let mut load = machine(http::LOAD, 2, &[1.0, 2.0], |_, _| 85.0);
+    load.set_param(crate::names::labels::THREADS, 1);
+    assert_eq!(attribute(&load, &[], None).unwrap(), LATENCY_BOUND);
 }
 
 #[test]
