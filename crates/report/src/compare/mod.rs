@@ -22,6 +22,7 @@ pub use render::{
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use nodebench_core::stats::Stats;
 use nodebench_core::{Better, Metric, ResultStatus, Run, Unit};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -640,40 +641,33 @@ fn workload_warning(benchmark: &str, keys: &[Key], sides: &[Side]) -> Option<Inv
 /// repeat statistics where there is one occurrence with n >= 3 on a
 /// one-run side, else each occurrence one sample.
 fn sample(f: &Found, runs: usize) -> Sample {
+    let of = |st: &Stats, source| Sample {
+        median: st.median,
+        mean: st.mean,
+        stddev: st.stddev,
+        n: st.n,
+        source,
+    };
     if let (1, 1, Some(st)) = (f.values.len(), runs, &f.first.stats)
         && st.n >= MIN_SAMPLES
     {
-        return Sample {
-            median: st.median,
-            mean: st.mean,
-            stddev: st.stddev,
-            n: st.n,
-            source: SampleSource::RepeatStats,
-        };
+        return of(st, SampleSource::RepeatStats);
     }
-    let n = f.values.len();
-    let mean = f.values.iter().sum::<f64>() / n as f64;
-    let stddev = if n > 1 {
-        (f.values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    // Each occurrence one sample: their median, mean and spread as a
+    // benchmark summarises its repeats.
+    let source = if f.values.len() == 1 {
+        SampleSource::Single
     } else {
-        0.0
+        SampleSource::Runs
     };
-    let mut sorted = f.values.clone();
-    sorted.sort_by(f64::total_cmp);
-    let median = if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    };
-    Sample {
-        median,
-        mean,
-        stddev,
-        n,
-        source: if n == 1 {
-            SampleSource::Single
-        } else {
-            SampleSource::Runs
+    match Stats::from_samples(&f.values) {
+        Some(st) => of(&st, source),
+        None => Sample {
+            median: 0.0,
+            mean: 0.0,
+            stddev: 0.0,
+            n: 0,
+            source,
         },
     }
 }

@@ -136,6 +136,18 @@ fn limit(name: String, reference: &Reference, divisor: f64, xs: &[f64]) -> Serie
     }
 }
 
+/// The peak every one of `metrics` that has a reference shares; None where
+/// none has one or they differ (runs with their own peaks).
+fn one_peak<'a>(metrics: impl Iterator<Item = &'a Metric>) -> Option<f64> {
+    let peaks: BTreeSet<u64> = metrics
+        .filter_map(|m| m.reference.as_ref().map(|r| r.value.to_bits()))
+        .collect();
+    match peaks.iter().collect::<Vec<_>>()[..] {
+        [one] => Some(f64::from_bits(*one)),
+        _ => None,
+    }
+}
+
 /// The results of benchmark `id` in `run`.
 fn results<'a>(run: &'a Labelled, id: &'a str) -> impl Iterator<Item = &'a BenchResult> + 'a {
     run.run.results.iter().filter(move |r| r.benchmark == id)
@@ -270,17 +282,8 @@ fn bars(
             (run.label.clone(), values)
         })
         .collect();
-    let peaks: BTreeSet<u64> = cell
-        .iter()
-        .filter_map(|(_, m)| m.reference.as_ref().map(|r| r.value.to_bits()))
-        .collect();
-    let reference = match peaks.iter().collect::<Vec<_>>()[..] {
-        [one] => Some((
-            f64::from_bits(*one) / divisor,
-            "theoretical peak".to_string(),
-        )),
-        _ => None,
-    };
+    let reference = one_peak(cell.iter().map(|(_, m)| *m))
+        .map(|p| (p / divisor, "theoretical peak".to_string()));
     BarChart {
         kind: kind::SCALING,
         title,
@@ -332,11 +335,7 @@ fn linpack_by_order(runs: &[Labelled]) -> Vec<Chart> {
         Axis::count("order N"),
         y,
     );
-    let peaks: BTreeSet<u64> = all
-        .iter()
-        .filter_map(|m| m.reference.as_ref().map(|r| r.value.to_bits()))
-        .collect();
-    if let [peak] = peaks.iter().map(|b| f64::from_bits(*b)).collect::<Vec<_>>()[..] {
+    if let Some(peak) = one_peak(all.iter().copied()) {
         chart.y2 = Some(("% of theoretical peak".into(), 100.0 * divisor / peak));
     }
     for (run, orders) in runs.iter().zip(&per_run) {
