@@ -6,17 +6,28 @@ mod out;
 mod args;
 mod commands;
 mod error;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod glibc_compat;
 mod progress;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 use clap::error::ErrorKind;
 
 pub use error::{CliError, EXIT_USAGE};
 
 fn main() -> ExitCode {
-    let cli = match args::Cli::try_parse() {
+    nodebench_core::build_info::set(
+        env!("CARGO_PKG_VERSION"),
+        option_env!("NODEBENCH_COMMIT"),
+        option_env!("NODEBENCH_BUILD_DATE"),
+        env!("NODEBENCH_TARGET"),
+    );
+    let parsed = args::command()
+        .try_get_matches()
+        .and_then(|m| args::Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             return match e.kind() {

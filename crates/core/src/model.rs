@@ -575,6 +575,10 @@ pub struct Run {
     pub status: RunStatus,
     /// Version of the nodebench binary.
     pub nodebench_version: String,
+    /// The build that made the run: commit, build date, target and glibc
+    /// floor; absent in runs stored before nodebench recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::build_info::BuildInfo>,
     /// The command line, argument by argument.
     pub command_line: Vec<String>,
     /// User tags (`--tag config=2cpu-4gb`).
@@ -604,6 +608,7 @@ impl Run {
             ended_at: None,
             status: RunStatus::Incomplete,
             nodebench_version: env!("CARGO_PKG_VERSION").to_string(),
+            build: crate::build_info::current(),
             command_line,
             tags,
             inventory: None,

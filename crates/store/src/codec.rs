@@ -92,6 +92,7 @@ pub(crate) struct RunRow {
     pub inventory: Option<String>,
     pub schema_version: i64,
     pub verdicts: String,
+    pub build: Option<String>,
 }
 
 impl RunRow {
@@ -107,6 +108,7 @@ impl RunRow {
             inventory: run.inventory.as_ref().map(json).transpose()?,
             schema_version: i64::from(run.schema_version),
             verdicts: json(&run.verdicts)?,
+            build: run.build.as_ref().map(json).transpose()?,
         })
     }
 
@@ -125,6 +127,10 @@ impl RunRow {
                 .transpose()?,
             status: parse_with(&self.status, RunStatus::parse, what("status"))?,
             nodebench_version: self.nodebench_version,
+            build: self
+                .build
+                .map(|s| parse_json(&s, what("build")))
+                .transpose()?,
             command_line: parse_json(&self.command_line, what("command line"))?,
             tags: parse_json(&self.tags, what("tags"))?,
             inventory: self

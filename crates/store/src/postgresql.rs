@@ -317,8 +317,8 @@ impl Store for PostgresStore {
         let id: i64 = tx
             .query_one(
                 "INSERT INTO runs (started_at, ended_at, status, nodebench_version, command_line,
-                                   tags, inventory, schema_version, verdicts)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+                                   tags, inventory, schema_version, verdicts, build)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
                 &[
                     &row.started_at,
                     &row.ended_at,
@@ -329,6 +329,7 @@ impl Store for PostgresStore {
                     &row.inventory,
                     &row.schema_version,
                     &row.verdicts,
+                    &row.build,
                 ],
             )?
             .try_get(0)?;
@@ -431,7 +432,7 @@ impl Store for PostgresStore {
         let mut tx = snapshot(&mut client)?;
         let Some(row) = tx.query_opt(
             "SELECT started_at, ended_at, status, nodebench_version, command_line, tags, inventory,
-                    schema_version, verdicts
+                    schema_version, verdicts, build
              FROM runs WHERE id = $1",
             &[&id],
         )?
@@ -448,6 +449,7 @@ impl Store for PostgresStore {
             inventory: row.try_get(6)?,
             schema_version: row.try_get(7)?,
             verdicts: row.try_get(8)?,
+            build: row.try_get(9)?,
         }
         .decode(id)?;
 

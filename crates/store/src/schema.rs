@@ -85,6 +85,9 @@ ALTER TABLE results ADD COLUMN bottleneck TEXT;
     r#"
 ALTER TABLE results ADD COLUMN phases TEXT NOT NULL DEFAULT '[]';
 "#,
+    r#"
+ALTER TABLE runs ADD COLUMN build TEXT;
+"#,
 ];
 
 /// The schema version this build writes and understands.

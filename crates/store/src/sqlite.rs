@@ -303,8 +303,8 @@ impl Store for SqliteStore {
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.execute(
             "INSERT INTO runs (started_at, ended_at, status, nodebench_version, command_line, tags,
-                               inventory, schema_version, verdicts)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                               inventory, schema_version, verdicts, build)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 row.started_at,
                 row.ended_at,
@@ -315,6 +315,7 @@ impl Store for SqliteStore {
                 row.inventory,
                 row.schema_version,
                 row.verdicts,
+                row.build,
             ],
         )?;
         let id = tx.last_insert_rowid();
@@ -418,7 +419,7 @@ impl Store for SqliteStore {
         let row: Option<RunRow> = tx
             .query_row(
                 "SELECT started_at, ended_at, status, nodebench_version, command_line, tags, inventory,
-                        schema_version, verdicts
+                        schema_version, verdicts, build
                  FROM runs WHERE id = ?1",
                 [id],
                 |r| {
@@ -432,6 +433,7 @@ impl Store for SqliteStore {
                         inventory: r.get(6)?,
                         schema_version: r.get(7)?,
                         verdicts: r.get(8)?,
+                        build: r.get(9)?,
                     })
                 },
             )

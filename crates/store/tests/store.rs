@@ -9,6 +9,7 @@ use std::path::Path;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use common::Backend;
+use nodebench_core::build_info::BuildInfo;
 use nodebench_core::inventory::Inventory;
 use nodebench_core::stats::Stats;
 use nodebench_core::{
@@ -33,6 +34,14 @@ fn new_run(secs: i64, tags: &[(&str, &str)]) -> Run {
     );
     run.started_at = at(secs);
     run.inventory = Some(Inventory::default());
+    // The build a run was made with is stored with it.
+    run.build = Some(BuildInfo {
+        version: "0.1.0".into(),
+        commit: Some("0123456789ab-dirty".into()),
+        build_date: Some("2026-11-27".into()),
+        target: "aarch64-unknown-linux-gnu".into(),
+        glibc_floor: Some("2.17".into()),
+    });
     run
 }
 
@@ -299,16 +308,16 @@ fn reopening_does_not_rerun_migrations(b: &Backend) {
     let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     drop(store);
-    assert_eq!(b.schema_version(), 4);
+    assert_eq!(b.schema_version(), 5);
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 4);
+    assert_eq!(b.schema_version(), 5);
     assert_eq!(b.count("schema_version"), 1);
     assert_eq!(store.list_runs().unwrap()[0].id, id);
     drop(store);
     let store = b.open();
     assert_eq!(store.list_runs().unwrap().len(), 1);
-    assert_eq!(b.schema_version(), 4);
+    assert_eq!(b.schema_version(), 5);
 }
 
 fn a_version_1_store_gains_verdicts_and_keeps_its_runs(b: &Backend) {
@@ -318,12 +327,12 @@ fn a_version_1_store_gains_verdicts_and_keeps_its_runs(b: &Backend) {
     drop(store);
     // Back to the first schema, as a store written before thresholds.
     b.execute(
-        "ALTER TABLE runs DROP COLUMN verdicts; ALTER TABLE results DROP COLUMN bottleneck;
+        "ALTER TABLE runs DROP COLUMN build; ALTER TABLE runs DROP COLUMN verdicts; ALTER TABLE results DROP COLUMN bottleneck;
          ALTER TABLE results DROP COLUMN phases; UPDATE schema_version SET version = 1",
     );
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 4);
+    assert_eq!(b.schema_version(), 5);
     let run = store.load_run(id).unwrap();
     assert_eq!(run.results, vec![cpu_result(1)]);
     assert!(run.verdicts.is_empty());
@@ -337,11 +346,11 @@ fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs(b: &Backend) {
     // Back to the second schema, as a store written before bottleneck lines
     // and phases.
     b.execute(
-        "ALTER TABLE results DROP COLUMN phases; ALTER TABLE results DROP COLUMN bottleneck; UPDATE schema_version SET version = 2",
+        "ALTER TABLE runs DROP COLUMN build; ALTER TABLE results DROP COLUMN phases; ALTER TABLE results DROP COLUMN bottleneck; UPDATE schema_version SET version = 2",
     );
 
     let mut store = b.open();
-    assert_eq!(b.schema_version(), 4);
+    assert_eq!(b.schema_version(), 5);
     let mut with_line = cpu_result(2);
     with_line.bottleneck = Some("CPU: all 2 cores saturated".into());
     let mut with_phases = cpu_result(3);
@@ -406,14 +415,14 @@ fn newer_schema_is_refused(b: &Backend) {
             err,
             StoreError::Newer {
                 found: 99,
-                supported: 4
+                supported: 5
             }
         ),
         "{err:?}"
     );
     assert_eq!(
         err.to_string(),
-        "store schema version 99 is newer than this nodebench supports (4)"
+        "store schema version 99 is newer than this nodebench supports (5)"
     );
     assert_eq!(b.schema_version(), 99);
 }
