@@ -149,6 +149,32 @@ pub enum Command {
         #[arg(value_name = "MODEL", default_value_t = SchemaModel::Run)]
         model: SchemaModel,
     },
+    /// Print the shell completion script for bash, zsh or fish
+    /// (`nodebench completions bash > /etc/bash_completion.d/nodebench`).
+    Completions {
+        /// bash, zsh or fish.
+        #[arg(value_name = "SHELL")]
+        shell: CompletionShell,
+    },
+    /// Write the man pages (nodebench.1 and one per subcommand, such as
+    /// nodebench-cpu-ops.1) into DIR, which must exist.
+    Manpages {
+        /// Directory to write the pages into.
+        #[arg(value_name = "DIR")]
+        dir: std::path::PathBuf,
+    },
+}
+
+nodebench_core::choice! {
+    /// A shell `nodebench completions` writes for.
+    pub enum CompletionShell {
+        /// GNU bash.
+        Bash => "bash",
+        /// Z shell.
+        Zsh => "zsh",
+        /// fish.
+        Fish => "fish",
+    }
 }
 
 nodebench_core::choice! {
@@ -182,9 +208,21 @@ impl Command {
             | Command::Fleet(_)
             | Command::Report(_)
             | Command::Slurm(_)
-            | Command::Schema { .. } => false,
+            | Command::Schema { .. }
+            | Command::Completions { .. }
+            | Command::Manpages { .. } => false,
         }
     }
+}
+
+/// The command-line definition, its version line naming this build
+/// (commit, build date, target, glibc floor).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let version = nodebench_core::build_info::current()
+        .map(|b| b.line())
+        .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string());
+    Cli::command().version(version)
 }
 
 /// A clap error as one line: its message up to the usage hint (the flag

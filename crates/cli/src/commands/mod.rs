@@ -7,6 +7,7 @@ mod compare;
 mod cpu;
 mod db;
 mod disk;
+mod dist;
 mod fleet;
 mod http;
 mod import;
@@ -52,6 +53,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Schema { model } => runs::schema(*model),
         Command::Report(args) => report::run(&cli, args),
         Command::Slurm(cmd) => slurm::run(&cli, cmd),
+        Command::Completions { shell } => dist::completions(*shell),
+        Command::Manpages { dir } => dist::manpages(dir),
     }
 }
 
