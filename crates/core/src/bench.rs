@@ -116,6 +116,11 @@ impl Context<'_> {
     pub fn record(&mut self, mut result: BenchResult) -> Result<bool, BenchError> {
         result.ended_at = chrono::Utc::now();
         crate::orientation::settle(&mut result);
+        if let Some(e) = &self.inventory.cpu.emulation {
+            result.warnings.push(format!(
+                "run under emulation ({e}): its timings are the emulator's and mean nothing for this machine"
+            ));
+        }
         let passed = result.status == crate::model::ResultStatus::Passed;
         self.sink.record(result)?;
         Ok(passed)

@@ -122,6 +122,11 @@ fn has(inv: &Inventory, flag: &str) -> bool {
 
 /// FLOP per cycle per core for the recognised microarchitecture, or why it is unknown.
 pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, String> {
+    if let Some(e) = &inv.cpu.emulation {
+        return Err(format!(
+            "run under emulation ({e}): the host CPU's peak is not this binary's"
+        ));
+    }
     let uarch = inv.cpu.microarchitecture.clone().ok_or_else(|| {
         "microarchitecture not recognised, so the FMA units per core are unknown".to_string()
     })?;
@@ -130,6 +135,9 @@ pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, String> {
     let fma = has(inv, "fma");
     let avx2 = has(inv, "avx2");
     let u = uarch.as_str();
+    if let Some(arm) = arm_core_flops(inv, u) {
+        return arm;
+    }
     let (dp, basis): (u32, String) = match u {
         "Zen" | "Zen+" => (8, "AVX2 on 2 x 128-bit FMA".into()),
         "Zen 2" | "Zen 3" => (16, "AVX2, 2 x 256-bit FMA".into()),
@@ -185,8 +193,38 @@ pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, String> {
     })
 }
 
+/// FLOP per cycle of the Arm cores in the table, from Arm's Software
+/// Optimization Guides (FP/ASIMD pipes and their width) and Fujitsu's
+/// A64FX microarchitecture manual; `None` for a core not from Arm's table
+/// (the x86 table decides). Each pipe does one fused multiply-add per
+/// cycle: 128-bit = 2 doubles x 2 FLOP.
+fn arm_core_flops(inv: &Inventory, u: &str) -> Option<Result<CoreFlops, String>> {
+    let asimd = has(inv, "asimd");
+    let sve = has(inv, "sve");
+    let (dp, basis, needs_sve): (u32, &str, bool) = match u {
+        "Neoverse N1" => (8, "NEON, 2 x 128-bit FMA", false),
+        "Neoverse N2" => (8, "SVE2/NEON, 2 x 128-bit FMA", false),
+        "Neoverse V1" => (16, "SVE 2 x 256-bit or NEON 4 x 128-bit FMA", false),
+        "Neoverse V2" => (16, "SVE2/NEON, 4 x 128-bit FMA", false),
+        "A64FX" => (32, "SVE, 2 x 512-bit FMA", true),
+        _ => return None,
+    };
+    let hidden = if needs_sve { !sve } else { !asimd };
+    if hidden {
+        return Some(Err(format!(
+            "{u} without {} exposed (hidden by a hypervisor?): peak unknown",
+            if needs_sve { "SVE" } else { "ASIMD" }
+        )));
+    }
+    Some(Ok(CoreFlops {
+        dp_per_cycle: dp,
+        basis: format!("{u}: {basis}"),
+    }))
+}
+
 /// The instructions a peak of `core` is made of, whose clock it is worth:
-/// 512-bit FMAs for an AVX-512 peak, 256-bit for AVX2/FMA, else scalar.
+/// 512-bit FMAs for an AVX-512 peak, 256-bit for AVX2/FMA, else scalar
+/// (Arm cores: the clock is measured under scalar adds).
 pub fn peak_load(inv: &Inventory, core: &CoreFlops) -> Load {
     if has(inv, "avx512f") && core.basis.contains("AVX-512") {
         Load::Fma512
@@ -452,6 +490,33 @@ mod tests {
         );
         let core = core_flops(&gold).unwrap();
         assert_eq!(peak_load(&gold, &core), Load::Fma512);
+    }
+
+    #[test]
+    fn arm_cores_have_their_documented_flop_per_cycle() {
+        let neon = ["fp", "asimd"];
+        let sve = ["fp", "asimd", "sve"];
+        for (uarch, flags, dp) in [
+            ("Neoverse N1", &neon[..], 8),
+            ("Neoverse N2", &sve[..], 8),
+            ("Neoverse V1", &sve[..], 16),
+            ("Neoverse V2", &sve[..], 16),
+            ("A64FX", &sve[..], 32),
+        ] {
+            let i = inv(uarch, "", flags, 64, Some(2.6e9));
+            let core = core_flops(&i).unwrap();
+            assert_eq!(core.dp_per_cycle, dp, "{uarch}");
+            assert!(core.basis.starts_with(uarch), "{}", core.basis);
+            assert_eq!(peak_load(&i, &core), Load::Scalar, "{uarch}");
+            let p = theoretical_peak(&i, |_| None).unwrap();
+            assert_eq!(p.dp_flops(), 64.0 * 2.6e9 * dp as f64, "{uarch}");
+        }
+        // A64FX's peak is SVE's: without SVE exposed it is unknown.
+        let a64fx = inv("A64FX", "", &neon, 48, Some(2.2e9));
+        assert!(core_flops(&a64fx).unwrap_err().contains("SVE"));
+        // A core outside the table is unknown, not guessed.
+        let a72 = inv("Cortex-A72", "", &neon, 4, Some(1.5e9));
+        assert!(core_flops(&a72).unwrap_err().contains("Cortex-A72"));
     }
 
     #[test]

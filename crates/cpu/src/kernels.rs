@@ -2,12 +2,15 @@
 //! fill the execution pipes, a known operation count per iteration, and
 //! inputs the compiler cannot fold away.
 //!
-//! * Scalar kernels do one element per instruction: on x86-64 they are inline
-//!   assembly (`mulsd`+`addsd`, `mulss`+`addss`, `add`+`xor`), so the compiler
-//!   cannot vectorise them behind our back; elsewhere plain Rust.
-//! * Vector kernels use the widest ISA detected at run time: AVX-512F, then
-//!   AVX2+FMA, then SSE2 (x86-64 baseline), with fused multiply-add where the
-//!   ISA has it. Each FMA counts as 2 floating-point operations.
+//! * Scalar kernels do one element per instruction: on x86-64 and aarch64
+//!   they are inline assembly (`mulsd`+`addsd`, `fmul`+`fadd`, `add`+`xor`
+//!   or `eor`), so the compiler cannot vectorise them behind our back;
+//!   elsewhere plain Rust.
+//! * Vector kernels use the widest ISA detected at run time: on x86-64
+//!   AVX-512F, then AVX2+FMA, then SSE2 (the baseline); on aarch64 NEON
+//!   (`kernels/arm.rs`); elsewhere a portable loop the compiler vectorises,
+//!   and the result's ISA says so. Fused multiply-add where the ISA has it;
+//!   each FMA counts as 2 floating-point operations.
 //!
 //! Floating-point chains run `x = x * m + c` with `m` just under 1, which
 //! converges to a normal number (no denormals, no overflow). Chain `i`
@@ -17,6 +20,9 @@
 //! against a scalar model that counts its operations.
 
 use crate::config::Kernel;
+
+#[cfg(target_arch = "aarch64")]
+mod arm;
 
 /// The final state of a kernel's chains, lane by lane (accumulator 0's
 /// lanes first): every chain's value depends on every iteration, so the
@@ -72,8 +78,17 @@ type Implementation = (&'static str, u64, fn(u64) -> Chains);
 /// widest first.
 pub fn available(kernel: Kernel) -> Vec<KernelImpl> {
     let found: Vec<Implementation> = match kernel {
+        #[cfg(target_arch = "aarch64")]
+        Kernel::IntScalar => vec![("scalar 64-bit add+eor", 16, arm::int)],
+        #[cfg(target_arch = "aarch64")]
+        Kernel::F32Scalar => vec![("scalar mul+add", 24, arm::f32)],
+        #[cfg(target_arch = "aarch64")]
+        Kernel::F64Scalar => vec![("scalar mul+add", 24, arm::f64)],
+        #[cfg(not(target_arch = "aarch64"))]
         Kernel::IntScalar => vec![("scalar 64-bit add+xor", 16, scalar::int)],
+        #[cfg(not(target_arch = "aarch64"))]
         Kernel::F32Scalar => vec![("scalar mul+add", 24, scalar::f32)],
+        #[cfg(not(target_arch = "aarch64"))]
         Kernel::F64Scalar => vec![("scalar mul+add", 24, scalar::f64)],
         Kernel::IntVector | Kernel::F32Vector | Kernel::F64Vector => vector::available(kernel),
     };
@@ -96,6 +111,7 @@ pub fn select(kernel: Kernel) -> KernelImpl {
         .expect("every kernel has a baseline implementation")
 }
 
+#[cfg(not(target_arch = "aarch64"))]
 mod scalar {
     #[cfg(target_arch = "x86_64")]
     use std::arch::asm;
@@ -190,7 +206,7 @@ mod scalar {
     }
 
     /// Portable integer kernel (same op count as the x86-64 one).
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     pub(super) fn int(iters: u64) -> Chains {
         let (a, b): (u64, u64) = (
             black_box(0x9E37_79B9_7F4A_7C15),
@@ -206,7 +222,7 @@ mod scalar {
     }
 
     /// Portable double-precision kernel (same op count as the x86-64 one).
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     pub(super) fn f64(iters: u64) -> Chains {
         let (m, c): (f64, f64) = (black_box(0.999_999), black_box(1e-6));
         let mut x: [f64; 12] = std::array::from_fn(|i| black_box(2.0 + i as f64 * 1e-3));
@@ -219,7 +235,7 @@ mod scalar {
     }
 
     /// Portable single-precision kernel (same op count as the x86-64 one).
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     pub(super) fn f32(iters: u64) -> Chains {
         let (m, c): (f32, f32) = (black_box(0.999_99), black_box(1e-5));
         let mut x: [f32; 12] = std::array::from_fn(|i| black_box(2.0 + i as f32 * 1e-3));
@@ -233,6 +249,7 @@ mod scalar {
 }
 
 mod vector {
+    #[cfg(target_arch = "x86_64")]
     use super::Chains;
     use crate::config::Kernel;
 
@@ -279,7 +296,24 @@ mod vector {
                 _ => ("SSE2 128-bit mul+add", x86::AVX2_ACC * 2 * 2, x86::f64_sse2),
             });
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(target_arch = "aarch64")]
+        {
+            use super::arm;
+            let sve = arm::sve_bits();
+            if sve > 0 {
+                found.push(match kernel {
+                    Kernel::IntVector => (arm::sve_isa("int"), 24 * (sve / 32) * 2, arm::int_sve),
+                    Kernel::F32Vector => (arm::sve_isa("fp"), 24 * (sve / 32) * 2, arm::f32_sve),
+                    _ => (arm::sve_isa("fp"), 24 * (sve / 64) * 2, arm::f64_sve),
+                });
+            }
+            found.push(match kernel {
+                Kernel::IntVector => ("NEON 128-bit add+eor", arm::NEON_ACC * 4 * 2, arm::int_neon),
+                Kernel::F32Vector => ("NEON 128-bit FMA", arm::NEON_ACC * 4 * 2, arm::f32_neon),
+                _ => ("NEON 128-bit FMA", arm::NEON_ACC * 2 * 2, arm::f64_neon),
+            });
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
             found.push(match kernel {
                 Kernel::IntVector => (
@@ -469,7 +503,7 @@ mod vector {
         );
     }
 
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     mod portable {
         use std::hint::black_box;
 
@@ -564,8 +598,15 @@ mod tests {
             let chains = if kernel == Kernel::F64Vector { 32 } else { 64 };
             return (chains, 1, kernel.is_float());
         }
-        // 24 accumulators with AVX-512's 32 registers, 12 with 16.
-        let (bits, accumulators) = if isa.contains("512-bit") {
+        // 24 accumulators with the 32 registers of AVX-512 and of aarch64
+        // (NEON), 12 with 16.
+        let (bits, accumulators) = if isa.starts_with("NEON") {
+            (128, 24)
+        } else if let Some(rest) = isa.strip_prefix("SVE ") {
+            // SVE at the hardware's vector length: "SVE 256-bit FMA".
+            let bits: usize = rest.split('-').next().unwrap().parse().unwrap();
+            (bits, 24)
+        } else if isa.contains("512-bit") {
             (512, 24)
         } else if isa.contains("256-bit") {
             (256, 12)

@@ -106,6 +106,13 @@ pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
     push("cpu", "numa nodes", opt_num(c.numa_nodes));
     push("cpu", "virtualization", opt_str(&c.virtualization));
     push("cpu", "container", opt_str(&c.container));
+    if let Some(e) = &c.emulation {
+        push(
+            "cpu",
+            "emulation",
+            format!("{e}: timings are the emulator's and mean nothing"),
+        );
+    }
 
     let m = &inv.memory;
     push("memory", "total", opt_with(m.total_bytes, format_bytes));
@@ -308,6 +315,7 @@ mod tests {
                 numa_nodes: Some(2),
                 virtualization: Some("none".into()),
                 container: Some("podman".into()),
+                emulation: None,
                 effective_cores: Some(nodebench_core::cores::EffectiveCores {
                     count: 100,
                     cpus: 200,

@@ -155,6 +155,14 @@ pub fn report(results: &[&BenchResult]) -> String {
         "Residual checks {}",
         if all_passed { "PASSED" } else { "FAILED" }
     );
+    // Each warning once (a rate above the peak, emulation), in order.
+    let mut seen: Vec<&str> = Vec::new();
+    for w in results.iter().flat_map(|r| &r.warnings) {
+        if !seen.contains(&w.as_str()) {
+            seen.push(w);
+            let _ = writeln!(out, "warning: {w}");
+        }
+    }
     out
 }
 
@@ -268,6 +276,28 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.lines().last(), Some("Residual checks FAILED"));
+    }
+
+    #[test]
+    fn warnings_are_printed_once_after_the_checks() {
+        let mut a = result(1000, 20.0);
+        let mut b = result(2000, 30.0);
+        for r in [&mut a, &mut b] {
+            r.warnings
+                .push("run under emulation (x): timings mean nothing".into());
+        }
+        b.warnings
+            .push("trial 2: 1.2 GFLOPS is 104.0 % of the theoretical peak".into());
+        let text = report(&[&a, &b]);
+        let tail: Vec<&str> = text.lines().rev().take(3).collect();
+        assert_eq!(
+            tail,
+            [
+                "warning: trial 2: 1.2 GFLOPS is 104.0 % of the theoretical peak",
+                "warning: run under emulation (x): timings mean nothing",
+                "Residual checks PASSED"
+            ]
+        );
     }
 
     #[test]

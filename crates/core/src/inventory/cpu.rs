@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::cache::collect_caches;
-use super::cpuid::cpuid_probe;
+use super::cpuid::{CpuidProbe, cpuid_probe};
 use super::sysfs::{
     numbered_entries, parse_cpu_list, read_khz_as_hz, read_number, read_text, read_value,
 };
@@ -14,8 +14,8 @@ use super::types::CpuInfo;
 use super::uarch::{arm_microarchitecture, arm_vendor, microarchitecture, server_core_by_flags};
 use super::virt::{read_container, read_virtualization};
 
-/// Where sysfs lists the CPUs.
-const SYS_CPU: &str = "/sys/devices/system/cpu";
+/// Where sysfs lists the CPUs, under the root.
+const SYS_CPU: &str = "sys/devices/system/cpu";
 
 /// What `/proc/cpuinfo` says, summarized.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -109,6 +109,26 @@ fn parse_cpuinfo(text: &str) -> CpuinfoSummary {
     out
 }
 
+/// The architecture `/proc/cpuinfo` describes: x86 fields (`vendor_id`)
+/// or Arm ones (`CPU implementer`); `None` when it shows neither.
+fn cpuinfo_arch(info: &CpuinfoSummary) -> Option<&'static str> {
+    if info.arm_implementer.is_some() {
+        Some("aarch64")
+    } else if info.vendor.is_some() {
+        Some("x86_64")
+    } else {
+        None
+    }
+}
+
+/// `Some("aarch64 binary on an x86_64 CPU")` when the binary's architecture
+/// (`binary`, [`std::env::consts::ARCH`]) is not the one `/proc/cpuinfo`
+/// describes: user-mode emulation (qemu-user) hands the host's file through.
+fn emulation(binary: &str, info: &CpuinfoSummary) -> Option<String> {
+    let host = cpuinfo_arch(info)?;
+    (host != binary).then(|| format!("{binary} binary on an {host} CPU"))
+}
+
 /// (sockets, physical cores, threads per core) from the (package, core) pair
 /// of every online CPU; all `None` for an empty list.
 fn topology_from_pairs(pairs: &[(u32, u32)]) -> (Option<u32>, Option<u32>, Option<u32>) {
@@ -163,11 +183,24 @@ fn simd_subset(flags: &[String]) -> Vec<String> {
 
 /// Reads the processor from `/proc/cpuinfo`, sysfs and CPUID.
 pub(super) fn collect_cpu() -> CpuInfo {
-    let info = read_text("/proc/cpuinfo")
+    let probe = cpuid_probe();
+    let hypervisor = probe.hypervisor.clone();
+    let mut cpu = collect_cpu_at(Path::new("/"), probe, std::env::consts::ARCH);
+    cpu.virtualization = read_virtualization(&cpu.flags, hypervisor.as_deref());
+    cpu.container = read_container();
+    cpu
+}
+
+/// The processor as `/proc/cpuinfo` and sysfs under `root` describe it
+/// (`/` for this machine, or a recorded tree), with what CPUID said
+/// (`probe`) for a binary of architecture `arch`. Virtualisation and
+/// container are left for [`collect_cpu`] to read from this machine.
+pub(super) fn collect_cpu_at(root: &Path, probe: CpuidProbe, arch: &str) -> CpuInfo {
+    let info = read_text(root.join("proc/cpuinfo"))
         .map(|t| parse_cpuinfo(&t))
         .unwrap_or_default();
-    let probe = cpuid_probe();
-    let sys_cpu = Path::new(SYS_CPU);
+    let sys_cpu = root.join(SYS_CPU);
+    let sys_cpu = sys_cpu.as_path();
 
     let online = read_value(sys_cpu.join("online")).and_then(|t| parse_cpu_list(&t));
     let available_parallelism = std::thread::available_parallelism()
@@ -237,15 +270,18 @@ pub(super) fn collect_cpu() -> CpuInfo {
     let max_frequency_hz = read_khz_as_hz(cpufreq.join("cpuinfo_max_freq"));
     let current_frequency_hz = read_khz_as_hz(cpufreq.join("scaling_cur_freq")).or(mhz_hz);
 
-    let numa = numbered_entries(Path::new("/sys/devices/system/node"), "node").len();
+    let numa = numbered_entries(&root.join("sys/devices/system/node"), "node").len();
     let numa_nodes = u32::try_from(numa).ok().filter(|n| *n > 0);
-
-    let virtualization = read_virtualization(&info.flags, probe.hypervisor.as_deref());
-    let container = read_container();
+    let emulation = emulation(arch, &info);
+    // Arm's /proc/cpuinfo has no model name: the vendor and core name.
+    let arm_name = match (&vendor, &microarchitecture, info.arm_implementer) {
+        (Some(v), Some(u), Some(_)) => Some(format!("{v} {u}")),
+        _ => None,
+    };
 
     CpuInfo {
         vendor,
-        model_name: info.model_name.clone().or(probe.brand),
+        model_name: info.model_name.clone().or(probe.brand).or(arm_name),
         family,
         model,
         stepping,
@@ -263,8 +299,9 @@ pub(super) fn collect_cpu() -> CpuInfo {
         flags: info.flags,
         governor: read_value(cpufreq.join("scaling_governor")),
         numa_nodes,
-        virtualization,
-        container,
+        virtualization: None,
+        container: None,
+        emulation,
         // Measured by a run that needs them (the probes take CPU time).
         effective_cores: None,
         peak_clock: None,

@@ -69,6 +69,9 @@ pub fn collect() -> Inventory {
 }
 
 #[cfg(test)]
+mod arm_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

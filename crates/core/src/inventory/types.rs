@@ -101,6 +101,12 @@ pub struct CpuInfo {
     /// "kubernetes", or the content of `/run/systemd/container`); `None` when
     /// no container marker was found.
     pub container: Option<String>,
+    /// Set when this binary runs under user-mode emulation (qemu-user): its
+    /// architecture is not the one `/proc/cpuinfo` describes, e.g.
+    /// `aarch64 binary on an x86_64 CPU`. Every timing of such a run is the
+    /// emulator's, not the machine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulation: Option<String>,
 }
 
 /// Effective cores as [`crate::cores`] measures them: what the probe found.
