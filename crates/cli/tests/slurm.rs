@@ -78,8 +78,9 @@ fn dry_run_prints_the_sbatch_script_and_submits_nothing() {
         );
     }
     let exe = env!("CARGO_BIN_EXE_nodebench");
+    let arch = std::env::consts::ARCH;
     assert!(
-        script.contains(&format!("'{exe}' 'quick' \"$out\"")),
+        script.contains(&format!("sh 'quick' \"$out\" '{arch}' '{exe}'")),
         "{script}"
     );
     assert!(!Path::new("/shared/nb").exists());

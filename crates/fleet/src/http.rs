@@ -22,7 +22,7 @@ use nodebench_core::model::{Histogram, Run};
 use nodebench_core::names::http as names;
 
 use crate::hosts::Host;
-use crate::remote::{self, Local};
+use crate::remote::{self, Binaries};
 use crate::run::{for_each_host, run_remote_at};
 use crate::ssh::{HostError, Ssh, exit_text, tail};
 
@@ -111,7 +111,7 @@ pub struct Generator {
 pub fn run_generators(
     ssh: &Ssh,
     hosts: &[Host],
-    local: &Local,
+    local: &Binaries,
     load_args: &[String],
     delay: Duration,
     cancel: &Cancel,

@@ -14,7 +14,7 @@ pub mod run;
 pub mod ssh;
 
 use hosts::Host;
-use remote::{Local, Probe};
+use remote::{Binaries, Probe};
 use ssh::{HostError, Ssh};
 
 /// What `fleet check` found on one host.
@@ -27,9 +27,10 @@ pub struct Check {
 }
 
 impl Check {
-    /// Whether the host can run this nodebench: reachable, same architecture.
-    pub fn usable(&self, local: &Local) -> bool {
-        matches!(&self.probe, Ok(p) if p.arch == local.arch)
+    /// Whether the host can run nodebench: reachable, and of an
+    /// architecture there is a binary for.
+    pub fn usable(&self, bins: &Binaries) -> bool {
+        matches!(&self.probe, Ok(p) if bins.for_arch(&p.arch).is_some())
     }
 }
 

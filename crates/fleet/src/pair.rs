@@ -13,7 +13,7 @@ use nodebench_core::config::Choice;
 use nodebench_core::model::Run;
 
 use crate::hosts::Host;
-use crate::remote::{self, Local};
+use crate::remote::{self, Binaries};
 use crate::run::{for_each_host, run_remote};
 use crate::ssh::{HostError, Ssh, exit_text, quote, tail};
 
@@ -224,7 +224,7 @@ pub fn run_pairs(
     ssh: &Ssh,
     hosts: &[Host],
     pairs: &[(usize, usize)],
-    local: &Local,
+    local: &Binaries,
     cfg: &PairConfig,
     cancel: &Cancel,
     progress: &(dyn Fn(&Host, &str) + Sync),

@@ -37,6 +37,71 @@ impl Local {
     }
 }
 
+/// The nodebench binaries the hosts get, one per architecture: those of
+/// `--binary-dir` (the portable release binaries), and this one for its
+/// own architecture where the folder has none. Unpacked archives live in a
+/// scratch folder removed when this is dropped.
+#[derive(Debug)]
+pub struct Binaries {
+    list: Vec<Local>,
+    scratch: Option<PathBuf>,
+}
+
+impl Binaries {
+    /// This executable alone.
+    pub fn current() -> Result<Binaries, String> {
+        Ok(Binaries {
+            list: vec![Local::current()?],
+            scratch: None,
+        })
+    }
+
+    /// The binaries of `dir` (see [`nodebench_core::portable::find`]),
+    /// then this executable for its architecture if `dir` has none for it.
+    pub fn with_dir(dir: Option<&std::path::Path>) -> Result<Binaries, String> {
+        let Some(dir) = dir else {
+            return Binaries::current();
+        };
+        let scratch =
+            std::env::temp_dir().join(format!("nodebench-fleet-binaries-{}", std::process::id()));
+        let mut bins = Binaries {
+            list: Vec::new(),
+            scratch: Some(scratch.clone()),
+        };
+        for p in nodebench_core::portable::find(dir, &scratch)? {
+            bins.list.push(Local {
+                sha256: sha256_file(&p.path)?,
+                path: p.path,
+                arch: p.arch,
+            });
+        }
+        let here = Local::current()?;
+        if bins.for_arch(&here.arch).is_none() {
+            bins.list.push(here);
+        }
+        Ok(bins)
+    }
+
+    /// The binary for hosts of `arch` (`uname -m`).
+    pub fn for_arch(&self, arch: &str) -> Option<&Local> {
+        self.list.iter().find(|l| l.arch == arch)
+    }
+
+    /// The architectures there is a binary for, e.g. `x86_64, aarch64`.
+    pub fn archs(&self) -> String {
+        let v: Vec<&str> = self.list.iter().map(|l| l.arch.as_str()).collect();
+        v.join(", ")
+    }
+}
+
+impl Drop for Binaries {
+    fn drop(&mut self) {
+        if let Some(s) = &self.scratch {
+            let _ = std::fs::remove_dir_all(s);
+        }
+    }
+}
+
 /// SHA-256 of a file's content, lower-case hex.
 pub fn sha256_file(path: &std::path::Path) -> Result<String, String> {
     let mut f =
@@ -107,23 +172,31 @@ fn parse_probe(text: &str) -> Option<Probe> {
     })
 }
 
-/// The refusal of a host whose architecture is not this binary's.
-pub fn check_arch(host: &Host, probe: &Probe, local: &Local) -> Result<(), HostError> {
-    if probe.arch == local.arch {
-        return Ok(());
-    }
-    Err(HostError::new(format!(
-        "host '{}' is {}, this nodebench is {}: run fleet from a nodebench built for {}",
-        host.name, probe.arch, local.arch, probe.arch
-    )))
+/// The binary for `host` (of the architecture its probe found), or the
+/// refusal, in one line, of a host whose architecture has none.
+pub fn check_arch<'a>(
+    host: &Host,
+    probe: &Probe,
+    bins: &'a Binaries,
+) -> Result<&'a Local, HostError> {
+    bins.for_arch(&probe.arch).ok_or_else(|| {
+        HostError::new(format!(
+            "host '{}' is {}, and there is no nodebench for {} (have: {}): give --binary-dir with the nodebench-VERSION-{}-linux-gnu.tar.gz release archive",
+            host.name,
+            probe.arch,
+            probe.arch,
+            bins.archs(),
+            probe.arch
+        ))
+    })
 }
 
-/// Puts this nodebench in `host`'s directory unless the same one is there
-/// (same architecture, checksum compared); the copy goes over the ssh
+/// Puts the nodebench of `host`'s architecture in its directory unless the
+/// same one is there (checksum compared); the copy goes over the ssh
 /// connection and its checksum is checked on the host. True when it copied.
-pub fn deploy(ssh: &Ssh, host: &Host, local: &Local) -> Result<bool, HostError> {
+pub fn deploy(ssh: &Ssh, host: &Host, bins: &Binaries) -> Result<bool, HostError> {
     let probe = probe(ssh, host)?;
-    check_arch(host, &probe, local)?;
+    let local = check_arch(host, &probe, bins)?;
     if probe.matches(local) {
         return Ok(false);
     }
@@ -294,11 +367,15 @@ mod tests {
     }
 
     #[test]
-    fn refuses_another_architecture() {
+    fn refuses_an_architecture_without_a_binary() {
         let local = Local {
             path: "/x".into(),
             arch: "x86_64".into(),
             sha256: "0".repeat(64),
+        };
+        let bins = Binaries {
+            list: vec![local.clone()],
+            scratch: None,
         };
         let p = Probe {
             arch: "aarch64".into(),
@@ -307,15 +384,27 @@ mod tests {
             binary_sha256: None,
         };
         assert_eq!(
-            check_arch(&host(), &p, &local).unwrap_err().message,
-            "host 'a' is aarch64, this nodebench is x86_64: run fleet from a nodebench built for aarch64"
+            check_arch(&host(), &p, &bins).unwrap_err().message,
+            "host 'a' is aarch64, and there is no nodebench for aarch64 (have: x86_64): give --binary-dir with the nodebench-VERSION-aarch64-linux-gnu.tar.gz release archive"
         );
         let same = Probe {
             arch: "x86_64".into(),
-            ..p
+            ..p.clone()
         };
-        assert!(check_arch(&host(), &same, &local).is_ok());
+        assert_eq!(check_arch(&host(), &same, &bins).unwrap(), &local);
         assert!(!same.matches(&local));
+        // With an aarch64 binary at hand the aarch64 host gets it.
+        let arm = Local {
+            path: "/y".into(),
+            arch: "aarch64".into(),
+            sha256: "1".repeat(64),
+        };
+        let both = Binaries {
+            list: vec![local, arm.clone()],
+            scratch: None,
+        };
+        assert_eq!(check_arch(&host(), &p, &both).unwrap(), &arm);
+        assert_eq!(both.archs(), "x86_64, aarch64");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use nodebench_core::bench::Cancel;
 use nodebench_core::model::Run;
 
 use crate::hosts::Host;
-use crate::remote::{self, Local};
+use crate::remote::{self, Binaries};
 use crate::ssh::{HostError, Ssh, exit_text, tail};
 
 /// How often a running remote command is checked for the end or a cancel.
@@ -159,7 +159,7 @@ pub struct Upload {
 pub fn run_all(
     ssh: &Ssh,
     hosts: &[Host],
-    local: &Local,
+    local: &Binaries,
     args: &[String],
     uploads: &[Upload],
     parallel: usize,

@@ -29,8 +29,10 @@ pub struct SubmitConfig {
     /// The absolute directory, on a file system every node and the
     /// submitting host see, where each job gets a directory `JOBID/`.
     pub dir: PathBuf,
-    /// The nodebench binary the nodes run (the same path on every node).
-    pub nodebench: PathBuf,
+    /// The nodebench binaries the nodes run, by architecture (`uname -m`:
+    /// `x86_64`, `aarch64`), each at a path every node sees; a node whose
+    /// architecture has none fails on its own with one line.
+    pub binaries: Vec<(String, PathBuf)>,
 }
 
 impl SubmitConfig {
@@ -71,6 +73,16 @@ impl SubmitConfig {
         if self.suite.is_empty() || self.suite.chars().any(char::is_control) {
             return invalid("SUITE: expected a built-in suite's name or a suite file".into());
         }
+        if self.binaries.is_empty()
+            || self.binaries.iter().any(|(arch, _)| {
+                arch.is_empty() || !arch.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        {
+            return invalid(
+                "--binary-dir: expected nodebench binaries of named architectures (x86_64, aarch64)"
+                    .into(),
+            );
+        }
         Ok(())
     }
 }
@@ -100,7 +112,10 @@ mod tests {
             exclusive: true,
             time: Some(Duration::from_secs(1800)),
             dir: PathBuf::from("/shared/nodebench-slurm"),
-            nodebench: PathBuf::from("/opt/nodebench/bin/nodebench"),
+            binaries: vec![(
+                "x86_64".into(),
+                PathBuf::from("/opt/nodebench/bin/nodebench"),
+            )],
         }
     }
 

@@ -21,11 +21,24 @@ fn job_name(name: &str) -> String {
         .collect()
 }
 
+/// What each node's task runs (`sh -c`), with the suite, the output
+/// directory and the binaries by architecture as its arguments (`SUITE
+/// OUT ARCH PATH [ARCH PATH]...`): the binary of the node's `uname -m`, or,
+/// where there is none, one line in `NODE.err` beside an empty `NODE.json`
+/// so that `slurm collect` reports the node as failed. No single quote in
+/// it: it is quoted whole.
+const NODE_TASK: &str = "suite=$1; out=$2; shift 2; m=$(uname -m); have=; bin=; \
+while [ $# -ge 2 ]; do have=\"$have $1\"; [ \"$1\" = \"$m\" ] && bin=$2; shift 2; done; \
+if [ -z \"$bin\" ]; then : >\"$out/$SLURMD_NODENAME.json\"; \
+echo \"error: node $SLURMD_NODENAME is $m, and there is no nodebench for $m (have:$have): submit with --binary-dir holding the nodebench-VERSION-$m-linux-gnu.tar.gz release archive\" >\"$out/$SLURMD_NODENAME.err\"; exit 1; fi; \
+exec \"$bin\" --no-save --quiet --json suite run \"$suite\" \
+>\"$out/$SLURMD_NODENAME.json\" 2>\"$out/$SLURMD_NODENAME.err\"";
+
 /// The sbatch script that runs `cfg.suite` once on each of `cfg.nodes`
-/// nodes (one task per node, through `srun`): each node runs
-/// `nodebench --no-save --quiet --json suite run SUITE` and writes its
-/// standard output to `DIR/$SLURM_JOB_ID/$SLURMD_NODENAME.json` and its
-/// standard error beside it (`.err`); Slurm's own output goes to
+/// nodes (one task per node, through `srun`): each node runs the binary of
+/// its architecture, `nodebench --no-save --quiet --json suite run SUITE`,
+/// and writes its standard output to `DIR/$SLURM_JOB_ID/$SLURMD_NODENAME.json`
+/// and its standard error beside it (`.err`); Slurm's own output goes to
 /// `DIR/slurm-JOBID.out`. The values in it were checked by
 /// [`SubmitConfig::validate`].
 pub fn sbatch_script(cfg: &SubmitConfig) -> String {
@@ -57,15 +70,25 @@ pub fn sbatch_script(cfg: &SubmitConfig) -> String {
         "out={}/\"$SLURM_JOB_ID\"\nmkdir -p \"$out\"\n",
         shell_quote(&dir)
     ));
-    // One task per node; the task's shell names its files after its node.
+    // One task per node; the task's shell picks the binary of its node's
+    // architecture and names its files after its node.
+    let binaries: Vec<String> = cfg
+        .binaries
+        .iter()
+        .map(|(arch, path)| {
+            format!(
+                "{} {}",
+                shell_quote(arch),
+                shell_quote(&path.to_string_lossy())
+            )
+        })
+        .collect();
     s.push_str(&format!(
-        "srun --nodes={nodes} --ntasks={nodes} --ntasks-per-node=1 /bin/sh -c \
-         'exec \"$0\" --no-save --quiet --json suite run \"$1\" \
-         >\"$2/$SLURMD_NODENAME.json\" 2>\"$2/$SLURMD_NODENAME.err\"' \
-         {bin} {suite} \"$out\"\n",
+        "srun --nodes={nodes} --ntasks={nodes} --ntasks-per-node=1 /bin/sh -c '{NODE_TASK}' \
+         sh {suite} \"$out\" {binaries}\n",
         nodes = cfg.nodes,
-        bin = shell_quote(&cfg.nodebench.to_string_lossy()),
         suite = shell_quote(&cfg.suite),
+        binaries = binaries.join(" "),
     ));
     s
 }
@@ -87,7 +110,10 @@ mod tests {
             exclusive: true,
             time: Some(Duration::from_secs(5400)),
             dir: PathBuf::from("/shared/nb"),
-            nodebench: PathBuf::from("/opt/nodebench/bin/nodebench"),
+            binaries: vec![(
+                "x86_64".into(),
+                PathBuf::from("/opt/nodebench/bin/nodebench"),
+            )],
         }
     }
 
@@ -146,19 +172,26 @@ mod tests {
             "#!/bin/sh\nprintf '%s\\n' \"$@\"\necho oops >&2\n",
         );
         let dir = tmp.path().join("jobs");
+        let here = std::env::consts::ARCH.to_string();
         let cfg = SubmitConfig {
             dir: dir.clone(),
-            nodebench: fake,
+            binaries: vec![
+                ("sparc64".into(), PathBuf::from("/nonexistent/nodebench")),
+                (here.clone(), fake),
+            ],
             ..config()
         };
-        let out = Command::new("/bin/sh")
-            .arg("-c")
-            .arg(sbatch_script(&cfg))
-            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-            .env("SLURM_JOB_ID", "42")
-            .env("SLURMD_NODENAME", "node7")
-            .output()
-            .unwrap();
+        let run = |cfg: &SubmitConfig, node: &str| {
+            Command::new("/bin/sh")
+                .arg("-c")
+                .arg(sbatch_script(cfg))
+                .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+                .env("SLURM_JOB_ID", "42")
+                .env("SLURMD_NODENAME", node)
+                .output()
+                .unwrap()
+        };
+        let out = run(&cfg, "node7");
         assert!(
             out.status.success(),
             "{}",
@@ -172,6 +205,20 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(job.join("node7.err")).unwrap(),
             "oops\n"
+        );
+        // A node of an architecture without a binary: one line, its own.
+        let other = SubmitConfig {
+            binaries: vec![("sparc64".into(), PathBuf::from("/nonexistent/nodebench"))],
+            ..cfg
+        };
+        let out = run(&other, "node8");
+        assert!(!out.status.success());
+        assert_eq!(std::fs::read_to_string(job.join("node8.json")).unwrap(), "");
+        assert_eq!(
+            std::fs::read_to_string(job.join("node8.err")).unwrap(),
+            format!(
+                "error: node node8 is {here}, and there is no nodebench for {here} (have: sparc64): submit with --binary-dir holding the nodebench-VERSION-{here}-linux-gnu.tar.gz release archive\n"
+            )
         );
     }
 }

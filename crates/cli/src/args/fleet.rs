@@ -46,6 +46,13 @@ pub struct HostsArgs {
     /// ssh's connect timeout per host.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub connect_timeout: Duration,
+    /// Where the nodebench binaries of other architectures are: release
+    /// archives (nodebench-VERSION-ARCH-linux-gnu.tar.gz), their unpacked
+    /// folders or files named nodebench. Each host gets the one of its
+    /// architecture (read from the ELF header); this binary serves its own
+    /// architecture where the folder has none.
+    #[arg(long, value_name = "DIR")]
+    pub binary_dir: Option<PathBuf>,
 }
 
 /// `fleet run HOSTS SUITE|COMMAND...`

@@ -47,6 +47,13 @@ pub struct SubmitArgs {
     /// DIR/JOBID/NODE.json.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_DIR)]
     pub dir: PathBuf,
+    /// Where the nodebench binaries of other architectures are: release
+    /// archives (nodebench-VERSION-ARCH-linux-gnu.tar.gz), their unpacked
+    /// folders or files named nodebench. They are copied to DIR/bin/ID/ and
+    /// each node runs the one of its architecture; this binary serves its
+    /// own architecture where the folder has none.
+    #[arg(long, value_name = "DIR")]
+    pub binary_dir: Option<PathBuf>,
     /// Print the sbatch script and submit nothing.
     #[arg(long)]
     pub dry_run: bool,

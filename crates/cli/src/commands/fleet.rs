@@ -2,7 +2,6 @@
 //! calls, stores what the hosts brought back and prints it.
 
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::Result;
 use clap::CommandFactory;
@@ -11,7 +10,7 @@ use nodebench_core::bench::Cancel;
 use nodebench_core::names::fleet as names;
 use nodebench_core::names::http::load as http_names;
 use nodebench_fleet::hosts::{Host, Hosts};
-use nodebench_fleet::remote::{Local, sha256_file};
+use nodebench_fleet::remote::{Binaries, sha256_file};
 use nodebench_fleet::run::{HostRun, Upload};
 use nodebench_fleet::ssh::{HostError, Ssh};
 use nodebench_report::compare::{self, CompareFormat, Side};
@@ -41,10 +40,22 @@ fn load(args: &HostsArgs) -> Result<Hosts> {
         .map_err(|e| CliError::usage(e).into())
 }
 
+/// The binaries the hosts get: `--binary-dir`'s and this one (usage error,
+/// exit 2, for a folder that holds none or two for one architecture).
+fn binaries(args: &HostsArgs) -> Result<Binaries> {
+    Binaries::with_dir(args.binary_dir.as_deref()).map_err(|e| {
+        if args.binary_dir.is_some() && e.starts_with("--binary-dir") {
+            CliError::usage(e).into()
+        } else {
+            anyhow::Error::msg(e)
+        }
+    })
+}
+
 /// `fleet check`: one line per host; exit 1 when one cannot run this nodebench.
 fn check(args: &HostsArgs) -> Result<()> {
     let hosts = load(args)?;
-    let local = Local::current().map_err(anyhow::Error::msg)?;
+    let local = binaries(args)?;
     let ssh = Ssh::new(&hosts, args.connect_timeout).map_err(anyhow::Error::msg)?;
     let checks = nodebench_fleet::check(&ssh, &hosts.hosts, args.parallel);
     let mut rows = vec![row(&[
@@ -59,14 +70,11 @@ fn check(args: &HostsArgs) -> Result<()> {
         let h = &c.host;
         rows.push(match &c.probe {
             Ok(p) => {
-                let bin = if p.arch != local.arch {
-                    format!("architecture differs (this one is {})", local.arch)
-                } else if p.matches(&local) {
-                    "same".into()
-                } else if p.binary_sha256.is_some() {
-                    "different (copied on run)".into()
-                } else {
-                    "absent (copied on run)".into()
+                let bin = match local.for_arch(&p.arch) {
+                    None => format!("no binary for {} (have: {})", p.arch, local.archs()),
+                    Some(l) if p.matches(l) => "same".into(),
+                    Some(_) if p.binary_sha256.is_some() => "different (copied on run)".into(),
+                    Some(_) => "absent (copied on run)".into(),
                 };
                 row(&[&h.name, &h.destination, "yes", &p.arch, &p.os, &bin])
             }
@@ -131,7 +139,7 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<()> {
         ssh,
         mut store,
         fleet_id,
-    } = Session::open(cli, &hosts, args.hosts.connect_timeout)?;
+    } = Session::open(cli, &hosts, &args.hosts)?;
     let progress = progress(cli.quiet);
     let (remote, uploads) = match remote_args(&args.target, &fleet_id) {
         Ok(r) => r,
@@ -244,7 +252,7 @@ fn movable_secrets(what: &str, args: &[String]) -> Result<()> {
 /// What each fleet command that runs on the hosts sets up first.
 struct Session {
     /// This binary: what is copied to the hosts.
-    local: Local,
+    local: Binaries,
     /// Set by Ctrl-C.
     cancel: Cancel,
     /// The ssh connections to the hosts.
@@ -256,13 +264,13 @@ struct Session {
 }
 
 impl Session {
-    /// Reads this binary, installs the Ctrl-C handler, prepares ssh to
-    /// `hosts` and opens the store.
-    fn open(cli: &Cli, hosts: &Hosts, connect_timeout: Duration) -> Result<Session> {
+    /// Reads the binaries the hosts get, installs the Ctrl-C handler,
+    /// prepares ssh to `hosts` and opens the store.
+    fn open(cli: &Cli, hosts: &Hosts, args: &HostsArgs) -> Result<Session> {
         Ok(Session {
-            local: Local::current().map_err(anyhow::Error::msg)?,
+            local: binaries(args)?,
             cancel: install_signal_handlers()?,
-            ssh: Ssh::new(hosts, connect_timeout).map_err(anyhow::Error::msg)?,
+            ssh: Ssh::new(hosts, args.connect_timeout).map_err(anyhow::Error::msg)?,
             store: if cli.no_save {
                 None
             } else {
@@ -340,7 +348,7 @@ fn pair(cli: &Cli, args: &PairArgs) -> Result<()> {
         ssh,
         mut store,
         fleet_id,
-    } = Session::open(cli, &hosts, args.hosts.connect_timeout)?;
+    } = Session::open(cli, &hosts, &args.hosts)?;
     let progress = progress(cli.quiet);
     let results = pairs::run_pairs(&ssh, &hosts.hosts, &list, &local, &cfg, &cancel, &progress);
     drop(ssh);
@@ -456,7 +464,7 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<()> {
         ssh,
         mut store,
         fleet_id,
-    } = Session::open(cli, &hosts, args.hosts.connect_timeout)?;
+    } = Session::open(cli, &hosts, &args.hosts)?;
     let progress = progress(cli.quiet);
     let (start, gens) = nodebench_fleet::http::run_generators(
         &ssh,

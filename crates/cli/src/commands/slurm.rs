@@ -38,6 +38,53 @@ fn absolute(path: &Path) -> Result<PathBuf> {
     std::path::absolute(path).with_context(|| format!("cannot resolve {}", path.display()))
 }
 
+/// The binaries the nodes run, by architecture: this one, and with
+/// `--binary-dir` those of that folder, copied (unless `--dry-run`) to
+/// `DIR/bin/ID/nodebench-ARCH`, where every node sees them.
+fn node_binaries(args: &SubmitArgs, dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let here = (
+        std::env::consts::ARCH.to_string(),
+        std::env::current_exe().context("cannot find the nodebench binary")?,
+    );
+    let Some(from) = &args.binary_dir else {
+        return Ok(vec![here]);
+    };
+    let id = format!(
+        "{}-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+        std::process::id()
+    );
+    let stage = dir.join("bin").join(id);
+    let scratch =
+        std::env::temp_dir().join(format!("nodebench-slurm-unpack-{}", std::process::id()));
+    let found = nodebench_core::portable::find(from, &scratch);
+    let copied = found.map_err(usage_error).and_then(|found| {
+        let mut out = Vec::new();
+        for p in found {
+            let to = stage.join(format!("nodebench-{}", p.arch));
+            if !args.dry_run {
+                std::fs::create_dir_all(&stage)
+                    .and_then(|()| std::fs::copy(&p.path, &to).map(drop))
+                    .with_context(|| {
+                        format!(
+                            "--dir: cannot copy {} to {}",
+                            p.path.display(),
+                            to.display()
+                        )
+                    })?;
+            }
+            out.push((p.arch, to));
+        }
+        Ok(out)
+    });
+    let _ = std::fs::remove_dir_all(&scratch);
+    let mut out = copied?;
+    if !out.iter().any(|(arch, _)| *arch == here.0) {
+        out.push(here);
+    }
+    Ok(out)
+}
+
 /// The submission `args` describe, its suite read and checked here (the
 /// nodes must not find out it is wrong).
 fn submit_config(args: &SubmitArgs) -> Result<SubmitConfig> {
@@ -62,8 +109,8 @@ fn submit_config(args: &SubmitArgs) -> Result<SubmitConfig> {
         partition: args.partition.clone(),
         exclusive: args.exclusive,
         time: args.time,
+        binaries: node_binaries(args, &absolute(&args.dir)?)?,
         dir: absolute(&args.dir)?,
-        nodebench: std::env::current_exe().context("cannot find the nodebench binary")?,
     };
     if let Err(e) = config.validate() {
         return Err(usage_error(e));
