@@ -6,8 +6,6 @@ mod out;
 mod args;
 mod commands;
 mod error;
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-mod glibc_compat;
 mod progress;
 
 use std::process::ExitCode;

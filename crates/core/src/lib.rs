@@ -20,6 +20,8 @@ pub mod finding;
 mod fma;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub mod glibc_compat;
 pub mod inventory;
 pub mod latency;
 pub mod model;

@@ -1,8 +1,10 @@
 //! glibc functions newer than the portable binaries' floor (glibc 2.17,
 //! `scripts/dist`) that the Rust standard library links against directly,
-//! defined here as the raw system calls they wrap. The executable's own
-//! definition is the one every caller gets, on old glibc (which lacks the
-//! function) and new alike, and it does exactly what glibc's does.
+//! defined here as the raw system calls they wrap. Every nodebench binary
+//! links core, so every one (test binaries included) carries them; the
+//! executable's own definition is the one every caller gets, on old glibc
+//! (which lacks the function) and new alike, and it does exactly what
+//! glibc's does.
 
 /// `gettid(2)` (glibc 2.30): the calling thread's id. The standard library
 /// names threads in panic messages with it.
@@ -44,7 +46,7 @@ mod tests {
         let raw = unsafe { libc::syscall(libc::SYS_gettid) } as libc::pid_t;
         assert_eq!(super::gettid(), raw);
         // Another thread has another id.
-        let other = std::thread::spawn(super::gettid).join().unwrap();
+        let other = std::thread::spawn(|| super::gettid()).join().unwrap();
         assert_ne!(other, raw);
         assert!(other > 0);
     }
