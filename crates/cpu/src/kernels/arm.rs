@@ -200,335 +200,150 @@ pub(super) fn sve_isa(what: &'static str) -> &'static str {
     if what == "int" { names[1] } else { names[0] }
 }
 
-/// 24 SVE accumulators of `x = x * m + c` in doubles (`fmad`: fused).
-///
-/// # Safety
-/// The CPU has SVE; `buf` holds 24 vectors' worth of lanes.
-#[target_feature(enable = "sve")]
-unsafe fn sve_f64_asm(iters: u64, buf: *mut f64, m: *const f64, c: *const f64) {
-    let n = iters.max(1);
-    // SAFETY: as the caller promises: loads and stores stay inside `buf`
-    // (24 vectors), `m` and `c`; the vector and predicate registers used
-    // are declared clobbered.
-    unsafe {
-        asm!(
-                "ptrue p0.d",
-                "ld1rd {{z24.d}}, p0/z, [{m}]",
-                "ld1rd {{z25.d}}, p0/z, [{c}]",
-                "ld1d {{z0.d}}, p0/z, [{buf}, #0, mul vl]",
-                "ld1d {{z1.d}}, p0/z, [{buf}, #1, mul vl]",
-                "ld1d {{z2.d}}, p0/z, [{buf}, #2, mul vl]",
-                "ld1d {{z3.d}}, p0/z, [{buf}, #3, mul vl]",
-                "ld1d {{z4.d}}, p0/z, [{buf}, #4, mul vl]",
-                "ld1d {{z5.d}}, p0/z, [{buf}, #5, mul vl]",
-                "ld1d {{z6.d}}, p0/z, [{buf}, #6, mul vl]",
-                "ld1d {{z7.d}}, p0/z, [{buf}, #7, mul vl]",
+/// An SVE kernel over 24 accumulators z0-z23 of lanes of suffix `$s`
+/// (`d` or `s`) at the hardware's vector length: loads them from `buf`
+/// (`$ld`), `m` and `c` broadcast into z24 and z25 (`$ldr`), runs the body
+/// lines `iters` times, stores them back (`$st`).
+macro_rules! sve_kernel {
+    (
+        $(#[$doc:meta])* $name:ident, $t:ty, $s:literal, $ld:literal, $st:literal, $ldr:literal,
+        [$($body:literal),* $(,)?]
+    ) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// The CPU has SVE; `buf` holds 24 vectors' worth of lanes.
+        #[target_feature(enable = "sve")]
+        unsafe fn $name(iters: u64, buf: *mut $t, m: *const $t, c: *const $t) {
+            let n = iters.max(1);
+            // SAFETY: as the caller promises: loads and stores stay inside
+            // `buf` (24 vectors), `m` and `c`; the vector and predicate
+            // registers used are declared clobbered.
+            unsafe {
+                asm!(
+                concat!("ptrue p0.", $s),
+                concat!($ldr, " {{z24.", $s, "}}, p0/z, [{m}]"),
+                concat!($ldr, " {{z25.", $s, "}}, p0/z, [{c}]"),
+                concat!($ld, " {{z0.", $s, "}}, p0/z, [{buf}, #0, mul vl]"),
+                concat!($ld, " {{z1.", $s, "}}, p0/z, [{buf}, #1, mul vl]"),
+                concat!($ld, " {{z2.", $s, "}}, p0/z, [{buf}, #2, mul vl]"),
+                concat!($ld, " {{z3.", $s, "}}, p0/z, [{buf}, #3, mul vl]"),
+                concat!($ld, " {{z4.", $s, "}}, p0/z, [{buf}, #4, mul vl]"),
+                concat!($ld, " {{z5.", $s, "}}, p0/z, [{buf}, #5, mul vl]"),
+                concat!($ld, " {{z6.", $s, "}}, p0/z, [{buf}, #6, mul vl]"),
+                concat!($ld, " {{z7.", $s, "}}, p0/z, [{buf}, #7, mul vl]"),
                 "addvl {tmp}, {buf}, #8",
-                "ld1d {{z8.d}}, p0/z, [{tmp}, #0, mul vl]",
-                "ld1d {{z9.d}}, p0/z, [{tmp}, #1, mul vl]",
-                "ld1d {{z10.d}}, p0/z, [{tmp}, #2, mul vl]",
-                "ld1d {{z11.d}}, p0/z, [{tmp}, #3, mul vl]",
-                "ld1d {{z12.d}}, p0/z, [{tmp}, #4, mul vl]",
-                "ld1d {{z13.d}}, p0/z, [{tmp}, #5, mul vl]",
-                "ld1d {{z14.d}}, p0/z, [{tmp}, #6, mul vl]",
-                "ld1d {{z15.d}}, p0/z, [{tmp}, #7, mul vl]",
+                concat!($ld, " {{z8.", $s, "}}, p0/z, [{tmp}, #0, mul vl]"),
+                concat!($ld, " {{z9.", $s, "}}, p0/z, [{tmp}, #1, mul vl]"),
+                concat!($ld, " {{z10.", $s, "}}, p0/z, [{tmp}, #2, mul vl]"),
+                concat!($ld, " {{z11.", $s, "}}, p0/z, [{tmp}, #3, mul vl]"),
+                concat!($ld, " {{z12.", $s, "}}, p0/z, [{tmp}, #4, mul vl]"),
+                concat!($ld, " {{z13.", $s, "}}, p0/z, [{tmp}, #5, mul vl]"),
+                concat!($ld, " {{z14.", $s, "}}, p0/z, [{tmp}, #6, mul vl]"),
+                concat!($ld, " {{z15.", $s, "}}, p0/z, [{tmp}, #7, mul vl]"),
                 "addvl {tmp}, {buf}, #16",
-                "ld1d {{z16.d}}, p0/z, [{tmp}, #0, mul vl]",
-                "ld1d {{z17.d}}, p0/z, [{tmp}, #1, mul vl]",
-                "ld1d {{z18.d}}, p0/z, [{tmp}, #2, mul vl]",
-                "ld1d {{z19.d}}, p0/z, [{tmp}, #3, mul vl]",
-                "ld1d {{z20.d}}, p0/z, [{tmp}, #4, mul vl]",
-                "ld1d {{z21.d}}, p0/z, [{tmp}, #5, mul vl]",
-                "ld1d {{z22.d}}, p0/z, [{tmp}, #6, mul vl]",
-                "ld1d {{z23.d}}, p0/z, [{tmp}, #7, mul vl]",
+                concat!($ld, " {{z16.", $s, "}}, p0/z, [{tmp}, #0, mul vl]"),
+                concat!($ld, " {{z17.", $s, "}}, p0/z, [{tmp}, #1, mul vl]"),
+                concat!($ld, " {{z18.", $s, "}}, p0/z, [{tmp}, #2, mul vl]"),
+                concat!($ld, " {{z19.", $s, "}}, p0/z, [{tmp}, #3, mul vl]"),
+                concat!($ld, " {{z20.", $s, "}}, p0/z, [{tmp}, #4, mul vl]"),
+                concat!($ld, " {{z21.", $s, "}}, p0/z, [{tmp}, #5, mul vl]"),
+                concat!($ld, " {{z22.", $s, "}}, p0/z, [{tmp}, #6, mul vl]"),
+                concat!($ld, " {{z23.", $s, "}}, p0/z, [{tmp}, #7, mul vl]"),
                 "2:",
-                "fmad z0.d, p0/m, z24.d, z25.d",
-                "fmad z1.d, p0/m, z24.d, z25.d",
-                "fmad z2.d, p0/m, z24.d, z25.d",
-                "fmad z3.d, p0/m, z24.d, z25.d",
-                "fmad z4.d, p0/m, z24.d, z25.d",
-                "fmad z5.d, p0/m, z24.d, z25.d",
-                "fmad z6.d, p0/m, z24.d, z25.d",
-                "fmad z7.d, p0/m, z24.d, z25.d",
-                "fmad z8.d, p0/m, z24.d, z25.d",
-                "fmad z9.d, p0/m, z24.d, z25.d",
-                "fmad z10.d, p0/m, z24.d, z25.d",
-                "fmad z11.d, p0/m, z24.d, z25.d",
-                "fmad z12.d, p0/m, z24.d, z25.d",
-                "fmad z13.d, p0/m, z24.d, z25.d",
-                "fmad z14.d, p0/m, z24.d, z25.d",
-                "fmad z15.d, p0/m, z24.d, z25.d",
-                "fmad z16.d, p0/m, z24.d, z25.d",
-                "fmad z17.d, p0/m, z24.d, z25.d",
-                "fmad z18.d, p0/m, z24.d, z25.d",
-                "fmad z19.d, p0/m, z24.d, z25.d",
-                "fmad z20.d, p0/m, z24.d, z25.d",
-                "fmad z21.d, p0/m, z24.d, z25.d",
-                "fmad z22.d, p0/m, z24.d, z25.d",
-                "fmad z23.d, p0/m, z24.d, z25.d",
+                $($body,)*
                 "subs {n}, {n}, #1",
                 "b.ne 2b",
-                "st1d {{z0.d}}, p0, [{buf}, #0, mul vl]",
-                "st1d {{z1.d}}, p0, [{buf}, #1, mul vl]",
-                "st1d {{z2.d}}, p0, [{buf}, #2, mul vl]",
-                "st1d {{z3.d}}, p0, [{buf}, #3, mul vl]",
-                "st1d {{z4.d}}, p0, [{buf}, #4, mul vl]",
-                "st1d {{z5.d}}, p0, [{buf}, #5, mul vl]",
-                "st1d {{z6.d}}, p0, [{buf}, #6, mul vl]",
-                "st1d {{z7.d}}, p0, [{buf}, #7, mul vl]",
+                concat!($st, " {{z0.", $s, "}}, p0, [{buf}, #0, mul vl]"),
+                concat!($st, " {{z1.", $s, "}}, p0, [{buf}, #1, mul vl]"),
+                concat!($st, " {{z2.", $s, "}}, p0, [{buf}, #2, mul vl]"),
+                concat!($st, " {{z3.", $s, "}}, p0, [{buf}, #3, mul vl]"),
+                concat!($st, " {{z4.", $s, "}}, p0, [{buf}, #4, mul vl]"),
+                concat!($st, " {{z5.", $s, "}}, p0, [{buf}, #5, mul vl]"),
+                concat!($st, " {{z6.", $s, "}}, p0, [{buf}, #6, mul vl]"),
+                concat!($st, " {{z7.", $s, "}}, p0, [{buf}, #7, mul vl]"),
                 "addvl {tmp}, {buf}, #8",
-                "st1d {{z8.d}}, p0, [{tmp}, #0, mul vl]",
-                "st1d {{z9.d}}, p0, [{tmp}, #1, mul vl]",
-                "st1d {{z10.d}}, p0, [{tmp}, #2, mul vl]",
-                "st1d {{z11.d}}, p0, [{tmp}, #3, mul vl]",
-                "st1d {{z12.d}}, p0, [{tmp}, #4, mul vl]",
-                "st1d {{z13.d}}, p0, [{tmp}, #5, mul vl]",
-                "st1d {{z14.d}}, p0, [{tmp}, #6, mul vl]",
-                "st1d {{z15.d}}, p0, [{tmp}, #7, mul vl]",
+                concat!($st, " {{z8.", $s, "}}, p0, [{tmp}, #0, mul vl]"),
+                concat!($st, " {{z9.", $s, "}}, p0, [{tmp}, #1, mul vl]"),
+                concat!($st, " {{z10.", $s, "}}, p0, [{tmp}, #2, mul vl]"),
+                concat!($st, " {{z11.", $s, "}}, p0, [{tmp}, #3, mul vl]"),
+                concat!($st, " {{z12.", $s, "}}, p0, [{tmp}, #4, mul vl]"),
+                concat!($st, " {{z13.", $s, "}}, p0, [{tmp}, #5, mul vl]"),
+                concat!($st, " {{z14.", $s, "}}, p0, [{tmp}, #6, mul vl]"),
+                concat!($st, " {{z15.", $s, "}}, p0, [{tmp}, #7, mul vl]"),
                 "addvl {tmp}, {buf}, #16",
-                "st1d {{z16.d}}, p0, [{tmp}, #0, mul vl]",
-                "st1d {{z17.d}}, p0, [{tmp}, #1, mul vl]",
-                "st1d {{z18.d}}, p0, [{tmp}, #2, mul vl]",
-                "st1d {{z19.d}}, p0, [{tmp}, #3, mul vl]",
-                "st1d {{z20.d}}, p0, [{tmp}, #4, mul vl]",
-                "st1d {{z21.d}}, p0, [{tmp}, #5, mul vl]",
-                "st1d {{z22.d}}, p0, [{tmp}, #6, mul vl]",
-                "st1d {{z23.d}}, p0, [{tmp}, #7, mul vl]",
-            buf = in(reg) buf, m = in(reg) m, c = in(reg) c,
-            n = inout(reg) n => _, tmp = out(reg) _,
-            out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _, out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _, out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _, out("v17") _, out("v18") _, out("v19") _, out("v20") _, out("v21") _, out("v22") _, out("v23") _, out("v24") _, out("v25") _, out("p0") _,
-            options(nostack),
-        );
-    }
+                concat!($st, " {{z16.", $s, "}}, p0, [{tmp}, #0, mul vl]"),
+                concat!($st, " {{z17.", $s, "}}, p0, [{tmp}, #1, mul vl]"),
+                concat!($st, " {{z18.", $s, "}}, p0, [{tmp}, #2, mul vl]"),
+                concat!($st, " {{z19.", $s, "}}, p0, [{tmp}, #3, mul vl]"),
+                concat!($st, " {{z20.", $s, "}}, p0, [{tmp}, #4, mul vl]"),
+                concat!($st, " {{z21.", $s, "}}, p0, [{tmp}, #5, mul vl]"),
+                concat!($st, " {{z22.", $s, "}}, p0, [{tmp}, #6, mul vl]"),
+                concat!($st, " {{z23.", $s, "}}, p0, [{tmp}, #7, mul vl]"),
+                buf = in(reg) buf, m = in(reg) m, c = in(reg) c,
+                n = inout(reg) n => _, tmp = out(reg) _,
+                out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
+                out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _,
+                out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _, out("v17") _,
+                out("v18") _, out("v19") _, out("v20") _, out("v21") _, out("v22") _, out("v23") _,
+                out("v24") _, out("v25") _, out("p0") _,
+                options(nostack),
+                );
+            }
+        }
+    };
 }
 
-/// 24 SVE accumulators of `x = x * m + c` in singles (`fmad`: fused).
-///
-/// # Safety
-/// The CPU has SVE; `buf` holds 24 vectors' worth of lanes.
-#[target_feature(enable = "sve")]
-unsafe fn sve_f32_asm(iters: u64, buf: *mut f32, m: *const f32, c: *const f32) {
-    let n = iters.max(1);
-    // SAFETY: as the caller promises: loads and stores stay inside `buf`
-    // (24 vectors), `m` and `c`; the vector and predicate registers used
-    // are declared clobbered.
-    unsafe {
-        asm!(
-                "ptrue p0.s",
-                "ld1rw {{z24.s}}, p0/z, [{m}]",
-                "ld1rw {{z25.s}}, p0/z, [{c}]",
-                "ld1w {{z0.s}}, p0/z, [{buf}, #0, mul vl]",
-                "ld1w {{z1.s}}, p0/z, [{buf}, #1, mul vl]",
-                "ld1w {{z2.s}}, p0/z, [{buf}, #2, mul vl]",
-                "ld1w {{z3.s}}, p0/z, [{buf}, #3, mul vl]",
-                "ld1w {{z4.s}}, p0/z, [{buf}, #4, mul vl]",
-                "ld1w {{z5.s}}, p0/z, [{buf}, #5, mul vl]",
-                "ld1w {{z6.s}}, p0/z, [{buf}, #6, mul vl]",
-                "ld1w {{z7.s}}, p0/z, [{buf}, #7, mul vl]",
-                "addvl {tmp}, {buf}, #8",
-                "ld1w {{z8.s}}, p0/z, [{tmp}, #0, mul vl]",
-                "ld1w {{z9.s}}, p0/z, [{tmp}, #1, mul vl]",
-                "ld1w {{z10.s}}, p0/z, [{tmp}, #2, mul vl]",
-                "ld1w {{z11.s}}, p0/z, [{tmp}, #3, mul vl]",
-                "ld1w {{z12.s}}, p0/z, [{tmp}, #4, mul vl]",
-                "ld1w {{z13.s}}, p0/z, [{tmp}, #5, mul vl]",
-                "ld1w {{z14.s}}, p0/z, [{tmp}, #6, mul vl]",
-                "ld1w {{z15.s}}, p0/z, [{tmp}, #7, mul vl]",
-                "addvl {tmp}, {buf}, #16",
-                "ld1w {{z16.s}}, p0/z, [{tmp}, #0, mul vl]",
-                "ld1w {{z17.s}}, p0/z, [{tmp}, #1, mul vl]",
-                "ld1w {{z18.s}}, p0/z, [{tmp}, #2, mul vl]",
-                "ld1w {{z19.s}}, p0/z, [{tmp}, #3, mul vl]",
-                "ld1w {{z20.s}}, p0/z, [{tmp}, #4, mul vl]",
-                "ld1w {{z21.s}}, p0/z, [{tmp}, #5, mul vl]",
-                "ld1w {{z22.s}}, p0/z, [{tmp}, #6, mul vl]",
-                "ld1w {{z23.s}}, p0/z, [{tmp}, #7, mul vl]",
-                "2:",
-                "fmad z0.s, p0/m, z24.s, z25.s",
-                "fmad z1.s, p0/m, z24.s, z25.s",
-                "fmad z2.s, p0/m, z24.s, z25.s",
-                "fmad z3.s, p0/m, z24.s, z25.s",
-                "fmad z4.s, p0/m, z24.s, z25.s",
-                "fmad z5.s, p0/m, z24.s, z25.s",
-                "fmad z6.s, p0/m, z24.s, z25.s",
-                "fmad z7.s, p0/m, z24.s, z25.s",
-                "fmad z8.s, p0/m, z24.s, z25.s",
-                "fmad z9.s, p0/m, z24.s, z25.s",
-                "fmad z10.s, p0/m, z24.s, z25.s",
-                "fmad z11.s, p0/m, z24.s, z25.s",
-                "fmad z12.s, p0/m, z24.s, z25.s",
-                "fmad z13.s, p0/m, z24.s, z25.s",
-                "fmad z14.s, p0/m, z24.s, z25.s",
-                "fmad z15.s, p0/m, z24.s, z25.s",
-                "fmad z16.s, p0/m, z24.s, z25.s",
-                "fmad z17.s, p0/m, z24.s, z25.s",
-                "fmad z18.s, p0/m, z24.s, z25.s",
-                "fmad z19.s, p0/m, z24.s, z25.s",
-                "fmad z20.s, p0/m, z24.s, z25.s",
-                "fmad z21.s, p0/m, z24.s, z25.s",
-                "fmad z22.s, p0/m, z24.s, z25.s",
-                "fmad z23.s, p0/m, z24.s, z25.s",
-                "subs {n}, {n}, #1",
-                "b.ne 2b",
-                "st1w {{z0.s}}, p0, [{buf}, #0, mul vl]",
-                "st1w {{z1.s}}, p0, [{buf}, #1, mul vl]",
-                "st1w {{z2.s}}, p0, [{buf}, #2, mul vl]",
-                "st1w {{z3.s}}, p0, [{buf}, #3, mul vl]",
-                "st1w {{z4.s}}, p0, [{buf}, #4, mul vl]",
-                "st1w {{z5.s}}, p0, [{buf}, #5, mul vl]",
-                "st1w {{z6.s}}, p0, [{buf}, #6, mul vl]",
-                "st1w {{z7.s}}, p0, [{buf}, #7, mul vl]",
-                "addvl {tmp}, {buf}, #8",
-                "st1w {{z8.s}}, p0, [{tmp}, #0, mul vl]",
-                "st1w {{z9.s}}, p0, [{tmp}, #1, mul vl]",
-                "st1w {{z10.s}}, p0, [{tmp}, #2, mul vl]",
-                "st1w {{z11.s}}, p0, [{tmp}, #3, mul vl]",
-                "st1w {{z12.s}}, p0, [{tmp}, #4, mul vl]",
-                "st1w {{z13.s}}, p0, [{tmp}, #5, mul vl]",
-                "st1w {{z14.s}}, p0, [{tmp}, #6, mul vl]",
-                "st1w {{z15.s}}, p0, [{tmp}, #7, mul vl]",
-                "addvl {tmp}, {buf}, #16",
-                "st1w {{z16.s}}, p0, [{tmp}, #0, mul vl]",
-                "st1w {{z17.s}}, p0, [{tmp}, #1, mul vl]",
-                "st1w {{z18.s}}, p0, [{tmp}, #2, mul vl]",
-                "st1w {{z19.s}}, p0, [{tmp}, #3, mul vl]",
-                "st1w {{z20.s}}, p0, [{tmp}, #4, mul vl]",
-                "st1w {{z21.s}}, p0, [{tmp}, #5, mul vl]",
-                "st1w {{z22.s}}, p0, [{tmp}, #6, mul vl]",
-                "st1w {{z23.s}}, p0, [{tmp}, #7, mul vl]",
-            buf = in(reg) buf, m = in(reg) m, c = in(reg) c,
-            n = inout(reg) n => _, tmp = out(reg) _,
-            out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _, out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _, out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _, out("v17") _, out("v18") _, out("v19") _, out("v20") _, out("v21") _, out("v22") _, out("v23") _, out("v24") _, out("v25") _, out("p0") _,
-            options(nostack),
-        );
-    }
-}
-
-/// 24 SVE accumulators of `x = (x + a) ^ b` over 32-bit lanes.
-///
-/// # Safety
-/// The CPU has SVE; `buf` holds 24 vectors' worth of lanes.
-#[target_feature(enable = "sve")]
-unsafe fn sve_int_asm(iters: u64, buf: *mut u32, m: *const u32, c: *const u32) {
-    let n = iters.max(1);
-    // SAFETY: as the caller promises: loads and stores stay inside `buf`
-    // (24 vectors), `m` and `c`; the vector and predicate registers used
-    // are declared clobbered.
-    unsafe {
-        asm!(
-                "ptrue p0.s",
-                "ld1rw {{z24.s}}, p0/z, [{m}]",
-                "ld1rw {{z25.s}}, p0/z, [{c}]",
-                "ld1w {{z0.s}}, p0/z, [{buf}, #0, mul vl]",
-                "ld1w {{z1.s}}, p0/z, [{buf}, #1, mul vl]",
-                "ld1w {{z2.s}}, p0/z, [{buf}, #2, mul vl]",
-                "ld1w {{z3.s}}, p0/z, [{buf}, #3, mul vl]",
-                "ld1w {{z4.s}}, p0/z, [{buf}, #4, mul vl]",
-                "ld1w {{z5.s}}, p0/z, [{buf}, #5, mul vl]",
-                "ld1w {{z6.s}}, p0/z, [{buf}, #6, mul vl]",
-                "ld1w {{z7.s}}, p0/z, [{buf}, #7, mul vl]",
-                "addvl {tmp}, {buf}, #8",
-                "ld1w {{z8.s}}, p0/z, [{tmp}, #0, mul vl]",
-                "ld1w {{z9.s}}, p0/z, [{tmp}, #1, mul vl]",
-                "ld1w {{z10.s}}, p0/z, [{tmp}, #2, mul vl]",
-                "ld1w {{z11.s}}, p0/z, [{tmp}, #3, mul vl]",
-                "ld1w {{z12.s}}, p0/z, [{tmp}, #4, mul vl]",
-                "ld1w {{z13.s}}, p0/z, [{tmp}, #5, mul vl]",
-                "ld1w {{z14.s}}, p0/z, [{tmp}, #6, mul vl]",
-                "ld1w {{z15.s}}, p0/z, [{tmp}, #7, mul vl]",
-                "addvl {tmp}, {buf}, #16",
-                "ld1w {{z16.s}}, p0/z, [{tmp}, #0, mul vl]",
-                "ld1w {{z17.s}}, p0/z, [{tmp}, #1, mul vl]",
-                "ld1w {{z18.s}}, p0/z, [{tmp}, #2, mul vl]",
-                "ld1w {{z19.s}}, p0/z, [{tmp}, #3, mul vl]",
-                "ld1w {{z20.s}}, p0/z, [{tmp}, #4, mul vl]",
-                "ld1w {{z21.s}}, p0/z, [{tmp}, #5, mul vl]",
-                "ld1w {{z22.s}}, p0/z, [{tmp}, #6, mul vl]",
-                "ld1w {{z23.s}}, p0/z, [{tmp}, #7, mul vl]",
-                "2:",
-                "add z0.s, z0.s, z24.s",
-                "add z1.s, z1.s, z24.s",
-                "add z2.s, z2.s, z24.s",
-                "add z3.s, z3.s, z24.s",
-                "add z4.s, z4.s, z24.s",
-                "add z5.s, z5.s, z24.s",
-                "add z6.s, z6.s, z24.s",
-                "add z7.s, z7.s, z24.s",
-                "add z8.s, z8.s, z24.s",
-                "add z9.s, z9.s, z24.s",
-                "add z10.s, z10.s, z24.s",
-                "add z11.s, z11.s, z24.s",
-                "add z12.s, z12.s, z24.s",
-                "add z13.s, z13.s, z24.s",
-                "add z14.s, z14.s, z24.s",
-                "add z15.s, z15.s, z24.s",
-                "add z16.s, z16.s, z24.s",
-                "add z17.s, z17.s, z24.s",
-                "add z18.s, z18.s, z24.s",
-                "add z19.s, z19.s, z24.s",
-                "add z20.s, z20.s, z24.s",
-                "add z21.s, z21.s, z24.s",
-                "add z22.s, z22.s, z24.s",
-                "add z23.s, z23.s, z24.s",
-                "eor z0.d, z0.d, z25.d",
-                "eor z1.d, z1.d, z25.d",
-                "eor z2.d, z2.d, z25.d",
-                "eor z3.d, z3.d, z25.d",
-                "eor z4.d, z4.d, z25.d",
-                "eor z5.d, z5.d, z25.d",
-                "eor z6.d, z6.d, z25.d",
-                "eor z7.d, z7.d, z25.d",
-                "eor z8.d, z8.d, z25.d",
-                "eor z9.d, z9.d, z25.d",
-                "eor z10.d, z10.d, z25.d",
-                "eor z11.d, z11.d, z25.d",
-                "eor z12.d, z12.d, z25.d",
-                "eor z13.d, z13.d, z25.d",
-                "eor z14.d, z14.d, z25.d",
-                "eor z15.d, z15.d, z25.d",
-                "eor z16.d, z16.d, z25.d",
-                "eor z17.d, z17.d, z25.d",
-                "eor z18.d, z18.d, z25.d",
-                "eor z19.d, z19.d, z25.d",
-                "eor z20.d, z20.d, z25.d",
-                "eor z21.d, z21.d, z25.d",
-                "eor z22.d, z22.d, z25.d",
-                "eor z23.d, z23.d, z25.d",
-                "subs {n}, {n}, #1",
-                "b.ne 2b",
-                "st1w {{z0.s}}, p0, [{buf}, #0, mul vl]",
-                "st1w {{z1.s}}, p0, [{buf}, #1, mul vl]",
-                "st1w {{z2.s}}, p0, [{buf}, #2, mul vl]",
-                "st1w {{z3.s}}, p0, [{buf}, #3, mul vl]",
-                "st1w {{z4.s}}, p0, [{buf}, #4, mul vl]",
-                "st1w {{z5.s}}, p0, [{buf}, #5, mul vl]",
-                "st1w {{z6.s}}, p0, [{buf}, #6, mul vl]",
-                "st1w {{z7.s}}, p0, [{buf}, #7, mul vl]",
-                "addvl {tmp}, {buf}, #8",
-                "st1w {{z8.s}}, p0, [{tmp}, #0, mul vl]",
-                "st1w {{z9.s}}, p0, [{tmp}, #1, mul vl]",
-                "st1w {{z10.s}}, p0, [{tmp}, #2, mul vl]",
-                "st1w {{z11.s}}, p0, [{tmp}, #3, mul vl]",
-                "st1w {{z12.s}}, p0, [{tmp}, #4, mul vl]",
-                "st1w {{z13.s}}, p0, [{tmp}, #5, mul vl]",
-                "st1w {{z14.s}}, p0, [{tmp}, #6, mul vl]",
-                "st1w {{z15.s}}, p0, [{tmp}, #7, mul vl]",
-                "addvl {tmp}, {buf}, #16",
-                "st1w {{z16.s}}, p0, [{tmp}, #0, mul vl]",
-                "st1w {{z17.s}}, p0, [{tmp}, #1, mul vl]",
-                "st1w {{z18.s}}, p0, [{tmp}, #2, mul vl]",
-                "st1w {{z19.s}}, p0, [{tmp}, #3, mul vl]",
-                "st1w {{z20.s}}, p0, [{tmp}, #4, mul vl]",
-                "st1w {{z21.s}}, p0, [{tmp}, #5, mul vl]",
-                "st1w {{z22.s}}, p0, [{tmp}, #6, mul vl]",
-                "st1w {{z23.s}}, p0, [{tmp}, #7, mul vl]",
-            buf = in(reg) buf, m = in(reg) m, c = in(reg) c,
-            n = inout(reg) n => _, tmp = out(reg) _,
-            out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _, out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _, out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _, out("v17") _, out("v18") _, out("v19") _, out("v20") _, out("v21") _, out("v22") _, out("v23") _, out("v24") _, out("v25") _, out("p0") _,
-            options(nostack),
-        );
-    }
-}
+sve_kernel!(
+    /// 24 SVE accumulators of `x = x * m + c` in doubles (`fmad`: fused).
+    sve_f64_asm, f64, "d", "ld1d", "st1d", "ld1rd",
+    [
+        "fmad z0.d, p0/m, z24.d, z25.d", "fmad z1.d, p0/m, z24.d, z25.d", "fmad z2.d, p0/m, z24.d, z25.d",
+        "fmad z3.d, p0/m, z24.d, z25.d", "fmad z4.d, p0/m, z24.d, z25.d", "fmad z5.d, p0/m, z24.d, z25.d",
+        "fmad z6.d, p0/m, z24.d, z25.d", "fmad z7.d, p0/m, z24.d, z25.d", "fmad z8.d, p0/m, z24.d, z25.d",
+        "fmad z9.d, p0/m, z24.d, z25.d", "fmad z10.d, p0/m, z24.d, z25.d", "fmad z11.d, p0/m, z24.d, z25.d",
+        "fmad z12.d, p0/m, z24.d, z25.d", "fmad z13.d, p0/m, z24.d, z25.d", "fmad z14.d, p0/m, z24.d, z25.d",
+        "fmad z15.d, p0/m, z24.d, z25.d", "fmad z16.d, p0/m, z24.d, z25.d", "fmad z17.d, p0/m, z24.d, z25.d",
+        "fmad z18.d, p0/m, z24.d, z25.d", "fmad z19.d, p0/m, z24.d, z25.d", "fmad z20.d, p0/m, z24.d, z25.d",
+        "fmad z21.d, p0/m, z24.d, z25.d", "fmad z22.d, p0/m, z24.d, z25.d", "fmad z23.d, p0/m, z24.d, z25.d",
+    ]
+);
+sve_kernel!(
+    /// 24 SVE accumulators of `x = x * m + c` in singles (`fmad`: fused).
+    sve_f32_asm, f32, "s", "ld1w", "st1w", "ld1rw",
+    [
+        "fmad z0.s, p0/m, z24.s, z25.s", "fmad z1.s, p0/m, z24.s, z25.s", "fmad z2.s, p0/m, z24.s, z25.s",
+        "fmad z3.s, p0/m, z24.s, z25.s", "fmad z4.s, p0/m, z24.s, z25.s", "fmad z5.s, p0/m, z24.s, z25.s",
+        "fmad z6.s, p0/m, z24.s, z25.s", "fmad z7.s, p0/m, z24.s, z25.s", "fmad z8.s, p0/m, z24.s, z25.s",
+        "fmad z9.s, p0/m, z24.s, z25.s", "fmad z10.s, p0/m, z24.s, z25.s", "fmad z11.s, p0/m, z24.s, z25.s",
+        "fmad z12.s, p0/m, z24.s, z25.s", "fmad z13.s, p0/m, z24.s, z25.s", "fmad z14.s, p0/m, z24.s, z25.s",
+        "fmad z15.s, p0/m, z24.s, z25.s", "fmad z16.s, p0/m, z24.s, z25.s", "fmad z17.s, p0/m, z24.s, z25.s",
+        "fmad z18.s, p0/m, z24.s, z25.s", "fmad z19.s, p0/m, z24.s, z25.s", "fmad z20.s, p0/m, z24.s, z25.s",
+        "fmad z21.s, p0/m, z24.s, z25.s", "fmad z22.s, p0/m, z24.s, z25.s", "fmad z23.s, p0/m, z24.s, z25.s",
+    ]
+);
+sve_kernel!(
+    /// 24 SVE accumulators of `x = (x + a) ^ b` over 32-bit lanes.
+    sve_int_asm, u32, "s", "ld1w", "st1w", "ld1rw",
+    [
+        "add z0.s, z0.s, z24.s", "add z1.s, z1.s, z24.s", "add z2.s, z2.s, z24.s",
+        "add z3.s, z3.s, z24.s", "add z4.s, z4.s, z24.s", "add z5.s, z5.s, z24.s",
+        "add z6.s, z6.s, z24.s", "add z7.s, z7.s, z24.s", "add z8.s, z8.s, z24.s",
+        "add z9.s, z9.s, z24.s", "add z10.s, z10.s, z24.s", "add z11.s, z11.s, z24.s",
+        "add z12.s, z12.s, z24.s", "add z13.s, z13.s, z24.s", "add z14.s, z14.s, z24.s",
+        "add z15.s, z15.s, z24.s", "add z16.s, z16.s, z24.s", "add z17.s, z17.s, z24.s",
+        "add z18.s, z18.s, z24.s", "add z19.s, z19.s, z24.s", "add z20.s, z20.s, z24.s",
+        "add z21.s, z21.s, z24.s", "add z22.s, z22.s, z24.s", "add z23.s, z23.s, z24.s",
+        "eor z0.d, z0.d, z25.d", "eor z1.d, z1.d, z25.d", "eor z2.d, z2.d, z25.d",
+        "eor z3.d, z3.d, z25.d", "eor z4.d, z4.d, z25.d", "eor z5.d, z5.d, z25.d",
+        "eor z6.d, z6.d, z25.d", "eor z7.d, z7.d, z25.d", "eor z8.d, z8.d, z25.d",
+        "eor z9.d, z9.d, z25.d", "eor z10.d, z10.d, z25.d", "eor z11.d, z11.d, z25.d",
+        "eor z12.d, z12.d, z25.d", "eor z13.d, z13.d, z25.d", "eor z14.d, z14.d, z25.d",
+        "eor z15.d, z15.d, z25.d", "eor z16.d, z16.d, z25.d", "eor z17.d, z17.d, z25.d",
+        "eor z18.d, z18.d, z25.d", "eor z19.d, z19.d, z25.d", "eor z20.d, z20.d, z25.d",
+        "eor z21.d, z21.d, z25.d", "eor z22.d, z22.d, z25.d", "eor z23.d, z23.d, z25.d",
+    ]
+);
 
 /// Runs an SVE kernel on 24 accumulators of `lanes` lanes, accumulator
 /// `i` starting at `init(i)` in every lane.
