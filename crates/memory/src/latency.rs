@@ -429,6 +429,9 @@ mod tests {
     #[test]
     fn latency_grows_from_l1_to_l2_to_dram() {
         let inv = nodebench_core::inventory::collect();
+        // Under qemu-user the host's caches are seen through a translator:
+        // the labels are still checked, the ordering of times is not.
+        let emulated = inv.cpu.emulation.is_some();
         let (Some(l1), Some(l2), Some(llc)) = (
             inv.cache_bytes(1),
             inv.cache_bytes(2),
@@ -458,6 +461,10 @@ mod tests {
         assert_eq!(lat[0].0, level::L1);
         assert_eq!(lat[1].0, level::L2);
         assert_eq!(lat[2].0, level::DRAM);
+        if emulated {
+            eprintln!("emulated: latency ordering not checked ({lat:?})");
+            return;
+        }
         assert!(
             lat[0].1 < lat[1].1,
             "L1 {:?} not below L2 {:?}",
