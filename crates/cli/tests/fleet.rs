@@ -291,6 +291,16 @@ fn run_stores_each_hosts_run_tagged_and_reports_a_down_host() {
     for h in ["h1", "h2"] {
         let dir = host_dir(&hosts.file, h);
         assert!(dir.join("nodebench").is_file());
+        // scripts/test builds the portable binary (glibc 2.17 floor) and
+        // says so: the hosts got that one.
+        if let Ok(floor) = std::env::var("NODEBENCH_TEST_GLIBC_FLOOR") {
+            let v = std::process::Command::new(dir.join("nodebench"))
+                .arg("--version")
+                .output()
+                .unwrap();
+            let v = String::from_utf8_lossy(&v.stdout).into_owned();
+            assert!(v.contains(&format!("glibc >= {floor})")), "{h}: {v}");
+        }
         assert!(
             !std::fs::read_dir(&dir)
                 .unwrap()
