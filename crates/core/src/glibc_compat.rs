@@ -15,8 +15,12 @@ pub extern "C" fn gettid() -> libc::pid_t {
 }
 
 /// `statx(2)` (glibc 2.28): the standard library's file metadata.
+///
+/// # Safety
+/// As the system call: `path` is a NUL-terminated string and `buf` points
+/// to a writable `struct statx`.
 #[unsafe(no_mangle)]
-pub extern "C" fn statx(
+pub unsafe extern "C" fn statx(
     dirfd: libc::c_int,
     path: *const libc::c_char,
     flags: libc::c_int,
@@ -28,8 +32,11 @@ pub extern "C" fn statx(
 }
 
 /// `getrandom(2)` (glibc 2.25): the standard library's random keys.
+///
+/// # Safety
+/// As the system call: `buf` points to `len` writable bytes.
 #[unsafe(no_mangle)]
-pub extern "C" fn getrandom(
+pub unsafe extern "C" fn getrandom(
     buf: *mut libc::c_void,
     len: libc::size_t,
     flags: libc::c_uint,
@@ -55,30 +62,37 @@ mod tests {
     fn statx_and_getrandom_are_the_system_calls() {
         // SAFETY: an all-zero statx is a valid buffer for the call to fill.
         let mut st: libc::statx = unsafe { std::mem::zeroed() };
-        let rc = super::statx(
-            libc::AT_FDCWD,
-            c"/proc/self/exe".as_ptr(),
-            0,
-            libc::STATX_SIZE,
-            &mut st,
-        );
+        // SAFETY: a literal path and a statx buffer of our own.
+        let rc = unsafe {
+            super::statx(
+                libc::AT_FDCWD,
+                c"/proc/self/exe".as_ptr(),
+                0,
+                libc::STATX_SIZE,
+                &mut st,
+            )
+        };
         assert_eq!(rc, 0);
         let exe = std::fs::metadata("/proc/self/exe").unwrap();
         assert_eq!(st.stx_size, exe.len());
-        let rc = super::statx(
-            libc::AT_FDCWD,
-            c"/nonexistent/x".as_ptr(),
-            0,
-            libc::STATX_SIZE,
-            &mut st,
-        );
+        // SAFETY: as above.
+        let rc = unsafe {
+            super::statx(
+                libc::AT_FDCWD,
+                c"/nonexistent/x".as_ptr(),
+                0,
+                libc::STATX_SIZE,
+                &mut st,
+            )
+        };
         assert_eq!(rc, -1);
         assert_eq!(
             std::io::Error::last_os_error().raw_os_error(),
             Some(libc::ENOENT)
         );
         let mut buf = [0u8; 64];
-        let n = super::getrandom(buf.as_mut_ptr().cast(), buf.len(), 0);
+        // SAFETY: a buffer of our own and its length.
+        let n = unsafe { super::getrandom(buf.as_mut_ptr().cast(), buf.len(), 0) };
         assert_eq!(n, 64);
         assert!(buf.iter().any(|&b| b != 0));
     }
