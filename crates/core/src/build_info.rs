@@ -102,6 +102,12 @@ fn glibc_version(name: &str) -> Option<(u32, u32)> {
     Some((major, minor))
 }
 
+/// Whether `header` starts as a 64-bit little-endian ELF file does (the
+/// only kind nodebench builds: x86-64 and aarch64).
+pub(crate) fn is_elf64_le(header: &[u8]) -> bool {
+    header.len() >= 6 && header[..4] == *b"\x7fELF" && header[4] == 2 && header[5] == 1
+}
+
 /// ELF section type of the GNU version needs (`.gnu.version_r`).
 const SHT_GNU_VERNEED: u32 = 0x6fff_fffe;
 
@@ -109,8 +115,7 @@ const SHT_GNU_VERNEED: u32 = 0x6fff_fffe;
 /// reading through `read(offset, len)`.
 fn verneed_names(read: &dyn Fn(u64, usize) -> Option<Vec<u8>>) -> Option<Vec<String>> {
     let header = read(0, 64)?;
-    // ELF magic, 64-bit class, little-endian data.
-    if header[..4] != *b"\x7fELF" || header[4] != 2 || header[5] != 1 {
+    if !is_elf64_le(&header) {
         return None;
     }
     let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]);

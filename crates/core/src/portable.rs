@@ -25,7 +25,7 @@ pub struct Portable {
 pub fn elf_arch(path: &Path) -> Option<&'static str> {
     let mut header = [0u8; 20];
     File::open(path).ok()?.read_exact(&mut header).ok()?;
-    if header[..4] != *b"\x7fELF" || header[4] != 2 || header[5] != 1 {
+    if !crate::build_info::is_elf64_le(&header) {
         return None;
     }
     match u16::from_le_bytes([header[18], header[19]]) {
