@@ -18,4 +18,5 @@ pub mod reporters;
 pub mod scan;
 pub mod table;
 pub mod telemetry;
+pub mod topology;
 pub mod verdicts;

@@ -99,7 +99,17 @@ pub enum Command {
     #[command(subcommand)]
     Suite(SuiteCommand),
     /// Show what this machine is: CPU, caches, ISA, memory, disks, file systems, NICs.
-    Inventory,
+    ///
+    /// Files are read under NODEBENCH_SYSFS_ROOT (for /sys) and
+    /// NODEBENCH_PROCFS_ROOT (for /proc) where set, so a recorded tree can be
+    /// shown; CPUID is always this machine's.
+    Inventory {
+        /// Print the topology as a tree instead (packages, NUMA nodes with
+        /// memory, shared caches, cores with their private caches and
+        /// hardware threads), then the NUMA distances and EDAC's DIMMs.
+        #[arg(long)]
+        topology: bool,
+    },
     /// CPU benchmarks.
     #[command(subcommand)]
     Cpu(CpuCommand),
@@ -200,7 +210,7 @@ impl Command {
             Command::Suite(c) => matches!(c, SuiteCommand::Run(_)),
             Command::Net(c) => !matches!(c, NetCommand::Serve(_)),
             Command::Http(c) => !matches!(c, HttpCommand::Serve(_)),
-            Command::Inventory
+            Command::Inventory { .. }
             | Command::Burnin(_)
             | Command::Runs(_)
             | Command::Compare(_)

@@ -37,7 +37,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     match &cli.command {
         Command::Run => suite::run_suite(&cli, suites::QUICK, &[]),
         Command::Suite(cmd) => suite::run(&cli, cmd),
-        Command::Inventory => runs::inventory(&cli),
+        Command::Inventory { topology } => runs::inventory(&cli, *topology),
         Command::Cpu(cmd) => cpu::run(&cli, cmd),
         Command::Memory(cmd) => memory::run(&cli, cmd),
         Command::Disk(cmd) => disk::run(&cli, cmd),

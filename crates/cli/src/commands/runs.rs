@@ -25,10 +25,17 @@ pub fn schema(model: SchemaModel) -> Result<()> {
 }
 
 /// `nodebench inventory`: what this machine is, as text or JSON.
-pub fn inventory(cli: &Cli) -> Result<()> {
+pub fn inventory(cli: &Cli, topology: bool) -> Result<()> {
     let inv = inventory::collect();
-    if cli.json {
+    if cli.json && topology {
+        outln!("{}", serde_json::to_string_pretty(&inv.topology)?);
+    } else if cli.json {
         outln!("{}", serde_json::to_string_pretty(&inv)?);
+    } else if topology {
+        out!(
+            "{}",
+            nodebench_report::topology::report(inv.topology.as_ref())
+        );
     } else {
         out!("{}", nodebench_report::inventory::report(&inv));
     }

@@ -10,6 +10,7 @@ use std::path::Path;
 use super::cpu::collect_cpu_at;
 use super::cpuid::CpuidProbe;
 use crate::peak::core_flops;
+use crate::sysroot::Roots;
 
 /// One machine to build: its cpuinfo block, sockets x cores per socket,
 /// NUMA nodes and caches (level, type, size, CPUs sharing one).
@@ -161,7 +162,7 @@ fn neoverse_and_a64fx_nodes_are_named_counted_and_peaked() {
     ];
     for (name, m, vendor, core, dp, sve) in cases {
         let root = tree(name, &m);
-        let cpu = collect_cpu_at(&root, CpuidProbe::default(), "aarch64");
+        let cpu = collect_cpu_at(&Roots::under(&root), CpuidProbe::default(), "aarch64");
         let cpus = m.sockets * m.cores_per_socket;
         assert_eq!(cpu.vendor.as_deref(), Some(vendor), "{name}");
         assert_eq!(cpu.microarchitecture.as_deref(), Some(core), "{name}");
@@ -193,7 +194,7 @@ fn neoverse_and_a64fx_nodes_are_named_counted_and_peaked() {
         };
         assert_eq!(core_flops(&inv).unwrap().dp_per_cycle, dp, "{name}");
         // The same tree read by an x86-64 binary is emulation.
-        let x86 = collect_cpu_at(&root, CpuidProbe::default(), "x86_64");
+        let x86 = collect_cpu_at(&Roots::under(&root), CpuidProbe::default(), "x86_64");
         assert_eq!(
             x86.emulation.as_deref(),
             Some("x86_64 binary on an aarch64 CPU"),

@@ -8,7 +8,7 @@ use super::sysfs::{numbered_entries, parse_cpu_list, read_number, read_value};
 use super::types::CacheInfo;
 
 /// Parses a sysfs cache size ("32K", "1M", "512") into bytes.
-fn parse_cache_size(text: &str) -> Option<u64> {
+pub(super) fn parse_cache_size(text: &str) -> Option<u64> {
     let t = text.trim();
     let (digits, mult) = match t.chars().last()? {
         'K' | 'k' => (&t[..t.len() - 1], 1u64 << 10),

@@ -3,7 +3,7 @@
 //! detection into a [`CpuInfo`].
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::cache::collect_caches;
 use super::cpuid::{CpuidProbe, cpuid_probe};
@@ -13,9 +13,7 @@ use super::sysfs::{
 use super::types::CpuInfo;
 use super::uarch::{arm_microarchitecture, arm_vendor, microarchitecture, server_core_by_flags};
 use super::virt::{read_container, read_virtualization};
-
-/// Where sysfs lists the CPUs, under the root.
-const SYS_CPU: &str = "sys/devices/system/cpu";
+use crate::sysroot::Roots;
 
 /// What `/proc/cpuinfo` says, summarized.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -182,24 +180,24 @@ fn simd_subset(flags: &[String]) -> Vec<String> {
 }
 
 /// Reads the processor from `/proc/cpuinfo`, sysfs and CPUID.
-pub(super) fn collect_cpu() -> CpuInfo {
+pub(super) fn collect_cpu(roots: &Roots) -> CpuInfo {
     let probe = cpuid_probe();
     let hypervisor = probe.hypervisor.clone();
-    let mut cpu = collect_cpu_at(Path::new("/"), probe, std::env::consts::ARCH);
+    let mut cpu = collect_cpu_at(roots, probe, std::env::consts::ARCH);
     cpu.virtualization = read_virtualization(&cpu.flags, hypervisor.as_deref());
     cpu.container = read_container();
     cpu
 }
 
-/// The processor as `/proc/cpuinfo` and sysfs under `root` describe it
-/// (`/` for this machine, or a recorded tree), with what CPUID said
+/// The processor as `/proc/cpuinfo` and sysfs under `roots` describe it
+/// (this machine, or a recorded tree), with what CPUID said
 /// (`probe`) for a binary of architecture `arch`. Virtualisation and
 /// container are left for [`collect_cpu`] to read from this machine.
-pub(super) fn collect_cpu_at(root: &Path, probe: CpuidProbe, arch: &str) -> CpuInfo {
-    let info = read_text(root.join("proc/cpuinfo"))
+pub(super) fn collect_cpu_at(roots: &Roots, probe: CpuidProbe, arch: &str) -> CpuInfo {
+    let info = read_text(roots.proc("cpuinfo"))
         .map(|t| parse_cpuinfo(&t))
         .unwrap_or_default();
-    let sys_cpu = root.join(SYS_CPU);
+    let sys_cpu = roots.sys("devices/system/cpu");
     let sys_cpu = sys_cpu.as_path();
 
     let online = read_value(sys_cpu.join("online")).and_then(|t| parse_cpu_list(&t));
@@ -270,7 +268,7 @@ pub(super) fn collect_cpu_at(root: &Path, probe: CpuidProbe, arch: &str) -> CpuI
     let max_frequency_hz = read_khz_as_hz(cpufreq.join("cpuinfo_max_freq"));
     let current_frequency_hz = read_khz_as_hz(cpufreq.join("scaling_cur_freq")).or(mhz_hz);
 
-    let numa = numbered_entries(&root.join("sys/devices/system/node"), "node").len();
+    let numa = numbered_entries(&roots.sys("devices/system/node"), "node").len();
     let numa_nodes = u32::try_from(numa).ok().filter(|n| *n > 0);
     let emulation = emulation(arch, &info);
     // Arm's /proc/cpuinfo has no model name: the vendor and core name.

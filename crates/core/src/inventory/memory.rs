@@ -2,6 +2,7 @@
 
 use super::sysfs::{parse_bracketed, read_text};
 use super::types::MemoryInfo;
+use crate::sysroot::Roots;
 
 /// The fields of `/proc/meminfo` nodebench keeps, in bytes.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -43,19 +44,19 @@ fn parse_meminfo(text: &str) -> MeminfoSummary {
 /// Memory available to a new allocation now (`MemAvailable`), read fresh;
 /// benchmarks check it before allocating large buffers.
 pub fn available_memory_bytes() -> Option<u64> {
-    read_text("/proc/meminfo").and_then(|t| parse_meminfo(&t).available)
+    read_text(Roots::from_env().proc("meminfo")).and_then(|t| parse_meminfo(&t).available)
 }
 
 /// Reads memory, swap and huge page settings.
-pub(super) fn collect_memory() -> MemoryInfo {
-    let m = read_text("/proc/meminfo")
+pub(super) fn collect_memory(roots: &Roots) -> MemoryInfo {
+    let m = read_text(roots.proc("meminfo"))
         .map(|t| parse_meminfo(&t))
         .unwrap_or_default();
     MemoryInfo {
         total_bytes: m.total,
         available_bytes: m.available,
         swap_total_bytes: m.swap_total,
-        transparent_hugepages: read_text("/sys/kernel/mm/transparent_hugepage/enabled")
+        transparent_hugepages: read_text(roots.sys("kernel/mm/transparent_hugepage/enabled"))
             .and_then(|t| parse_bracketed(&t)),
         hugepage_size_bytes: m.hugepage_size.filter(|n| *n > 0),
     }

@@ -31,16 +31,19 @@ mod network;
 mod os;
 mod storage;
 pub(crate) mod sysfs;
+pub mod topology;
 mod types;
 mod uarch;
 mod virt;
 
 pub use memory::available_memory_bytes;
+pub use topology::Topology;
 pub use types::{
     BlockDevice, CacheInfo, CpuInfo, EffectiveCores, Filesystem, Inventory, MemoryInfo,
     NetworkInterface, OsInfo, PeakClock,
 };
 
+use crate::sysroot::Roots;
 use cpu::collect_cpu;
 use memory::collect_memory;
 use network::collect_network_interfaces;
@@ -50,26 +53,30 @@ use sysfs::{read_text, read_value};
 
 /// Reads the live system. Never panics; what cannot be read is `None`.
 pub fn collect() -> Inventory {
+    let roots = Roots::from_env();
     let (uname_host, uname_release) = uname_fields();
     Inventory {
-        hostname: uname_host.or_else(|| read_value("/proc/sys/kernel/hostname")),
-        cpu: collect_cpu(),
-        memory: collect_memory(),
+        hostname: uname_host.or_else(|| read_value(roots.proc("sys/kernel/hostname"))),
+        cpu: collect_cpu(&roots),
+        memory: collect_memory(&roots),
         os: OsInfo {
-            kernel: uname_release.or_else(|| read_value("/proc/sys/kernel/osrelease")),
+            kernel: uname_release.or_else(|| read_value(roots.proc("sys/kernel/osrelease"))),
             distribution: read_text("/etc/os-release")
                 .or_else(|| read_text("/usr/lib/os-release"))
                 .and_then(|t| parse_os_release(&t)),
             architecture: std::env::consts::ARCH.to_string(),
         },
-        block_devices: collect_block_devices(),
+        block_devices: collect_block_devices(&roots),
         filesystems: collect_filesystems(),
-        network_interfaces: collect_network_interfaces(),
+        network_interfaces: collect_network_interfaces(&roots),
+        topology: topology::collect_topology(&roots),
     }
 }
 
 #[cfg(test)]
 mod arm_tests;
+#[cfg(test)]
+mod topology_tests;
 
 #[cfg(test)]
 mod tests {

@@ -1,10 +1,10 @@
 //! Network interfaces from `/sys/class/net`.
 
 use std::fs;
-use std::path::Path;
 
 use super::sysfs::{dir_names, read_number, read_text, read_value};
 use super::types::NetworkInterface;
+use crate::sysroot::Roots;
 
 /// A link speed from `/sys/class/net/X/speed`; negative (-1 = unknown) or
 /// malformed gives `None`.
@@ -14,11 +14,12 @@ fn parse_speed(text: &str) -> Option<u64> {
 }
 
 /// Reads every interface of `/sys/class/net`.
-pub(super) fn collect_network_interfaces() -> Vec<NetworkInterface> {
-    dir_names("/sys/class/net")
+pub(super) fn collect_network_interfaces(roots: &Roots) -> Vec<NetworkInterface> {
+    let net = roots.sys("class/net");
+    dir_names(&net)
         .into_iter()
         .filter_map(|name| {
-            let dir = Path::new("/sys/class/net").join(&name);
+            let dir = net.join(&name);
             // Skip stray files (e.g. bonding_masters).
             if !dir.join("operstate").exists() && !dir.join("mtu").exists() {
                 return None;

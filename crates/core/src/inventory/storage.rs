@@ -2,19 +2,20 @@
 //! with their sizes.
 
 use std::ffi::CString;
-use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use super::sysfs::{dir_names, parse_bracketed, read_number, read_text, read_value};
 use super::types::{BlockDevice, Filesystem};
+use crate::sysroot::Roots;
 
 /// Reads the block devices of `/sys/block`, leaving out empty loop, ram and
 /// zram devices.
-pub(super) fn collect_block_devices() -> Vec<BlockDevice> {
+pub(super) fn collect_block_devices(roots: &Roots) -> Vec<BlockDevice> {
     let mut out = Vec::new();
-    for name in dir_names("/sys/block") {
-        let dir = Path::new("/sys/block").join(&name);
+    let block = roots.sys("block");
+    for name in dir_names(&block) {
+        let dir = block.join(&name);
         let size_bytes = read_number::<u64>(dir.join("size")).and_then(|s| s.checked_mul(512));
         let virtual_kind = ["loop", "ram", "zram"].iter().any(|p| name.starts_with(p));
         if virtual_kind && size_bytes == Some(0) {

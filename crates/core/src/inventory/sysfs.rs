@@ -54,7 +54,7 @@ fn parse_numbered_name(name: &str, prefix: &str) -> Option<u32> {
 }
 
 /// Sorted names of the entries of a directory.
-pub(super) fn dir_names(dir: &str) -> Vec<String> {
+pub(super) fn dir_names(dir: &Path) -> Vec<String> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -66,28 +66,7 @@ pub(super) fn dir_names(dir: &str) -> Vec<String> {
     names
 }
 
-/// Expands a kernel CPU list ("0-3,8,10-11") into CPU numbers; `None` if it
-/// is malformed. An empty list is `Some(vec![])`.
-pub(crate) fn parse_cpu_list(text: &str) -> Option<Vec<u32>> {
-    let mut out = Vec::new();
-    for part in text.trim().split(',').map(str::trim) {
-        if part.is_empty() {
-            continue;
-        }
-        match part.split_once('-') {
-            Some((lo, hi)) => {
-                let lo: u32 = lo.trim().parse().ok()?;
-                let hi: u32 = hi.trim().parse().ok()?;
-                if hi < lo || hi - lo > 1 << 20 {
-                    return None;
-                }
-                out.extend(lo..=hi);
-            }
-            None => out.push(part.parse().ok()?),
-        }
-    }
-    Some(out)
-}
+pub(crate) use crate::cpulist::parse as parse_cpu_list;
 
 /// The bracketed choice of a sysfs selector (`always [madvise] never` gives
 /// "madvise"); a file holding a single bare word gives that word.
@@ -109,17 +88,6 @@ pub(super) fn parse_bracketed(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_cpu_lists() {
-        assert_eq!(parse_cpu_list("0-3,8\n"), Some(vec![0, 1, 2, 3, 8]));
-        assert_eq!(parse_cpu_list("5"), Some(vec![5]));
-        assert_eq!(parse_cpu_list(""), Some(vec![]));
-        assert_eq!(parse_cpu_list("0-1,64-65"), Some(vec![0, 1, 64, 65]));
-        assert_eq!(parse_cpu_list("3-1"), None);
-        assert_eq!(parse_cpu_list("a-b"), None);
-        assert_eq!(parse_cpu_list("0-4294967295"), None);
-    }
 
     #[test]
     fn parses_bracketed_choices() {

@@ -23,6 +23,11 @@ pub struct Inventory {
     pub filesystems: Vec<Filesystem>,
     /// Network interfaces from `/sys/class/net`, loopback included.
     pub network_interfaces: Vec<NetworkInterface>,
+    /// Packages, NUMA nodes (CPUs, memory, SLIT distances), cores and SMT
+    /// siblings, every cache with the CPUs sharing it, and EDAC's DIMMs;
+    /// `None` where sysfs does not describe the CPUs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology: Option<super::Topology>,
 }
 
 /// The processor(s) of the machine.

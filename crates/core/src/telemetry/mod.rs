@@ -19,6 +19,7 @@ use chrono::{DateTime, Utc};
 
 use crate::model::{TimeSeries, Unit};
 use crate::names::telemetry::{SOURCE, SOURCE_TELEMETRY, label, series};
+use crate::sysroot::Roots;
 use proc::{CpuTimes, DiskCounters, Memory, NicCounters, Stat, VmStat};
 
 /// Default sampling interval.
@@ -54,35 +55,42 @@ fn read(path: impl AsRef<Path>) -> String {
 impl Snapshot {
     /// Reads the machine now; a file that cannot be read contributes nothing.
     pub fn read() -> Snapshot {
-        let disks = proc::parse_diskstats(&read("/proc/diskstats"))
+        Snapshot::read_at(&Roots::from_env())
+    }
+
+    /// Reads the machine whose `/proc` and `/sys` are under `roots`.
+    pub fn read_at(roots: &Roots) -> Snapshot {
+        let disks = proc::parse_diskstats(&read(roots.proc("diskstats")))
             .into_iter()
-            .filter(|d| d.reads + d.writes > 0 && Path::new("/sys/block").join(&d.device).exists())
+            .filter(|d| d.reads + d.writes > 0 && roots.sys("block").join(&d.device).exists())
             .collect();
-        let stat = proc::parse_stat(&read("/proc/stat"));
+        let stat = proc::parse_stat(&read(roots.proc("stat")));
         let frequencies = stat
             .cpus
             .iter()
             .filter_map(|&(cpu, _)| {
-                let path = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_cur_freq");
+                let path = roots.sys(&format!(
+                    "devices/system/cpu/cpu{cpu}/cpufreq/scaling_cur_freq"
+                ));
                 proc::parse_cpufreq_khz(&read(path)).map(|hz| (cpu, hz))
             })
             .collect();
         Snapshot {
             stat,
-            memory: proc::parse_meminfo(&read("/proc/meminfo")),
-            vm: proc::parse_vmstat(&read("/proc/vmstat")),
+            memory: proc::parse_meminfo(&read(roots.proc("meminfo"))),
+            vm: proc::parse_vmstat(&read(roots.proc("vmstat"))),
             disks,
-            nics: proc::parse_net_dev(&read("/proc/net/dev")),
+            nics: proc::parse_net_dev(&read(roots.proc("net/dev"))),
             frequencies,
-            temperatures: read_temperatures(),
+            temperatures: read_temperatures(roots),
         }
     }
 }
 
 /// hwmon `temp*_input` files, named `chip/tempN` by the chip's `name` file.
-fn read_temperatures() -> Vec<(String, f64)> {
+fn read_temperatures(roots: &Roots) -> Vec<(String, f64)> {
     let mut temps = Vec::new();
-    let Ok(chips) = std::fs::read_dir("/sys/class/hwmon") else {
+    let Ok(chips) = std::fs::read_dir(roots.sys("class/hwmon")) else {
         return temps;
     };
     for chip in chips.flatten() {
