@@ -27,6 +27,7 @@ pub mod inventory;
 pub mod latency;
 pub mod model;
 pub mod names;
+pub mod numa;
 pub mod orientation;
 pub mod peak;
 pub mod portable;

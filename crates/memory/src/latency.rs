@@ -127,7 +127,7 @@ pub fn sweep(min: u64, max: u64) -> Vec<u64> {
 
 /// Links the `lines` cache lines of `buf` into one random cycle (Sattolo's
 /// algorithm), each line's first word holding the address of the next.
-fn build_chain(buf: &Buffer<usize>, line_words: usize, lines: usize, seed: u64) {
+pub(crate) fn build_chain(buf: &Buffer<usize>, line_words: usize, lines: usize, seed: u64) {
     let mut order: Vec<usize> = (0..lines).collect();
     let mut rng = XorShift64::new(seed);
     for i in (1..lines).rev() {
@@ -146,14 +146,14 @@ fn build_chain(buf: &Buffer<usize>, line_words: usize, lines: usize, seed: u64) 
 /// Loads of the warm-up walk over a set of `lines` lines of `line` bytes:
 /// a full lap, or the last-level cache's lines when the set is larger than
 /// that cache (a full lap when its size is unknown).
-fn warmup_loads(lines: usize, line: usize, llc: Option<u64>) -> u64 {
+pub(crate) fn warmup_loads(lines: usize, line: usize, llc: Option<u64>) -> u64 {
     let cap = llc.map_or(u64::MAX, |b| b / line as u64);
     (lines as u64).min(cap)
 }
 
 /// Follows the chain `loads` times (rounded up to 16) from `start`; returns
 /// where it stopped.
-fn chase(start: *const usize, loads: u64) -> *const usize {
+pub(crate) fn chase(start: *const usize, loads: u64) -> *const usize {
     let mut p = start;
     for _ in 0..loads.div_ceil(16) {
         for _ in 0..16 {
@@ -162,6 +162,35 @@ fn chase(start: *const usize, loads: u64) -> *const usize {
         }
     }
     black_box(p)
+}
+
+/// Seconds per load of a chase from `*p` lasting at least `duration`: the
+/// number of loads grows until one timed walk lasts that long. `*p` is left
+/// where the chase stopped.
+pub(crate) fn timed_chase(p: &mut *const usize, duration: Duration) -> f64 {
+    let mut loads: u64 = 1 << 16;
+    loop {
+        let t = Instant::now();
+        *p = chase(*p, loads);
+        let el = t.elapsed();
+        if el >= duration || loads >= 1 << 36 {
+            return el.as_secs_f64() / loads.div_ceil(16).saturating_mul(16) as f64;
+        }
+        let scale = duration.as_secs_f64() / el.as_secs_f64().max(1e-6);
+        loads = ((loads as f64 * scale.clamp(2.0, 100.0)) as u64).max(loads * 2);
+    }
+}
+
+/// The median of `windows` [`timed_chase`] windows sharing `duration`: a
+/// window in which the chasing thread lost its CPU (a preemption, a host's
+/// steal) does not move it, as it would move one long window's mean.
+pub(crate) fn median_chase(p: &mut *const usize, duration: Duration, windows: u32) -> f64 {
+    let windows = windows.max(1);
+    let mut each: Vec<f64> = (0..windows)
+        .map(|_| timed_chase(p, duration / windows))
+        .collect();
+    each.sort_by(f64::total_cmp);
+    each[each.len() / 2]
 }
 
 impl Benchmark for Latency {
@@ -243,17 +272,7 @@ impl Benchmark for Latency {
                     // 1 GiB set takes seconds and changes nothing more).
                     let mut p = buf.as_ptr() as *const usize;
                     p = chase(p, warmup_loads(lines, line, llc));
-                    let mut loads: u64 = 1 << 16;
-                    let per_load = loop {
-                        let t = Instant::now();
-                        p = chase(p, loads);
-                        let el = t.elapsed();
-                        if el >= c.duration || loads >= 1 << 36 {
-                            break el.as_secs_f64() / loads.div_ceil(16).saturating_mul(16) as f64;
-                        }
-                        let scale = c.duration.as_secs_f64() / el.as_secs_f64().max(1e-6);
-                        loads = ((loads as f64 * scale.clamp(2.0, 100.0)) as u64).max(loads * 2);
-                    };
+                    let per_load = timed_chase(&mut p, c.duration);
                     let cache_level = level_for(size, inventory);
                     let labelled = |m: Metric| {
                         m.label(label::WORKING_SET, size)

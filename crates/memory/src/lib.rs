@@ -3,6 +3,8 @@
 
 pub mod blocks;
 pub mod latency;
+pub mod loaded;
+pub mod numa;
 pub mod stream;
 
 // Shared by the configurations above; imports none of them.

@@ -400,6 +400,7 @@ mod tests {
                     mac: Some("00:00:00:00:00:00".into()),
                 },
             ],
+            topology: None,
         }
     }
 

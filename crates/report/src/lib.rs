@@ -14,6 +14,7 @@ pub mod http_sweep;
 pub mod inventory;
 pub mod iozone;
 pub mod linpack;
+pub mod memory_numa;
 pub mod reporters;
 pub mod scan;
 pub mod table;

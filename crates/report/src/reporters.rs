@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use nodebench_core::names::{burnin, db, disk, http, linpack, scan};
+use nodebench_core::names::{burnin, db, disk, http, linpack, memory, scan};
 use nodebench_core::{BenchResult, Run};
 
 use crate::table;
@@ -26,6 +26,11 @@ pub enum Reporter {
 /// benchmark id.
 const REPORTERS: &[(&str, Reporter)] = &[
     (linpack::LINPACK, Reporter::Together(crate::linpack::report)),
+    (memory::NUMA, Reporter::Each(crate::memory_numa::numa)),
+    (
+        memory::LOADED_LATENCY,
+        Reporter::Each(crate::memory_numa::loaded),
+    ),
     (disk::IOZONE, Reporter::Each(iozone)),
     (disk::DD, Reporter::Each(dd)),
     (http::LOAD, Reporter::Each(crate::http::report)),

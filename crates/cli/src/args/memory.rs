@@ -7,6 +7,8 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use nodebench_memory::blocks::{BlockOp, BlocksConfig};
 use nodebench_memory::latency::LatencyConfig;
+use nodebench_memory::loaded::LoadedConfig;
+use nodebench_memory::numa::NumaConfig;
 use nodebench_memory::stream::StreamConfig;
 
 use super::parse::{
@@ -34,6 +36,99 @@ pub enum MemoryCommand {
     /// cyclic permutation of cache lines, in ns and cycles, each point
     /// labelled L1/L2/L3/DRAM from the cache sizes.
     Latency(LatencyArgs),
+    /// Intel MLC's latency and bandwidth matrices: for each NUMA node's CPUs
+    /// (rows) and each node's memory (columns, bound with mbind), the idle
+    /// latency of a pointer chase on one CPU and the read bandwidth of all
+    /// the node's CPUs, with far cells as % of local. One node: a 1x1 matrix.
+    Numa(NumaArgs),
+    /// Intel MLC's loaded latency: a pointer chase on the first CPU while
+    /// every other CPU injects traffic (all reads, 3:1, 2:1 or 1:1
+    /// reads:writes, or non-temporal writes) at a sweep of delays, giving
+    /// latency against bandwidth and its knee; first the peak injection
+    /// bandwidth of each mix on every CPU.
+    LoadedLatency(LoadedArgs),
+}
+
+/// Options of `memory numa`.
+#[derive(Debug, Args)]
+pub struct NumaArgs {
+    /// Bytes of each latency cell's chase buffer.
+    #[arg(long, value_name = "SIZE", default_value = size_text(NumaConfig::default().latency_bytes), value_parser = parse_size)]
+    pub latency_size: u64,
+    /// Bytes of each bandwidth cell's buffer. Default: 4x the last-level
+    /// cache, at least 256 MiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub bandwidth_size: Option<u64>,
+    /// Time per cell.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(NumaConfig::default().duration), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub duration: Duration,
+    /// Do not ask for transparent huge pages.
+    #[arg(long)]
+    pub no_hugepages: bool,
+}
+
+impl From<&NumaArgs> for NumaConfig {
+    fn from(a: &NumaArgs) -> NumaConfig {
+        NumaConfig {
+            latency_bytes: a.latency_size,
+            bandwidth_bytes: a.bandwidth_size,
+            duration: a.duration,
+            hugepages: !a.no_hugepages,
+        }
+    }
+}
+
+/// Options of `memory loaded-latency`.
+#[derive(Debug, Args)]
+pub struct LoadedArgs {
+    /// Traffic of the sweep: reads, 3:1, 2:1, 1:1 (reads:writes) or
+    /// nt_writes (non-temporal stores, x86-64).
+    #[arg(long, value_name = "MIX", default_value = LoadedConfig::default().mix, value_parser = parse_mix)]
+    pub mix: &'static str,
+    /// Injection delays (spin iterations after each group of lines),
+    /// longest first.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = LoadedConfig::default().delays)]
+    pub delays: Vec<u64>,
+    /// Time per point.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(LoadedConfig::default().duration), value_parser = parse_duration, allow_hyphen_values = true)]
+    pub duration: Duration,
+    /// Bytes of the chase buffer.
+    #[arg(long, value_name = "SIZE", default_value = size_text(LoadedConfig::default().chase_bytes), value_parser = parse_size)]
+    pub chase_size: u64,
+    /// Bytes all traffic threads walk. Default: 4x the last-level cache, at
+    /// least 256 MiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub traffic_size: Option<u64>,
+    /// Skip the peak injection bandwidth of each mix.
+    #[arg(long)]
+    pub no_peak: bool,
+    /// Do not ask for transparent huge pages.
+    #[arg(long)]
+    pub no_hugepages: bool,
+}
+
+/// A `--mix` name.
+fn parse_mix(s: &str) -> Result<&'static str, String> {
+    use nodebench_core::names::memory::mix;
+    mix::ALL
+        .iter()
+        .copied()
+        .find(|m| *m == s)
+        .ok_or_else(|| format!("expected one of {}", mix::ALL.join(", ")))
+}
+
+impl From<&LoadedArgs> for LoadedConfig {
+    fn from(a: &LoadedArgs) -> LoadedConfig {
+        LoadedConfig {
+            mix: a.mix,
+            delays: a.delays.clone(),
+            duration: a.duration,
+            chase_bytes: a.chase_size,
+            traffic_bytes: a.traffic_size,
+            peak: !a.no_peak,
+            hugepages: !a.no_hugepages,
+        }
+    }
 }
 
 /// Options of `memory stream`.

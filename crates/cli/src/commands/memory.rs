@@ -4,6 +4,8 @@ use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 use nodebench_memory::blocks::Blocks;
 use nodebench_memory::latency::Latency;
+use nodebench_memory::loaded::LoadedLatency;
+use nodebench_memory::numa::Numa;
 use nodebench_memory::stream::Stream;
 
 use super::runner::run_benchmarks;
@@ -21,5 +23,7 @@ pub fn benchmark(cmd: &MemoryCommand) -> Box<dyn Benchmark> {
         MemoryCommand::Stream(a) => Box::new(Stream { config: a.into() }),
         MemoryCommand::Blocks(a) => Box::new(Blocks { config: a.into() }),
         MemoryCommand::Latency(a) => Box::new(Latency { config: a.into() }),
+        MemoryCommand::Numa(a) => Box::new(Numa { config: a.into() }),
+        MemoryCommand::LoadedLatency(a) => Box::new(LoadedLatency { config: a.into() }),
     }
 }

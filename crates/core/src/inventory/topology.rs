@@ -133,6 +133,9 @@ impl Topology {
     }
 }
 
+/// A cache instance while collecting: level, type rank, type, CPUs, size.
+type CacheKey = (u32, u32, String, Vec<u32>, Option<u64>);
+
 /// Reads the topology under `roots`; `None` where sysfs lists no online CPU
 /// with a topology directory.
 pub fn collect_topology(roots: &Roots) -> Option<Topology> {
@@ -140,7 +143,7 @@ pub fn collect_topology(roots: &Roots) -> Option<Topology> {
     let online = read_value(sys_cpu.join("online")).and_then(|t| parse_cpu_list(&t))?;
     let mut packages: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     let mut cores: BTreeMap<Vec<u32>, (u32, u32)> = BTreeMap::new();
-    let mut caches: BTreeSet<(u32, u32, String, Vec<u32>, Option<u64>)> = BTreeSet::new();
+    let mut caches: BTreeSet<CacheKey> = BTreeSet::new();
     for &cpu in &online {
         let dir = sys_cpu.join(format!("cpu{cpu}"));
         let topo = dir.join("topology");

@@ -256,6 +256,31 @@ static SPECS: &[BenchSpec] = &[
         ],
     },
     BenchSpec {
+        id: memory::NUMA,
+        metrics: &[
+            m(memory::metric::LATENCY, Unit::Seconds),
+            m(memory::metric::BANDWIDTH, Unit::BytesPerSecond),
+        ],
+        labels: &[
+            open(memory::label::CPU_NODE),
+            open(memory::label::MEMORY_NODE),
+        ],
+    },
+    BenchSpec {
+        id: memory::LOADED_LATENCY,
+        metrics: &[
+            m(memory::metric::LATENCY, Unit::Seconds),
+            m(memory::metric::BANDWIDTH, Unit::BytesPerSecond),
+            m(memory::metric::INJECTION_BANDWIDTH, Unit::BytesPerSecond),
+            m(memory::metric::KNEE_BANDWIDTH, Unit::BytesPerSecond),
+            m(memory::metric::KNEE_LATENCY, Unit::Seconds),
+        ],
+        labels: &[
+            of(memory::label::MIX, &memory::mix::ALL),
+            open(memory::label::DELAY),
+        ],
+    },
+    BenchSpec {
         id: disk::IOZONE,
         metrics: &[
             m(disk::metric::BANDWIDTH, Unit::BytesPerSecond),

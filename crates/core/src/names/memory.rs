@@ -7,6 +7,14 @@ pub const STREAM: &str = "memory.stream";
 pub const BLOCKS: &str = "memory.blocks";
 /// Benchmark id of the latency sweep by working-set size.
 pub const LATENCY: &str = "memory.latency";
+/// Benchmark id of the NUMA matrices: idle latency and read bandwidth from
+/// the CPUs of each node to the memory of each node (Intel MLC's
+/// `--latency_matrix` and `--bandwidth_matrix`).
+pub const NUMA: &str = "memory.numa";
+/// Benchmark id of the loaded latency: a dependent chase on one CPU while
+/// the others inject traffic at a sweep of delays (MLC's `--loaded_latency`),
+/// and the peak injection bandwidth of each traffic mix.
+pub const LOADED_LATENCY: &str = "memory.loaded_latency";
 /// Benchmark id of sysbench's memory test, imported.
 pub const SYSBENCH: &str = "memory.sysbench";
 /// Benchmark id of HPCC's PTRANS (parallel matrix transpose), imported.
@@ -59,6 +67,26 @@ pub mod level {
     pub const UNKNOWN: &str = "unknown";
 }
 
+/// The traffic of `memory loaded-latency` (the `mix` label): reads and
+/// writes of whole cache lines in a fixed ratio, as MLC's `-W` modes.
+pub mod mix {
+    /// Every line read.
+    pub const READS: &str = "reads";
+    /// Three lines read, one written (ordinary stores).
+    pub const R3W1: &str = "3:1";
+    /// Two lines read, one written.
+    pub const R2W1: &str = "2:1";
+    /// One line read, one written.
+    pub const R1W1: &str = "1:1";
+    /// Every line written with non-temporal stores (x86-64 only).
+    pub const NT_WRITES: &str = "nt_writes";
+    /// Every mix, in the order results list them.
+    pub const ALL: [&str; 5] = [READS, R3W1, R2W1, R1W1, NT_WRITES];
+}
+
+/// The `delay` label of the loaded-latency point measured with no traffic.
+pub const IDLE: &str = "idle";
+
 /// Values of the [`param::HUGEPAGES`] parameter.
 pub mod hugepages {
     /// Transparent huge pages asked for with `madvise(MADV_HUGEPAGE)`.
@@ -84,6 +112,14 @@ pub mod metric {
     pub const LATENCY: &str = "latency";
     /// The load-to-use latency in core clock cycles.
     pub const LATENCY_CYCLES: &str = "latency_cycles";
+    /// Bytes per second all traffic threads moved at delay 0 (MLC's peak
+    /// injection bandwidth), per mix.
+    pub const INJECTION_BANDWIDTH: &str = "injection_bandwidth";
+    /// The bandwidth of the loaded-latency curve's knee: the first point
+    /// (by bandwidth) whose latency is at least twice the idle latency.
+    pub const KNEE_BANDWIDTH: &str = "knee_bandwidth";
+    /// The latency at the knee, seconds.
+    pub const KNEE_LATENCY: &str = "knee_latency";
 }
 
 /// Label keys (the kernel is [`labels::KERNEL`](crate::names::labels::KERNEL)
@@ -99,6 +135,15 @@ pub mod label {
     pub const WORKING_SET: &str = "working_set";
     /// The cache level a working set fits in (a [`level`](super::level) name).
     pub const LEVEL: &str = "level";
+    /// The NUMA node whose CPUs ran a `memory numa` cell.
+    pub const CPU_NODE: &str = "cpu_node";
+    /// The NUMA node whose memory a `memory numa` cell used.
+    pub const MEMORY_NODE: &str = "memory_node";
+    /// The traffic mix of a loaded-latency point (a [`mix`](super::mix) name).
+    pub const MIX: &str = "mix";
+    /// The injection delay of a loaded-latency point: spin iterations
+    /// between each traffic thread's groups of lines, or [`IDLE`](super::IDLE).
+    pub const DELAY: &str = "delay";
 }
 
 /// Parameter names.
@@ -137,6 +182,23 @@ pub mod param {
     pub const METHOD: &str = "method";
     /// The core clock the cycle figures are based on.
     pub const CLOCK: &str = "clock";
+    /// Where a buffer's pages were put and where the kernel says they are.
+    pub const PLACEMENT: &str = "placement";
+    /// The CPU each `memory numa` row ran its chase on, per node.
+    pub const CHASE_CPUS: &str = "chase_cpus";
+    /// The CPU of the loaded-latency chase.
+    pub const CHASE_CPU: &str = "chase_cpu";
+    /// The CPUs generating loaded-latency traffic.
+    pub const TRAFFIC_CPUS: &str = "traffic_cpus";
+    /// The loaded-latency injection delays, spin iterations.
+    pub const DELAYS: &str = "delays";
+    /// Bytes of the chase buffer.
+    pub const CHASE_BYTES: &str = "chase_bytes";
+    /// Bytes a bandwidth cell or the traffic threads read and write, in all.
+    pub const TRAFFIC_BYTES: &str = "traffic_bytes";
+    /// What the NUMA matrices found about the machine, in words (one node,
+    /// nodes without CPUs).
+    pub const NOTE: &str = "note";
 }
 
 /// Parameters that define a STREAM workload: results differing in one of

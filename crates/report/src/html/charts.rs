@@ -1,7 +1,7 @@
 //! Which charts a set of runs gets, built from what each benchmark stores
 //! (its names in `nodebench_core::names`): thread scaling against the
 //! theoretical peak, LINPACK by order with % of peak, the memory latency
-//! staircase with the cache sizes, IOzone's auto-mode heat maps, latency
+//! staircase with the cache sizes, the loaded-latency curve with its knee, IOzone's auto-mode heat maps, latency
 //! percentiles on a nines axis from the stored HdrHistograms, per-second
 //! and interval series, and the HTTP user sweep with its saturation point.
 //! With several runs every line chart gets one series per run, named by
@@ -34,6 +34,8 @@ pub mod kind {
     pub const TIME_SERIES: &str = "time-series";
     /// Throughput by users with the saturation point.
     pub const SWEEP: &str = "sweep";
+    /// Latency against bandwidth under injected traffic, the knee marked.
+    pub const LOADED_LATENCY: &str = "loaded-latency";
 }
 
 /// A chart of the report: lines or a heat map.
@@ -75,7 +77,11 @@ pub fn figures(runs: &[Labelled]) -> Vec<Figure> {
         &[],
         &[KERNEL, memory::label::STORES],
     ));
-    let lines = [linpack_by_order(runs), latency_staircase(runs)];
+    let lines = [
+        linpack_by_order(runs),
+        latency_staircase(runs),
+        super::charts_memory::loaded_latency(runs),
+    ];
     out.extend(lines.into_iter().flatten().map(Figure::Line));
     out.extend(iozone_heat_maps(runs).into_iter().map(Figure::Heat));
     out.extend(percentiles(runs).into_iter().map(Figure::Line));
@@ -85,7 +91,7 @@ pub fn figures(runs: &[Labelled]) -> Vec<Figure> {
 }
 
 /// `what`, prefixed by the run's label when several runs share the chart.
-fn series_name(runs: &[Labelled], run: &Labelled, what: &str) -> String {
+pub(super) fn series_name(runs: &[Labelled], run: &Labelled, what: &str) -> String {
     match (runs.len() > 1, what.is_empty()) {
         (false, _) => what.to_string(),
         (true, true) => run.label.clone(),
@@ -95,7 +101,7 @@ fn series_name(runs: &[Labelled], run: &Labelled, what: &str) -> String {
 
 /// The divisor and axis title of `unit` for values up to `max`:
 /// `rate (GFLOPS)`.
-fn y_axis(name: &str, unit: Unit, max: f64) -> (f64, Axis) {
+pub(super) fn y_axis(name: &str, unit: Unit, max: f64) -> (f64, Axis) {
     let (prefix, divisor) = format::prefix_for(unit, max);
     let shown = format::display_unit(unit, prefix);
     let title = if shown.is_empty() {
@@ -149,7 +155,10 @@ fn one_peak<'a>(metrics: impl Iterator<Item = &'a Metric>) -> Option<f64> {
 }
 
 /// The results of benchmark `id` in `run`.
-fn results<'a>(run: &'a Labelled, id: &'a str) -> impl Iterator<Item = &'a BenchResult> + 'a {
+pub(super) fn results<'a>(
+    run: &'a Labelled,
+    id: &'a str,
+) -> impl Iterator<Item = &'a BenchResult> + 'a {
     run.run.results.iter().filter(move |r| r.benchmark == id)
 }
 

@@ -8,6 +8,7 @@
 
 pub mod chart;
 pub mod charts;
+mod charts_memory;
 pub mod compare;
 pub mod telemetry;
 

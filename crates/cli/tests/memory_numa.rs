@@ -1,0 +1,167 @@
+//! `nodebench memory numa` and `memory loaded-latency` on this machine, as a
+//! user runs them: the matrices' shape and note, the loaded-latency curve's
+//! points and rise, the tables printed, and bad flags refused in one line.
+
+mod common;
+
+use common::{json, one_line_error, run, stdout};
+
+/// The measuring tests of this file run one at a time: each is the other's
+/// noise on a small machine.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn metrics<'a>(result: &'a serde_json::Value, name: &str) -> Vec<&'a serde_json::Value> {
+    result["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["name"] == name)
+        .collect()
+}
+
+#[test]
+fn numa_matrix_has_one_cell_per_node_pair_and_says_so_on_one_node() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out = run(&[
+        "--json",
+        "memory",
+        "numa",
+        "--latency-size",
+        "64m",
+        "--bandwidth-size",
+        "64m",
+        "--duration",
+        "50ms",
+    ]);
+    let v = json(&out);
+    let r = &v["results"][0];
+    assert_eq!(r["benchmark"], "memory.numa");
+    let nodes = std::fs::read_dir("/sys/devices/system/node")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| {
+                    let n = e.file_name().into_string().unwrap_or_default();
+                    n.starts_with("node") && n[4..].chars().all(|c| c.is_ascii_digit())
+                })
+                .count()
+        })
+        .unwrap_or(1);
+    let lat = metrics(r, "latency");
+    let bw = metrics(r, "bandwidth");
+    assert_eq!(lat.len(), nodes * nodes);
+    assert_eq!(bw.len(), nodes * nodes);
+    for m in lat.iter().chain(&bw) {
+        assert!(m["value"].as_f64().unwrap() > 0.0, "{m}");
+    }
+    let ns = lat[0]["value"].as_f64().unwrap() * 1e9;
+    assert!((20.0..2000.0).contains(&ns), "DRAM latency {ns} ns");
+    if nodes == 1 {
+        assert_eq!(lat[0]["labels"]["cpu_node"], "0");
+        assert_eq!(lat[0]["labels"]["memory_node"], "0");
+        assert!(
+            r["parameters"]["note"]
+                .as_str()
+                .unwrap()
+                .starts_with("one NUMA node: a 1x1 matrix")
+        );
+        assert_eq!(
+            r["parameters"]["placement"],
+            "bound with mbind; every sampled page on the intended node"
+        );
+    }
+    let text = stdout(&run(&[
+        "memory",
+        "numa",
+        "--latency-size",
+        "16m",
+        "--bandwidth-size",
+        "16m",
+        "--duration",
+        "20ms",
+    ]));
+    assert!(text.contains("Idle latency (ns): CPUs of node (rows) to memory of node (columns)\n  node                0\n     0 "), "{text}");
+}
+
+#[test]
+fn loaded_latency_rises_from_idle_under_traffic() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if nodebench_core::affinity::allowed_cpus().len() < 2 {
+        return;
+    }
+    // This VM is shared with the other tests of the suite: a run disturbed
+    // while measuring the idle point is tried again, three times at most.
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let (idle, points) = sweep();
+        assert!(points.len() >= 6, "{points:?}");
+        let busiest = points
+            .iter()
+            .copied()
+            .fold((0.0, 0.0), |a, p| if p.0 > a.0 { p } else { a });
+        eprintln!(
+            "idle {:.1} ns; points (MB/s, ns): {:?}",
+            idle * 1e9,
+            points
+                .iter()
+                .map(|(b, l)| ((b / 1e6).round(), (l * 1e9).round()))
+                .collect::<Vec<_>>()
+        );
+        if busiest.1 >= 1.3 * idle {
+            return;
+        }
+        seen.push((idle, busiest));
+    }
+    panic!("latency at the highest bandwidth under 1.3x idle in 3 runs: {seen:?}");
+}
+
+/// One sweep: the idle latency and the (bandwidth, latency) points.
+fn sweep() -> (f64, Vec<(f64, f64)>) {
+    let out = run(&[
+        "--json",
+        "memory",
+        "loaded-latency",
+        "--duration",
+        "100ms",
+        "--no-peak",
+    ]);
+    let v = json(&out);
+    let r = &v["results"][0];
+    let lat = metrics(r, "latency");
+    let points: Vec<(f64, f64)> = lat
+        .iter()
+        .filter(|m| m["labels"]["delay"] != "idle")
+        .map(|m| {
+            let delay = m["labels"]["delay"].as_str().unwrap();
+            let bw = metrics(r, "bandwidth")
+                .into_iter()
+                .find(|b| b["labels"]["delay"] == delay)
+                .unwrap()["value"]
+                .as_f64()
+                .unwrap();
+            (bw, m["value"].as_f64().unwrap())
+        })
+        .collect();
+    let idle = lat.iter().find(|m| m["labels"]["delay"] == "idle").unwrap()["value"]
+        .as_f64()
+        .unwrap();
+    (idle, points)
+}
+
+#[test]
+fn bad_flags_are_refused_in_one_line() {
+    one_line_error(
+        &run(&["memory", "loaded-latency", "--mix", "4:1"]),
+        2,
+        &["--mix", "reads, 3:1, 2:1, 1:1, nt_writes"],
+    );
+    one_line_error(
+        &run(&["memory", "numa", "--latency-size", "1m"]),
+        2,
+        &["--latency-size: expected at least 4 MiB"],
+    );
+    one_line_error(
+        &run(&["memory", "loaded-latency", "--delays", ""]),
+        2,
+        &["--delays"],
+    );
+}
