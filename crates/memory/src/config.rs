@@ -15,6 +15,28 @@ pub(crate) fn check_threads(threads: &[usize]) -> Result<(), BenchError> {
     Ok(())
 }
 
+/// Checks a buffer size flag of the chase and traffic buffers: 4 MiB at
+/// least, so the chase leaves the caches' small levels and huge pages fit.
+pub(crate) fn check_buffer(flag: &str, bytes: u64, example: &str) -> Result<(), BenchError> {
+    if bytes < 4 << 20 {
+        return Err(BenchError::Invalid(format!(
+            "{flag}: expected at least 4 MiB (e.g. {example}), got {bytes} B"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks `--duration` of one measured point (a cell, a delay): 10 ms at
+/// least, so a point holds many chase windows.
+pub(crate) fn check_point_duration(d: std::time::Duration, point: &str) -> Result<(), BenchError> {
+    if d < std::time::Duration::from_millis(10) {
+        return Err(BenchError::Invalid(format!(
+            "--duration: expected at least 10ms per {point} (e.g. 200ms)"
+        )));
+    }
+    Ok(())
+}
+
 /// The [`hugepages`] parameter value of a run that asked for transparent
 /// huge pages (`on`) or not.
 pub(crate) fn hugepages_param(on: bool) -> &'static str {

@@ -23,7 +23,7 @@ use nodebench_core::names::memory::{self as names, IDLE, label, metric, mix, par
 use nodebench_core::team::SpinBarrier;
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity, cpulist};
 
-use crate::config::hugepages_param;
+use crate::config::{check_buffer, check_point_duration, hugepages_param};
 use crate::latency::{build_chain, chase, median_chase, warmup_loads};
 
 /// Injection delays swept, longest first (spin iterations per group).
@@ -90,17 +90,11 @@ impl Config for LoadedConfig {
                 "--delays: expected a list of spin counts like 5000,500,50,0".into(),
             ));
         }
-        if self.chase_bytes < 4 << 20 {
-            return Err(BenchError::Invalid(format!(
-                "--chase-size: expected at least 4 MiB (e.g. 256m), got {} B",
-                self.chase_bytes
-            )));
+        check_buffer("--chase-size", self.chase_bytes, "256m")?;
+        if let Some(b) = self.traffic_bytes {
+            check_buffer("--traffic-size", b, "1g")?;
         }
-        if self.duration < Duration::from_millis(10) {
-            return Err(BenchError::Invalid(
-                "--duration: expected at least 10ms per point (e.g. 200ms)".into(),
-            ));
-        }
+        check_point_duration(self.duration, "point")?;
         Ok(())
     }
 }
@@ -373,48 +367,30 @@ impl Benchmark for LoadedLatency {
         let loaders: Vec<(usize, usize)> = allowed.iter().copied().zip(0..).skip(1).collect();
         let mut curve: Vec<(f64, f64)> = Vec::new();
         let mut idle = None;
-        if !interrupted {
-            let p = point(
-                Some((chase_cpu, &chain)),
-                &[],
-                (&buf, per),
-                c.mix,
-                0,
-                c.duration,
-            );
-            let lat = p.latency.unwrap_or(f64::NAN);
-            idle = Some(lat);
-            let labelled = |m: Metric| m.label(label::MIX, c.mix).label(label::DELAY, IDLE);
-            result.metrics.push(labelled(Metric::new(
-                metric::LATENCY,
-                lat,
-                Unit::Seconds,
-                Better::Lower,
-            )));
-            result.metrics.push(labelled(Metric::new(
-                metric::BANDWIDTH,
-                0.0,
-                Unit::BytesPerSecond,
-                Better::Higher,
-            )));
-            ctx.progress.advance(1);
-        }
-        for &delay in &c.delays {
+        // The idle point (no traffic), then each delay.
+        let points = std::iter::once(None).chain(c.delays.iter().copied().map(Some));
+        for delay in points {
             if interrupted || ctx.cancel.is_cancelled() {
                 interrupted = true;
                 break;
             }
+            let traffic: &[(usize, usize)] = if delay.is_some() { &loaders } else { &[] };
             let p = point(
                 Some((chase_cpu, &chain)),
-                &loaders,
+                traffic,
                 (&buf, per),
                 c.mix,
-                delay,
+                delay.unwrap_or(0),
                 c.duration,
             );
-            let lat = p.latency.unwrap_or(f64::NAN);
-            curve.push((p.bandwidth, lat));
-            let labelled = |m: Metric| m.label(label::MIX, c.mix).label(label::DELAY, delay);
+            // A point with a chase always has its latency.
+            let lat = p.latency.unwrap_or_default();
+            let shown = delay.map_or(IDLE.to_string(), |d| d.to_string());
+            match delay {
+                None => idle = Some(lat),
+                Some(_) => curve.push((p.bandwidth, lat)),
+            }
+            let labelled = |m: Metric| m.label(label::MIX, c.mix).label(label::DELAY, &shown);
             result.metrics.push(labelled(Metric::new(
                 metric::LATENCY,
                 lat,

@@ -20,7 +20,7 @@ use nodebench_core::numa::{self, Placement};
 use nodebench_core::team::SpinBarrier;
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity, cpulist};
 
-use crate::config::hugepages_param;
+use crate::config::{check_buffer, check_point_duration, hugepages_param};
 use crate::latency::{build_chain, chase, median_chase, warmup_loads};
 
 /// Everything `memory numa` runs with.
@@ -51,22 +51,11 @@ impl Default for NumaConfig {
 
 impl Config for NumaConfig {
     fn validate(&self) -> Result<(), BenchError> {
-        if self.latency_bytes < 4 << 20 {
-            return Err(BenchError::Invalid(format!(
-                "--latency-size: expected at least 4 MiB (e.g. 256m), got {} B",
-                self.latency_bytes
-            )));
+        check_buffer("--latency-size", self.latency_bytes, "256m")?;
+        if let Some(b) = self.bandwidth_bytes {
+            check_buffer("--bandwidth-size", b, "1g")?;
         }
-        if self.bandwidth_bytes.is_some_and(|b| b < 4 << 20) {
-            return Err(BenchError::Invalid(
-                "--bandwidth-size: expected at least 4 MiB (e.g. 1g)".into(),
-            ));
-        }
-        if self.duration < Duration::from_millis(10) {
-            return Err(BenchError::Invalid(
-                "--duration: expected at least 10ms per cell (e.g. 200ms)".into(),
-            ));
-        }
+        check_point_duration(self.duration, "cell")?;
         Ok(())
     }
 }
