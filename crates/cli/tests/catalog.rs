@@ -27,6 +27,8 @@ const CPU_AND_MEMORY: &[&str] = &[
     memory::STREAM,
     memory::BLOCKS,
     memory::LATENCY,
+    memory::NUMA,
+    memory::LOADED_LATENCY,
 ];
 const DISK: &[&str] = &[disk::IOZONE, disk::DD, disk::BLOCKS];
 const NET: &[&str] = &[net::TCP, net::UDP, net::PINGPONG];
@@ -58,6 +60,9 @@ const BURNIN: &[Unit] = &[
 const MAY_BE_ABSENT: &[(&str, &str)] = &[
     // The core clock could not be measured.
     (memory::LATENCY, memory::metric::LATENCY_CYCLES),
+    // Only where latency reaches twice the idle latency in the sweep.
+    (memory::LOADED_LATENCY, memory::metric::KNEE_BANDWIDTH),
+    (memory::LOADED_LATENCY, memory::metric::KNEE_LATENCY),
     // No TCP_INFO sample was taken in the run.
     (net::TCP, net::metric::RETRANSMITS),
     (net::TCP, net::metric::SND_CWND_MAX),
@@ -221,6 +226,28 @@ fn cpu_and_memory_results_are_in_the_catalog() {
             "64KiB",
             "--duration",
             "5ms",
+        ]),
+        run(&[
+            "memory",
+            "numa",
+            "--latency-size",
+            "8m",
+            "--bandwidth-size",
+            "8m",
+            "--duration",
+            "10ms",
+        ]),
+        run(&[
+            "memory",
+            "loaded-latency",
+            "--chase-size",
+            "8m",
+            "--traffic-size",
+            "8m",
+            "--delays",
+            "100,0",
+            "--duration",
+            "10ms",
         ]),
     ];
     check(&runs, CPU_AND_MEMORY);

@@ -39,6 +39,12 @@ fn http_load_of_a_path_runs_against_the_built_in_server_and_checks_its_count() {
     assert_eq!(r["parameters"]["target"], "built-in, in-process");
     assert_eq!(r["parameters"]["server_threads"], 2);
     assert_eq!(r["parameters"]["server_requests_served"], 200);
+    // Each server thread's count, adding up to the server's: one
+    // connection per request, dealt to the two threads in turn.
+    let per_thread =
+        ["0", "1"].map(|t| common::metric(&r, "server_thread_requests", &[("thread", t)]));
+    assert_eq!(per_thread.iter().sum::<f64>(), 200.0, "{per_thread:?}");
+    assert!(per_thread.iter().all(|n| *n >= 80.0), "{per_thread:?}");
     assert_eq!(common::metric(&r, "requests_completed", &[]), 200.0);
     assert_eq!(common::metric(&r, "html_transferred", &[]), 200.0 * 3985.0);
     assert!(

@@ -45,6 +45,7 @@ pub const NOT_PERFORMANCE: &[&str] = &[
     http::load::CONNECTIONS_OPENED,
     http::load::REPLY_RATE_SAMPLES,
     http::in_process::SERVER_REQUESTS_SERVED,
+    http::in_process::SERVER_THREAD_REQUESTS,
     // A share of a core: what a thread used, not how fast it went.
     net::metric::THREAD_CPU,
 ];

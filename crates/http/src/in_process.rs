@@ -24,8 +24,10 @@ pub struct Running {
     threads: usize,
     /// The dynamic endpoints' `PATH=TARGET` (empty without).
     endpoints: String,
-    /// The server's response count when the current check began.
+    /// The server's response count when the current check began, and
+    /// each worker's.
     before: u64,
+    before_per_worker: Vec<u64>,
     /// When the current check began, and each worker's scheduler times then.
     since: (Instant, Vec<SchedTimes>),
 }
@@ -52,6 +54,7 @@ impl Running {
             threads,
             endpoints: server.endpoints.targets(),
             before: 0,
+            before_per_worker: vec![0; threads],
             since,
         }))
     }
@@ -67,12 +70,26 @@ impl Running {
     }
 
     /// Records the server in `result` (that it was the built-in one, its
-    /// threads, the responses it wrote, and each worker's time on a CPU and
-    /// waiting for one as % of the time since the last check) and fails a passed result whose client
-    /// completed another count than the server wrote.
+    /// threads, the responses it wrote, and each worker's responses, time
+    /// on a CPU and waiting for one as % of the time, all since the last
+    /// check) and fails a passed result whose client completed another
+    /// count than the server wrote.
     pub fn check(&mut self, result: &mut BenchResult, completed: u64) {
         let served = self.settled_count(completed);
         self.before += served;
+        let per_worker = self.handle.requests_per_worker();
+        for (i, (now, before)) in per_worker.iter().zip(&self.before_per_worker).enumerate() {
+            result.metrics.push(
+                Metric::new(
+                    names::SERVER_THREAD_REQUESTS,
+                    now.saturating_sub(*before) as f64,
+                    Unit::Count,
+                    Better::Neither,
+                )
+                .label(names::THREAD, i),
+            );
+        }
+        self.before_per_worker = per_worker;
         let (now, sched) = (Instant::now(), self.handle.worker_sched_times());
         let elapsed = now.duration_since(self.since.0).as_secs_f64();
         let share = |after: Duration, before: Duration| {

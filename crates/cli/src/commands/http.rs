@@ -69,10 +69,16 @@ fn serve(a: &HttpServeArgs) -> Result<()> {
     }
     let counts = server.counts();
     server.serve(&cancel).map_err(anyhow::Error::msg)?;
+    let per_thread: Vec<String> = counts
+        .requests_per_worker()
+        .iter()
+        .map(u64::to_string)
+        .collect();
     outln!(
-        "served {} requests on {} connections",
+        "served {} requests on {} connections (per worker thread: {})",
         counts.requests_served(),
-        counts.connections_accepted()
+        counts.connections_accepted(),
+        per_thread.join(", ")
     );
     Ok(())
 }

@@ -11,7 +11,8 @@
 //! wins:
 //!
 //! 1. a worker thread of the built-in server that never idled (on a core
-//!    or waiting for one: `/cpu/N` pages on too few server threads), and
+//!    or waiting for one: `/cpu/N` pages on too few server threads), with
+//!    its share of the requests the server served where recorded, and
 //!    the load generator's own threads at full cores; both named when both
 //!    hold;
 //! 2. compute: a compute kernel or LINPACK at [`COMPUTE_BOUND_SHARE`] or
@@ -296,9 +297,10 @@ fn compute(scope: &Scope<'_>) -> Option<String> {
 }
 
 /// A worker thread of the in-process built-in server that never
-/// idled: on a CPU or waiting for one nearly all the time.
+/// idled: on a CPU or waiting for one nearly all the time; with the
+/// requests it served out of the server's, where recorded.
 fn server_cpu(r: &BenchResult, t: &Telemetry) -> Option<String> {
-    use http::in_process::{SERVER_THREAD_CPU, SERVER_THREAD_WAIT, THREAD};
+    use http::in_process::{SERVER_THREAD_CPU, SERVER_THREAD_REQUESTS, SERVER_THREAD_WAIT, THREAD};
     let threads: Vec<(&str, f64, f64)> = r
         .metrics_named(SERVER_THREAD_CPU)
         .map(|m| {
@@ -314,9 +316,21 @@ fn server_cpu(r: &BenchResult, t: &Telemetry) -> Option<String> {
         .copied()
         .max_by(|a, b| (a.1 + a.2).total_cmp(&(b.1 + b.2)))?;
     let busy = (running + waiting).min(100.0);
+    let total: f64 = r
+        .metrics_named(SERVER_THREAD_REQUESTS)
+        .map(|m| m.value)
+        .sum();
+    let served = match r.metric(SERVER_THREAD_REQUESTS, &[(THREAD, thread)]) {
+        Some(m) if total > 0.0 => format!(
+            ", serving {:.0} of {total:.0} requests ({:.0} %)",
+            m.value,
+            100.0 * m.value / total
+        ),
+        _ => String::new(),
+    };
     (busy >= CPU_SATURATED).then(|| {
         format!(
-            "server CPU: built-in server thread {thread} (of {}) busy {busy:.0} % of the time (on a core {running:.0} %, waiting for one {waiting:.0} %); busiest core {}",
+            "server CPU: built-in server thread {thread} (of {}) busy {busy:.0} % of the time (on a core {running:.0} %, waiting for one {waiting:.0} %){served}; busiest core {}",
             threads.len(),
             t.busiest_cpu().unwrap_or_else(|| "unknown".into())
         )

@@ -61,6 +61,24 @@ fn a_server_thread_that_never_idles_is_the_server_cpu() {
         "{line}"
     );
     assert!(line.contains("busiest core cpu0 at 97 %"), "{line}");
+    assert!(!line.contains("requests"), "none recorded: {line}");
+    // With each thread's served count: the busy thread's share.
+    for (thread, n) in [(0, 960.0), (1, 40.0)] {
+        r.metrics.push(
+            Metric::new(
+                http::in_process::SERVER_THREAD_REQUESTS,
+                n,
+                Unit::Count,
+                Better::Neither,
+            )
+            .label(http::in_process::THREAD, thread),
+        );
+    }
+    let line = attribute(&r, &[], None).unwrap();
+    assert!(
+        line.contains("waiting for one 62 %), serving 960 of 1000 requests (96 %); busiest core"),
+        "{line}"
+    );
     // Idle half the time: not the server.
     r.metrics[1].value = 10.0;
     assert!(!attribute(&r, &[], None).unwrap().starts_with("server"));

@@ -137,6 +137,7 @@ const LOAD_KINDS: [&str; 12] = union(&load::FAILED_CLASSES, &load::ERROR_KINDS);
 /// path (`http.load|sweep|download /PATH`).
 const SERVER_THREAD_CPU: MetricSpec = m(in_process::SERVER_THREAD_CPU, Unit::Percent);
 const SERVER_THREAD_WAIT: MetricSpec = m(in_process::SERVER_THREAD_WAIT, Unit::Percent);
+const SERVER_THREAD_REQUESTS: MetricSpec = m(in_process::SERVER_THREAD_REQUESTS, Unit::Count);
 
 /// `net.tcp` and `net.udp` label their figures alike.
 const NET_THROUGHPUT_LABELS: &[LabelSpec] = &[
@@ -437,6 +438,7 @@ static SPECS: &[BenchSpec] = &[
             m(load::NET_IO_RATE, Unit::BytesPerSecond),
             SERVER_THREAD_CPU,
             SERVER_THREAD_WAIT,
+            SERVER_THREAD_REQUESTS,
         ],
         labels: &[
             of(load::label::LATENCY, &[load::CORRECTED, load::UNCORRECTED]),
@@ -476,6 +478,7 @@ static SPECS: &[BenchSpec] = &[
             m(sweep::SATURATION_RATE, Unit::OpsPerSecond),
             SERVER_THREAD_CPU,
             SERVER_THREAD_WAIT,
+            SERVER_THREAD_REQUESTS,
         ],
         labels: &[open(sweep::USERS), open(in_process::THREAD)],
     },
@@ -490,6 +493,7 @@ static SPECS: &[BenchSpec] = &[
             m(download::CONNECT, Unit::Seconds),
             SERVER_THREAD_CPU,
             SERVER_THREAD_WAIT,
+            SERVER_THREAD_REQUESTS,
         ],
         labels: &[open(in_process::THREAD)],
     },

@@ -28,6 +28,11 @@ pub mod in_process {
     /// waiting for a CPU over the benchmark, %, labelled by [`THREAD`]; with
     /// [`SERVER_THREAD_CPU`] near 100 % the thread never idled.
     pub const SERVER_THREAD_WAIT: &str = "server_thread_wait";
+    /// Metric: responses one built-in server worker thread wrote over the
+    /// benchmark, labelled by [`THREAD`]; the threads' counts add up to
+    /// [`SERVER_REQUESTS_SERVED`]. The server deals connections to its
+    /// workers round-robin, so uneven counts come from uneven connections.
+    pub const SERVER_THREAD_REQUESTS: &str = "server_thread_requests";
     /// Label key of the server thread metrics: the worker's index (0, 1, ...).
     pub const THREAD: &str = "thread";
     /// Parameter: the built-in server's dynamic endpoints and what they

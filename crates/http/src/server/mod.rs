@@ -5,43 +5,51 @@
 //! come in as core's `Endpoint`s, one handler per worker (`dynamic`).
 //!
 //! Design: a small thread-per-core server. Every worker runs its own
-//! level-triggered epoll loop over non-blocking sockets and accepts from the
-//! one shared listener (registered with `EPOLLEXCLUSIVE`, so a new
-//! connection wakes one idle worker); a connection stays on the worker that
-//! accepted it. Delayed replies wait in a per-worker deadline heap, so they
-//! hold up nothing else; `/cpu` work runs on the worker, as a CPU-bound page
+//! level-triggered epoll loop over non-blocking sockets. One accepting
+//! thread takes the new connections off the listener and deals them out
+//! round-robin, the k-th to worker k mod n, through a per-worker queue and
+//! eventfd (`accept`), so the workers' shares of the connections differ by
+//! at most one; a connection stays on the worker it was dealt to. Each
+//! worker counts the responses it wrote ([`Counts::requests_per_worker`]).
+//! Delayed replies wait in a per-worker deadline heap, so they hold up
+//! nothing else; `/cpu` work runs on the worker, as a CPU-bound page
 //! occupies a PHP worker. Keep-alive follows Apache's defaults: 100 requests
 //! per connection (the 100th response says `Connection: close`), idle
 //! connections closed after 15 s. After a closing response the server shuts
 //! its side and drains what the client still sends (a lingering close, as
 //! Apache does) so the client reads the whole response instead of a reset.
 
+mod accept;
 mod config;
 mod dynamic;
 mod endpoints;
+mod handle;
 mod head;
 pub mod http1;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::os::fd::AsRawFd;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use nodebench_core::bench::Cancel;
-use nodebench_core::cputime::{self, SchedTimes};
+use nodebench_core::cputime;
 
 pub use config::{
     DEFAULT_KEEPALIVE_REQUESTS, DEFAULT_KEEPALIVE_TIMEOUT, MAX_THREADS, ServerConfig,
 };
 pub use endpoints::{DEFAULT_CPU_ROUNDS, ENDPOINTS, MAX_CPU_ROUNDS, MAX_DELAY, PATTERN, cpu_work};
+pub use handle::{Counts, ServerHandle};
 
+use accept::{Inbox, Listener};
 use dynamic::Dynamic;
 use endpoints::{Body, Reply};
+use handle::{Counters, Served};
 use head::Heads;
 use http1::{MAX_HEAD, Version};
 use nodebench_core::epoll::{Epoll, HUP_OR_ERR, IN, OUT, Ready};
@@ -64,31 +72,25 @@ const INLINE_BODY: u64 = 64 * 1024;
 const WRITE_CHUNK: usize = 256 * 1024;
 /// Bytes one connection may write per wake-up before the worker serves the others.
 const WRITE_BUDGET: u64 = 4 << 20;
-/// Connections accepted per wake-up, so a burst spreads over the workers.
-const ACCEPT_BATCH: usize = 16;
-/// The listener's epoll token (connection tokens are `generation << 32 | index`).
-const LISTENER: u64 = u64::MAX;
-
-/// Counts shared by the workers.
-#[derive(Debug, Default)]
-struct Counters {
-    requests: AtomicU64,
-    connections: AtomicU64,
-}
+/// The epoll token of a worker's inbox (connection tokens are
+/// `generation << 32 | index`).
+const INBOX: u64 = u64::MAX;
 
 /// What every worker reads.
 struct Shared {
-    listener: TcpListener,
     config: ServerConfig,
     counters: Counters,
     /// Each worker's kernel thread id once it runs (0 before), for its
     /// scheduler times.
     tids: Vec<AtomicI32>,
+    /// Each worker's inbox of connections the accepting thread dealt it.
+    inboxes: Vec<Inbox>,
 }
 
 /// A bound server, not yet serving.
 pub struct Server {
     shared: Arc<Shared>,
+    listener: Listener,
     epolls: Vec<Epoll>,
     /// Each worker's handlers of the dynamic endpoints.
     dynamic: Vec<Vec<Dynamic>>,
@@ -110,30 +112,34 @@ impl Server {
             return Err("--keepalive-timeout: expected a positive duration like 15s".into());
         }
         let dynamic = dynamic::open(&config)?;
-        let listener = listen(config.bind)?;
+        let listener = Listener::bind(config.bind)?;
         let addr = listener
             .local_addr()
             .map_err(|e| format!("--bind {}: {e}", config.bind))?;
-        let epolls = (0..config.threads)
-            .map(|_| {
+        let inboxes = (0..config.threads)
+            .map(|_| Inbox::new().map_err(|e| format!("cannot create an eventfd: {e}")))
+            .collect::<Result<Vec<_>, String>>()?;
+        let epolls = inboxes
+            .iter()
+            .map(|inbox| {
                 let ep =
                     Epoll::new().map_err(|e| format!("cannot create an epoll instance: {e}"))?;
-                ep.add(
-                    listener.as_raw_fd(),
-                    LISTENER,
-                    IN | libc::EPOLLEXCLUSIVE as u32,
-                )
-                .map_err(|e| format!("cannot watch the listening socket: {e}"))?;
+                ep.add(inbox.fd(), INBOX, IN)
+                    .map_err(|e| format!("cannot watch a worker's eventfd: {e}"))?;
                 Ok(ep)
             })
             .collect::<Result<Vec<_>, String>>()?;
         Ok(Server {
             shared: Arc::new(Shared {
-                listener,
+                inboxes,
                 tids: (0..config.threads).map(|_| AtomicI32::new(0)).collect(),
+                counters: Counters {
+                    served: (0..config.threads).map(|_| Served::default()).collect(),
+                    connections: AtomicU64::new(0),
+                },
                 config,
-                counters: Counters::default(),
             }),
+            listener,
             epolls,
             dynamic,
             addr,
@@ -155,16 +161,30 @@ impl Server {
         self.counts().connections_accepted()
     }
 
+    /// Responses each worker thread wrote so far, in worker order.
+    pub fn requests_per_worker(&self) -> Vec<u64> {
+        self.counts().requests_per_worker()
+    }
+
     /// A live view of the counters, still readable after [`Server::serve`]
     /// returns.
     pub fn counts(&self) -> Counts {
         Counts(self.shared.clone())
     }
 
-    /// Starts the workers on background threads; the handle stops them.
+    /// Starts the workers and the accepting thread in the background; the
+    /// handle stops them. Should the system refuse the accepting thread,
+    /// the listener is closed (connections are refused).
     pub fn spawn(self) -> ServerHandle {
         let cancel = Cancel::new();
-        let workers = start(self.epolls, self.dynamic, &self.shared, &cancel);
+        let workers = start(
+            self.listener,
+            self.epolls,
+            self.dynamic,
+            &self.shared,
+            &cancel,
+        )
+        .unwrap_or_default();
         ServerHandle {
             counts: Counts(self.shared),
             addr: self.addr,
@@ -173,9 +193,16 @@ impl Server {
         }
     }
 
-    /// Serves until `cancel` is set, then returns (the first worker error, if any).
+    /// Serves until `cancel` is set, then returns (the first thread's
+    /// error, if any).
     pub fn serve(self, cancel: &Cancel) -> Result<(), String> {
-        let workers = start(self.epolls, self.dynamic, &self.shared, cancel);
+        let workers = start(
+            self.listener,
+            self.epolls,
+            self.dynamic,
+            &self.shared,
+            cancel,
+        )?;
         let mut first_error = Ok(());
         for w in workers {
             let outcome = w
@@ -189,116 +216,42 @@ impl Server {
     }
 }
 
-/// Starts one worker thread per event loop; a thread the system refuses
-/// is left out (the others still serve).
+/// Starts the accepting thread, then one worker thread per event loop,
+/// and tells the accepting thread which workers started: a worker the
+/// system refuses is left out (the others still serve). Fails when the
+/// accepting thread is refused (which closes the listener).
 fn start(
+    listener: Listener,
     epolls: Vec<Epoll>,
     dynamic: Vec<Vec<Dynamic>>,
     shared: &Arc<Shared>,
     cancel: &Cancel,
-) -> Vec<JoinHandle<Result<(), String>>> {
-    epolls
-        .into_iter()
-        .zip(dynamic)
-        .enumerate()
-        .filter_map(|(i, (epoll, dynamic))| {
-            let (shared, cancel) = (shared.clone(), cancel.clone());
-            std::thread::Builder::new()
-                .name(format!("http-serve-{i}"))
-                .spawn(move || {
-                    shared.tids[i].store(cputime::current_tid(), Ordering::Relaxed);
-                    Worker::new(&shared, epoll, dynamic).run(&cancel)
-                })
-                .ok()
-        })
-        .collect()
-}
-
-/// The counters of a server, shared with its workers.
-#[derive(Clone)]
-pub struct Counts(Arc<Shared>);
-
-impl Counts {
-    /// Responses fully written so far (every status, 404 and 400 included).
-    pub fn requests_served(&self) -> u64 {
-        self.0.counters.requests.load(Ordering::Relaxed)
-    }
-
-    /// Connections accepted so far.
-    pub fn connections_accepted(&self) -> u64 {
-        self.0.counters.connections.load(Ordering::Relaxed)
-    }
-}
-
-/// A server running on background threads; dropping it stops it too.
-pub struct ServerHandle {
-    counts: Counts,
-    addr: SocketAddr,
-    cancel: Cancel,
-    workers: Vec<JoinHandle<Result<(), String>>>,
-}
-
-impl ServerHandle {
-    /// The bound address.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// Responses fully written so far.
-    pub fn requests_served(&self) -> u64 {
-        self.counts.requests_served()
-    }
-
-    /// Connections accepted so far.
-    pub fn connections_accepted(&self) -> u64 {
-        self.counts.connections_accepted()
-    }
-
-    /// Time each worker thread spent on a CPU and waiting for one so far,
-    /// in worker order (zero for one not yet started or unreadable).
-    pub fn worker_sched_times(&self) -> Vec<SchedTimes> {
-        self.counts
-            .0
-            .tids
-            .iter()
-            .map(|t| match t.load(Ordering::Relaxed) {
-                0 => SchedTimes::default(),
-                tid => cputime::thread_sched(tid).unwrap_or_default(),
-            })
-            .collect()
-    }
-
-    /// Stops the workers (each notices within 100 ms), closes every
-    /// connection and waits for them.
-    pub fn stop(mut self) {
-        self.shutdown();
-    }
-
-    fn shutdown(&mut self) {
-        self.cancel.cancel();
-        for w in self.workers.drain(..) {
-            let _ = w.join();
+) -> Result<Vec<JoinHandle<Result<(), String>>>, String> {
+    let (tell, started) = mpsc::channel();
+    let acceptor = {
+        let (shared, cancel) = (shared.clone(), cancel.clone());
+        std::thread::Builder::new()
+            .name("http-accept".into())
+            .spawn(move || accept::run(listener, &shared.inboxes, started, &cancel))
+            .map_err(|e| format!("cannot start the server's accepting thread: {e}"))?
+    };
+    let mut threads = vec![acceptor];
+    let mut live = Vec::new();
+    for (i, (epoll, dynamic)) in epolls.into_iter().zip(dynamic).enumerate() {
+        let (shared, cancel) = (shared.clone(), cancel.clone());
+        let worker = std::thread::Builder::new()
+            .name(format!("http-serve-{i}"))
+            .spawn(move || {
+                shared.tids[i].store(cputime::current_tid(), Ordering::Relaxed);
+                Worker::new(&shared, i, epoll, dynamic).run(&cancel)
+            });
+        if let Ok(w) = worker {
+            threads.push(w);
+            live.push(i);
         }
     }
-}
-
-impl Drop for ServerHandle {
-    fn drop(&mut self) {
-        self.shutdown();
-    }
-}
-
-/// A listening socket with a deep backlog (load tests open hundreds of
-/// connections at once) and SO_REUSEADDR (a restart can reuse the port).
-fn listen(addr: SocketAddr) -> Result<TcpListener, String> {
-    use socket2::{Domain, Socket, Type};
-    let err = |e: io::Error| format!("--bind/--port {addr}: {e}");
-    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None).map_err(err)?;
-    socket.set_reuse_address(true).map_err(err)?;
-    socket.bind(&addr.into()).map_err(err)?;
-    socket.listen(4096).map_err(err)?;
-    socket.set_nonblocking(true).map_err(err)?;
-    Ok(socket.into())
+    let _ = tell.send(live);
+    Ok(threads)
 }
 
 /// Where a connection is in its request/response cycle.
@@ -397,7 +350,8 @@ fn pattern_buffer() -> &'static [u8] {
 struct Env<'a> {
     epoll: &'a Epoll,
     config: &'a ServerConfig,
-    counters: &'a Counters,
+    /// This worker's response count.
+    served: &'a AtomicU64,
     timers: &'a mut BinaryHeap<Reverse<(Instant, u64)>>,
     dynamic: &'a mut [Dynamic],
     heads: &'a Heads,
@@ -460,7 +414,7 @@ impl Conn {
                         return Ok(true);
                     }
                     Flush::Done => {
-                        env.counters.requests.fetch_add(1, Ordering::Relaxed);
+                        env.served.fetch_add(1, Ordering::Relaxed);
                         if self.close_after {
                             let _ = self.stream.shutdown(Shutdown::Write);
                             self.phase = Phase::Lingering(now + LINGER);
@@ -683,6 +637,8 @@ fn token_of(index: usize, generation: u32) -> u64 {
 /// One event loop.
 struct Worker<'a> {
     shared: &'a Shared,
+    /// Its index: which response count and inbox are its.
+    index: usize,
     epoll: Epoll,
     slots: Vec<Slot>,
     free: Vec<usize>,
@@ -691,22 +647,22 @@ struct Worker<'a> {
     dynamic: Vec<Dynamic>,
     /// The headers every response carries, dated this second.
     heads: Heads,
-    /// While accept fails for lack of descriptors, the listener is left
-    /// unwatched until then.
-    accept_paused_until: Option<Instant>,
+    /// Connections taken from the inbox, being registered.
+    incoming: Vec<TcpStream>,
 }
 
 impl<'a> Worker<'a> {
-    fn new(shared: &'a Shared, epoll: Epoll, dynamic: Vec<Dynamic>) -> Worker<'a> {
+    fn new(shared: &'a Shared, index: usize, epoll: Epoll, dynamic: Vec<Dynamic>) -> Worker<'a> {
         Worker {
             shared,
+            index,
             epoll,
             slots: Vec::new(),
             free: Vec::new(),
             timers: BinaryHeap::new(),
             dynamic,
             heads: Heads::new(SystemTime::now()),
-            accept_paused_until: None,
+            incoming: Vec::new(),
         }
     }
 
@@ -726,8 +682,8 @@ impl<'a> Worker<'a> {
             let now = Instant::now();
             self.heads.refresh(SystemTime::now());
             for r in &ready {
-                if r.token == LISTENER {
-                    self.accept(now);
+                if r.token == INBOX {
+                    self.take_incoming(now);
                 } else {
                     self.on_ready(r.token, r.events, now);
                 }
@@ -741,45 +697,30 @@ impl<'a> Worker<'a> {
         Ok(())
     }
 
-    fn accept(&mut self, now: Instant) {
-        for _ in 0..ACCEPT_BATCH {
-            match self.shared.listener.accept() {
-                Ok((stream, _)) => {
-                    if stream.set_nonblocking(true).is_err() {
-                        continue;
-                    }
-                    let _ = stream.set_nodelay(true);
-                    let index = self.free.pop().unwrap_or_else(|| {
-                        self.slots.push(Slot {
-                            generation: 0,
-                            conn: None,
-                        });
-                        self.slots.len() - 1
-                    });
-                    let token = token_of(index, self.slots[index].generation);
-                    if self.epoll.add(stream.as_raw_fd(), token, IN).is_err() {
-                        self.free.push(index);
-                        continue;
-                    }
-                    self.slots[index].conn = Some(Conn::new(stream, token, now));
-                    self.shared
-                        .counters
-                        .connections
-                        .fetch_add(1, Ordering::Relaxed);
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(e) if e.kind() == io::ErrorKind::ConnectionAborted => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => {
-                    // Out of descriptors or memory: stop watching the
-                    // listener for a moment instead of spinning on it.
-                    if self.epoll.delete(self.shared.listener.as_raw_fd()).is_ok() {
-                        self.accept_paused_until = Some(now + Duration::from_millis(100));
-                    }
-                    return;
-                }
+    /// Registers the connections the accepting thread dealt this worker.
+    fn take_incoming(&mut self, now: Instant) {
+        let mut incoming = std::mem::take(&mut self.incoming);
+        self.shared.inboxes[self.index].take(&mut incoming);
+        for stream in incoming.drain(..) {
+            let index = self.free.pop().unwrap_or_else(|| {
+                self.slots.push(Slot {
+                    generation: 0,
+                    conn: None,
+                });
+                self.slots.len() - 1
+            });
+            let token = token_of(index, self.slots[index].generation);
+            if self.epoll.add(stream.as_raw_fd(), token, IN).is_err() {
+                self.free.push(index);
+                continue;
             }
+            self.slots[index].conn = Some(Conn::new(stream, token, now));
+            self.shared
+                .counters
+                .connections
+                .fetch_add(1, Ordering::Relaxed);
         }
+        self.incoming = incoming;
     }
 
     fn env(&mut self) -> (Env<'_>, &mut Vec<Slot>) {
@@ -787,7 +728,7 @@ impl<'a> Worker<'a> {
             Env {
                 epoll: &self.epoll,
                 config: &self.shared.config,
-                counters: &self.shared.counters,
+                served: &self.shared.counters.served[self.index].0,
                 timers: &mut self.timers,
                 dynamic: &mut self.dynamic,
                 heads: &self.heads,
@@ -845,16 +786,6 @@ impl<'a> Worker<'a> {
     }
 
     fn sweep(&mut self, now: Instant) {
-        if self.accept_paused_until.is_some_and(|t| now >= t) {
-            let fd = self.shared.listener.as_raw_fd();
-            if self
-                .epoll
-                .add(fd, LISTENER, IN | libc::EPOLLEXCLUSIVE as u32)
-                .is_ok()
-            {
-                self.accept_paused_until = None;
-            }
-        }
         let timeout = self.shared.config.keepalive_timeout;
         for index in 0..self.slots.len() {
             if self.slots[index]

@@ -19,7 +19,10 @@
 //! positional argument by its value name lower-cased (`url`, `host`). A
 //! step becomes that subcommand's argv and is parsed by the CLI's own clap
 //! definitions, so a suite accepts what the command line accepts and builds
-//! the same config. Every error names the file, the line, the step and the
+//! the same config, with two defaults of its own: a disk step's `dir` is
+//! the temporary directory, and an `http.load` step's `threads` (and, for
+//! the built-in server, `server-threads`) split the CPUs between client and
+//! server ([`http_load_threads`]) rather than run one client thread. Every error names the file, the line, the step and the
 //! key before anything runs.
 
 mod step;
@@ -29,6 +32,7 @@ use std::ops::Range;
 
 use clap::error::{ContextKind, ContextValue};
 use clap::{Arg, ArgAction, CommandFactory, Parser};
+use nodebench_core::affinity;
 use nodebench_core::bench::Benchmark;
 use nodebench_core::names;
 use nodebench_core::threshold::Threshold;
@@ -91,6 +95,26 @@ const REPEAT: &str = "repeat";
 const THRESHOLDS: &str = "thresholds";
 /// The disk steps' directory flag, defaulted to the temporary directory.
 const DIR: &str = "dir";
+/// The HTTP load steps' client threads, built-in server threads and URL
+/// (see [`http_load_threads`]).
+const THREADS: &str = "threads";
+const SERVER_THREADS: &str = "server-threads";
+const URL: &str = "url";
+/// Most client threads `http load --threads` takes.
+const MAX_CLIENT_THREADS: usize = 1024;
+
+/// The client threads and built-in server threads of an HTTP load step on
+/// a machine with `cpus` CPUs, where the step sets neither: half the CPUs
+/// each (at least one), so the client (whose own default is one thread,
+/// the bottleneck on a large machine) keeps up with the server. A full
+/// URL takes the client threads only.
+pub fn http_load_threads(cpus: usize) -> (usize, usize) {
+    let client = (cpus / 2).clamp(1, MAX_CLIENT_THREADS);
+    let server = cpus
+        .saturating_sub(client)
+        .clamp(1, nodebench_http::server::MAX_THREADS);
+    (client, server)
+}
 
 /// Why a suite cannot run: one line naming the file, the line, the step and
 /// the key, and the accepted form.
@@ -618,7 +642,7 @@ fn argv(suite: &Suite, step: &Step, cmd: &clap::Command) -> Result<Vec<String>, 
     let mut flags: Vec<String> = vec!["nodebench".into()];
     flags.extend(step.bench.split('.').map(str::to_string));
     let mut positional: Vec<String> = Vec::new();
-    let mut has_dir = false;
+    let given = |key: &str| step.params.iter().any(|p| p.key == key);
     for p in &step.params {
         let err = |why: &str| located(&suite.origin, p.line, Some(&step.name), Some(&p.key), why);
         let arg = arg_named(cmd, &p.key).ok_or_else(|| {
@@ -628,7 +652,6 @@ fn argv(suite: &Suite, step: &Step, cmd: &clap::Command) -> Result<Vec<String>, 
                 accepted_keys(cmd)
             ))
         })?;
-        has_dir |= p.key == DIR;
         let flag = format!("--{}", p.key);
         let bare = matches!(arg.get_action(), ArgAction::SetTrue);
         match (&p.value, bare) {
@@ -670,8 +693,22 @@ fn argv(suite: &Suite, step: &Step, cmd: &clap::Command) -> Result<Vec<String>, 
         }
     }
     // Disk steps write under --dir: the temporary directory unless given.
-    if !has_dir && arg_named(cmd, DIR).is_some() {
+    if !given(DIR) && arg_named(cmd, DIR).is_some() {
         flags.push(format!("--{DIR}={}", std::env::temp_dir().display()));
+    }
+    // HTTP load steps share the CPUs between client and built-in server.
+    if step.bench == names::http::LOAD {
+        let (client, server) = http_load_threads(affinity::allowed_cpus().len());
+        if !given(THREADS) {
+            flags.push(format!("--{THREADS}={client}"));
+        }
+        let built_in = step
+            .params
+            .iter()
+            .any(|p| p.key == URL && matches!(&p.value, Value::Text(u) if u.starts_with('/')));
+        if built_in && !given(SERVER_THREADS) {
+            flags.push(format!("--{SERVER_THREADS}={server}"));
+        }
     }
     if !positional.is_empty() {
         flags.push("--".into());

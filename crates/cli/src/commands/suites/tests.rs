@@ -50,6 +50,7 @@ fn steps_become_the_argv_of_their_subcommand() {
             "--tests=read"
         ]
     );
+    let (client, _) = http_load_threads(affinity::allowed_cpus().len());
     let a = argv(&s, &s.steps[1], &subcommand(s.steps[1].bench)).unwrap();
     assert_eq!(
         a,
@@ -60,8 +61,56 @@ fn steps_become_the_argv_of_their_subcommand() {
             "--header=A: 1",
             "--header=B: 2",
             "--requests=10",
+            &format!("--threads={client}"),
             "--",
             "http://127.0.0.1:1/"
+        ]
+    );
+}
+
+#[test]
+fn http_load_threads_split_the_cpus_between_client_and_server() {
+    assert_eq!(http_load_threads(1), (1, 1));
+    assert_eq!(http_load_threads(2), (1, 1));
+    assert_eq!(http_load_threads(3), (1, 2));
+    assert_eq!(http_load_threads(16), (8, 8));
+    assert_eq!(http_load_threads(128), (64, 64));
+    assert_eq!(http_load_threads(512), (256, 256));
+    assert_eq!(http_load_threads(4096), (1024, 1024));
+}
+
+#[test]
+fn http_load_steps_get_client_and_server_threads_unless_given() {
+    let (client, server) = http_load_threads(affinity::allowed_cpus().len());
+    let s = suite(
+        "name = \"x\"\n[[step]]\nbench = \"http.load\"\nurl = \"/3985\"\n\
+         [[step]]\nbench = \"http.load\"\nurl = \"/3985\"\nthreads = 3\nserver-threads = 5\n",
+    )
+    .unwrap();
+    let a = argv(&s, &s.steps[0], &subcommand(s.steps[0].bench)).unwrap();
+    assert_eq!(
+        a,
+        [
+            "nodebench",
+            "http",
+            "load",
+            &format!("--threads={client}"),
+            &format!("--server-threads={server}"),
+            "--",
+            "/3985"
+        ]
+    );
+    let a = argv(&s, &s.steps[1], &subcommand(s.steps[1].bench)).unwrap();
+    assert_eq!(
+        a,
+        [
+            "nodebench",
+            "http",
+            "load",
+            "--server-threads=5",
+            "--threads=3",
+            "--",
+            "/3985"
         ]
     );
 }
