@@ -165,3 +165,55 @@ fn bad_flags_are_refused_in_one_line() {
         &["--delays"],
     );
 }
+
+#[test]
+fn stream_runs_on_one_node_and_interleaved_and_refuses_a_missing_node() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let small = ["--array-size", "2m", "--ntimes", "3", "--no-nontemporal"];
+    let node0 = json(&run(&[
+        &["--json", "memory", "stream", "--numa", "node:0"][..],
+        &small[..],
+    ]
+    .concat()));
+    let r = &node0["results"][0];
+    assert_eq!(r["parameters"]["numa"], "node 0");
+    assert_eq!(r["parameters"]["placement"], "bound to node 0");
+    assert_eq!(r["status"], "passed");
+    let inter = json(&run(&[
+        &[
+            "--json",
+            "memory",
+            "stream",
+            "--numa",
+            "interleave",
+            "--threads",
+            "1",
+        ][..],
+        &small[..],
+    ]
+    .concat()));
+    assert!(
+        inter["results"][0]["parameters"]["numa"]
+            .as_str()
+            .unwrap()
+            .starts_with("interleave over nodes 0")
+    );
+    // The plain run carries no numa parameter, so it compares with runs
+    // made before --numa existed.
+    let plain = json(&run(&[
+        &["--json", "memory", "stream", "--threads", "1"][..],
+        &small[..],
+    ]
+    .concat()));
+    assert!(plain["results"][0]["parameters"].get("numa").is_none());
+    one_line_error(
+        &run(&["memory", "stream", "--numa", "node:x"]),
+        2,
+        &["--numa", "local, interleave or node:N"],
+    );
+    let missing = run(&["memory", "stream", "--numa", "node:4000"]);
+    assert_ne!(missing.status.code(), Some(0));
+    assert!(
+        common::stderr(&missing).contains("--numa node:4000: expected a node with usable CPUs")
+    );
+}

@@ -55,12 +55,22 @@ impl SpinBarrier {
 }
 
 /// Runs `body(thread_index)` on `threads` threads, thread `i` pinned to
-/// `cpus[i % cpus.len()]` when `pin`, and returns their results in order.
+/// `allowed_cpus()[i % n]` when `pin`, and returns their results in order.
 pub fn run<R: Send>(threads: usize, pin: bool, body: impl Fn(usize) -> R + Sync) -> Vec<R> {
-    let cpus = affinity::allowed_cpus();
+    run_on(&affinity::allowed_cpus(), threads, pin, body)
+}
+
+/// [`run`] on a chosen set of CPUs (one NUMA node's): thread `i` pinned to
+/// `cpus[i % cpus.len()]` when `pin`.
+pub fn run_on<R: Send>(
+    cpus: &[usize],
+    threads: usize,
+    pin: bool,
+    body: impl Fn(usize) -> R + Sync,
+) -> Vec<R> {
+    assert!(!cpus.is_empty(), "a team needs at least one CPU");
     std::thread::scope(|s| {
         let body = &body;
-        let cpus = &cpus;
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 s.spawn(move || {

@@ -6,6 +6,7 @@ pub mod latency;
 pub mod loaded;
 pub mod numa;
 pub mod stream;
+pub mod stream_numa;
 
 // Shared by the configurations above; imports none of them.
 mod config;

@@ -31,6 +31,8 @@ use nodebench_core::{BenchResult, Better, Metric, Reference, ResultStatus, Unit,
 use nodebench_core::inventory::dmi;
 
 use crate::config::{check_threads, hugepages_param};
+use crate::stream_numa::{StreamNuma, Team, plan};
+use nodebench_core::numa;
 
 /// STREAM's scalar.
 const SCALAR: f64 = 3.0;
@@ -106,6 +108,8 @@ pub struct StreamConfig {
     /// Ask for transparent huge pages for the arrays (fewer TLB misses,
     /// which matter most under virtualisation's nested paging).
     pub hugepages: bool,
+    /// Which CPUs run and where the arrays go on a NUMA machine.
+    pub numa: StreamNuma,
 }
 
 impl Default for StreamConfig {
@@ -120,13 +124,18 @@ impl Default for StreamConfig {
             nontemporal: true,
             pin: true,
             hugepages: true,
+            numa: StreamNuma::Local,
         }
     }
 }
 
 impl Config for StreamConfig {
+    /// An empty thread list means every CPU of the team (`--numa node:N`:
+    /// that node's).
     fn validate(&self) -> Result<(), BenchError> {
-        check_threads(&self.threads)?;
+        if !self.threads.is_empty() {
+            check_threads(&self.threads)?;
+        }
         if self.ntimes < MIN_NTIMES {
             return Err(BenchError::Invalid(
                 "--ntimes: expected at least 2 (the first iteration is dropped)".into(),
@@ -317,7 +326,7 @@ unsafe fn kernel_nontemporal(k: StreamKernel, arr: &Arrays, range: std::ops::Ran
 /// kernels on `threads` pinned threads.
 fn run_pass(
     arr: &Arrays,
-    threads: usize,
+    (threads, cpus): (usize, &[usize]),
     bench: &Stream,
     stores: Stores,
     cancelled: &(dyn Fn() -> bool + Sync),
@@ -329,7 +338,7 @@ fn run_pass(
     let stop = AtomicBool::new(false);
     let clock = Instant::now();
     let (start_ns, end_ns) = (AtomicU64::new(0), AtomicU64::new(0));
-    let mut results = team::run(threads, cfg.pin, |t| {
+    let mut results = team::run_on(cpus, threads, cfg.pin, |t| {
         // 8 doubles = one cache line per granule keeps parts line-aligned.
         let range = split(n, threads, t, 8);
         {
@@ -543,14 +552,30 @@ impl Benchmark for Stream {
         } else {
             &[Stores::Normal]
         };
+        let teams = plan(&c.numa, ctx.inventory, &affinity::allowed_cpus())?;
+        let runs: Vec<(&Team, usize)> = teams
+            .iter()
+            .flat_map(|team| {
+                let counts = if team.user_threads && !c.threads.is_empty() {
+                    c.threads.clone()
+                } else {
+                    vec![team.cpus.len()]
+                };
+                counts.into_iter().map(move |t| (team, t))
+            })
+            .collect();
         ctx.progress
-            .start("memory stream", (c.threads.len() * passes.len()) as u64);
-        for &threads in &c.threads {
+            .start("memory stream", (runs.len() * passes.len()) as u64);
+        for (team, threads) in runs {
             if ctx.cancel.is_cancelled() {
                 break;
             }
             let mut result = BenchResult::new(self.id());
             result.set_param(param::THREADS, threads);
+            if let Some(numa) = &team.param {
+                result.set_param(param::NUMA, numa);
+                result.set_param(param::PLACEMENT, team.placement.describe());
+            }
             result.set_param(param::ARRAY_SIZE, n);
             result.set_param(param::ARRAY_BYTES, 8 * n);
             result.set_param(param::NTIMES, c.ntimes);
@@ -572,10 +597,14 @@ impl Benchmark for Stream {
                 b: Buffer::new(n, c.hugepages, "--array-size").map_err(BenchError::System)?,
                 c: Buffer::new(n, c.hugepages, "--array-size").map_err(BenchError::System)?,
             };
+            for buf in [&arrays.a, &arrays.b, &arrays.c] {
+                numa::bind(buf.as_ptr() as *mut u8, 8 * n, &team.placement)
+                    .map_err(|e| BenchError::System(format!("--numa: {e}")))?;
+            }
             let cancel = ctx.cancel.clone();
             let cancelled = move || cancel.is_cancelled();
             for &stores in passes {
-                let times = run_pass(&arrays, threads, self, stores, &cancelled);
+                let times = run_pass(&arrays, (threads, &team.cpus), self, stores, &cancelled);
                 if times.done < c.ntimes {
                     result.mark_cancelled();
                 }

@@ -10,6 +10,7 @@ use nodebench_memory::latency::LatencyConfig;
 use nodebench_memory::loaded::LoadedConfig;
 use nodebench_memory::numa::NumaConfig;
 use nodebench_memory::stream::StreamConfig;
+use nodebench_memory::stream_numa::StreamNuma;
 
 use super::parse::{
     ThreadList, duration_text, or_default, parse_count, parse_duration, parse_size, parse_threads,
@@ -134,7 +135,8 @@ impl From<&LoadedArgs> for LoadedConfig {
 /// Options of `memory stream`.
 #[derive(Debug, Args)]
 pub struct StreamArgs {
-    /// Thread counts, one result each (1,2,4 or 1..8 or all). Default: all CPUs.
+    /// Thread counts, one result each (1,2,4 or 1..8 or all). Default: every
+    /// CPU of the placement (all, or node N's with --numa node:N).
     #[arg(long, value_name = "LIST", value_parser = parse_threads)]
     pub threads: Option<ThreadList>,
     /// Elements (doubles) per array, like STREAM_ARRAY_SIZE: 20m = 20 million.
@@ -154,18 +156,25 @@ pub struct StreamArgs {
     /// Do not pin threads to CPUs.
     #[arg(long)]
     pub no_pin: bool,
+    /// NUMA placement: local (each thread's part on its own node, first
+    /// touch; with two or more nodes, each node is then also run alone),
+    /// interleave (pages over every node, as numactl --interleave=all) or
+    /// node:N (node N's CPUs and memory, as numactl -N N -m N).
+    #[arg(long, value_name = "PLACE", default_value = "local", value_parser = StreamNuma::parse)]
+    pub numa: StreamNuma,
 }
 
 impl From<&StreamArgs> for StreamConfig {
     fn from(a: &StreamArgs) -> StreamConfig {
-        let d = StreamConfig::default();
         StreamConfig {
-            threads: a.threads.as_ref().map_or(d.threads, |t| t.0.clone()),
+            // No list: every CPU of the team (all, or node N's).
+            threads: a.threads.as_ref().map_or(Vec::new(), |t| t.0.clone()),
             array_size: a.array_size.map(|n| n as usize),
             ntimes: a.ntimes as usize,
             nontemporal: !a.no_nontemporal,
             pin: !a.no_pin,
             hugepages: !a.no_hugepages,
+            numa: a.numa.clone(),
         }
     }
 }

@@ -182,6 +182,10 @@ pub mod param {
     pub const METHOD: &str = "method";
     /// The core clock the cycle figures are based on.
     pub const CLOCK: &str = "clock";
+    /// Where a STREAM team ran on a NUMA machine (`--numa`): "node 1",
+    /// "node 0 alone" (a per-node figure of `local`), "interleave over nodes
+    /// 0-7"; absent for the plain run on every CPU.
+    pub const NUMA: &str = "numa";
     /// Where a buffer's pages were put and where the kernel says they are.
     pub const PLACEMENT: &str = "placement";
     /// The CPU each `memory numa` row ran its chase on, per node.
@@ -203,7 +207,7 @@ pub mod param {
 
 /// Parameters that define a STREAM workload: results differing in one of
 /// them are not compared.
-pub const STREAM_WORKLOAD_PARAMS: &[&str] = &[param::THREADS, param::ARRAY_SIZE];
+pub const STREAM_WORKLOAD_PARAMS: &[&str] = &[param::THREADS, param::ARRAY_SIZE, param::NUMA];
 /// Parameters that define a `memory blocks` workload (block size and
 /// operation are labels).
 pub const BLOCKS_WORKLOAD_PARAMS: &[&str] = &[param::THREADS, param::TOTAL_BYTES];
