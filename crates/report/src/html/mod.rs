@@ -257,6 +257,21 @@ fn run_section(r: &Labelled) -> String {
             );
         }
         out.push_str("</table>\n");
+        if let Some(t) = &inv.topology {
+            // The tree as `inventory --topology` prints it, folded: a
+            // 256-CPU node's is a few hundred lines.
+            let _ = writeln!(
+                out,
+                "<details><summary>topology: {}</summary><pre>{}</pre></details>",
+                escape(
+                    crate::topology::report(Some(t))
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                ),
+                escape(&crate::topology::report(Some(t)))
+            );
+        }
     }
     out.push_str(&verdicts_html(run));
     let mut printed_together: Vec<&str> = Vec::new();

@@ -593,3 +593,35 @@ fn a_tag_every_run_has_is_left_out_of_their_labels() {
     let names: Vec<String> = labelled(&[&c, &d]).into_iter().map(|l| l.label).collect();
     assert_eq!(names, vec!["run 3", "run 4"]);
 }
+
+#[test]
+fn the_inventory_folds_the_topology_tree_under_its_first_line() {
+    use nodebench_core::inventory::topology::{Core, NumaNode, Package, Topology};
+    let mut run = run_of(1, &[], vec![ops()]);
+    let inv = run.inventory.as_mut().unwrap();
+    inv.topology = Some(Topology {
+        cpus: "0-1".into(),
+        packages: vec![Package {
+            id: 0,
+            cpus: "0-1".into(),
+        }],
+        cores: vec![Core {
+            package: 0,
+            id: 0,
+            cpus: "0-1".into(),
+        }],
+        numa_nodes: Some(vec![NumaNode {
+            id: 0,
+            cpus: "0-1".into(),
+            memory_bytes: Some(1 << 30),
+            distances: vec![10],
+        }]),
+        ..Default::default()
+    });
+    let html = report(&sides(&[run]));
+    assert!(
+        html.contains("<details><summary>topology: Machine: 1 package, 1 NUMA node, 1 cores, 2 CPUs, 1 GiB memory</summary><pre>"),
+        "{html}"
+    );
+    assert!(html.contains("\n      Core 0: PU 0 1\n"));
+}
