@@ -29,6 +29,7 @@ pub mod model;
 pub mod names;
 pub mod numa;
 pub mod orientation;
+pub mod packed;
 pub mod peak;
 pub mod portable;
 pub mod rng;

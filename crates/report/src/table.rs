@@ -1,6 +1,11 @@
 //! Human tables for the terminal. Metrics of a result that differ only in the
 //! `threads` label are pivoted into one row with a column per thread count,
 //! the way scaling results are read; everything else gets a row of its own.
+//! Past [`MAX_THREAD_COLUMNS`] thread counts (`--threads 1..512`) the table
+//! turns: a row per thread count, a column per metric, as scaling studies
+//! print them (rows are cheap, columns are not), every value shown; on the
+//! terminal its columns are split into as many tables side by side as fit
+//! in [`MAX_WIDTH`], each repeating the thread count.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -11,6 +16,13 @@ use nodebench_core::names::{cpu, telemetry};
 use nodebench_core::{BenchResult, Metric, Unit};
 
 use crate::format;
+
+/// The most thread counts shown as columns; more turn the table.
+pub const MAX_THREAD_COLUMNS: usize = 16;
+
+/// The widest terminal line a turned table is split to (columns wider
+/// than that alone still get a table of their own).
+pub const MAX_WIDTH: usize = 150;
 
 /// Labels shared by every metric of a result: shown once in its heading.
 fn common_labels(result: &BenchResult) -> BTreeMap<String, String> {
@@ -62,6 +74,9 @@ pub struct Grid {
     pub rows: Vec<Vec<String>>,
     /// Index of the first column of numbers (right-aligned).
     pub numbers_from: usize,
+    /// A row per thread count (more than [`MAX_THREAD_COLUMNS`]): on the
+    /// terminal, split into tables of at most [`MAX_WIDTH`].
+    pub turned: bool,
 }
 
 /// The cells of the generic table of `result`, pivoted on `threads` where
@@ -86,7 +101,9 @@ pub fn grid(result: &BenchResult) -> Grid {
     if let Some(serde_json::Value::String(isa)) = result.param(cpu::param::ISA) {
         let _ = write!(heading, "  isa={isa}");
     }
-    if threads.len() > 1 {
+    if threads.len() > MAX_THREAD_COLUMNS {
+        thread_rows(heading, result, &common, &threads)
+    } else if threads.len() > 1 {
         thread_pivot(heading, result, &common, &threads)
     } else {
         name_pivot(heading, result, &common)
@@ -127,7 +144,11 @@ pub fn result_table(result: &BenchResult) -> String {
     let _ = writeln!(out, "{}", grid.heading);
     // A result that failed before measuring anything has no table, only
     // its error below the heading.
-    if !grid.rows.is_empty() {
+    if grid.turned {
+        for (header, rows) in split_columns(&grid, MAX_WIDTH) {
+            let _ = writeln!(out, "{}", text_table(&header, &rows, grid.numbers_from));
+        }
+    } else if !grid.rows.is_empty() {
         let _ = writeln!(
             out,
             "{}",
@@ -153,16 +174,12 @@ pub fn result_table(result: &BenchResult) -> String {
     out
 }
 
-/// Rows are metrics (name + distinguishing labels), columns thread counts.
-fn thread_pivot(
-    heading: String,
-    result: &BenchResult,
+/// The metrics of `result` by row key (name + distinguishing labels), in
+/// first-seen order, each by thread count, with their unit.
+fn by_row_key<'a>(
+    result: &'a BenchResult,
     common: &BTreeMap<String, String>,
-    threads: &[u64],
-) -> Grid {
-    let mut header = vec!["metric".to_string(), "unit".to_string()];
-    header.extend(threads.iter().map(|t| format!("{t} thr")));
-    // Row key -> threads -> metric, in first-seen order.
+) -> Vec<(String, BTreeMap<u64, &'a Metric>, Unit)> {
     let mut order: Vec<String> = Vec::new();
     let mut rows: BTreeMap<String, BTreeMap<u64, &Metric>> = BTreeMap::new();
     for m in &result.metrics {
@@ -177,24 +194,136 @@ fn thread_pivot(
         }
         rows.entry(key).or_default().insert(t, m);
     }
+    order
+        .into_iter()
+        .map(|key| {
+            let cells = rows.remove(&key).unwrap_or_default();
+            let unit = cells.values().next().map(|m| m.unit).unwrap_or(Unit::Count);
+            (key, cells, unit)
+        })
+        .collect()
+}
+
+/// Rows are metrics (name + distinguishing labels), columns thread counts.
+fn thread_pivot(
+    heading: String,
+    result: &BenchResult,
+    common: &BTreeMap<String, String>,
+    threads: &[u64],
+) -> Grid {
+    let mut header = vec!["metric".to_string(), "unit".to_string()];
+    header.extend(threads.iter().map(|t| format!("{t} thr")));
     let mut grid = Grid {
         heading,
         header,
         rows: Vec::new(),
         numbers_from: 2,
+        turned: false,
     };
-    for key in order {
-        let cells = &rows[&key];
+    for (key, cells, unit) in by_row_key(result, common) {
         let max = cells.values().map(|m| m.value.abs()).fold(0.0, f64::max);
-        let unit = cells.values().next().map(|m| m.unit).unwrap_or(Unit::Count);
         let (prefix, divisor) = format::prefix_for(unit, max);
-        let mut row = vec![key.clone(), format::display_unit(unit, prefix)];
+        let mut row = vec![key, format::display_unit(unit, prefix)];
         for t in threads {
             row.push(cells.get(t).map(|m| cell(m, divisor)).unwrap_or_default());
         }
         grid.rows.push(row);
     }
     grid
+}
+
+/// Rows are thread counts, columns metrics: the table of more thread
+/// counts than fit as columns. A column's title is its metric's name,
+/// labels and unit a line each, so that it is as narrow as its numbers; its
+/// unit's prefix is the one its smallest value calls for (one thread's
+/// 40 GFLOPS keeps its digits beside 512 threads' 15360 GFLOPS).
+fn thread_rows(
+    heading: String,
+    result: &BenchResult,
+    common: &BTreeMap<String, String>,
+    threads: &[u64],
+) -> Grid {
+    let mut columns = Vec::new();
+    let mut header = vec![THREADS.to_string()];
+    for (key, cells, unit) in by_row_key(result, common) {
+        let least = cells
+            .values()
+            .map(|m| m.value.abs())
+            .filter(|v| *v > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let (prefix, divisor) =
+            format::prefix_for(unit, if least.is_finite() { least } else { 0.0 });
+        let mut title = key.split(' ').collect::<Vec<_>>().join("\n");
+        let shown = format::display_unit(unit, prefix);
+        if !shown.is_empty() {
+            let _ = write!(title, "\n({shown})");
+        }
+        header.push(title);
+        columns.push((cells, divisor));
+    }
+    let rows = threads
+        .iter()
+        .map(|t| {
+            let mut row = vec![t.to_string()];
+            for (cells, divisor) in &columns {
+                row.push(cells.get(t).map(|m| cell(m, *divisor)).unwrap_or_default());
+            }
+            row
+        })
+        .collect();
+    Grid {
+        heading,
+        header,
+        rows,
+        numbers_from: 1,
+        turned: true,
+    }
+}
+
+/// The display width of a cell: its longest line.
+fn width(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+/// `grid`'s columns as tables at most `max` wide when drawn, each with the
+/// grid's label columns (before `numbers_from`) first: a table is its two
+/// borders, each column its width and a space either side, and a space
+/// between columns.
+pub fn split_columns(grid: &Grid, max: usize) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
+    let column_width = |c: usize| {
+        let cells = grid.rows.iter().filter_map(|r| r.get(c)).map(|t| width(t));
+        cells.chain([width(&grid.header[c])]).max().unwrap_or(0) + 3
+    };
+    let labels: Vec<usize> = (0..grid.numbers_from.min(grid.header.len())).collect();
+    let base = 1 + labels.iter().map(|&c| column_width(c)).sum::<usize>();
+    let mut tables: Vec<Vec<usize>> = Vec::new();
+    let mut used = 0;
+    for c in labels.len()..grid.header.len() {
+        let w = column_width(c);
+        match tables.last_mut() {
+            Some(cols) if used + w <= max => {
+                cols.push(c);
+                used += w;
+            }
+            _ => {
+                tables.push(vec![c]);
+                used = base + w;
+            }
+        }
+    }
+    tables
+        .into_iter()
+        .map(|cols| {
+            let pick = |row: &Vec<String>| -> Vec<String> {
+                labels
+                    .iter()
+                    .chain(&cols)
+                    .map(|&c| row.get(c).cloned().unwrap_or_default())
+                    .collect()
+            };
+            (pick(&grid.header), grid.rows.iter().map(pick).collect())
+        })
+        .collect()
 }
 
 /// Rows are label sets (kernel=triad stores=normal), columns metric names,
@@ -258,6 +387,7 @@ fn name_pivot(heading: String, result: &BenchResult, common: &BTreeMap<String, S
         header,
         rows,
         numbers_from: 1,
+        turned: false,
     }
 }
 
@@ -310,6 +440,120 @@ mod tests {
         assert!(text.contains("50.00 (50.0%)"), "{text}");
         assert!(text.contains("100.00 (100.0%)"), "{text}");
         assert!(text.contains("GFLOPS"), "{text}");
+    }
+
+    /// `cpu ops --threads 1..=512`-like: rate, speedup and efficiency per
+    /// kernel and scaling mode, at every thread count.
+    fn ops_at_512_thread_counts(kernels: &[&str]) -> BenchResult {
+        let mut r = BenchResult::new(cpu::OPS);
+        for kernel in kernels {
+            for scaling in ["strong", "weak"] {
+                for t in 1..=512u32 {
+                    let rate = 40e9 * f64::from(t) * (1.0 - f64::from(t) / 2048.0);
+                    let labelled = |m: Metric| {
+                        m.label(KERNEL, *kernel)
+                            .label(cpu::label::SCALING, scaling)
+                            .label(THREADS, t)
+                    };
+                    r.metrics.push(labelled(Metric::new(
+                        cpu::RATE,
+                        rate,
+                        Unit::FlopsPerSecond,
+                        Better::Higher,
+                    )));
+                    if t > 1 {
+                        let speedup = rate / 40e9;
+                        r.metrics.push(labelled(Metric::new(
+                            cpu::SPEEDUP,
+                            speedup,
+                            Unit::Count,
+                            Better::Higher,
+                        )));
+                        r.metrics.push(labelled(Metric::new(
+                            cpu::EFFICIENCY,
+                            100.0 * speedup / f64::from(t),
+                            Unit::Percent,
+                            Better::Higher,
+                        )));
+                    }
+                }
+            }
+        }
+        r
+    }
+
+    fn widest(text: &str) -> usize {
+        text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn past_16_thread_counts_the_table_turns_and_shows_every_value() {
+        let r = ops_at_512_thread_counts(&["f64.vector"]);
+        let text = result_table(&r);
+        assert!(widest(&text) < 160, "{} wide:\n{text}", widest(&text));
+        assert!(
+            text.starts_with("cpu.ops [passed]  kernel=f64.vector\n"),
+            "{text}"
+        );
+        // One table: the thread count and six columns (three figures x two
+        // scaling modes), their titles a word a line.
+        assert!(text.contains("| threads "), "{text}");
+        assert!(text.contains(" scaling=strong "), "{text}");
+        assert!(text.contains(" (GFLOPS) "), "{text}");
+        let rows: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("| ") && l.as_bytes()[2].is_ascii_digit())
+            .collect();
+        assert_eq!(rows.len(), 512, "{text}");
+        for (t, row) in (1..=512).zip(&rows) {
+            assert!(row.starts_with(&format!("| {t} ")), "{row}");
+        }
+        // Thread count 1 has no speedup: its cells are empty, not dropped.
+        assert_eq!(rows[0].split_whitespace().count(), 5, "{}", rows[0]);
+        let t512 = rows[511];
+        // 40 GFLOPS x 512 x 0.75 = 15360 GFLOPS; speedup 384; 75 %.
+        assert!(text.contains(" (GFLOPS) "), "{text}");
+        assert!(rows[0].contains(" 39.98 "), "{}", rows[0]);
+        assert!(t512.contains("15360.00"), "{t512}");
+        assert!(t512.contains("384.00") && t512.contains("75.0"), "{t512}");
+        // Every metric is in the table.
+        let cells = rows
+            .iter()
+            .map(|r| r.split_whitespace().filter(|c| *c != "|").count() - 1)
+            .sum::<usize>();
+        assert_eq!(cells, r.metrics.len());
+    }
+
+    #[test]
+    fn a_turned_table_too_wide_for_a_terminal_is_split_repeating_the_thread_count() {
+        let r = ops_at_512_thread_counts(&["f64.vector", "f32.vector", "i64.scalar"]);
+        let grid = grid(&r);
+        assert!(grid.turned);
+        assert_eq!(grid.header.len(), 1 + 18);
+        let text = result_table(&r);
+        assert!(widest(&text) <= MAX_WIDTH, "{} wide", widest(&text));
+        let tables = text.matches("| threads ").count();
+        assert!(tables >= 2, "{tables} tables");
+        for t in 1..=512 {
+            let rows = text
+                .lines()
+                .filter(|l| l.starts_with(&format!("| {t} ")))
+                .count();
+            assert_eq!(rows, tables, "thread count {t}");
+        }
+        for kernel in ["f64.vector", "f32.vector", "i64.scalar"] {
+            assert!(text.contains(&format!("kernel={kernel}")), "{kernel}");
+        }
+    }
+
+    #[test]
+    fn sixteen_thread_counts_stay_columns() {
+        let mut r = ops_at_512_thread_counts(&["f64.vector"]);
+        r.metrics
+            .retain(|m| m.labels[THREADS].parse::<u32>().unwrap() <= 16);
+        let grid = grid(&r);
+        assert!(!grid.turned);
+        assert!(grid.header.contains(&"16 thr".to_string()));
     }
 
     #[test]

@@ -4,7 +4,11 @@
 //! beside its telemetry charts. Series are grouped as the sampler reads
 //! them (per CPU, machine-wide, per block device, per NIC, per sensor);
 //! devices and NICs that saw no traffic while the result ran are left out,
-//! so a result's ~120 series fit in a few short tables.
+//! so a result's ~120 series fit in a few short tables. A group of more
+//! than [`MAX_COLUMNS`] columns (a 512-CPU machine's 3584 CPU series) is
+//! folded ([`fold`]): per series the lowest, median and highest of the
+//! columns' means, each extreme naming its column, and the highest sample
+//! anywhere; then the [`BUSIEST`] busiest columns in full.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -15,6 +19,12 @@ use nodebench_core::names::telemetry::{SOURCE, SOURCE_TELEMETRY, label, series};
 use nodebench_core::{BenchResult, TimeSeries, Unit};
 
 use crate::format::{display_unit, prefix_for, scaled};
+
+/// The most columns a group's table shows; more are folded ([`fold`]).
+pub const MAX_COLUMNS: usize = 16;
+
+/// The busiest columns shown in full under a folded group.
+pub const BUSIEST: usize = 6;
 
 /// One group of telemetry series: what its columns are (CPUs, devices,
 /// NICs, sensors, or the machine as one column).
@@ -111,6 +121,48 @@ impl Group {
             ],
             Group::Temperature => &[series::TEMPERATURE],
         }
+    }
+
+    /// The series whose means, summed, rank a column as busy: a CPU's
+    /// busy share (user + system + irq + softirq + steal), a device's
+    /// utilisation, a NIC's bytes, a sensor's temperature.
+    fn busy(self) -> &'static [&'static str] {
+        match self {
+            Group::Cpu => &[
+                series::CPU_USER,
+                series::CPU_SYSTEM,
+                series::CPU_IRQ,
+                series::CPU_SOFTIRQ,
+                series::CPU_STEAL,
+            ],
+            Group::Machine => &[],
+            Group::Disk => &[series::DISK_UTILISATION],
+            Group::Nic => &[series::NET_RX_BYTES, series::NET_TX_BYTES],
+            Group::Temperature => &[series::TEMPERATURE],
+        }
+    }
+
+    /// What [`Group::busy`] ranks by, for the heading of the busiest.
+    fn busy_words(self) -> &'static str {
+        match self {
+            Group::Cpu => "user + system + irq + softirq + steal",
+            Group::Machine => "",
+            Group::Disk => "utilisation",
+            Group::Nic => "bytes",
+            Group::Temperature => "temperature",
+        }
+    }
+
+    /// What a column is, counted (`512 CPUs`).
+    fn count(self, n: usize) -> String {
+        let what = match self {
+            Group::Cpu => "CPU",
+            Group::Machine => "machine",
+            Group::Disk => "device",
+            Group::Nic => "NIC",
+            Group::Temperature => "sensor",
+        };
+        format!("{n} {what}{}", if n == 1 { "" } else { "s" })
     }
 
     /// The series that show whether a column saw any activity: a device
@@ -238,6 +290,154 @@ pub fn summarise(result: &BenchResult) -> Vec<GroupSummary> {
     out
 }
 
+/// A value and the column it was found in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Where {
+    /// The value.
+    pub value: f64,
+    /// Its column (`cpu17`).
+    pub column: String,
+}
+
+/// One series of a folded group: how its columns' means spread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spread {
+    /// Series name.
+    pub name: &'static str,
+    /// Its unit.
+    pub unit: Unit,
+    /// Columns that have it.
+    pub columns: usize,
+    /// The lowest column mean.
+    pub lowest: Where,
+    /// The median of the column means.
+    pub median: f64,
+    /// The highest column mean.
+    pub highest: Where,
+    /// The highest sample of any column.
+    pub peak: Where,
+}
+
+/// A group of more than [`MAX_COLUMNS`] columns, folded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Folded {
+    /// Per series, the spread over the columns.
+    pub spreads: Vec<Spread>,
+    /// The group restricted to its [`BUSIEST`] busiest columns (by
+    /// [`Group::busy`]), busiest first.
+    pub busiest: GroupSummary,
+    /// Columns in the group.
+    pub columns: usize,
+}
+
+/// `g` folded, when it has more than [`MAX_COLUMNS`] columns.
+pub fn fold(g: &GroupSummary) -> Option<Folded> {
+    if g.columns.len() <= MAX_COLUMNS {
+        return None;
+    }
+    let spreads = g
+        .rows
+        .iter()
+        .filter_map(|(name, unit, cells)| {
+            let mut present: Vec<(f64, f64, &String)> = cells
+                .iter()
+                .zip(&g.columns)
+                .filter_map(|(c, col)| c.map(|s| (s.mean, s.max, col)))
+                .collect();
+            let peak = present
+                .iter()
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|p| Where {
+                    value: p.1,
+                    column: p.2.clone(),
+                })?;
+            present.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let n = present.len();
+            let median = if n % 2 == 1 {
+                present[n / 2].0
+            } else {
+                (present[n / 2 - 1].0 + present[n / 2].0) / 2.0
+            };
+            let at = |p: &(f64, f64, &String)| Where {
+                value: p.0,
+                column: p.2.clone(),
+            };
+            Some(Spread {
+                name,
+                unit: *unit,
+                columns: n,
+                lowest: at(&present[0]),
+                median,
+                highest: at(&present[n - 1]),
+                peak,
+            })
+        })
+        .collect();
+    let busy: Vec<f64> = (0..g.columns.len())
+        .map(|c| {
+            g.rows
+                .iter()
+                .filter(|(name, _, _)| g.group.busy().contains(name))
+                .filter_map(|(_, _, cells)| cells[c].map(|s| s.mean))
+                .sum()
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..g.columns.len()).collect();
+    // Busiest first; among equals, in column order.
+    order.sort_by(|&a, &b| busy[b].total_cmp(&busy[a]).then(a.cmp(&b)));
+    order.truncate(BUSIEST);
+    let busiest = GroupSummary {
+        group: g.group,
+        columns: order.iter().map(|&c| g.columns[c].clone()).collect(),
+        rows: g
+            .rows
+            .iter()
+            .map(|(name, unit, cells)| (*name, *unit, order.iter().map(|&c| cells[c]).collect()))
+            .collect(),
+    };
+    Some(Folded {
+        spreads,
+        busiest,
+        columns: g.columns.len(),
+    })
+}
+
+/// One folded row as text: its heading with the unit, then the lowest,
+/// median and highest mean and the peak, extremes with their column, in
+/// the prefix the row's peak calls for.
+pub fn spread_text(s: &Spread) -> (String, [String; 4]) {
+    let (prefix, divisor) = prefix_for(s.unit, s.peak.value.max(s.highest.value));
+    let v = |x: f64| scaled(x, s.unit, divisor);
+    let at = |w: &Where| format!("{} {}", v(w.value), w.column);
+    (
+        row_heading(s.name, s.unit, prefix),
+        [at(&s.lowest), v(s.median), at(&s.highest), at(&s.peak)],
+    )
+}
+
+/// The column titles of a folded group's spread table, after its heading.
+pub const SPREAD_COLUMNS: [&str; 4] = ["lowest mean", "median mean", "highest mean", "peak sample"];
+
+/// The line above a folded group's tables.
+pub fn folded_heading(g: Group, f: &Folded) -> String {
+    format!(
+        "{}: {}, folded: each one's mean, lowest / median / highest over them, and the highest sample",
+        g.title(),
+        g.count(f.columns)
+    )
+}
+
+/// The line above a folded group's busiest columns.
+pub fn busiest_heading(g: Group, f: &Folded) -> String {
+    format!(
+        "{}: the {} busiest of {} ({}), mean / max:",
+        g.title(),
+        f.busiest.columns.len(),
+        g.count(f.columns),
+        g.busy_words()
+    )
+}
+
 /// The row heading of series `name` in `unit`: the name without its unit
 /// suffix, and the display unit (`disk_read_bytes_per_second` ->
 /// `disk_read (MB/s)`).
@@ -287,8 +487,9 @@ pub fn row_text(name: &str, unit: Unit, cells: &[Option<Stat>]) -> (String, Vec<
 }
 
 /// The terminal text of `result`'s telemetry summary: a line saying how
-/// many samples, then a table per group with `mean / max` cells. Empty when
-/// the result has no telemetry.
+/// many samples, then a table per group with `mean / max` cells, a group
+/// of more than [`MAX_COLUMNS`] columns folded ([`fold`]). Empty when the
+/// result has no telemetry.
 pub fn summary_text(result: &BenchResult) -> String {
     let groups = summarise(result);
     if groups.is_empty() {
@@ -301,29 +502,60 @@ pub fn summary_text(result: &BenchResult) -> String {
         "telemetry while it ran ({samples} samples), mean / max:"
     );
     for g in &groups {
-        let mut table = Table::new();
-        table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
-        let mut header = vec![g.group.title().to_string()];
-        if g.group != Group::Machine {
-            header.extend(g.columns.iter().cloned());
-        } else {
-            header.push("mean / max".into());
-        }
-        table.set_header(header);
-        for (name, unit, cells) in &g.rows {
-            let (heading, texts) = row_text(name, *unit, cells);
-            let mut row = vec![heading];
-            row.extend(texts);
-            table.add_row(row);
-        }
-        for col in 1..=g.columns.len() {
-            if let Some(c) = table.column_mut(col) {
-                c.set_cell_alignment(CellAlignment::Right);
+        match fold(g) {
+            Some(f) => {
+                let _ = writeln!(out, "{}", folded_heading(g.group, &f));
+                let mut table = Table::new();
+                table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+                let mut header = vec![g.group.title().to_string()];
+                header.extend(SPREAD_COLUMNS.iter().map(|c| c.to_string()));
+                table.set_header(header);
+                for s in &f.spreads {
+                    let (heading, cells) = spread_text(s);
+                    let mut row = vec![heading];
+                    row.extend(cells);
+                    table.add_row(row);
+                }
+                right_align(&mut table, SPREAD_COLUMNS.len());
+                let _ = writeln!(out, "{table}");
+                let _ = writeln!(out, "{}", busiest_heading(g.group, &f));
+                let _ = writeln!(out, "{}", group_table(&f.busiest));
+            }
+            None => {
+                let _ = writeln!(out, "{}", group_table(g));
             }
         }
-        let _ = writeln!(out, "{table}");
     }
     out
+}
+
+fn right_align(table: &mut Table, columns: usize) {
+    for col in 1..=columns {
+        if let Some(c) = table.column_mut(col) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+/// A group's table: a `mean / max` cell per column and series.
+fn group_table(g: &GroupSummary) -> Table {
+    let mut table = Table::new();
+    table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
+    let mut header = vec![g.group.title().to_string()];
+    if g.group != Group::Machine {
+        header.extend(g.columns.iter().cloned());
+    } else {
+        header.push("mean / max".into());
+    }
+    table.set_header(header);
+    for (name, unit, cells) in &g.rows {
+        let (heading, texts) = row_text(name, *unit, cells);
+        let mut row = vec![heading];
+        row.extend(texts);
+        table.add_row(row);
+    }
+    right_align(&mut table, g.columns.len());
+    table
 }
 
 /// A telemetry series of `values` one second apart, for the tests here
@@ -433,6 +665,93 @@ mod tests {
         assert!(text.contains("memory_used (GB)"), "{text}");
         assert!(text.contains("2.00 / 3.00"), "{text}");
         assert!(!text.contains("loop0"), "{text}");
+    }
+
+    /// A result's CPU telemetry on a 512-CPU machine: user `cpu % 97` %
+    /// (CPU 300 at 100 %), system 1 %, frequency 3 GHz + `cpu` MHz.
+    fn cpus_512() -> BenchResult {
+        let mut series = Vec::new();
+        for cpu in 0..512u32 {
+            let c = cpu.to_string();
+            let user = if cpu == 300 {
+                100.0
+            } else {
+                f64::from(cpu % 97)
+            };
+            series.push(ts(
+                series::CPU_USER,
+                Unit::Percent,
+                &[("cpu", &c)],
+                &[user, user],
+            ));
+            series.push(ts(
+                series::CPU_SYSTEM,
+                Unit::Percent,
+                &[("cpu", &c)],
+                &[1.0, 1.0],
+            ));
+            let hz = 3e9 + f64::from(cpu) * 1e6;
+            series.push(ts(
+                series::CPU_FREQUENCY,
+                Unit::Hertz,
+                &[("cpu", &c)],
+                &[hz, hz + 1e6],
+            ));
+        }
+        series.push(ts(series::MEMORY_USED, Unit::Bytes, &[], &[1e9, 3e9]));
+        result(series)
+    }
+
+    #[test]
+    fn five_hundred_and_twelve_cpus_fold_into_a_spread_and_the_busiest() {
+        let r = cpus_512();
+        let groups = summarise(&r);
+        let f = fold(&groups[0]).unwrap();
+        assert_eq!(f.columns, 512);
+        let user = &f.spreads[0];
+        assert_eq!((user.name, user.columns), (series::CPU_USER, 512));
+        assert_eq!(
+            user.lowest,
+            Where {
+                value: 0.0,
+                column: "cpu0".into()
+            }
+        );
+        assert_eq!(user.highest.column, "cpu300");
+        assert_eq!(user.peak.column, "cpu300");
+        assert_eq!(f.busiest.columns[0], "cpu300");
+        assert_eq!(f.busiest.columns.len(), BUSIEST);
+        let freq = f
+            .spreads
+            .iter()
+            .find(|s| s.name == series::CPU_FREQUENCY)
+            .unwrap();
+        assert_eq!(freq.peak.column, "cpu511");
+        assert_eq!(freq.peak.value, 3.512e9);
+
+        let text = summary_text(&r);
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(widest < 160, "{widest} wide:\n{text}");
+        assert!(text.lines().count() < 40, "{text}");
+        assert!(text.contains("cpu: 512 CPUs, folded"), "{text}");
+        assert!(text.contains("the 6 busiest of 512 CPUs"), "{text}");
+        let user_row = text.lines().find(|l| l.starts_with("| cpu_user")).unwrap();
+        assert!(
+            user_row.contains("0.0 cpu0") && user_row.contains("100.0 cpu300"),
+            "{user_row}"
+        );
+        assert!(text.contains("3.51 cpu511"), "{text}");
+        // The machine-wide table is as before.
+        assert!(text.contains("memory_used (GB)"), "{text}");
+        // Sixteen CPUs still get a column each.
+        let mut small = r.clone();
+        small.series.retain(|s| {
+            s.labels
+                .get("cpu")
+                .is_none_or(|c| c.parse::<u32>().unwrap() < 16)
+        });
+        assert!(fold(&summarise(&small)[0]).is_none());
+        assert!(summary_text(&small).contains(" cpu15 "));
     }
 
     #[test]

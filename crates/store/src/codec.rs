@@ -348,31 +348,50 @@ pub(crate) struct SeriesRow {
     pub name: String,
     pub unit: String,
     pub labels: String,
+    /// The points as JSON, as rows written before migration 6 hold them
+    /// (empty in packed rows).
     pub points: String,
+    /// The points packed ([`crate::points`]), in rows written since.
+    pub points_packed: Option<Vec<u8>>,
 }
 
 impl SeriesRow {
-    /// The row `s` is saved as.
-    pub fn encode(s: &TimeSeries) -> Result<SeriesRow, StoreError> {
+    /// The row `s` is saved as; `before` is the series saved just before
+    /// it in the same result (it may share its times).
+    pub fn encode(s: &TimeSeries, before: Option<&TimeSeries>) -> Result<SeriesRow, StoreError> {
         Ok(SeriesRow {
             name: s.name.clone(),
             unit: s.unit.symbol().to_string(),
             labels: json(&s.labels)?,
-            points: json(&s.points)?,
+            points: String::new(),
+            points_packed: Some(crate::points::pack(
+                &s.points,
+                before.map(|b| b.points.as_slice()),
+            )),
         })
     }
 
-    /// The series of result `result_id` this row holds.
-    pub fn decode(self, result_id: i64) -> Result<TimeSeries, StoreError> {
+    /// The series of result `result_id` this row holds; `before` is the
+    /// one read just before it of the same result.
+    pub fn decode(
+        self,
+        result_id: i64,
+        before: Option<&TimeSeries>,
+    ) -> Result<TimeSeries, StoreError> {
         let name = self.name;
         let what = |field: &'static str| {
             let name = name.clone();
             move || format!("{field} of series {name:?} of result {result_id}")
         };
+        let points = match &self.points_packed {
+            Some(bytes) => crate::points::unpack(bytes, before.map(|b| b.points.as_slice()))
+                .map_err(|e| invalid(what("points"), e))?,
+            None => parse_json(&self.points, what("points"))?,
+        };
         Ok(TimeSeries {
             unit: parse_unit(&self.unit, what("unit"))?,
             labels: parse_json(&self.labels, what("labels"))?,
-            points: parse_json(&self.points, what("points"))?,
+            points,
             name,
         })
     }

@@ -12,6 +12,7 @@
 mod codec;
 mod error;
 mod path;
+mod points;
 mod postgresql;
 mod recorder;
 mod schema;

@@ -212,12 +212,22 @@ fn insert_result(
             ],
         )?;
     }
+    let mut before = None;
     for s in &result.series {
-        let s = SeriesRow::encode(s)?;
+        let row = SeriesRow::encode(s, before)?;
         tx.execute(
-            "INSERT INTO series (result_id, name, unit, labels, points) VALUES ($1, $2, $3, $4, $5)",
-            &[&result_id, &s.name, &s.unit, &s.labels, &s.points],
+            "INSERT INTO series (result_id, name, unit, labels, points, points_packed)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &[
+                &result_id,
+                &row.name,
+                &row.unit,
+                &row.labels,
+                &row.points,
+                &row.points_packed,
+            ],
         )?;
+        before = Some(s);
     }
     Ok(())
 }
@@ -292,7 +302,7 @@ fn load_figures(
             .push(h.decode(result_id)?);
     }
     for row in tx.query(
-        "SELECT s.result_id, s.name, s.unit, s.labels, s.points
+        "SELECT s.result_id, s.name, s.unit, s.labels, s.points, s.points_packed
          FROM series s JOIN results r ON r.id = s.result_id
          WHERE r.run_id = $1 ORDER BY s.id",
         &[&run_id],
@@ -303,8 +313,11 @@ fn load_figures(
             unit: row.try_get(2)?,
             labels: row.try_get(3)?,
             points: row.try_get(4)?,
+            points_packed: row.try_get(5)?,
         };
-        results[place(result_id)?].series.push(s.decode(result_id)?);
+        let of = &mut results[place(result_id)?].series;
+        let series = s.decode(result_id, of.last())?;
+        of.push(series);
     }
     Ok(())
 }

@@ -88,6 +88,9 @@ ALTER TABLE results ADD COLUMN phases TEXT NOT NULL DEFAULT '[]';
     r#"
 ALTER TABLE runs ADD COLUMN build TEXT;
 "#,
+    r#"
+ALTER TABLE series ADD COLUMN points_packed BLOB;
+"#,
 ];
 
 /// The schema version this build writes and understands.
@@ -114,14 +117,15 @@ pub(crate) fn pending(current: i64) -> Result<&'static [&'static str], StoreErro
 
 /// `script` in PostgreSQL's words: an `INTEGER PRIMARY KEY AUTOINCREMENT`
 /// id becomes `BIGSERIAL PRIMARY KEY`, `INTEGER` becomes `BIGINT` (SQLite's
-/// integers are 64-bit) and `REAL` becomes `DOUBLE PRECISION` (PostgreSQL's
-/// `REAL` is 32-bit). PostgreSQL keeps NaN as NaN where SQLite keeps NULL;
+/// integers are 64-bit), `REAL` becomes `DOUBLE PRECISION` (PostgreSQL's
+/// `REAL` is 32-bit) and `BLOB` becomes `BYTEA`. PostgreSQL keeps NaN as NaN where SQLite keeps NULL;
 /// both read back as NaN.
 pub(crate) fn postgres_dialect(script: &str) -> String {
     script
         .replace("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY")
         .replace(" INTEGER", " BIGINT")
         .replace(" REAL", " DOUBLE PRECISION")
+        .replace(" BLOB", " BYTEA")
 }
 
 #[cfg(test)]
@@ -136,6 +140,8 @@ mod tests {
             .collect::<String>();
         assert!(!all.contains("INTEGER"), "{all}");
         assert!(!all.contains(" REAL"), "{all}");
+        assert!(!all.contains("BLOB"), "{all}");
+        assert!(all.contains("points_packed BYTEA;"), "{all}");
         assert!(!all.contains("AUTOINCREMENT"), "{all}");
         assert_eq!(all.matches("BIGSERIAL PRIMARY KEY").count(), 5);
         assert!(all.contains("value DOUBLE PRECISION,"), "{all}");

@@ -222,11 +222,21 @@ fn insert_result(
     }
 
     let mut stmt = tx.prepare_cached(
-        "INSERT INTO series (result_id, name, unit, labels, points) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO series (result_id, name, unit, labels, points, points_packed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
+    let mut before = None;
     for s in &result.series {
-        let s = SeriesRow::encode(s)?;
-        stmt.execute(params![result_id, s.name, s.unit, s.labels, s.points])?;
+        let row = SeriesRow::encode(s, before)?;
+        stmt.execute(params![
+            result_id,
+            row.name,
+            row.unit,
+            row.labels,
+            row.points,
+            row.points_packed
+        ])?;
+        before = Some(s);
     }
     Ok(())
 }
@@ -280,7 +290,7 @@ fn load_figures(conn: &Connection, result_id: i64, r: &mut BenchResult) -> Resul
     }
 
     let mut stmt = conn.prepare_cached(
-        "SELECT name, unit, labels, points FROM series WHERE result_id = ?1 ORDER BY id",
+        "SELECT name, unit, labels, points, points_packed FROM series WHERE result_id = ?1 ORDER BY id",
     )?;
     let mut rows = stmt.query([result_id])?;
     while let Some(row) = rows.next()? {
@@ -289,8 +299,10 @@ fn load_figures(conn: &Connection, result_id: i64, r: &mut BenchResult) -> Resul
             unit: row.get(1)?,
             labels: row.get(2)?,
             points: row.get(3)?,
+            points_packed: row.get(4)?,
         };
-        r.series.push(s.decode(result_id)?);
+        let series = s.decode(result_id, r.series.last())?;
+        r.series.push(series);
     }
     Ok(())
 }

@@ -308,16 +308,88 @@ fn reopening_does_not_rerun_migrations(b: &Backend) {
     let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     drop(store);
-    assert_eq!(b.schema_version(), 5);
+    assert_eq!(b.schema_version(), 6);
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 5);
+    assert_eq!(b.schema_version(), 6);
     assert_eq!(b.count("schema_version"), 1);
     assert_eq!(store.list_runs().unwrap()[0].id, id);
     drop(store);
     let store = b.open();
     assert_eq!(store.list_runs().unwrap().len(), 1);
-    assert_eq!(b.schema_version(), 5);
+    assert_eq!(b.schema_version(), 6);
+}
+
+/// SQL turning a store holding only [`cpu_result`]s back into a version 5
+/// one: its series' points as JSON text, no packed column.
+fn json_series_rows() -> String {
+    let points = serde_json::to_string(&cpu_result(1).series[0].points).unwrap();
+    format!(
+        "UPDATE series SET points = '{points}', points_packed = NULL;
+         ALTER TABLE series DROP COLUMN points_packed;"
+    )
+}
+
+fn a_version_5_store_reads_its_json_series_and_packs_new_ones(b: &Backend) {
+    let mut store = b.open();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    store.add_result(id, &cpu_result(1)).unwrap();
+    drop(store);
+    b.execute(&format!(
+        "{} UPDATE schema_version SET version = 5",
+        json_series_rows()
+    ));
+
+    let mut store = b.open();
+    assert_eq!(b.schema_version(), 6);
+    assert_eq!(
+        b.query_i64("SELECT COUNT(*) FROM series WHERE points_packed IS NULL"),
+        1
+    );
+    store.add_result(id, &cpu_result(2)).unwrap();
+    assert_eq!(
+        b.query_i64("SELECT COUNT(*) FROM series WHERE points_packed IS NULL AND points = ''"),
+        0
+    );
+    let run = store.load_run(id).unwrap();
+    assert_eq!(run.results, vec![cpu_result(1), cpu_result(2)]);
+}
+
+fn series_sharing_times_read_back_exactly(b: &Backend) {
+    let mut store = b.open();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    let mut r = cpu_result(1);
+    let times = [0.25, 1.000_123, 2.0, 2.999_999];
+    for (i, name) in ["cpu_user", "cpu_system", "cpu_irq"].iter().enumerate() {
+        r.series.push(TimeSeries {
+            name: name.to_string(),
+            unit: Unit::Percent,
+            labels: BTreeMap::from([("cpu".to_string(), i.to_string())]),
+            points: times
+                .iter()
+                .map(|&t| (t, i as f64 * 100.0 / 3.0 + t))
+                .collect(),
+        });
+    }
+    // Two results: the first series of the second shares no times with
+    // the last of the first.
+    store.add_result(id, &r).unwrap();
+    store.add_result(id, &r).unwrap();
+    let run = store.load_run(id).unwrap();
+    assert_eq!(run.results, vec![r.clone(), r]);
+    let corrupt = match b {
+        Backend::Sqlite { .. } => "X'0907'",
+        Backend::Postgres { .. } => "'\\x0907'::bytea",
+    };
+    b.execute(&format!(
+        "UPDATE series SET points_packed = {corrupt} WHERE name = 'cpu_irq'"
+    ));
+    let err = store.load_run(id).unwrap_err();
+    assert!(matches!(err, StoreError::Invalid { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("points of series \"cpu_irq\""),
+        "{err}"
+    );
 }
 
 fn a_version_1_store_gains_verdicts_and_keeps_its_runs(b: &Backend) {
@@ -326,13 +398,14 @@ fn a_version_1_store_gains_verdicts_and_keeps_its_runs(b: &Backend) {
     store.add_result(id, &cpu_result(1)).unwrap();
     drop(store);
     // Back to the first schema, as a store written before thresholds.
-    b.execute(
-        "ALTER TABLE runs DROP COLUMN build; ALTER TABLE runs DROP COLUMN verdicts; ALTER TABLE results DROP COLUMN bottleneck;
+    b.execute(&format!(
+        "{} ALTER TABLE runs DROP COLUMN build; ALTER TABLE runs DROP COLUMN verdicts; ALTER TABLE results DROP COLUMN bottleneck;
          ALTER TABLE results DROP COLUMN phases; UPDATE schema_version SET version = 1",
-    );
+        json_series_rows()
+    ));
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 5);
+    assert_eq!(b.schema_version(), 6);
     let run = store.load_run(id).unwrap();
     assert_eq!(run.results, vec![cpu_result(1)]);
     assert!(run.verdicts.is_empty());
@@ -345,12 +418,13 @@ fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs(b: &Backend) {
     drop(store);
     // Back to the second schema, as a store written before bottleneck lines
     // and phases.
-    b.execute(
-        "ALTER TABLE runs DROP COLUMN build; ALTER TABLE results DROP COLUMN phases; ALTER TABLE results DROP COLUMN bottleneck; UPDATE schema_version SET version = 2",
-    );
+    b.execute(&format!(
+        "{} ALTER TABLE runs DROP COLUMN build; ALTER TABLE results DROP COLUMN phases; ALTER TABLE results DROP COLUMN bottleneck; UPDATE schema_version SET version = 2",
+        json_series_rows()
+    ));
 
     let mut store = b.open();
-    assert_eq!(b.schema_version(), 5);
+    assert_eq!(b.schema_version(), 6);
     let mut with_line = cpu_result(2);
     with_line.bottleneck = Some("CPU: all 2 cores saturated".into());
     let mut with_phases = cpu_result(3);
@@ -415,14 +489,14 @@ fn newer_schema_is_refused(b: &Backend) {
             err,
             StoreError::Newer {
                 found: 99,
-                supported: 5
+                supported: 6
             }
         ),
         "{err:?}"
     );
     assert_eq!(
         err.to_string(),
-        "store schema version 99 is newer than this nodebench supports (5)"
+        "store schema version 99 is newer than this nodebench supports (6)"
     );
     assert_eq!(b.schema_version(), 99);
 }
@@ -551,6 +625,8 @@ on_both_backends!(
     unfinished_run_lists_as_incomplete_after_reopen,
     reopening_does_not_rerun_migrations,
     a_version_1_store_gains_verdicts_and_keeps_its_runs,
+    a_version_5_store_reads_its_json_series_and_packs_new_ones,
+    series_sharing_times_read_back_exactly,
     a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs,
     newer_schema_is_refused,
     unreadable_stored_values_are_errors_not_panics,

@@ -6,9 +6,11 @@
 //! [`Sampler::window`] cuts the series of one result's time span. Series
 //! names and label keys are in [`crate::names::telemetry`].
 
+mod history;
 pub mod proc;
+#[cfg(any(test, feature = "fixtures"))]
+pub mod synthetic;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -18,9 +20,11 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use crate::model::{TimeSeries, Unit};
-use crate::names::telemetry::{SOURCE, SOURCE_TELEMETRY, label, series};
+use crate::names::telemetry::{label, series};
 use crate::sysroot::Roots;
-use proc::{CpuTimes, DiskCounters, Memory, NicCounters, Stat, VmStat};
+pub use history::History;
+use history::{KeyRef, LabelRef};
+use proc::{DiskCounters, Memory, NicCounters, Stat, VmStat};
 
 /// Default sampling interval.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
@@ -128,7 +132,8 @@ pub struct SeriesKey {
     pub name: &'static str,
     /// Unit of its values.
     pub unit: Unit,
-    /// Labels (`cpu`, `device`, `nic`, `sensor`), without [`SOURCE`].
+    /// Labels (`cpu`, `device`, `nic`, `sensor`), without
+    /// [`SOURCE`](crate::names::telemetry::SOURCE).
     pub labels: Vec<(&'static str, String)>,
 }
 
@@ -143,10 +148,6 @@ impl std::hash::Hash for SeriesKey {
 /// One value of one series.
 pub type Reading = (SeriesKey, f64);
 
-fn key(name: &'static str, unit: Unit, labels: Vec<(&'static str, String)>) -> SeriesKey {
-    SeriesKey { name, unit, labels }
-}
-
 /// The readings of the interval between two snapshots `seconds` apart: CPU
 /// shares, rates of the counters, and the gauges of `cur`. A counter that
 /// went backwards (a device or NIC re-created) gives no rate.
@@ -155,46 +156,101 @@ pub fn rates(prev: &Snapshot, cur: &Snapshot, seconds: f64) -> Vec<Reading> {
     if seconds <= 0.0 {
         return out;
     }
-    let rate = |a: u64, b: u64| b.checked_sub(a).map(|d| d as f64 / seconds);
-    for (cpu, now) in &cur.stat.cpus {
-        let Some((_, before)) = prev.stat.cpus.iter().find(|(c, _)| c == cpu) else {
+    for (i, (cpu, now)) in cur.stat.cpus.iter().enumerate() {
+        let Some((total, parts)) = cpu_before(&prev.stat, i, *cpu).map(|b| cpu_shares(now, b))
+        else {
             continue;
         };
-        let total = now.total().saturating_sub(before.total());
         if total == 0 {
             continue;
         }
-        let share = |f: fn(&CpuTimes) -> u64| {
-            f(now).saturating_sub(f(before)) as f64 * 100.0 / total as f64
-        };
-        let labels = || vec![(label::CPU, cpu.to_string())];
-        for (name, f) in [
-            (
-                series::CPU_USER,
-                (|t: &CpuTimes| t.user) as fn(&CpuTimes) -> u64,
-            ),
-            (series::CPU_SYSTEM, |t| t.system),
-            (series::CPU_IOWAIT, |t| t.iowait),
-            (series::CPU_IRQ, |t| t.irq),
-            (series::CPU_SOFTIRQ, |t| t.softirq),
-            (series::CPU_STEAL, |t| t.steal),
-        ] {
-            out.push((key(name, Unit::Percent, labels()), share(f)));
+        for (name, part) in CPU_SHARES.iter().zip(parts) {
+            let key = KeyRef {
+                name,
+                unit: Unit::Percent,
+                label: Some((label::CPU, LabelRef::Number(*cpu))),
+            };
+            out.push((key.series_key(), share(part, total)));
         }
     }
+    other_readings(prev, cur, seconds, &mut |k, v| {
+        out.push((k.series_key(), v))
+    });
+    out
+}
+
+/// The CPU time shares, in the order of [`cpu_shares`]' parts.
+pub(crate) const CPU_SHARES: [&str; 6] = [
+    series::CPU_USER,
+    series::CPU_SYSTEM,
+    series::CPU_IOWAIT,
+    series::CPU_IRQ,
+    series::CPU_SOFTIRQ,
+    series::CPU_STEAL,
+];
+
+/// The counters of CPU `cpu`, the `i`th of the current snapshot, in the
+/// previous /proc/stat: the same CPUs come in the same order, unless one
+/// came or went.
+#[inline]
+pub(crate) fn cpu_before(prev: &Stat, i: usize, cpu: u32) -> Option<&proc::CpuTimes> {
+    match prev.cpus.get(i) {
+        Some((c, t)) if *c == cpu => Some(t),
+        _ => prev.cpus.iter().find(|(c, _)| *c == cpu).map(|(_, t)| t),
+    }
+}
+
+/// A CPU's jiffies over an interval: all of them, and those of each of
+/// [`CPU_SHARES`].
+#[inline]
+pub(crate) fn cpu_shares(now: &proc::CpuTimes, before: &proc::CpuTimes) -> (u64, [u64; 6]) {
+    (
+        now.total().saturating_sub(before.total()),
+        [
+            now.user.saturating_sub(before.user),
+            now.system.saturating_sub(before.system),
+            now.iowait.saturating_sub(before.iowait),
+            now.irq.saturating_sub(before.irq),
+            now.softirq.saturating_sub(before.softirq),
+            now.steal.saturating_sub(before.steal),
+        ],
+    )
+}
+
+/// A share of `total` jiffies in %, as every reader computes it.
+#[inline]
+pub(crate) fn share(part: u64, total: u64) -> f64 {
+    part as f64 * 100.0 / total as f64
+}
+
+/// The readings of [`rates`] but the CPU shares, handed to `f` one by one
+/// with their keys borrowed from the snapshots (no allocation per
+/// reading), in the same order every interval.
+pub(crate) fn other_readings(
+    prev: &Snapshot,
+    cur: &Snapshot,
+    seconds: f64,
+    f: &mut impl FnMut(KeyRef<'_>, f64),
+) {
+    let plain = |name, unit| KeyRef {
+        name,
+        unit,
+        label: None,
+    };
+    let rate = |a: u64, b: u64| b.checked_sub(a).map(|d| d as f64 / seconds);
     let (p, c) = (&prev.stat, &cur.stat);
     for (name, a, b) in [
         (series::CONTEXT_SWITCHES, p.ctxt, c.ctxt),
         (series::INTERRUPTS, p.intr, c.intr),
     ] {
         if let Some(r) = rate(a, b) {
-            out.push((key(name, Unit::OpsPerSecond, vec![]), r));
+            f(plain(name, Unit::OpsPerSecond), r);
         }
     }
-    out.push((
-        key(series::PROCS_RUNNING, Unit::Count, vec![]),
+    f(
+        plain(series::PROCS_RUNNING, Unit::Count),
         c.procs_running as f64,
-    ));
+    );
     let m = &cur.memory;
     for (name, v) in [
         (series::MEMORY_USED, m.used),
@@ -202,7 +258,7 @@ pub fn rates(prev: &Snapshot, cur: &Snapshot, seconds: f64) -> Vec<Reading> {
         (series::MEMORY_DIRTY, m.dirty),
         (series::MEMORY_WRITEBACK, m.writeback),
     ] {
-        out.push((key(name, Unit::Bytes, vec![]), v as f64));
+        f(plain(name, Unit::Bytes), v as f64);
     }
     let (pv, cv) = (&prev.vm, &cur.vm);
     for (name, a, b) in [
@@ -211,20 +267,20 @@ pub fn rates(prev: &Snapshot, cur: &Snapshot, seconds: f64) -> Vec<Reading> {
         (series::MAJOR_FAULTS, pv.pgmajfault, cv.pgmajfault),
     ] {
         if let Some(r) = rate(a, b) {
-            out.push((key(name, Unit::OpsPerSecond, vec![]), r));
+            f(plain(name, Unit::OpsPerSecond), r);
         }
     }
     for now in &cur.disks {
         let Some(before) = prev.disks.iter().find(|d| d.device == now.device) else {
             continue;
         };
-        out.extend(disk_readings(before, now, seconds));
+        disk_readings(before, now, seconds, f);
     }
     for now in &cur.nics {
         let Some(before) = prev.nics.iter().find(|n| n.nic == now.nic) else {
             continue;
         };
-        let labels = || vec![(label::NIC, now.nic.clone())];
+        let label = Some((label::NIC, LabelRef::Text(&now.nic)));
         for (name, unit, a, b) in [
             (
                 series::NET_RX_BYTES,
@@ -276,38 +332,38 @@ pub fn rates(prev: &Snapshot, cur: &Snapshot, seconds: f64) -> Vec<Reading> {
             ),
         ] {
             if let Some(r) = rate(a, b) {
-                out.push((key(name, unit, labels()), r));
+                f(KeyRef { name, unit, label }, r);
             }
         }
     }
     for (cpu, hz) in &cur.frequencies {
-        out.push((
-            key(
-                series::CPU_FREQUENCY,
-                Unit::Hertz,
-                vec![(label::CPU, cpu.to_string())],
-            ),
-            *hz,
-        ));
+        let key = KeyRef {
+            name: series::CPU_FREQUENCY,
+            unit: Unit::Hertz,
+            label: Some((label::CPU, LabelRef::Number(*cpu))),
+        };
+        f(key, *hz);
     }
     for (sensor, c) in &cur.temperatures {
-        out.push((
-            key(
-                series::TEMPERATURE,
-                Unit::Count,
-                vec![(label::SENSOR, sensor.clone())],
-            ),
-            *c,
-        ));
+        let key = KeyRef {
+            name: series::TEMPERATURE,
+            unit: Unit::Count,
+            label: Some((label::SENSOR, LabelRef::Text(sensor))),
+        };
+        f(key, *c);
     }
-    out
 }
 
 /// A block device's readings over one interval, iostat's way: IOPS and
 /// bytes/s per direction, average request size, average queue depth
 /// (weighted time in queue / interval) and utilisation (busy time / interval).
-fn disk_readings(before: &DiskCounters, now: &DiskCounters, seconds: f64) -> Vec<Reading> {
-    let d = |f: fn(&DiskCounters) -> u64| f(now).checked_sub(f(before));
+fn disk_readings(
+    before: &DiskCounters,
+    now: &DiskCounters,
+    seconds: f64,
+    f: &mut impl FnMut(KeyRef<'_>, f64),
+) {
+    let d = |g: fn(&DiskCounters) -> u64| g(now).checked_sub(g(before));
     let (Some(reads), Some(writes), Some(rs), Some(ws), Some(ticks), Some(queue)) = (
         d(|c| c.reads),
         d(|c| c.writes),
@@ -316,9 +372,9 @@ fn disk_readings(before: &DiskCounters, now: &DiskCounters, seconds: f64) -> Vec
         d(|c| c.io_ticks_ms),
         d(|c| c.time_in_queue_ms),
     ) else {
-        return Vec::new();
+        return;
     };
-    let labels = || vec![(label::DEVICE, now.device.clone())];
+    let label = Some((label::DEVICE, LabelRef::Text(&now.device)));
     let requests = reads + writes;
     let request_size = if requests == 0 {
         0.0
@@ -326,36 +382,37 @@ fn disk_readings(before: &DiskCounters, now: &DiskCounters, seconds: f64) -> Vec
         ((rs + ws) * proc::SECTOR_BYTES) as f64 / requests as f64
     };
     let ms = seconds * 1000.0;
-    vec![
+    for (name, unit, v) in [
         (
-            key(series::DISK_READ_IOPS, Unit::OpsPerSecond, labels()),
+            series::DISK_READ_IOPS,
+            Unit::OpsPerSecond,
             reads as f64 / seconds,
         ),
         (
-            key(series::DISK_WRITE_IOPS, Unit::OpsPerSecond, labels()),
+            series::DISK_WRITE_IOPS,
+            Unit::OpsPerSecond,
             writes as f64 / seconds,
         ),
         (
-            key(series::DISK_READ_BYTES, Unit::BytesPerSecond, labels()),
+            series::DISK_READ_BYTES,
+            Unit::BytesPerSecond,
             (rs * proc::SECTOR_BYTES) as f64 / seconds,
         ),
         (
-            key(series::DISK_WRITE_BYTES, Unit::BytesPerSecond, labels()),
+            series::DISK_WRITE_BYTES,
+            Unit::BytesPerSecond,
             (ws * proc::SECTOR_BYTES) as f64 / seconds,
         ),
+        (series::DISK_REQUEST_SIZE, Unit::Bytes, request_size),
+        (series::DISK_QUEUE_DEPTH, Unit::Count, queue as f64 / ms),
         (
-            key(series::DISK_REQUEST_SIZE, Unit::Bytes, labels()),
-            request_size,
-        ),
-        (
-            key(series::DISK_QUEUE_DEPTH, Unit::Count, labels()),
-            queue as f64 / ms,
-        ),
-        (
-            key(series::DISK_UTILISATION, Unit::Percent, labels()),
+            series::DISK_UTILISATION,
+            Unit::Percent,
             (ticks as f64 * 100.0 / ms).min(100.0),
         ),
-    ]
+    ] {
+        f(KeyRef { name, unit, label }, v);
+    }
 }
 
 /// The longest [`Sampler::sample_now`] waits for the sampler thread.
@@ -372,24 +429,15 @@ enum Request {
     SampleNow(mpsc::Sender<()>),
 }
 
-/// The readings of one interval, stamped with the time of its end.
-struct Sample {
-    at: DateTime<Utc>,
-    values: Vec<(usize, f64)>,
-}
-
 /// What the sampler thread and its owner share.
-#[derive(Default)]
-struct History {
-    keys: Vec<SeriesKey>,
-    index: HashMap<SeriesKey, usize>,
-    samples: VecDeque<Sample>,
+struct Shared {
+    history: History,
     own_cpu: Duration,
 }
 
 /// A thread reading the machine every interval until dropped.
 pub struct Sampler {
-    history: Arc<Mutex<History>>,
+    shared: Arc<Mutex<Shared>>,
     requests: Option<mpsc::Sender<Request>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -403,17 +451,17 @@ impl Sampler {
     /// Starts sampling every `interval`, keeping the samples of the last
     /// `retention` (at least one).
     pub fn with_retention(interval: Duration, retention: Duration) -> std::io::Result<Sampler> {
-        let capacity = (retention.as_secs_f64() / interval.as_secs_f64().max(1e-3))
-            .ceil()
-            .max(1.0) as usize;
-        let history = Arc::new(Mutex::new(History::default()));
+        let shared = Arc::new(Mutex::new(Shared {
+            history: History::for_retention(interval, retention),
+            own_cpu: Duration::ZERO,
+        }));
         let (requests, received) = mpsc::channel();
-        let shared = Arc::clone(&history);
+        let theirs = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("telemetry".into())
-            .spawn(move || sample_loop(interval, capacity, &shared, &received))?;
+            .spawn(move || sample_loop(interval, &theirs, &received))?;
         Ok(Sampler {
-            history,
+            shared,
             requests: Some(requests),
             thread: Some(thread),
         })
@@ -440,52 +488,20 @@ impl Sampler {
     /// to]`: those taken in it, and the first taken after `to` (its
     /// interval holds the end; see [`Sampler::sample_now`]). Each point is
     /// at its seconds since `from`, every series labelled
-    /// [`SOURCE`]=[`SOURCE_TELEMETRY`] (the last one at `to` at the latest).
+    /// `source=telemetry` (the last one at `to` at the latest).
     /// Empty when no interval ended in it.
     pub fn window(&self, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<TimeSeries> {
-        let history = self.history.lock().unwrap_or_else(|e| e.into_inner());
-        let mut points: BTreeMap<usize, Vec<(f64, f64)>> = BTreeMap::new();
-        let last = history
-            .samples
-            .iter()
-            .position(|s| s.at > to)
-            .unwrap_or(history.samples.len());
-        for sample in history
-            .samples
-            .iter()
-            .take(last + 1)
-            .filter(|s| s.at >= from)
-        {
-            // The interval holding `to` is stamped at `to`.
-            let t = (sample.at.min(to) - from).num_microseconds().unwrap_or(0) as f64 / 1e6;
-            for &(i, v) in &sample.values {
-                points.entry(i).or_default().push((t, v));
-            }
-        }
-        points
-            .into_iter()
-            .map(|(i, points)| {
-                let k = &history.keys[i];
-                let mut labels: BTreeMap<String, String> = k
-                    .labels
-                    .iter()
-                    .map(|(l, v)| (l.to_string(), v.clone()))
-                    .collect();
-                labels.insert(SOURCE.to_string(), SOURCE_TELEMETRY.to_string());
-                TimeSeries {
-                    name: k.name.to_string(),
-                    unit: k.unit,
-                    labels,
-                    points,
-                }
-            })
-            .collect()
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .history
+            .window(from, to)
     }
 
     /// CPU time (user + system) the sampler thread has used so far: its own
     /// cost, which stays under 1 % of one core at the default interval.
     pub fn own_cpu_time(&self) -> Duration {
-        self.history
+        self.shared
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .own_cpu
@@ -501,12 +517,7 @@ impl Drop for Sampler {
     }
 }
 
-fn sample_loop(
-    interval: Duration,
-    capacity: usize,
-    history: &Mutex<History>,
-    requests: &mpsc::Receiver<Request>,
-) {
+fn sample_loop(interval: Duration, shared: &Mutex<Shared>, requests: &mpsc::Receiver<Request>) {
     let mut prev = (Instant::now(), Snapshot::read());
     let mut next = prev.0 + interval;
     loop {
@@ -521,31 +532,15 @@ fn sample_loop(
         };
         let now = (Instant::now(), Snapshot::read());
         let at = Utc::now();
-        let readings = rates(&prev.1, &now.1, (now.0 - prev.0).as_secs_f64());
+        let seconds = (now.0 - prev.0).as_secs_f64();
+        let (user, system) = crate::cputime::thread();
+        let mut h = shared.lock().unwrap_or_else(|e| e.into_inner());
+        h.history.record(at, &prev.1, &now.1, seconds);
         prev = now;
         next += interval;
         if next < prev.0 {
             next = prev.0 + interval;
         }
-        let (user, system) = crate::cputime::thread();
-        let mut h = history.lock().unwrap_or_else(|e| e.into_inner());
-        let mut values = Vec::with_capacity(readings.len());
-        for (k, v) in readings {
-            let i = match h.index.get(&k) {
-                Some(&i) => i,
-                None => {
-                    let i = h.keys.len();
-                    h.keys.push(k.clone());
-                    h.index.insert(k, i);
-                    i
-                }
-            };
-            values.push((i, v));
-        }
-        if h.samples.len() == capacity {
-            h.samples.pop_front();
-        }
-        h.samples.push_back(Sample { at, values });
         h.own_cpu = user + system;
         drop(h);
         if let Some(done) = done {
@@ -560,6 +555,7 @@ fn sample_loop(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::names::telemetry::{SOURCE, SOURCE_TELEMETRY};
 
     fn value(readings: &[Reading], name: &str, labels: &[(&str, &str)]) -> f64 {
         readings

@@ -1,9 +1,13 @@
 //! A result's telemetry in the HTML report: a collapsed `<details>` under
 //! the result's tables with the mean / max tables of
-//! [`crate::telemetry::summarise`] and up to three small charts over the
-//! result's time: CPU busy per CPU, disk throughput per device that did
-//! I/O, NIC throughput per interface that moved packets.
+//! [`crate::telemetry::summarise`] (folded past
+//! [`crate::telemetry::MAX_COLUMNS`] columns, as on the terminal) and up to
+//! three small charts over the result's time: CPU busy per CPU (past
+//! [`crate::telemetry::MAX_COLUMNS`] CPUs, the lowest, median and highest
+//! of them at each instant), disk throughput per device that did I/O, NIC
+//! throughput per interface that moved packets.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use nodebench_core::names::telemetry::{label, series};
@@ -12,7 +16,10 @@ use nodebench_core::{BenchResult, TimeSeries};
 use super::chart::{Axis, Chart, Series, Style};
 use super::escape;
 use crate::format::prefix_for;
-use crate::telemetry::{Group, row_text, sample_count, summarise, telemetry_series};
+use crate::telemetry::{
+    Group, GroupSummary, MAX_COLUMNS, SPREAD_COLUMNS, busiest_heading, fold, folded_heading,
+    row_text, sample_count, spread_text, summarise, telemetry_series,
+};
 
 /// The `data-chart` kind of the telemetry charts.
 pub const KIND: &str = "telemetry";
@@ -39,25 +46,29 @@ pub fn section(result: &BenchResult) -> String {
         "<details class=\"telemetry\"><summary>telemetry while it ran ({samples} samples): mean / max</summary>"
     );
     for g in &groups {
-        out.push_str("<table class=\"telemetry\"><tr>");
-        let _ = write!(out, "<th>{}</th>", escape(g.group.title()));
-        if g.group == Group::Machine {
-            out.push_str("<th>mean / max</th>");
-        } else {
-            for c in &g.columns {
-                let _ = write!(out, "<th>{}</th>", escape(c));
+        match fold(g) {
+            Some(f) => {
+                let _ = writeln!(out, "<p>{}</p>", escape(&folded_heading(g.group, &f)));
+                out.push_str("<table class=\"telemetry\"><tr>");
+                let _ = write!(out, "<th>{}</th>", escape(g.group.title()));
+                for c in SPREAD_COLUMNS {
+                    let _ = write!(out, "<th>{}</th>", escape(c));
+                }
+                out.push_str("</tr>\n");
+                for s in &f.spreads {
+                    let (heading, cells) = spread_text(s);
+                    let _ = write!(out, "<tr><td>{}</td>", escape(&heading));
+                    for text in cells {
+                        let _ = write!(out, "<td class=\"num\">{}</td>", escape(&text));
+                    }
+                    out.push_str("</tr>\n");
+                }
+                out.push_str("</table>\n");
+                let _ = writeln!(out, "<p>{}</p>", escape(&busiest_heading(g.group, &f)));
+                group_table(&mut out, &f.busiest);
             }
+            None => group_table(&mut out, g),
         }
-        out.push_str("</tr>\n");
-        for (name, unit, cells) in &g.rows {
-            let (heading, texts) = row_text(name, *unit, cells);
-            let _ = write!(out, "<tr><td>{}</td>", escape(&heading));
-            for text in texts {
-                let _ = write!(out, "<td class=\"num\">{}</td>", escape(&text));
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</table>\n");
     }
     let charts = charts(result);
     if !charts.is_empty() {
@@ -69,6 +80,29 @@ pub fn section(result: &BenchResult) -> String {
     }
     out.push_str("</details>\n");
     out
+}
+
+/// A group's table: a `mean / max` cell per column and series.
+fn group_table(out: &mut String, g: &GroupSummary) {
+    out.push_str("<table class=\"telemetry\"><tr>");
+    let _ = write!(out, "<th>{}</th>", escape(g.group.title()));
+    if g.group == Group::Machine {
+        out.push_str("<th>mean / max</th>");
+    } else {
+        for c in &g.columns {
+            let _ = write!(out, "<th>{}</th>", escape(c));
+        }
+    }
+    out.push_str("</tr>\n");
+    for (name, unit, cells) in &g.rows {
+        let (heading, texts) = row_text(name, *unit, cells);
+        let _ = write!(out, "<tr><td>{}</td>", escape(&heading));
+        for text in texts {
+            let _ = write!(out, "<td class=\"num\">{}</td>", escape(&text));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
 }
 
 /// The telemetry charts of `result`: CPU busy %, disk and NIC throughput,
@@ -87,15 +121,21 @@ pub fn charts(result: &BenchResult) -> Vec<Chart> {
             Axis::linear("time (s)"),
             Axis::linear("busy (%)"),
         );
+        // Each CPU's busy shares, found once (not once per CPU: 512 CPUs
+        // have 3584 series).
+        let mut parts: HashMap<&str, Vec<&TimeSeries>> = HashMap::new();
+        for s in &telemetry {
+            if BUSY.contains(&s.name.as_str())
+                && let Some(c) = s.labels.get(label::CPU)
+            {
+                parts.entry(c.as_str()).or_default().push(s);
+            }
+        }
+        let mut lines = Vec::new();
         for column in &cpu.columns {
-            let parts: Vec<&&TimeSeries> = telemetry
-                .iter()
-                .filter(|s| {
-                    BUSY.contains(&s.name.as_str())
-                        && s.labels.get(label::CPU).map(|c| format!("cpu{c}"))
-                            == Some(column.clone())
-                })
-                .collect();
+            let Some(parts) = column.strip_prefix("cpu").and_then(|c| parts.get(c)) else {
+                continue;
+            };
             let Some(first) = parts.first() else {
                 continue;
             };
@@ -113,12 +153,21 @@ pub fn charts(result: &BenchResult) -> Vec<Chart> {
                 })
                 .collect();
             if points.len() >= 2 {
-                chart.series.push(Series {
+                lines.push(Series {
                     name: column.clone(),
                     points,
                     style: Style::Measured,
                 });
             }
+        }
+        if lines.len() > MAX_COLUMNS {
+            chart.title = title(&format!(
+                "CPU busy, lowest / median / highest of {} CPUs",
+                lines.len()
+            ));
+            chart.series = spread_lines(&lines);
+        } else {
+            chart.series = lines;
         }
         if !chart.series.is_empty() {
             charts.push(chart);
@@ -176,6 +225,41 @@ pub fn charts(result: &BenchResult) -> Vec<Chart> {
         [(series::NET_RX_BYTES, "rx"), (series::NET_TX_BYTES, "tx")],
     ));
     charts
+}
+
+/// The lowest, median and highest of `lines` at each instant of the first
+/// (points matched by their place).
+fn spread_lines(lines: &[Series]) -> Vec<Series> {
+    let Some(first) = lines.first() else {
+        return Vec::new();
+    };
+    let mut out: [Vec<(f64, f64)>; 3] = Default::default();
+    for (i, &(t, _)) in first.points.iter().enumerate() {
+        let mut at: Vec<f64> = lines
+            .iter()
+            .filter_map(|l| l.points.get(i))
+            .map(|p| p.1)
+            .collect();
+        at.sort_by(f64::total_cmp);
+        let n = at.len();
+        let median = if n % 2 == 1 {
+            at[n / 2]
+        } else {
+            (at[n / 2 - 1] + at[n / 2]) / 2.0
+        };
+        for (line, v) in out.iter_mut().zip([at[0], median, at[n - 1]]) {
+            line.push((t, v));
+        }
+    }
+    ["lowest", "median", "highest"]
+        .iter()
+        .zip(out)
+        .map(|(name, points)| Series {
+            name: name.to_string(),
+            points,
+            style: Style::Measured,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -263,6 +347,36 @@ mod tests {
         assert!(
             html.contains("<th>vda</th>") && !html.contains("sdb"),
             "{html}"
+        );
+    }
+
+    #[test]
+    fn five_hundred_and_twelve_cpus_give_folded_tables_and_a_spread_chart() {
+        let mut r = BenchResult::new("cpu.ops");
+        for cpu in 0..512u32 {
+            let c = cpu.to_string();
+            let user = f64::from(cpu % 100);
+            r.series.push(ts(
+                series::CPU_USER,
+                Unit::Percent,
+                &[("cpu", &c)],
+                &[user, user + 0.5, user],
+            ));
+        }
+        let html = section(&r);
+        assert!(html.contains("cpu: 512 CPUs, folded"), "{html}");
+        assert!(html.contains("<th>peak sample</th>"), "{html}");
+        assert!(!html.contains("<th>cpu200</th>"), "only the busiest");
+        assert!(html.contains("<th>cpu99</th>"), "the busiest");
+        let charts = charts(&r);
+        let names: Vec<&str> = charts[0].series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["lowest", "median", "highest"]);
+        assert_eq!(charts[0].series[2].points[1], (1.0, 99.5));
+        assert_eq!(charts[0].series[0].points[0], (0.0, 0.0));
+        assert!(
+            charts[0].title.contains("of 512 CPUs"),
+            "{}",
+            charts[0].title
         );
     }
 
