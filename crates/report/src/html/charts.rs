@@ -14,6 +14,8 @@ use nodebench_core::names::{cpu, disk, http, linpack, memory, net};
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Histogram, Metric, Reference, Unit};
 
+mod loaded;
+
 use super::Labelled;
 use super::chart::{Axis, BarChart, Chart, HeatMap, Marker, Scale, Series, Style};
 use crate::format;
@@ -80,7 +82,7 @@ pub fn figures(runs: &[Labelled]) -> Vec<Figure> {
     let lines = [
         linpack_by_order(runs),
         latency_staircase(runs),
-        super::charts_memory::loaded_latency(runs),
+        loaded::loaded_latency(runs),
     ];
     out.extend(lines.into_iter().flatten().map(Figure::Line));
     out.extend(iozone_heat_maps(runs).into_iter().map(Figure::Heat));

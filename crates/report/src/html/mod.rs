@@ -8,7 +8,6 @@
 
 pub mod chart;
 pub mod charts;
-mod charts_memory;
 pub mod compare;
 pub mod telemetry;
 

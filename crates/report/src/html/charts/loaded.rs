@@ -5,9 +5,9 @@
 use nodebench_core::names::memory::{self, IDLE};
 use nodebench_core::{Metric, Unit};
 
-use super::Labelled;
-use super::chart::{Axis, Chart, Marker, Scale, Series, Style};
-use super::charts::{kind, results, series_name, y_axis};
+use super::super::Labelled;
+use super::super::chart::{Axis, Chart, Marker, Scale, Series, Style};
+use super::{kind, results, series_name, y_axis};
 
 /// Latency against bandwidth for each run's loaded-latency results.
 pub(super) fn loaded_latency(runs: &[Labelled]) -> Vec<Chart> {
