@@ -206,6 +206,17 @@ fn stream_runs_on_one_node_and_interleaved_and_refuses_a_missing_node() {
     ]
     .concat()));
     assert!(plain["results"][0]["parameters"].get("numa").is_none());
+    let text = stdout(&run(&[
+        &["memory", "stream", "--numa", "node:0"][..],
+        &small[..],
+    ]
+    .concat()));
+    assert!(
+        text.contains("memory.stream [passed]  stores=normal  threads=2  numa=node 0\n")
+            || !text.contains("threads=2"),
+        "{text}"
+    );
+    assert!(text.contains("  numa=node 0\n"), "{text}");
     one_line_error(
         &run(&["memory", "stream", "--numa", "node:x"]),
         2,

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use comfy_table::{CellAlignment, Table, presets};
 use nodebench_core::names::labels::THREADS;
-use nodebench_core::names::{cpu, telemetry};
+use nodebench_core::names::{cpu, memory, telemetry};
 use nodebench_core::{BenchResult, Metric, Unit};
 
 use crate::format;
@@ -100,6 +100,10 @@ pub fn grid(result: &BenchResult) -> Grid {
     }
     if let Some(serde_json::Value::String(isa)) = result.param(cpu::param::ISA) {
         let _ = write!(heading, "  isa={isa}");
+    }
+    // Where a STREAM team ran (`--numa`): "node 1", "node 0 alone".
+    if let Some(serde_json::Value::String(numa)) = result.param(memory::param::NUMA) {
+        let _ = write!(heading, "  numa={numa}");
     }
     if threads.len() > MAX_THREAD_COLUMNS {
         thread_rows(heading, result, &common, &threads)
