@@ -261,9 +261,22 @@ impl Benchmark for Numa {
             .unwrap_or_else(|| llc.map_or(256 << 20, |l| (4 * l).max(256 << 20)));
         check_fits(c.latency_bytes.max(bw_bytes), "--bandwidth-size")
             .map_err(BenchError::Invalid)?;
-        // Binding is what makes column j node j's memory; with one node it
-        // changes nothing, so a kernel that refuses mbind is no obstacle.
-        let bind = found.known;
+        // Binding is what makes column j node j's memory. Where the kernel
+        // refuses mbind (a container's seccomp filter, qemu-user) one node
+        // needs none: its pages can be nowhere else.
+        let refused = if found.known {
+            numa::refuses_binding(found.columns[0])
+        } else {
+            None
+        };
+        if let Some(why) = &refused
+            && found.columns.len() > 1
+        {
+            return Err(BenchError::System(format!(
+                "memory numa: cannot bind memory to a node ({why}); run where mbind is allowed (outside a seccomp filter that blocks it, or with CAP_SYS_NICE)"
+            )));
+        }
+        let bind = found.known && refused.is_none();
         let mut result = BenchResult::new(self.id());
         result.set_param(param::CHASE_BYTES, c.latency_bytes);
         result.set_param(param::TRAFFIC_BYTES, bw_bytes);
@@ -330,7 +343,9 @@ impl Benchmark for Numa {
             }
         }
         ctx.progress.finish();
-        let placement = if !bind {
+        let placement = if let Some(why) = &refused {
+            format!("first touch by the measuring threads ({why}; one node holds every page)")
+        } else if !bind {
             "first touch by the measuring threads".to_string()
         } else if misplacements.is_empty() {
             "bound with mbind; every sampled page on the intended node".to_string()
