@@ -15,6 +15,12 @@ pub(crate) fn check_threads(threads: &[usize]) -> Result<(), BenchError> {
     Ok(())
 }
 
+/// The default size of a buffer the traffic walks: 4x the last-level
+/// caches, so it streams from DRAM, and at least 256 MiB.
+pub(crate) fn default_traffic_bytes(llc: Option<u64>) -> u64 {
+    llc.map_or(256 << 20, |l| (4 * l).max(256 << 20))
+}
+
 /// Checks a buffer size flag of the chase and traffic buffers: 4 MiB at
 /// least, so the chase leaves the caches' small levels and huge pages fit.
 pub(crate) fn check_buffer(flag: &str, bytes: u64, example: &str) -> Result<(), BenchError> {

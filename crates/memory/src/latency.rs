@@ -164,6 +164,16 @@ pub(crate) fn chase(start: *const usize, loads: u64) -> *const usize {
     black_box(p)
 }
 
+/// The cache line the inventory names (CPU 0's first cache), else
+/// [`DEFAULT_LINE`]: the unit the chase links.
+pub(crate) fn line_bytes(inv: &Inventory) -> usize {
+    inv.cpu
+        .caches
+        .first()
+        .and_then(|c| c.line_size_bytes)
+        .map_or(DEFAULT_LINE, |l| l as usize)
+}
+
 /// Seconds per load of a chase from `*p` lasting at least `duration`: the
 /// number of loads grows until one timed walk lasts that long. `*p` is left
 /// where the chase stopped.
@@ -205,14 +215,7 @@ impl Benchmark for Latency {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let c = &self.config;
         c.validate()?;
-        let line = ctx
-            .inventory
-            .cpu
-            .caches
-            .first()
-            .and_then(|c| c.line_size_bytes)
-            .map(|l| l as usize)
-            .unwrap_or(DEFAULT_LINE);
+        let line = line_bytes(ctx.inventory);
         let max = c.max_size.unwrap_or_else(|| {
             ctx.inventory
                 .last_level_cache_bytes()

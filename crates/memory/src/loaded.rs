@@ -23,7 +23,7 @@ use nodebench_core::names::memory::{self as names, IDLE, label, metric, mix, par
 use nodebench_core::team::SpinBarrier;
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity, cpulist};
 
-use crate::config::{check_buffer, check_point_duration, hugepages_param};
+use crate::config::{check_buffer, check_point_duration, default_traffic_bytes, hugepages_param};
 use crate::latency::{build_chain, chase, median_chase, warmup_loads};
 
 /// Injection delays swept, longest first (spin iterations per group).
@@ -274,7 +274,7 @@ impl Benchmark for LoadedLatency {
         let llc = inv.last_level_cache_bytes();
         let traffic_bytes = c
             .traffic_bytes
-            .unwrap_or_else(|| llc.map_or(256 << 20, |l| (4 * l).max(256 << 20)));
+            .unwrap_or_else(|| default_traffic_bytes(llc));
         check_fits(traffic_bytes + c.chase_bytes, "--traffic-size").map_err(BenchError::Invalid)?;
         let chase_cpu = allowed[0];
         let traffic_cpus = &allowed[1..];

@@ -20,8 +20,8 @@ use nodebench_core::numa::{self, Placement};
 use nodebench_core::team::SpinBarrier;
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity, cpulist};
 
-use crate::config::{check_buffer, check_point_duration, hugepages_param};
-use crate::latency::{build_chain, chase, median_chase, warmup_loads};
+use crate::config::{check_buffer, check_point_duration, default_traffic_bytes, hugepages_param};
+use crate::latency::{build_chain, chase, line_bytes, median_chase, warmup_loads};
 
 /// Everything `memory numa` runs with.
 #[derive(Debug, Clone)]
@@ -249,16 +249,11 @@ impl Benchmark for Numa {
         let allowed = affinity::allowed_cpus();
         let inv = ctx.inventory;
         let found = nodes(inv, &allowed);
-        let line = inv
-            .cpu
-            .caches
-            .first()
-            .and_then(|c| c.line_size_bytes)
-            .map_or(64, |l| l as usize);
+        let line = line_bytes(inv);
         let llc = inv.last_level_cache_bytes();
         let bw_bytes = c
             .bandwidth_bytes
-            .unwrap_or_else(|| llc.map_or(256 << 20, |l| (4 * l).max(256 << 20)));
+            .unwrap_or_else(|| default_traffic_bytes(llc));
         check_fits(c.latency_bytes.max(bw_bytes), "--bandwidth-size")
             .map_err(BenchError::Invalid)?;
         // Binding is what makes column j node j's memory. Where the kernel
