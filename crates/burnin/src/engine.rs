@@ -12,8 +12,8 @@ use chrono::{DateTime, Utc};
 use nodebench_core::bench::{BenchError, Cancel, Context, NoProgress, Progress, ResultSink};
 use nodebench_core::inventory::Inventory;
 use nodebench_core::names::burnin::{self as names, metric, param};
-use nodebench_core::telemetry::Sampler;
 use nodebench_core::{BenchResult, Better, Metric, Unit};
+use nodebench_machine::telemetry::Sampler;
 
 use crate::config::BurninConfig;
 use crate::degrade::{self, Baseline};

@@ -1,8 +1,10 @@
 //! The workspace's architecture rules, checked on the source tree so they
 //! stay true as areas are added:
 //!
-//! * an area crate depends on `nodebench-core` (and other low-level crates),
-//!   never on another area crate (`cargo metadata`);
+//! * an area crate depends on `nodebench-core` and `nodebench-machine`
+//!   (and other low-level crates), never on another area crate; core
+//!   depends on no nodebench crate, machine on core alone (`cargo
+//!   metadata`);
 //! * no Rust source file outside tests is over [`MAX_LINES`] lines;
 //! * no module cycle inside a crate: two sibling modules (or the sibling
 //!   subtrees two cousins sit in) never use each other, directly or round
@@ -22,7 +24,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// The area crates: each depends on core alone, never on another area.
+/// The area crates: each depends on core and machine, never on another
+/// area.
 const AREA_CRATES: &[&str] = &[
     "nodebench-cpu",
     "nodebench-linpack",
@@ -37,14 +40,21 @@ const AREA_CRATES: &[&str] = &[
     "nodebench-import",
 ];
 
-/// Crates on top of core that name results through core alone: their only
-/// nodebench dependency is `nodebench-core`.
-const CORE_ONLY_CRATES: &[&str] = &["nodebench-import", "nodebench-slurm"];
-
-/// Crates generic over `Box<dyn Benchmark>` that record through the store:
-/// their only nodebench dependencies are core and store (the CLI hands
-/// them the area crates' benchmarks).
-const CORE_AND_STORE_CRATES: &[&str] = &["nodebench-burnin"];
+/// Crates with a fixed set of nodebench dependencies (normal or build):
+/// core at the bottom with none; machine (what reads the node) on core
+/// alone; import and slurm, which name results through core alone; burnin,
+/// generic over `Box<dyn Benchmark>`, recording through the store with
+/// machine's sampler (the CLI hands it the area crates' benchmarks).
+const FIXED_DEPENDENCIES: &[(&str, &[&str])] = &[
+    ("nodebench-core", &[]),
+    ("nodebench-machine", &["nodebench-core"]),
+    ("nodebench-import", &["nodebench-core"]),
+    ("nodebench-slurm", &["nodebench-core"]),
+    (
+        "nodebench-burnin",
+        &["nodebench-core", "nodebench-machine", "nodebench-store"],
+    ),
+];
 
 /// The most lines a Rust source file outside tests may have.
 const MAX_LINES: usize = 900;
@@ -154,18 +164,13 @@ fn area_crates_depend_on_no_other_area_crate() {
     );
 }
 
-/// `package depends on dependency` for each normal or build nodebench
-/// dependency other than core of a [`CORE_ONLY_CRATES`] crate, and other
-/// than core and store of a [`CORE_AND_STORE_CRATES`] crate.
-fn core_only_violations(metadata: &Value) -> Vec<String> {
+/// `package depends on dependency (kind)` for each normal or build
+/// nodebench dependency of a [`FIXED_DEPENDENCIES`] crate outside its list.
+fn fixed_dependency_violations(metadata: &Value) -> Vec<String> {
     let mut out = Vec::new();
     for package in metadata["packages"].as_array().unwrap() {
         let name = package["name"].as_str().unwrap();
-        let allowed: &[&str] = if CORE_ONLY_CRATES.contains(&name) {
-            &["nodebench-core"]
-        } else if CORE_AND_STORE_CRATES.contains(&name) {
-            &["nodebench-core", "nodebench-store"]
-        } else {
+        let Some((_, allowed)) = FIXED_DEPENDENCIES.iter().find(|(n, _)| *n == name) else {
             continue;
         };
         for dep in package["dependencies"].as_array().unwrap() {
@@ -180,7 +185,7 @@ fn core_only_violations(metadata: &Value) -> Vec<String> {
 }
 
 #[test]
-fn core_only_crates_depend_on_core_alone() {
+fn fixed_dependency_crates_depend_on_their_list_alone() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
     let output = Command::new(cargo)
         .args(["metadata", "--format-version", "1", "--no-deps"])
@@ -194,15 +199,15 @@ fn core_only_crates_depend_on_core_alone() {
         .iter()
         .filter(|p| {
             let name = p["name"].as_str().unwrap();
-            CORE_ONLY_CRATES.contains(&name) || CORE_AND_STORE_CRATES.contains(&name)
+            FIXED_DEPENDENCIES.iter().any(|(n, _)| *n == name)
         })
         .count();
     assert_eq!(
         listed,
-        CORE_ONLY_CRATES.len() + CORE_AND_STORE_CRATES.len(),
+        FIXED_DEPENDENCIES.len(),
         "cargo metadata lists them all"
     );
-    let violations = core_only_violations(&metadata);
+    let violations = fixed_dependency_violations(&metadata);
     assert!(violations.is_empty(), "{}", violations.join("\n"));
     let planted = serde_json::json!({"packages": [
         {"name": "nodebench-import", "dependencies": [
@@ -211,12 +216,20 @@ fn core_only_crates_depend_on_core_alone() {
         {"name": "nodebench-burnin", "dependencies": [
             {"name": "nodebench-core", "kind": null},
             {"name": "nodebench-store", "kind": null},
-            {"name": "nodebench-cpu", "kind": null}]}]});
+            {"name": "nodebench-cpu", "kind": null}]},
+        {"name": "nodebench-machine", "dependencies": [
+            {"name": "nodebench-core", "kind": null},
+            {"name": "nodebench-memory", "kind": null},
+            {"name": "nodebench-machine", "kind": "dev"}]},
+        {"name": "nodebench-core", "dependencies": [
+            {"name": "nodebench-machine", "kind": "build"}]}]});
     assert_eq!(
-        core_only_violations(&planted),
+        fixed_dependency_violations(&planted),
         vec![
             "nodebench-import depends on nodebench-store (normal)",
-            "nodebench-burnin depends on nodebench-cpu (normal)"
+            "nodebench-burnin depends on nodebench-cpu (normal)",
+            "nodebench-machine depends on nodebench-memory (normal)",
+            "nodebench-core depends on nodebench-machine (build)"
         ]
     );
 }

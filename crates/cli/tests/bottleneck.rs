@@ -9,7 +9,7 @@ mod common;
 use std::sync::Mutex;
 
 use common::{TempStore, stderr, stdout};
-use nodebench_core::bottleneck::QUEUE_FULL_SHARE;
+use nodebench_machine::bottleneck::QUEUE_FULL_SHARE;
 use serde_json::Value;
 
 /// One load at a time: each test saturates a core on purpose, and two at

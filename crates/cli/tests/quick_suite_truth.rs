@@ -1,17 +1,17 @@
 //! `nodebench run` (the quick suite) on this machine, as a new user runs
 //! it: no figure above 100 % of its theoretical peak without the warning
 //! that names the clock it implies, and every bottleneck line follows the
-//! rules of `core::bottleneck` against the result's own telemetry,
+//! rules of `machine::bottleneck` against the result's own telemetry,
 //! recomputed here from the stored series (busy shares over the line's
 //! span, the figures it quotes).
 
 mod common;
 
 use common::{TempStore, json, stderr, stdout};
-use nodebench_core::bottleneck::{
+use nodebench_core::names::{cpu, http, labels, linpack, memory, net, peak, telemetry};
+use nodebench_machine::bottleneck::{
     COMPUTE_BOUND_SHARE, CPU_SATURATED, LATENCY_BOUND, THREADS_ARE_ALL_THE_WORK,
 };
-use nodebench_core::names::{cpu, http, labels, linpack, memory, net, peak, telemetry};
 use serde_json::Value;
 
 /// Rounding of the printed percentages (`{:.0}`) and of float sums.

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{bin, json, stdout};
-use nodebench_core::inventory::fixtures::trees;
-use nodebench_core::sysroot::{PROCFS_ROOT_ENV, SYSFS_ROOT_ENV};
+use nodebench_machine::inventory::fixtures::trees;
+use nodebench_machine::sysroot::{PROCFS_ROOT_ENV, SYSFS_ROOT_ENV};
 
 fn inventory(tree: &str, args: &[&str]) -> std::process::Output {
     let root = tempfile::tempdir().unwrap();

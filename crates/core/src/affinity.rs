@@ -43,7 +43,7 @@ pub fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
                 .join(",")
         )
     };
-    let listed = crate::inventory::sysfs::parse_cpu_list(text)
+    let listed = crate::cpulist::parse(text)
         .filter(|l| !l.is_empty())
         .ok_or_else(|| format!("'{text}': {}", form()))?;
     let mut cpus: Vec<usize> = Vec::new();

@@ -20,11 +20,11 @@ use nodebench_core::config::{Choice, Config};
 use nodebench_core::names::cpu::{self as names, label, param};
 use nodebench_core::names::labels::{KERNEL, THREADS};
 use nodebench_core::names::peak::PEAK_CORES;
-use nodebench_core::peak::{self, Peak};
 use nodebench_core::stats::{
     MIN_TIMER_STEPS, Stats, noisy_warning, timer_resolution, timer_too_coarse,
 };
 use nodebench_core::{BenchResult, Better, Metric, Reference, Unit, team};
+use nodebench_machine::peak::{self, Peak};
 
 use crate::config::{Kernel, OpsConfig, Scaling};
 use crate::kernels::{self, KernelImpl};

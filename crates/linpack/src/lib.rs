@@ -29,9 +29,9 @@ use nodebench_core::config::Config;
 use nodebench_core::inventory::available_memory_bytes;
 use nodebench_core::names::linpack::{self as names, label::TRIAL, param};
 use nodebench_core::names::peak::PEAK_CORES;
-use nodebench_core::peak;
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Better, Metric, Reference, Unit};
+use nodebench_machine::peak;
 
 use crate::backend::{Selection, select};
 use crate::config::{LinpackConfig, Sizes};

@@ -4,9 +4,10 @@
 
 use nodebench_core::bench::{Cancel, collect};
 use nodebench_core::names::linpack::{self as names, param};
-use nodebench_core::{BenchResult, ResultStatus, inventory};
+use nodebench_core::{BenchResult, ResultStatus};
 use nodebench_linpack::Linpack;
 use nodebench_linpack::config::{BlasChoice, Family, Kind, LinpackConfig, Sizes};
+use nodebench_machine::inventory;
 
 fn run(blas: BlasChoice, sizes: &[usize], trials: usize, matrix: Kind) -> Vec<BenchResult> {
     run_on(blas, sizes, trials, matrix, 2)

@@ -255,7 +255,7 @@ impl Benchmark for Latency {
         let outcome = std::thread::scope(|s| {
             s.spawn(|| -> Result<(Vec<Metric>, bool, Option<f64>), BenchError> {
                 affinity::pin_current_thread(cpu);
-                let clock = nodebench_core::clock::measure_clock_hz(Duration::from_millis(50));
+                let clock = nodebench_machine::clock::measure_clock_hz(Duration::from_millis(50));
                 let mut metrics = Vec::new();
                 for (i, &size) in sizes.iter().enumerate() {
                     if cancel.is_cancelled() {
@@ -450,7 +450,7 @@ mod tests {
 
     #[test]
     fn latency_grows_from_l1_to_l2_to_dram() {
-        let inv = nodebench_core::inventory::collect();
+        let inv = nodebench_machine::inventory::collect();
         // Under qemu-user the host's caches are seen through a translator:
         // the labels are still checked, the ordering of times is not.
         let emulated = inv.cpu.emulation.is_some();

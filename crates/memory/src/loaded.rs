@@ -502,7 +502,7 @@ mod tests {
         if affinity::allowed_cpus().len() < 2 {
             return;
         }
-        let inv = nodebench_core::inventory::collect();
+        let inv = nodebench_machine::inventory::collect();
         let config = LoadedConfig {
             delays: vec![1000, 0],
             duration: Duration::from_millis(20),

@@ -430,7 +430,7 @@ mod tests {
 
     #[test]
     fn this_machine_gives_a_full_matrix_of_positive_figures() {
-        let inv = nodebench_core::inventory::collect();
+        let inv = nodebench_machine::inventory::collect();
         let config = NumaConfig {
             latency_bytes: 16 << 20,
             bandwidth_bytes: Some(16 << 20),

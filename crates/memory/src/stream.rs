@@ -28,7 +28,7 @@ use nodebench_core::stats::Stats;
 use nodebench_core::team::{self, SpinBarrier};
 use nodebench_core::{BenchResult, Better, Metric, Reference, ResultStatus, Unit, affinity};
 
-use nodebench_core::inventory::dmi;
+use nodebench_machine::inventory::dmi;
 
 use crate::config::{check_threads, hugepages_param};
 use crate::stream_numa::{StreamNuma, Team, plan};

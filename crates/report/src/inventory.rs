@@ -316,7 +316,7 @@ mod tests {
                 virtualization: Some("none".into()),
                 container: Some("podman".into()),
                 emulation: None,
-                effective_cores: Some(nodebench_core::cores::EffectiveCores {
+                effective_cores: Some(nodebench_core::inventory::EffectiveCores {
                     count: 100,
                     cpus: 200,
                     siblings: Vec::new(),
@@ -537,7 +537,7 @@ mod tests {
 
     #[test]
     fn report_of_this_machine_has_every_section() {
-        let text = report(&nodebench_core::inventory::collect());
+        let text = report(&nodebench_machine::inventory::collect());
         let headings: Vec<&str> = text.lines().filter(|l| l.starts_with('[')).collect();
         assert_eq!(
             headings,

@@ -1,4 +1,4 @@
-//! The telemetry recorded beside a result (`core::telemetry`, series
+//! The telemetry recorded beside a result (`machine::telemetry`, series
 //! labelled `source=telemetry`) summarised as mean and max per series: the
 //! tables `runs show` prints under each result and the HTML report shows
 //! beside its telemetry charts. Series are grouped as the sampler reads

@@ -301,7 +301,7 @@ fn a_server_answering_200_to_everything_gives_no_default_content_finding() {
 fn targets_that_are_not_http_servers_get_one_line() {
     let _s = serial();
     let run = |url: String| {
-        let inventory = nodebench_core::inventory::collect();
+        let inventory = nodebench_machine::inventory::collect();
         match collect(
             &Scan {
                 config: config(&url),

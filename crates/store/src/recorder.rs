@@ -3,14 +3,14 @@
 //! how the run ended; with no store (`--no-save`) it only collects. With a
 //! telemetry sampler it attaches to each result, before saving it, the
 //! telemetry series of the result's own time span, then the line naming
-//! what limited it (`core::bottleneck`).
+//! what limited it (`machine::bottleneck`).
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, ResultSink};
-use nodebench_core::bottleneck;
-use nodebench_core::telemetry::Sampler;
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{BenchResult, Run, RunStatus, ThresholdVerdict};
+use nodebench_machine::bottleneck;
+use nodebench_machine::telemetry::Sampler;
 
 use crate::{Store, StoreError};
 

@@ -5,9 +5,9 @@
 //! very same series, and packed takes under a fifth of the JSON's bytes.
 
 use chrono::{DateTime, TimeZone, Utc};
-use nodebench_core::telemetry::History;
-use nodebench_core::telemetry::synthetic::Machine;
 use nodebench_core::{BenchResult, Run};
+use nodebench_machine::telemetry::History;
+use nodebench_machine::telemetry::synthetic::Machine;
 use nodebench_store::{SqliteStore, Store};
 
 const CPUS: u32 = 512;

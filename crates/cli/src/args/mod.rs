@@ -28,8 +28,8 @@ use std::ffi::OsString;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use nodebench_core::telemetry;
 use nodebench_core::threshold::Threshold;
+use nodebench_machine::telemetry;
 
 use burnin::BurninArgs;
 use compare::CompareArgs;

@@ -9,11 +9,11 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Result, anyhow};
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
 use nodebench_core::credentials::redact;
-use nodebench_core::inventory;
 use nodebench_core::names;
-use nodebench_core::telemetry::Sampler;
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{ResultStatus, Run, RunStatus};
+use nodebench_machine::inventory;
+use nodebench_machine::telemetry::Sampler;
 use nodebench_report::reporters;
 use nodebench_store::{Location, Recorder, Store};
 
@@ -110,8 +110,8 @@ pub fn run_judged(
         .iter()
         .any(|id| [names::cpu::OPS, names::linpack::LINPACK].contains(id))
     {
-        inventory.cpu.effective_cores = Some(nodebench_core::cores::effective());
-        inventory.cpu.peak_clock = nodebench_core::peak::peak_clock(&inventory);
+        inventory.cpu.effective_cores = Some(nodebench_machine::cores::effective());
+        inventory.cpu.peak_clock = nodebench_machine::peak::peak_clock(&inventory);
     }
     let tags: BTreeMap<String, String> = tags.iter().chain(&cli.tags).cloned().collect();
     let mut run = Run::start(std::env::args().collect(), tags);

@@ -2,7 +2,8 @@
 //! what the machine is, the stored runs, and the result model's schema.
 
 use anyhow::Result;
-use nodebench_core::{Run, inventory};
+use nodebench_core::Run;
+use nodebench_machine::inventory;
 use nodebench_report::compare::Comparison;
 use nodebench_report::{export, reporters};
 

@@ -2,8 +2,6 @@
 //! host with four cache levels and one NVMe disk), shared by core's and
 //! the report crate's tests through the `fixtures` feature.
 
-pub mod trees;
-
 use super::{BlockDevice, CacheInfo, CpuInfo, Inventory};
 
 /// The sample inventory: hostname `node1`, `AuthenticAMD`, 16 logical CPUs

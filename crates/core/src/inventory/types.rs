@@ -65,7 +65,7 @@ pub struct CpuInfo {
     /// Hardware threads per physical core (largest sibling group seen).
     pub threads_per_core: Option<u32>,
     /// Cores' worth of floating-point throughput the usable CPUs hold,
-    /// measured ([`crate::cores::probe`]) for a run of a benchmark with a
+    /// measured (`nodebench_machine::cores::probe`) for a run of a benchmark with a
     /// theoretical peak (`cpu ops`, `cpu linpack`); the peak counts these.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effective_cores: Option<EffectiveCores>,
@@ -114,7 +114,7 @@ pub struct CpuInfo {
     pub emulation: Option<String>,
 }
 
-/// Effective cores as [`crate::cores`] measures them: what the probe found.
+/// Effective cores as `nodebench_machine::cores` measures them: what the probe found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(default)]
 pub struct EffectiveCores {

@@ -1,5 +1,5 @@
 //! Names of the telemetry series the sampler records while a benchmark runs
-//! (`core::telemetry`): series names, their label keys, and the label that
+//! (`nodebench_machine::telemetry`): series names, their label keys, and the label that
 //! marks a series as telemetry rather than the benchmark's own.
 
 /// Label key marking where a series comes from.

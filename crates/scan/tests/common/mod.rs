@@ -397,7 +397,7 @@ pub fn reply_200(s: &mut impl Write, body: &str) {
 /// Runs the scan of `url` with `config` changes, returning the result and
 /// its findings.
 pub fn scan(config: ScanConfig) -> (BenchResult, Vec<Finding>) {
-    let inventory = nodebench_core::inventory::collect();
+    let inventory = nodebench_machine::inventory::collect();
     let mut results = collect(&Scan { config }, &inventory, Cancel::new()).unwrap();
     assert_eq!(results.len(), 1);
     let r = results.remove(0);

@@ -368,7 +368,7 @@ fn read_u32(formatted: &[u8], offset: usize) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::{GOLDEN_GAMMA, XorShift64};
+    use nodebench_core::rng::{GOLDEN_GAMMA, XorShift64};
 
     /// Assembles one SMBIOS structure: header, formatted area (`body` follows
     /// the 4-byte header) and string-set.

@@ -4,7 +4,7 @@
 //! devices, NICs, CPU frequency and hwmon temperatures where readable), turns
 //! consecutive snapshots into rates and keeps a bounded history, from which
 //! [`Sampler::window`] cuts the series of one result's time span. Series
-//! names and label keys are in [`crate::names::telemetry`].
+//! names and label keys are in [`nodebench_core::names::telemetry`].
 
 mod history;
 pub mod proc;
@@ -19,11 +19,11 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use crate::model::{TimeSeries, Unit};
-use crate::names::telemetry::{label, series};
 use crate::sysroot::Roots;
 pub use history::History;
 use history::{KeyRef, LabelRef};
+use nodebench_core::model::{TimeSeries, Unit};
+use nodebench_core::names::telemetry::{label, series};
 use proc::{DiskCounters, Memory, NicCounters, Stat, VmStat};
 
 /// Default sampling interval.
@@ -133,7 +133,7 @@ pub struct SeriesKey {
     /// Unit of its values.
     pub unit: Unit,
     /// Labels (`cpu`, `device`, `nic`, `sensor`), without
-    /// [`SOURCE`](crate::names::telemetry::SOURCE).
+    /// [`SOURCE`](nodebench_core::names::telemetry::SOURCE).
     pub labels: Vec<(&'static str, String)>,
 }
 
@@ -533,7 +533,7 @@ fn sample_loop(interval: Duration, shared: &Mutex<Shared>, requests: &mpsc::Rece
         let now = (Instant::now(), Snapshot::read());
         let at = Utc::now();
         let seconds = (now.0 - prev.0).as_secs_f64();
-        let (user, system) = crate::cputime::thread();
+        let (user, system) = nodebench_core::cputime::thread();
         let mut h = shared.lock().unwrap_or_else(|e| e.into_inner());
         h.history.record(at, &prev.1, &now.1, seconds);
         prev = now;
@@ -555,7 +555,7 @@ fn sample_loop(interval: Duration, shared: &Mutex<Shared>, requests: &mpsc::Rece
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::names::telemetry::{SOURCE, SOURCE_TELEMETRY};
+    use nodebench_core::names::telemetry::{SOURCE, SOURCE_TELEMETRY};
 
     fn value(readings: &[Reading], name: &str, labels: &[(&str, &str)]) -> f64 {
         readings

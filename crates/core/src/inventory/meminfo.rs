@@ -1,21 +1,20 @@
-//! Main memory, swap and huge pages, from `/proc/meminfo` and sysfs.
-
-use super::sysfs::{parse_bracketed, read_text};
-use super::types::MemoryInfo;
-use crate::sysroot::Roots;
+//! `/proc/meminfo`'s fields nodebench keeps, and the memory a new
+//! allocation can have now ([`available_memory_bytes`]), which the buffer
+//! helpers check before allocating. The inventory's memory section is read
+//! by `nodebench_machine::inventory`.
 
 /// The fields of `/proc/meminfo` nodebench keeps, in bytes.
 #[derive(Debug, Clone, PartialEq, Default)]
-struct MeminfoSummary {
-    total: Option<u64>,
-    available: Option<u64>,
-    swap_total: Option<u64>,
-    hugepage_size: Option<u64>,
+pub struct Meminfo {
+    pub total: Option<u64>,
+    pub available: Option<u64>,
+    pub swap_total: Option<u64>,
+    pub hugepage_size: Option<u64>,
 }
 
 /// Parses `/proc/meminfo` ("MemTotal:  16384 kB" lines).
-fn parse_meminfo(text: &str) -> MeminfoSummary {
-    let mut out = MeminfoSummary::default();
+pub fn parse_meminfo(text: &str) -> Meminfo {
+    let mut out = Meminfo::default();
     for line in text.lines() {
         let Some((key, rest)) = line.split_once(':') else {
             continue;
@@ -41,25 +40,12 @@ fn parse_meminfo(text: &str) -> MeminfoSummary {
     out
 }
 
-/// Memory available to a new allocation now (`MemAvailable`), read fresh;
-/// benchmarks check it before allocating large buffers.
+/// Memory available to a new allocation now (`MemAvailable` of the live
+/// `/proc/meminfo`, never a recorded tree's), read fresh; benchmarks check
+/// it before allocating large buffers.
 pub fn available_memory_bytes() -> Option<u64> {
-    read_text(Roots::from_env().proc("meminfo")).and_then(|t| parse_meminfo(&t).available)
-}
-
-/// Reads memory, swap and huge page settings.
-pub(super) fn collect_memory(roots: &Roots) -> MemoryInfo {
-    let m = read_text(roots.proc("meminfo"))
-        .map(|t| parse_meminfo(&t))
-        .unwrap_or_default();
-    MemoryInfo {
-        total_bytes: m.total,
-        available_bytes: m.available,
-        swap_total_bytes: m.swap_total,
-        transparent_hugepages: read_text(roots.sys("kernel/mm/transparent_hugepage/enabled"))
-            .and_then(|t| parse_bracketed(&t)),
-        hugepage_size_bytes: m.hugepage_size.filter(|n| *n > 0),
-    }
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_meminfo(&text).available
 }
 
 #[cfg(test)]
@@ -82,6 +68,6 @@ Hugepagesize:       2048 kB
         assert_eq!(m.available, Some(20_000_000 * 1024));
         assert_eq!(m.swap_total, Some(0));
         assert_eq!(m.hugepage_size, Some(2 << 20));
-        assert_eq!(parse_meminfo(""), MeminfoSummary::default());
+        assert_eq!(parse_meminfo(""), Meminfo::default());
     }
 }

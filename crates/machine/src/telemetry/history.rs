@@ -4,7 +4,7 @@
 //! the CPU layout, then per CPU its jiffies in the interval as varints:
 //! all of them, then each share's; a share is `part * 100 / total`, so it
 //! reads back as the very `f64` [`super::rates`] computes), then the other
-//! readings as `(series number, value)` pairs in the [`crate::packed`]
+//! readings as `(series number, value)` pairs in the [`nodebench_core::packed`]
 //! encoding, the number stored as its distance from the one expected next
 //! (the readings come in the same order every interval: 0, no byte beyond
 //! the value's one-byte header). At 512 CPUs an interval takes about
@@ -17,9 +17,9 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::{CPU_SHARES, SeriesKey, Snapshot, cpu_before, cpu_shares, other_readings, proc, share};
-use crate::model::{TimeSeries, Unit};
-use crate::names::telemetry::{SOURCE, SOURCE_TELEMETRY, label};
-use crate::packed;
+use nodebench_core::model::{TimeSeries, Unit};
+use nodebench_core::names::telemetry::{SOURCE, SOURCE_TELEMETRY, label};
+use nodebench_core::packed;
 
 /// A label's value as a reading has it: a CPU number or a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -425,10 +425,10 @@ impl History {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::names::telemetry::series;
     use crate::telemetry::rates;
     use crate::telemetry::synthetic::Machine;
     use chrono::TimeZone;
+    use nodebench_core::names::telemetry::series;
 
     fn at(s: i64) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2025, 1, 1, 0, 0, 0).unwrap() + chrono::Duration::seconds(s)

@@ -3,8 +3,8 @@
 use std::fs;
 
 use super::sysfs::{dir_names, read_number, read_text, read_value};
-use super::types::NetworkInterface;
 use crate::sysroot::Roots;
+use nodebench_core::inventory::NetworkInterface;
 
 /// A link speed from `/sys/class/net/X/speed`; negative (-1 = unknown) or
 /// malformed gives `None`.

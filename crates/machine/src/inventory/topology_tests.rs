@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use super::cpu::collect_cpu_at;
 use super::cpuid::CpuidProbe;
 use super::fixtures::trees;
-use super::topology::{Topology, collect_topology};
-use crate::cpulist;
+use super::topology::collect_topology;
 use crate::sysroot::Roots;
+use nodebench_core::cpulist;
+use nodebench_core::inventory::Topology;
 
 struct Tree(PathBuf);
 
@@ -26,7 +27,7 @@ fn tree(name: &str) -> Tree {
     Tree(root)
 }
 
-fn topology(name: &str) -> (Topology, super::CpuInfo) {
+fn topology(name: &str) -> (Topology, nodebench_core::inventory::CpuInfo) {
     let t = tree(name);
     let roots = Roots::under(&t.0);
     let topo = collect_topology(&roots).expect("a topology");

@@ -10,10 +10,10 @@ use super::cpuid::{CpuidProbe, cpuid_probe};
 use super::sysfs::{
     numbered_entries, parse_cpu_list, read_khz_as_hz, read_number, read_text, read_value,
 };
-use super::types::CpuInfo;
 use super::uarch::{arm_microarchitecture, arm_vendor, microarchitecture, server_core_by_flags};
 use super::virt::{read_container, read_virtualization};
 use crate::sysroot::Roots;
+use nodebench_core::inventory::CpuInfo;
 
 /// What `/proc/cpuinfo` says, summarized.
 #[derive(Debug, Clone, PartialEq, Default)]

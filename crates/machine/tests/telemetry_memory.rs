@@ -14,8 +14,8 @@ use std::time::Instant;
 
 use chrono::{DateTime, TimeZone, Utc};
 use nodebench_core::names::telemetry::series;
-use nodebench_core::telemetry::synthetic::Machine;
-use nodebench_core::telemetry::{DEFAULT_INTERVAL, DEFAULT_RETENTION, History, rates};
+use nodebench_machine::telemetry::synthetic::Machine;
+use nodebench_machine::telemetry::{DEFAULT_INTERVAL, DEFAULT_RETENTION, History, rates};
 
 /// The system allocator, counting the bytes it holds for the program.
 struct Counting;

@@ -1,8 +1,8 @@
 //! The rules, driven by made-up telemetry.
 use super::*;
-use crate::inventory::NetworkInterface;
-use crate::model::{Better, Metric, TimeSeries, Unit};
-use crate::names::telemetry::{self, label, series};
+use nodebench_core::inventory::NetworkInterface;
+use nodebench_core::model::{Better, Metric, TimeSeries, Unit};
+use nodebench_core::names::telemetry::{self, label, series};
 
 /// A telemetry series `name{key=value}` holding `value` at three points.
 fn tele(name: &str, key: &str, value: &str, v: f64) -> TimeSeries {
@@ -186,7 +186,7 @@ fn memory_results_near_the_stream_peak_are_bandwidth_bound() {
 
 #[test]
 fn saturated_cores_are_named() {
-    let r = result(crate::names::cpu::OPS, 40.0, 99.0, 0.0, 0.0);
+    let r = result(nodebench_core::names::cpu::OPS, 40.0, 99.0, 0.0, 0.0);
     assert_eq!(
         attribute(&r, &[], None).unwrap(),
         "CPU: 1 of 2 cores saturated: cpu1 99 % (user 99 %, system 0 %)"
@@ -255,8 +255,8 @@ fn machine(
 }
 
 /// A phase over `[start, end]` with `labels`.
-fn phase(labels: &[(&str, &str)], start_s: f64, end_s: f64) -> crate::model::Phase {
-    crate::model::Phase {
+fn phase(labels: &[(&str, &str)], start_s: f64, end_s: f64) -> nodebench_core::model::Phase {
+    nodebench_core::model::Phase {
         labels: labels
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -270,14 +270,14 @@ fn phase(labels: &[(&str, &str)], start_s: f64, end_s: f64) -> crate::model::Pha
 /// An op rate of `kernel` at `threads` against a whole-machine `peak`.
 fn rate(kernel: &str, threads: usize, v: f64, peak: f64) -> Metric {
     Metric::new(
-        crate::names::cpu::RATE,
+        nodebench_core::names::cpu::RATE,
         v,
         Unit::FlopsPerSecond,
         Better::Higher,
     )
-    .label(crate::names::labels::KERNEL, kernel)
-    .label(crate::names::labels::THREADS, threads)
-    .with_reference(Some(crate::model::Reference {
+    .label(nodebench_core::names::labels::KERNEL, kernel)
+    .label(nodebench_core::names::labels::THREADS, threads)
+    .with_reference(Some(nodebench_core::model::Reference {
         name: "theoretical peak".into(),
         value: peak,
     }))
@@ -296,7 +296,7 @@ fn each_phase_of_a_64_cpu_run_gets_the_line_of_its_own_span() {
     // pinned to cpu0, cpu0-7, all: the whole result's mean shows one busy
     // CPU, each phase its own.
     let mut r = machine(
-        crate::names::cpu::OPS,
+        nodebench_core::names::cpu::OPS,
         64,
         &[1.0, 2.0, 3.0],
         |c, t| match t {
@@ -348,7 +348,7 @@ fn a_kernel_near_the_peak_of_its_cores_is_compute_bound_on_256_cpus() {
     let per_core = 100e9;
     let peak = 128.0 * per_core;
     let mut r = machine(
-        crate::names::cpu::OPS,
+        nodebench_core::names::cpu::OPS,
         256,
         &[1.0, 2.0, 3.0],
         |c, t| match t {
@@ -387,19 +387,19 @@ fn unpinned_threads_moving_between_cpus_are_never_latency_bound() {
     // 8 threads wandering over 256 CPUs: every CPU about 3.1 % busy, 800 %
     // of one CPU in all.
     let mut r = machine(memory::BLOCKS, 256, &[1.0, 2.0], |_, _| 800.0 / 256.0);
-    r.set_param(crate::names::labels::THREADS, 8);
+    r.set_param(nodebench_core::names::labels::THREADS, 8);
     assert_eq!(
         attribute(&r, &[], None).unwrap(),
         "CPU: 8 thread(s) kept 8 of 256 CPUs' worth busy (800 % of one CPU in all), moving between CPUs"
     );
     // Half that: the threads waited; nothing is saturated.
     let mut idle = machine(memory::BLOCKS, 256, &[1.0, 2.0], |_, _| 400.0 / 256.0);
-    idle.set_param(crate::names::labels::THREADS, 8);
+    idle.set_param(nodebench_core::names::labels::THREADS, 8);
     assert_eq!(attribute(&idle, &[], None).unwrap(), LATENCY_BOUND);
     // An HTTP load's `threads` are its client's: the in-process server's
     // threads busy the CPUs too, so the rule does not count them.
     let mut load = machine(http::LOAD, 2, &[1.0, 2.0], |_, _| 85.0);
-    load.set_param(crate::names::labels::THREADS, 1);
+    load.set_param(nodebench_core::names::labels::THREADS, 1);
     assert_eq!(attribute(&load, &[], None).unwrap(), LATENCY_BOUND);
 }
 
@@ -581,7 +581,7 @@ fn recorded_16_vcpu_fma_phases_are_never_latency_bound() {
 fn a_compute_kernel_whose_cpus_were_never_saturated_says_how_busy_they_were() {
     // 64 CPUs, 8 pinned threads at 60-74 %: never latency-bound; the same
     // telemetry under a memory benchmark is.
-    let mut r = machine(crate::names::cpu::OPS, 64, &[1.0], |c, _| {
+    let mut r = machine(nodebench_core::names::cpu::OPS, 64, &[1.0], |c, _| {
         if c < 8 { 60.0 + 2.0 * c as f64 } else { 0.5 }
     });
     r.phases = vec![phase(&[("threads", "8")], 0.0, 1.0)];

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use super::sysfs::{numbered_entries, parse_cpu_list, read_number, read_value};
-use super::types::CacheInfo;
+use nodebench_core::inventory::CacheInfo;
 
 /// Parses a sysfs cache size ("32K", "1M", "512") into bytes.
 pub(super) fn parse_cache_size(text: &str) -> Option<u64> {

@@ -25,8 +25,8 @@
 use std::time::Duration;
 
 pub use crate::clock::Load;
-use crate::inventory::Inventory;
-pub use crate::inventory::PeakClock;
+use nodebench_core::inventory::Inventory;
+pub use nodebench_core::inventory::PeakClock;
 
 /// How the FLOP-per-cycle figure of a core was derived.
 #[derive(Debug, Clone, PartialEq)]
@@ -337,7 +337,7 @@ pub fn peak_clock(inv: &Inventory) -> Option<PeakClock> {
 /// round's mean over the CPUs. The highest round is taken because the clock a
 /// host grants moves with its load, and the peak is a ceiling.
 fn measure_all_core_clock(load: Load, rounds: usize, each: Duration) -> Option<f64> {
-    let cpus = crate::affinity::allowed_cpus();
+    let cpus = nodebench_core::affinity::allowed_cpus();
     let mut best: Option<f64> = None;
     for _ in 0..rounds.max(1) {
         let results: Vec<Option<f64>> = std::thread::scope(|s| {
@@ -345,7 +345,7 @@ fn measure_all_core_clock(load: Load, rounds: usize, each: Duration) -> Option<f
                 .iter()
                 .map(|&cpu| {
                     s.spawn(move || {
-                        crate::affinity::pin_current_thread(cpu);
+                        nodebench_core::affinity::pin_current_thread(cpu);
                         crate::clock::measure_clock_under(load, each)
                     })
                 })
@@ -368,7 +368,7 @@ fn measure_all_core_clock(load: Load, rounds: usize, each: Duration) -> Option<f
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inventory::CpuInfo;
+    use nodebench_core::inventory::CpuInfo;
 
     fn inv(uarch: &str, name: &str, flags: &[&str], cores: u32, max_hz: Option<f64>) -> Inventory {
         Inventory {

@@ -10,7 +10,7 @@ use chrono::Utc;
 use nodebench_core::TimeSeries;
 use nodebench_core::buffer::Buffer;
 use nodebench_core::names::telemetry::{label, series};
-use nodebench_core::telemetry::Sampler;
+use nodebench_machine::telemetry::Sampler;
 
 fn label_of<'a>(s: &'a TimeSeries, key: &str) -> &'a str {
     s.labels.get(key).map(String::as_str).unwrap_or("")

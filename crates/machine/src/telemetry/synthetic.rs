@@ -9,7 +9,7 @@
 
 use super::Snapshot;
 use super::proc::{CpuTimes, DiskCounters, NicCounters};
-use crate::rng::XorShift64;
+use nodebench_core::rng::XorShift64;
 
 /// Two consecutive snapshots of a synthetic machine, one second apart.
 pub struct Machine {

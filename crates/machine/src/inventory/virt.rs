@@ -97,7 +97,7 @@ fn detect_virtualization(e: &VirtEvidence) -> Option<String> {
 /// from the CPU flags of `/proc/cpuinfo`, the hypervisor CPUID named (if
 /// any), `/sys/hypervisor/type` and the DMI vendor and product names.
 ///
-/// [`CpuInfo::virtualization`]: super::types::CpuInfo::virtualization
+/// [`CpuInfo::virtualization`]: nodebench_core::inventory::CpuInfo::virtualization
 pub(super) fn read_virtualization(
     flags: &[String],
     cpuid_hypervisor: Option<&str>,
@@ -120,7 +120,7 @@ pub(super) fn read_virtualization(
 /// [`CpuInfo::container`]), from systemd's, podman's, docker's and
 /// Kubernetes' markers.
 ///
-/// [`CpuInfo::container`]: super::types::CpuInfo::container
+/// [`CpuInfo::container`]: nodebench_core::inventory::CpuInfo::container
 pub(super) fn read_container() -> Option<String> {
     detect_container(
         read_value("/run/systemd/container").as_deref(),

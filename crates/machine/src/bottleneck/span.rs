@@ -3,11 +3,11 @@
 //! interval that ends at its time (the first from the result's start);
 //! a span's figure is the mean of the intervals weighted by how much of
 //! each lies in the span. The recorder ends an interval at every phase
-//! boundary ([`crate::bench::Context::begin_phase`]), so a phase's
+//! boundary ([`nodebench_core::bench::Context::begin_phase`]), so a phase's
 //! intervals are its own and the weights are whole.
 
-use crate::model::{BenchResult, TimeSeries};
-use crate::names::telemetry;
+use nodebench_core::model::{BenchResult, TimeSeries};
+use nodebench_core::names::telemetry;
 
 /// The means of a result's telemetry series over a span.
 pub(super) struct Telemetry {
@@ -170,7 +170,7 @@ impl Telemetry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Unit;
+    use nodebench_core::model::Unit;
 
     #[test]
     fn a_span_weighs_the_intervals_by_their_overlap() {

@@ -6,8 +6,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use super::sysfs::{dir_names, parse_bracketed, read_number, read_text, read_value};
-use super::types::{BlockDevice, Filesystem};
 use crate::sysroot::Roots;
+use nodebench_core::inventory::{BlockDevice, Filesystem};
 
 /// Reads the block devices of `/sys/block`, leaving out empty loop, ram and
 /// zram devices.

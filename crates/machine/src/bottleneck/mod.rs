@@ -5,7 +5,7 @@
 //! measured earlier in the run, the theoretical peak).
 //!
 //! A result that ran in phases (thread counts, IOzone tests, LINPACK
-//! trials: [`crate::model::Phase`]) gets a line for each phase, from the
+//! trials: [`nodebench_core::model::Phase`]) gets a line for each phase, from the
 //! telemetry of the phase's own span and the figures carrying its labels;
 //! a result measured as one piece gets one line. The rules, first match
 //! wins:
@@ -46,9 +46,9 @@
 
 mod span;
 
-use crate::inventory::Inventory;
-use crate::model::{BenchResult, Phase};
-use crate::names::{cpu, disk, http, labels, linpack, memory, net, peak};
+use nodebench_core::inventory::Inventory;
+use nodebench_core::model::{BenchResult, Phase};
+use nodebench_core::names::{cpu, disk, http, labels, linpack, memory, net, peak};
 use span::Telemetry;
 
 /// A CPU (a core, a server or client thread) busy this share of the time,
@@ -173,7 +173,10 @@ struct Scope<'a> {
 impl Scope<'_> {
     /// The metrics named `name` of this scope: those carrying the phase's
     /// labels, or all of them.
-    fn metrics<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a crate::model::Metric> + 'a {
+    fn metrics<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a nodebench_core::model::Metric> + 'a {
         self.result
             .metrics_named(name)
             .filter(move |m| self.phase.is_none_or(|p| p.covers(m)))

@@ -24,7 +24,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-pub use crate::inventory::EffectiveCores;
+pub use nodebench_core::inventory::EffectiveCores;
 
 /// All CPUs together at or above this share of their count times one CPU:
 /// no sharing.
@@ -238,7 +238,7 @@ fn rate_on(cpus: &[u32], iters: u64) -> f64 {
             .map(|&cpu| {
                 let start = &start;
                 s.spawn(move || {
-                    crate::affinity::pin_current_thread(cpu as usize);
+                    nodebench_core::affinity::pin_current_thread(cpu as usize);
                     start.wait();
                     let t = Instant::now();
                     black_box(madd_loop(iters));
@@ -266,7 +266,7 @@ fn visible_siblings(cpus: &[u32]) -> Vec<Vec<u32>> {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
         };
-        let set = crate::inventory::sysfs::parse_cpu_list(text.trim()).unwrap_or_default();
+        let set = nodebench_core::cpulist::parse(text.trim()).unwrap_or_default();
         if set.len() > 1 && !sets.contains(&set) {
             sets.push(set);
         }
@@ -277,7 +277,7 @@ fn visible_siblings(cpus: &[u32]) -> Vec<Vec<u32>> {
 /// Measures the effective cores of the CPUs this process may use (about
 /// 0.6 s; up to about 1.2 s more where sharing calls for pairs).
 pub fn probe() -> EffectiveCores {
-    let cpus: Vec<u32> = crate::affinity::allowed_cpus()
+    let cpus: Vec<u32> = nodebench_core::affinity::allowed_cpus()
         .into_iter()
         .map(|c| c as u32)
         .collect();
@@ -289,7 +289,7 @@ pub fn probe() -> EffectiveCores {
     let first = cpus[0] as usize;
     let iters = std::thread::scope(|s| {
         s.spawn(move || {
-            crate::affinity::pin_current_thread(first);
+            nodebench_core::affinity::pin_current_thread(first);
             calibrate(Duration::from_millis(20))
         })
         .join()
@@ -452,10 +452,10 @@ mod tests {
     #[test]
     fn the_probe_leaves_the_callers_affinity_alone() {
         assert!(madd_loop(10).is_finite());
-        let before = crate::affinity::allowed_cpus();
+        let before = nodebench_core::affinity::allowed_cpus();
         let e = probe();
         assert!(e.count >= 1 && e.count <= e.cpus, "{e:?}");
         assert_eq!(e.cpus as usize, before.len());
-        assert_eq!(crate::affinity::allowed_cpus(), before);
+        assert_eq!(nodebench_core::affinity::allowed_cpus(), before);
     }
 }

@@ -66,7 +66,7 @@ pub(super) fn dir_names(dir: &Path) -> Vec<String> {
     names
 }
 
-pub(crate) use crate::cpulist::parse as parse_cpu_list;
+pub(crate) use nodebench_core::cpulist::parse as parse_cpu_list;
 
 /// The bracketed choice of a sysfs selector (`always [madvise] never` gives
 /// "madvise"); a file holding a single bare word gives that word.

@@ -1,0 +1,19 @@
+//! nodebench machine: everything that reads the node it runs on, on top of
+//! core's result model. The inventory and topology readers (`/proc`, `/sys`,
+//! CPUID, SMBIOS), the telemetry sampler and its compact history, the
+//! theoretical peak and the effective-core probe, clock measurement, the
+//! bottleneck rules that read results against telemetry, and the
+//! overridable roots (`NODEBENCH_SYSFS_ROOT`, `NODEBENCH_PROCFS_ROOT`) that
+//! let tests read recorded trees of bigger machines.
+//!
+//! Area crates may use core and machine, never each other.
+
+pub mod bottleneck;
+pub mod clock;
+pub mod cores;
+#[cfg(target_arch = "x86_64")]
+mod fma;
+pub mod inventory;
+pub mod peak;
+pub mod sysroot;
+pub mod telemetry;
