@@ -206,6 +206,16 @@ fn targets_that_cannot_be_scanned_get_one_line() {
         &["error: http.scan: --rate: expected 1..=1000 requests per second, got 0"],
     );
     one_line_error(
+        &run(&["scan", "http://127.0.0.1:1", "--as-of", "2026-13-01"]),
+        2,
+        &["error: http.scan: --as-of: expected a date YYYY-MM-DD, got '2026-13-01'"],
+    );
+    one_line_error(
+        &run(&["scan", "http://127.0.0.1:1", "--crawl-pages", "20000"]),
+        2,
+        &["error: http.scan: --crawl-pages: expected 0..=10000 pages (0: no crawl), got 20000"],
+    );
+    one_line_error(
         &run(&["scan", "ftp://127.0.0.1"]),
         2,
         &[
@@ -229,6 +239,30 @@ fn a_non_loopback_target_shows_the_requests_and_needs_yes() {
         "{err}"
     );
     assert!(err.contains("1 x TRACE: /\n"), "{err}");
+    // The plan: start URL, page cap, rate, then the fixed probes.
+    assert!(
+        err.starts_with("nodebench scan would send to http://192.0.2.1:8080 (at most 50/s, 4 at a time, within 60 s)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("a same-origin crawl from http://192.0.2.1:8080/ (links, forms, scripts, stylesheets, /robots.txt, /sitemap.xml; query strings dropped): at most 200 GETs, 5 links deep"),
+        "{err}"
+    );
+    assert!(err.contains("the fixed probes ("), "{err}");
+    let o = run(&[
+        "--no-telemetry",
+        "scan",
+        "http://192.0.2.1:8080",
+        "--crawl-pages",
+        "7",
+        "--rate",
+        "10",
+    ]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("(at most 10/s,") && err.contains("at most 7 GETs"),
+        "{err}"
+    );
     assert!(
         err.trim_end().ends_with("'192.0.2.1' is not a loopback address: the scan sends the requests listed above to it; pass --yes to send them"),
         "{err}"

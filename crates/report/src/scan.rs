@@ -43,6 +43,9 @@ pub fn report(r: &BenchResult) -> String {
     if let Some(nf) = r.param(param::NOT_FOUND).and_then(|v| v.as_str()) {
         let _ = writeln!(w, "not found looks like: {nf}");
     }
+    if let Some(crawled) = r.param(param::CRAWLED).and_then(|v| v.as_str()) {
+        let _ = writeln!(w, "crawl: {crawled}");
+    }
     if let Some(workers) = r.param(param::WORKERS).and_then(|v| v.as_array()) {
         let list: Vec<&str> = workers.iter().filter_map(|v| v.as_str()).collect();
         let _ = writeln!(
@@ -75,6 +78,12 @@ pub fn report(r: &BenchResult) -> String {
     }
     if all.is_empty() {
         let _ = writeln!(w, "no findings");
+    }
+    if let Some(list) = r.param(param::SUPPRESSED).and_then(|v| v.as_array()) {
+        let _ = writeln!(w);
+        for s in list.iter().filter_map(|v| v.as_str()) {
+            let _ = writeln!(w, "suppressed (looks like not-found): {s}");
+        }
     }
     for warning in &r.warnings {
         let _ = writeln!(w, "warning: {warning}");
@@ -124,5 +133,20 @@ mod tests {
         let low = text.find("LOW (1)").unwrap();
         assert!(high < low && !text.contains("MEDIUM"), "{text}");
         assert!(text.contains("      request:  GET /.env HTTP/1.1 -> 200\n      evidence: status 200\n                second line\n      fix:      remove it"), "{text}");
+        assert!(!text.contains("suppressed"), "{text}");
+        r.set_param(param::CRAWLED, "3 pages fetched, 2 directories, 1 files");
+        r.set_param(
+            param::SUPPRESSED,
+            vec!["[default-content.env-file] GET /wiki/.env HTTP/1.1 -> 200"],
+        );
+        let text = report(&r);
+        assert!(
+            text.contains("crawl: 3 pages fetched, 2 directories, 1 files\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("suppressed (looks like not-found): [default-content.env-file] GET /wiki/.env HTTP/1.1 -> 200\n"),
+            "{text}"
+        );
     }
 }

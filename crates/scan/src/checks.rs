@@ -20,13 +20,17 @@ pub const FILES: &[(&str, &str)] = &[
     ("disclosure.toml", include_str!("../checks/disclosure.toml")),
     ("methods.toml", include_str!("../checks/methods.toml")),
     ("headers.toml", include_str!("../checks/headers.toml")),
+    ("cors.toml", include_str!("../checks/cors.toml")),
+    ("exposures.toml", include_str!("../checks/exposures.toml")),
+    ("panels.toml", include_str!("../checks/panels.toml")),
+    ("eol.toml", include_str!("../checks/eol.toml")),
     ("tls.toml", include_str!("../checks/tls.toml")),
     ("local.toml", include_str!("../checks/local.toml")),
 ];
 
 /// Methods a check may send: the scan never sends anything that changes
 /// the server (PUT and DELETE are probes, only with `--probe-write`).
-pub const SAFE_METHODS: &[&str] = &["GET", "HEAD", "OPTIONS", "TRACE"];
+pub const SAFE_METHODS: &[&str] = &["GET", "HEAD", "OPTIONS", "TRACE", "TRACK", "DEBUG"];
 
 /// The checks' code-driven probes, by the name a check file gives them.
 pub const PROBES: &[&str] = &[
@@ -38,6 +42,8 @@ pub const PROBES: &[&str] = &[
     "cert-self-signed",
     "cert-hostname",
     "cert-untrusted",
+    "eol-branch",
+    "eol-release",
     "write-put",
     "write-delete",
     "worker-root",
@@ -52,6 +58,10 @@ pub const PROBES: &[&str] = &[
 /// (a path that cannot exist, for error pages).
 pub const RANDOM: &str = "{random}";
 
+/// The `in_dirs` entry that stands for a crawled directory without its
+/// trailing slash (servers answer it with a redirect to the slash form).
+pub const NO_SLASH: &str = "{no-slash}";
+
 /// A check file as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -60,6 +70,12 @@ struct FileText {
     description: String,
     #[serde(rename = "check")]
     checks: Vec<CheckText>,
+    /// eol.toml: when the branch table was last checked.
+    #[serde(default)]
+    checked: Option<String>,
+    /// eol.toml: the release branches and their end of life.
+    #[serde(default, rename = "branch")]
+    branches: Vec<crate::branches::BranchText>,
 }
 
 /// One `[[check]]` as written.
@@ -76,6 +92,12 @@ struct CheckText {
     path: Option<String>,
     #[serde(default)]
     paths: Vec<String>,
+    #[serde(default)]
+    in_dirs: Vec<String>,
+    #[serde(default)]
+    on_files: Vec<String>,
+    #[serde(default)]
+    headers: Vec<String>,
     #[serde(default)]
     scheme: Option<String>,
     #[serde(default = "yes")]
@@ -105,6 +127,7 @@ struct ConditionText {
     #[serde(default)]
     or_absent: bool,
     header_absent: Option<String>,
+    internal_address: Option<String>,
 }
 
 /// A condition on a reply.
@@ -135,6 +158,9 @@ pub enum Condition {
     },
     /// The header is missing.
     HeaderAbsent(String),
+    /// The header (`Location`) names a private, loopback or link-local
+    /// address other than the scanned host.
+    InternalAddress(String),
 }
 
 /// Which targets a check applies to.
@@ -156,6 +182,13 @@ pub enum Kind {
         method: String,
         /// Paths below the target's base; may hold [`RANDOM`].
         paths: Vec<String>,
+        /// Names requested in every directory the crawl found (`""`: the
+        /// directory itself; [`NO_SLASH`]: the directory without its slash).
+        in_dirs: Vec<String>,
+        /// Suffixes appended to every file the crawl found (`~`, `.bak`).
+        on_files: Vec<String>,
+        /// Request headers sent with it (`Origin: ...`).
+        headers: Vec<(String, String)>,
         /// All must hold.
         conditions: Vec<Condition>,
         /// Compare a matching reply with the soft-404 calibration.
@@ -203,6 +236,10 @@ pub struct Catalog {
     pub families: Vec<Family>,
     /// The checks, in file order.
     pub checks: Vec<Check>,
+    /// The end-of-life table's branches (eol.toml).
+    pub branches: Vec<crate::branches::Branch>,
+    /// When that table was last checked (`YYYY-MM-DD`).
+    pub eol_checked: Option<String>,
 }
 
 impl Catalog {
@@ -215,6 +252,8 @@ impl Catalog {
     pub fn parse(files: &[(&str, &str)]) -> Result<Catalog, String> {
         let mut families = Vec::new();
         let mut checks: Vec<Check> = Vec::new();
+        let mut branches = Vec::new();
+        let mut eol_checked = None;
         for (file, text) in files {
             let parsed: FileText =
                 toml::from_str(text).map_err(|e| format!("check file {file}: {e}"))?;
@@ -225,12 +264,26 @@ impl Catalog {
                 }
                 checks.push(check);
             }
+            for b in parsed.branches {
+                branches.push(crate::branches::branch(b).map_err(|e| format!("{file}: {e}"))?);
+            }
+            if let Some(c) = parsed.checked {
+                if crate::branches::days(&c).is_none() {
+                    return Err(format!("{file}: checked '{c}' is not YYYY-MM-DD"));
+                }
+                eol_checked = Some(c);
+            }
             families.push(Family {
                 name: parsed.family,
                 description: parsed.description,
             });
         }
-        Ok(Catalog { families, checks })
+        Ok(Catalog {
+            families,
+            checks,
+            branches,
+            eol_checked,
+        })
     }
 
     /// The check implementing `probe`.
@@ -275,8 +328,26 @@ fn compile(family: &str, c: CheckText) -> Result<Check, String> {
             )));
         }
         let mut paths: Vec<String> = c.path.into_iter().chain(c.paths).collect();
-        if paths.is_empty() {
-            return Err(err("no path".into()));
+        if paths.is_empty() && c.in_dirs.is_empty() && c.on_files.is_empty() {
+            return Err(err("no path, in_dirs or on_files".into()));
+        }
+        for rel in c.in_dirs.iter().chain(&c.on_files) {
+            if rel.starts_with('/') || rel.contains("..") || rel.contains(char::is_whitespace) {
+                return Err(err(format!(
+                    "'{rel}': in_dirs and on_files take names relative to a directory or file"
+                )));
+            }
+        }
+        let mut headers = Vec::new();
+        for h in &c.headers {
+            let Some((name, value)) = h.split_once(':') else {
+                return Err(err(format!("header '{h}': expected 'Name: value'")));
+            };
+            let name = name.trim();
+            if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+                return Err(err(format!("header '{h}': bad name")));
+            }
+            headers.push((name.to_string(), value.trim().to_string()));
         }
         for p in &mut paths {
             if !p.starts_with('/') {
@@ -296,6 +367,9 @@ fn compile(family: &str, c: CheckText) -> Result<Check, String> {
         Kind::Request {
             method,
             paths,
+            in_dirs: c.in_dirs,
+            on_files: c.on_files,
+            headers,
             conditions,
             soft404: c.soft404,
             on_disk: c.on_disk,
@@ -321,10 +395,11 @@ fn condition(t: ConditionText) -> Result<Condition, String> {
         t.body_regex.is_some(),
         t.header.is_some(),
         t.header_absent.is_some(),
+        t.internal_address.is_some(),
     ];
     if kinds.iter().filter(|k| **k).count() != 1 {
         return Err(
-            "each [[check.match]] takes exactly one of status, body_any, body_regex, header, header_absent"
+            "each [[check.match]] takes exactly one of status, body_any, body_regex, header, header_absent, internal_address"
                 .into(),
         );
     }
@@ -339,6 +414,8 @@ fn condition(t: ConditionText) -> Result<Condition, String> {
         Condition::BodyRegex(regex(&r)?)
     } else if let Some(name) = t.header_absent {
         Condition::HeaderAbsent(name)
+    } else if let Some(name) = t.internal_address {
+        Condition::InternalAddress(name)
     } else {
         let name = t.header.unwrap_or_default();
         match (t.regex, t.lacks) {
@@ -382,6 +459,10 @@ mod tests {
                 "disclosure",
                 "methods",
                 "headers",
+                "cors",
+                "exposures",
+                "panels",
+                "eol",
                 "tls",
                 "local"
             ]

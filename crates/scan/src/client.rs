@@ -33,6 +33,8 @@ pub struct Request {
     pub path: String,
     /// A body (the PUT probe's).
     pub body: Option<Vec<u8>>,
+    /// Extra request headers (`Origin` of the CORS checks).
+    pub headers: Vec<(String, String)>,
 }
 
 impl Request {
@@ -42,6 +44,7 @@ impl Request {
             method: method.into(),
             path: path.into(),
             body: None,
+            headers: Vec::new(),
         }
     }
 }
@@ -225,6 +228,9 @@ impl Client {
             "{request_line}\r\nHost: {}\r\nUser-Agent: {USER_AGENT}\r\nAccept: */*\r\nConnection: close\r\n",
             self.target.authority()
         );
+        for (name, value) in &req.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
         if let Some(body) = &req.body {
             head.push_str(&format!(
                 "Content-Type: text/plain\r\nContent-Length: {}\r\n",

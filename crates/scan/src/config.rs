@@ -153,7 +153,19 @@ pub struct ScanConfig {
     pub docroots: Vec<PathBuf>,
     /// The user confirmed that a non-loopback target may be scanned (`--yes`).
     pub confirmed: bool,
+    /// Pages the same-origin crawl fetches at most (`--crawl-pages`; 0
+    /// turns the crawl off).
+    pub crawl_pages: usize,
+    /// Also list the candidates suppressed as looking like "not found"
+    /// (`--verbose`).
+    pub verbose: bool,
+    /// The day end-of-life versions are judged on, `YYYY-MM-DD`
+    /// (`--as-of`); default today.
+    pub as_of: Option<String>,
 }
+
+/// The most `--crawl-pages` accepted.
+pub const CRAWL_PAGES_MAX: usize = 10_000;
 
 impl Default for ScanConfig {
     fn default() -> Self {
@@ -167,6 +179,9 @@ impl Default for ScanConfig {
             local: false,
             docroots: Vec::new(),
             confirmed: false,
+            crawl_pages: 200,
+            verbose: false,
+            as_of: None,
         }
     }
 }
@@ -175,6 +190,16 @@ impl ScanConfig {
     /// The parsed target.
     pub fn target(&self) -> Result<Target, BenchError> {
         Target::parse(&self.url).map_err(BenchError::Invalid)
+    }
+
+    /// The day of `--as-of` (days since 1970-01-01), today without it.
+    pub fn as_of_day(&self) -> Result<i64, BenchError> {
+        match &self.as_of {
+            None => Ok(crate::branches::today()),
+            Some(t) => crate::branches::days(t).ok_or_else(|| {
+                BenchError::Invalid(format!("--as-of: expected a date YYYY-MM-DD, got '{t}'"))
+            }),
+        }
     }
 }
 
@@ -202,6 +227,13 @@ impl Config for ScanConfig {
             return Err(BenchError::Invalid(
                 "--timeout: expected a duration from 100ms to 2m, e.g. 5s".into(),
             ));
+        }
+        self.as_of_day()?;
+        if self.crawl_pages > CRAWL_PAGES_MAX {
+            return Err(BenchError::Invalid(format!(
+                "--crawl-pages: expected 0..={CRAWL_PAGES_MAX} pages (0: no crawl), got {}",
+                self.crawl_pages
+            )));
         }
         if self.local && !target.is_loopback() {
             return Err(BenchError::Invalid(format!(
@@ -277,6 +309,16 @@ mod tests {
         .validate()
         .unwrap_err();
         assert!(e.to_string().starts_with("-c: "), "{e}");
+        let e = ScanConfig {
+            as_of: Some("2026-02-30".into()),
+            ..ok.clone()
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--as-of: expected a date YYYY-MM-DD, got '2026-02-30'"
+        );
         let far = ScanConfig {
             url: "http://192.0.2.1".into(),
             ..ok.clone()

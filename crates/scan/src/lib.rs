@@ -5,16 +5,21 @@
 //! findings are an `http.scan` result: counts by severity as metrics, the
 //! findings themselves as structured data.
 //!
-//! Bottom to top: `config` (the target and the limits), `checks` (the check
+//! Bottom to top: `branches` (the end-of-life table's types and dates),
+//! `config` (the target and the limits), `checks` (the check
 //! files), `client` (the rate-limited HTTP/1.1 client), `calibrate` (what
-//! "not found" looks like), `probe` (request checks and write probes),
+//! "not found" looks like), `request` (request checks and write probes),
+//! `crawl` (the same-origin crawl), `eol` (end-of-life versions),
 //! `tls` (handshakes and the certificate), `local` (processes and files),
 //! `scan` (the benchmark).
 
+pub mod branches;
 pub mod calibrate;
 pub mod checks;
 pub mod client;
 pub mod config;
+pub mod crawl;
+pub mod eol;
 pub mod local;
 pub mod request;
 pub mod scan;

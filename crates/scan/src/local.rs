@@ -364,21 +364,27 @@ pub fn check(port: u16, docroots: &[PathBuf], catalog: &Catalog) -> LocalOutcome
             }
         }
     }
-    let on_disk: Vec<&str> = catalog
-        .checks
-        .iter()
-        .filter_map(|c| match &c.kind {
-            Kind::Request {
-                paths,
-                on_disk: true,
-                ..
-            } => Some(paths),
-            _ => None,
-        })
-        .flatten()
-        .map(String::as_str)
-        .filter(|p| *p != "/")
-        .collect();
+    // The checks' fixed paths, and their in_dirs names at the root.
+    let mut on_disk: Vec<String> = Vec::new();
+    for c in &catalog.checks {
+        if let Kind::Request {
+            paths,
+            in_dirs,
+            on_disk: true,
+            ..
+        } = &c.kind
+        {
+            let rooted = in_dirs
+                .iter()
+                .filter(|r| !r.is_empty() && r.as_str() != crate::checks::NO_SLASH)
+                .map(|r| format!("/{r}"));
+            for p in paths.iter().cloned().chain(rooted) {
+                if p != "/" && !on_disk.contains(&p) {
+                    on_disk.push(p);
+                }
+            }
+        }
+    }
     for root in &roots {
         out.looked_at.push(format!("docroot {}", root.display()));
         let entries = walk(root);

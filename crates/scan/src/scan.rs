@@ -17,7 +17,8 @@ use crate::calibrate::{self, NotFound};
 use crate::checks::Catalog;
 use crate::client::Client;
 use crate::config::{ScanConfig, Scheme};
-use crate::{local, request, tls};
+use crate::request::Verdict;
+use crate::{crawl, eol, local, request, tls};
 
 /// The hardening scan of one web server.
 #[derive(Debug, Clone)]
@@ -33,19 +34,34 @@ impl Scan {
         let target = self.config.target()?;
         let catalog = Catalog::builtin().map_err(BenchError::System)?;
         let mut seed = 1;
-        let requests = request::plan(&catalog.checks, target.scheme, &mut seed);
+        let root = ["/".to_string()];
+        let requests = request::plan(&catalog.checks, target.scheme, &mut seed, &root, &[]);
         let mut by_method: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for (r, _) in &requests {
             by_method.entry(&r.method).or_default().push(&r.path);
         }
         let mut text = format!(
-            "nodebench scan would send to {} ({} requests at most {}/s, {} at a time, within {} s):\n  3 x GET of random paths (what \"not found\" looks like)\n",
+            "nodebench scan would send to {} (at most {}/s, {} at a time, within {} s):\n  3 x GET of random paths (what \"not found\" looks like)\n",
             target.url(),
-            requests.len() + 3,
             self.config.rate,
             self.config.concurrency,
             self.config.budget.as_secs()
         );
+        if self.config.crawl_pages > 0 {
+            text.push_str(&format!(
+                "  a same-origin crawl from {}/ (links, forms, scripts, stylesheets, /robots.txt, /sitemap.xml; query strings dropped): at most {} GETs, {} links deep, within {} s\n  then for each directory and file it finds (at most {} and {}): the checks' names in it, and one GET of a random name per directory and per extension\n",
+                target.url(),
+                self.config.crawl_pages,
+                crawl::MAX_DEPTH,
+                self.config.budget.as_secs() / 2,
+                crawl::DIR_CAP,
+                crawl::FILE_CAP,
+            ));
+        }
+        text.push_str(&format!(
+            "  the fixed probes ({} requests):\n",
+            requests.len()
+        ));
         for (method, paths) in by_method {
             text.push_str(&format!(
                 "  {} x {method}: {}\n",
@@ -91,6 +107,7 @@ impl Benchmark for Scan {
         result.set_param(param::CONCURRENCY, c.concurrency);
         result.set_param(param::PROBE_WRITE, c.probe_write);
         result.set_param(param::LOCAL, c.local);
+        result.set_param(param::CRAWL_PAGES, c.crawl_pages);
 
         let not_found = NotFound::learn(&client, &mut seed).map_err(|e| {
             if target.scheme == Scheme::Http && tls::speaks_tls(&client) {
@@ -106,12 +123,69 @@ impl Benchmark for Scan {
         })?;
         result.set_param(param::NOT_FOUND, not_found.summary());
 
-        let planned = request::plan(&catalog.checks, target.scheme, &mut seed);
-        let requests: Vec<_> = planned.iter().map(|(r, _)| r.clone()).collect();
+        // The crawl gets half the budget at most, so the checks keep theirs.
+        let crawl = if c.crawl_pages > 0 {
+            crawl::crawl(
+                &client,
+                c.crawl_pages,
+                c.concurrency,
+                started + c.budget / 2,
+                &ctx.cancel,
+            )
+        } else {
+            let mut none = crawl::Crawl::default();
+            none.dirs.insert("/".into());
+            none
+        };
+        result.set_param(param::CRAWLED, crawl.summary());
+        let dirs = crawl.dirs_for_checks();
+        let files = crawl.files_for_checks();
+        result.set_param(param::DIRECTORIES, dirs.clone());
+        let planned = request::plan(&catalog.checks, target.scheme, &mut seed, &dirs, &files);
+
+        // Per-directory and per-extension "not found", then the checks'
+        // requests, the crawl's replies reused.
+        let mut exts: Vec<String> = planned
+            .iter()
+            .filter_map(|(r, _)| calibrate::extension(&r.path).map(str::to_ascii_lowercase))
+            .collect();
+        exts.sort();
+        exts.dedup();
+        exts.truncate(calibrate::EXT_CAP);
+        let more = NotFound::plan_more(&dirs, &exts, &mut seed);
+        let mut requests: Vec<_> = more.iter().map(|(r, _)| r.clone()).collect();
+        let cached = |r: &crate::client::Request| {
+            (r.method == "GET" && r.headers.is_empty())
+                .then(|| crawl.pages.get(&r.path))
+                .flatten()
+        };
+        let to_send: Vec<usize> = (0..planned.len())
+            .filter(|i| cached(&planned[*i].0).is_none())
+            .collect();
+        requests.extend(to_send.iter().map(|i| planned[*i].0.clone()));
         ctx.progress.start("scan", requests.len() as u64);
-        let replies = request::send_all(&client, &requests, c.concurrency, deadline, &ctx.cancel);
+        let mut sent = request::send_all(&client, &requests, c.concurrency, deadline, &ctx.cancel);
         ctx.progress.finish();
+        let check_replies = sent.split_off(more.len());
+        let mut not_found = not_found;
+        for ((req, what), reply) in more.iter().zip(&sent) {
+            if let Some(Ok(reply)) = reply {
+                not_found.add(what, &req.path, reply);
+            }
+        }
+        let mut replies: Vec<Option<Result<crate::client::Reply, String>>> = planned
+            .iter()
+            .map(|(r, _)| cached(r).map(|reply| Ok(reply.clone())))
+            .collect();
+        for (i, reply) in to_send.iter().zip(check_replies) {
+            replies[*i] = reply;
+        }
+        let with = request::Judge {
+            not_found: &not_found,
+            host: &target.host,
+        };
         let mut findings: Vec<Finding> = Vec::new();
+        let mut suppressed: Vec<String> = Vec::new();
         let mut failed: Vec<String> = Vec::new();
         let mut skipped = 0usize;
         for ((_, readers), reply) in planned.iter().zip(&replies) {
@@ -120,16 +194,26 @@ impl Benchmark for Scan {
                 Some(Err(e)) => failed.push(e.clone()),
                 Some(Ok(reply)) => {
                     for (i, path) in readers {
-                        findings.extend(request::judge(
-                            &catalog.checks[*i],
-                            path,
-                            reply,
-                            &not_found,
-                        ));
+                        match request::judge(&catalog.checks[*i], path, reply, &with) {
+                            Verdict::Finding(f) => findings.push(f),
+                            Verdict::Suppressed(s) => suppressed.push(s),
+                            Verdict::Clean => {}
+                        }
                     }
                 }
             }
         }
+        if c.verbose {
+            result.set_param(param::SUPPRESSED, suppressed);
+        }
+        // End-of-life versions named by any reply (the crawl's included).
+        let as_of = c.as_of_day()?;
+        result.set_param(param::AS_OF, crate::branches::date_text(as_of));
+        let all_replies = replies
+            .iter()
+            .filter_map(|r| r.as_ref().and_then(|r| r.as_ref().ok()))
+            .chain(crawl.pages.values());
+        findings.extend(eol::judge(&eol::versions(all_replies), &catalog, as_of));
         if skipped > 0 && !ctx.cancel.is_cancelled() {
             result.warnings.push(format!(
                 "--budget: {skipped} of {} requests not sent within {} s",
@@ -197,6 +281,12 @@ impl Benchmark for Scan {
             client.sent() as f64,
             Unit::Count,
             Better::Lower,
+        ));
+        result.metrics.push(Metric::new(
+            metric::PAGES_CRAWLED,
+            crawl.pages.len() as f64,
+            Unit::Count,
+            Better::Higher,
         ));
         result.metrics.push(Metric::new(
             metric::TLS_HANDSHAKES,

@@ -43,6 +43,18 @@ pub struct ScanArgs {
     /// server's configuration names.
     #[arg(long, value_name = "PATH")]
     pub docroot: Vec<PathBuf>,
+    /// Pages the same-origin crawl from the URL fetches at most (links,
+    /// forms, scripts, stylesheets, robots.txt, sitemap.xml; 5 links deep);
+    /// 0 turns the crawl off.
+    #[arg(long, value_name = "N", default_value_t = ScanConfig::default().crawl_pages)]
+    pub crawl_pages: usize,
+    /// Also list the candidates suppressed because they looked like the
+    /// server's "not found" page.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Judge end-of-life versions on this day (YYYY-MM-DD) instead of today.
+    #[arg(long, value_name = "DATE")]
+    pub as_of: Option<String>,
     /// Send the requests to a non-loopback host.
     #[arg(long)]
     pub yes: bool,
@@ -64,6 +76,9 @@ impl From<&ScanArgs> for ScanConfig {
             local: a.local,
             docroots: a.docroot.clone(),
             confirmed: a.yes,
+            crawl_pages: a.crawl_pages,
+            verbose: a.verbose,
+            as_of: a.as_of.clone(),
         }
     }
 }

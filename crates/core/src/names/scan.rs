@@ -16,6 +16,9 @@ pub mod metric {
     pub const TLS_HANDSHAKES: &str = "tls_handshakes";
     /// Seconds the scan took.
     pub const SECONDS: &str = "seconds";
+    /// Pages the crawl fetched (the start page, robots.txt and sitemap.xml
+    /// included).
+    pub const PAGES_CRAWLED: &str = "pages_crawled";
 }
 
 /// Label keys.
@@ -58,6 +61,17 @@ pub mod param {
     pub const WORKERS: &str = "workers";
     /// `--local`: the configuration files and document roots looked at.
     pub const LOOKED_AT: &str = "looked_at";
+    /// Pages the crawl fetches at most (`--crawl-pages`; 0: no crawl).
+    pub const CRAWL_PAGES: &str = "crawl_pages";
+    /// What the crawl found: pages fetched, directories and files.
+    pub const CRAWLED: &str = "crawled";
+    /// The directories the checks looked in (the root and the crawl's).
+    pub const DIRECTORIES: &str = "directories";
+    /// `--verbose`: candidates suppressed because they looked like the
+    /// server's "not found" (`[check id] request line -> status`).
+    pub const SUPPRESSED: &str = "suppressed";
+    /// The date end-of-life versions are judged against (`--as-of`).
+    pub const AS_OF: &str = "as_of";
     /// The findings, as a JSON array of [`crate::finding::Finding`].
     pub const FINDINGS: &str = "findings";
 }

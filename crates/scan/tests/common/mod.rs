@@ -38,7 +38,8 @@ pub fn free_port() -> u16 {
 pub fn servers_available() -> bool {
     let have = Path::new("/usr/sbin/apache2").exists()
         && Path::new("/usr/sbin/nginx").exists()
-        && php_module().is_some();
+        && php_module().is_some()
+        && php_fpm().is_some();
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     if have && root {
@@ -47,11 +48,24 @@ pub fn servers_available() -> bool {
     let why = if have {
         "not root (the servers' workers switch users)"
     } else {
-        "nginx/apache2/libapache2-mod-php missing (scripts/web-servers install)"
+        "nginx/apache2/libapache2-mod-php/php-fpm missing (scripts/web-servers install)"
     };
     assert!(std::env::var_os("CI").is_none(), "CI: {why}");
     eprintln!("skipped: {why}");
     false
+}
+
+/// Debian's php-fpm (/usr/sbin/php-fpm8.x).
+pub fn php_fpm() -> Option<PathBuf> {
+    fs::read_dir("/usr/sbin")
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("php-fpm"))
+        })
 }
 
 /// Debian's mod_php (libphp8.x.so).
@@ -88,6 +102,8 @@ pub struct WebServer {
     /// The loopback port.
     pub port: u16,
     pidfile: PathBuf,
+    /// Pid files of helpers stopped with it (php-fpm).
+    helpers: Vec<PathBuf>,
 }
 
 impl WebServer {
@@ -107,8 +123,34 @@ impl WebServer {
     }
 }
 
+/// Stops the process of `pidfile` (SIGTERM, then SIGKILL after 5 s).
+fn stop(pidfile: &Path) {
+    let Some(pid) = fs::read_to_string(pidfile)
+        .ok()
+        .and_then(|t| t.trim().parse::<i32>().ok())
+    else {
+        return;
+    };
+    let alive = || Path::new(&format!("/proc/{pid}")).exists();
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    let start = Instant::now();
+    while alive() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if alive() {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+}
+
 impl Drop for WebServer {
     fn drop(&mut self) {
+        for h in &self.helpers {
+            stop(h);
+        }
         let Some(pid) = self.pid() else {
             return;
         };
@@ -166,9 +208,96 @@ fn plant_leftovers(www: &Path) {
         "DB_PASSWORD=secret\nAPP_KEY=base64:abc\n",
     );
     write(&www.join("files/report.txt"), "quarterly figures\n");
+    // A listed directory no fixed path names, linked from the home page:
+    // only the crawl finds it.
+    write(
+        &www.join("pub/files/minutes.txt"),
+        "minutes of the meeting\n",
+    );
+    plant_exposures_and_panels(www);
+    let index = www.join("index.html");
+    let mut home = fs::read_to_string(&index).unwrap_or_default();
+    home.push_str("<p><a href=\"/pub/files/\">Published files</a></p>\n");
+    fs::write(&index, home).unwrap();
     write(
         &www.join("index.php~"),
         "<?php $db_password = 'secret'; ?>\n",
+    );
+}
+
+/// The exposures and panels families' plants: VCS and OS metadata,
+/// manifests, a log, an SQL dump (in a crawled directory), a permissive
+/// crossdomain.xml, and pages standing for phpMyAdmin, Adminer, Spring's
+/// actuator, Jolokia and Symfony's profiler.
+fn plant_exposures_and_panels(www: &Path) {
+    fs::write(
+        www.join(".DS_Store"),
+        b"\0\0\0\x01Bud1\0\0\x10\0\0\0\x08\0files",
+    )
+    .unwrap();
+    write(
+        &www.join("pub/.hg/requires"),
+        "revlogv1\nstore\nfncache\ndotencode\ngeneraldelta\n",
+    );
+    write(
+        &www.join(".bzr/branch-format"),
+        "Bazaar-NG meta directory, format 1\n",
+    );
+    write(
+        &www.join("web.config"),
+        "<?xml version=\"1.0\"?>\n<configuration>\n  <connectionStrings><add name=\"db\" connectionString=\"Server=db;Password=secret\"/></connectionStrings>\n</configuration>\n",
+    );
+    write(
+        &www.join("composer.json"),
+        "{\n  \"require\": {\"php\": \">=8.1\", \"monolog/monolog\": \"^3.0\"}\n}\n",
+    );
+    write(
+        &www.join("package.json"),
+        "{\n  \"name\": \"site\",\n  \"dependencies\": {\"express\": \"^4.19.0\"}\n}\n",
+    );
+    write(
+        &www.join("Dockerfile"),
+        "FROM php:8.2-apache\nCOPY . /var/www/html\n",
+    );
+    write(
+        &www.join("docker-compose.yml"),
+        "services:\n  db:\n    image: mariadb\n    environment:\n      MARIADB_ROOT_PASSWORD: secret\n",
+    );
+    write(
+        &www.join("error.log"),
+        "[Fri Nov 27 10:00:00.000000 2026] [php:error] [pid 12] [client 10.0.0.9:51234] PHP Fatal error:  Uncaught Error in /srv/app/db.php:12\n",
+    );
+    write(
+        &www.join("pub/files/dump.sql"),
+        "-- MariaDB dump 10.19  Distrib 10.11.6-MariaDB\nCREATE TABLE users (id int, password varchar(255));\n",
+    );
+    write(
+        &www.join("crossdomain.xml"),
+        "<?xml version=\"1.0\"?>\n<cross-domain-policy><allow-access-from domain=\"*\"/></cross-domain-policy>\n",
+    );
+    write(
+        &www.join("phpmyadmin/index.html"),
+        "<!doctype html><html><head><title>phpMyAdmin</title></head><body>Welcome to phpMyAdmin</body></html>\n",
+    );
+    write(
+        &www.join("adminer.php"),
+        "<?php echo \"<!DOCTYPE html><title>Login - Adminer</title><a href='https://www.adminer.org/'>Adminer</a>\"; ?>\n",
+    );
+    write(
+        &www.join("actuator/index.html"),
+        "{\"_links\":{\"self\":{\"href\":\"http://localhost/actuator\",\"templated\":false},\"env\":{\"href\":\"http://localhost/actuator/env\",\"templated\":false}}}\n",
+    );
+    write(
+        &www.join("actuator/env"),
+        "{\"activeProfiles\":[],\"propertySources\":[{\"name\":\"systemEnvironment\",\"properties\":{}}]}\n",
+    );
+    write(
+        &www.join("jolokia/version"),
+        "{\"request\":{\"type\":\"version\"},\"value\":{\"agent\":\"1.7.2\",\"protocol\":\"7.2\"},\"status\":200}\n",
+    );
+    write(
+        &www.join("_profiler/index.html"),
+        "<!doctype html><title>Symfony Profiler</title><h1>Symfony Profiler</h1>\n",
     );
 }
 
@@ -212,6 +341,15 @@ DocumentRoot \"{www}\"\n",
                 "ServerTokens Full\nServerSignature On\nTraceEnable On\n\
 LoadModule autoindex_module {modules}/mod_autoindex.so\nLoadModule status_module {modules}/mod_status.so\n\
 LoadModule cgi_module {modules}/mod_cgi.so\n\
+LoadModule setenvif_module {modules}/mod_setenvif.so\nLoadModule auth_basic_module {modules}/mod_auth_basic.so\n\
+LoadModule authn_core_module {modules}/mod_authn_core.so\nLoadModule authn_file_module {modules}/mod_authn_file.so\n\
+LoadModule authz_user_module {modules}/mod_authz_user.so\nLoadModule userdir_module {modules}/mod_userdir.so\n\
+ServerName 10.0.0.5\nUseCanonicalName On\nFileETag All\nphp_admin_flag expose_php on\n\
+SetEnvIf Origin \"^(.+)$\" CORS_ORIGIN=$1\n\
+Header always set Access-Control-Allow-Origin %{{CORS_ORIGIN}}e env=CORS_ORIGIN\n\
+Header always set Access-Control-Allow-Credentials true\n\
+<Location /manager/html>\n  AuthType Basic\n  AuthName \"Tomcat Manager Application\"\n  AuthUserFile {d}/htpasswd\n  Require valid-user\n</Location>\n\
+UserDir {d}/home/*/public_html\n<Directory \"{d}/home\">\n  Require all granted\n</Directory>\n\
 <Directory \"{www}\">\n  Options Indexes FollowSymLinks\n  Require all granted\n</Directory>\n\
 <Location /server-status>\n  SetHandler server-status\n</Location>\n\
 ScriptAlias /cgi-bin/ {d}/cgi-bin/\n<Directory \"{d}/cgi-bin\">\n  Options +ExecCGI\n  Require all granted\n</Directory>\n",
@@ -224,6 +362,21 @@ ScriptAlias /cgi-bin/ {d}/cgi-bin/\n<Directory \"{d}/cgi-bin\">\n  Options +Exec
             .unwrap();
             plant_leftovers(&www);
             write(&www.join("phpinfo.php"), "<?php phpinfo(); ?>\n");
+            write(&dir.path().join("htpasswd"), "admin:$apr1$abc$def\n");
+            write(
+                &dir.path().join("home/www-data/public_html/index.html"),
+                "<p>www-data's page</p>\n",
+            );
+            // An application answering TRACK (echoing the request) and
+            // DEBUG ("OK"), linked from the home page.
+            write(
+                &www.join("app/index.php"),
+                "<?php $m = $_SERVER['REQUEST_METHOD'];\nif ($m === 'TRACK') { header('Content-Type: message/http'); echo \"TRACK {$_SERVER['REQUEST_URI']} HTTP/1.1\\r\\n\"; foreach (getallheaders() as $k => $v) { echo \"$k: $v\\r\\n\"; } }\nelseif ($m === 'DEBUG') { echo 'OK'; }\nelse { echo '<!doctype html><title>App</title><p>The app.</p>'; }\n",
+            );
+            let index = www.join("index.html");
+            let mut home = fs::read_to_string(&index).unwrap();
+            home.push_str("<p><a href=\"/app/\">App</a></p>\n");
+            fs::write(&index, home).unwrap();
             let printenv = dir.path().join("cgi-bin/printenv");
             write(
                 &printenv,
@@ -238,7 +391,10 @@ ScriptAlias /cgi-bin/ {d}/cgi-bin/\n<Directory \"{d}/cgi-bin\">\n  Options +Exec
 Header always set X-Content-Type-Options nosniff\n\
 Header always set Content-Security-Policy \"default-src 'self'; frame-ancestors 'self'\"\n\
 Header always set X-Frame-Options SAMEORIGIN\n\
-Header always set Referrer-Policy strict-origin-when-cross-origin\n",
+Header always set Referrer-Policy strict-origin-when-cross-origin\n\
+Header always set Permissions-Policy \"camera=(), microphone=(), geolocation=()\"\n\
+Header always set Cross-Origin-Opener-Policy same-origin\n\
+Header always set Cross-Origin-Resource-Policy same-origin\n",
                 www = www.display(),
             ));
             write(
@@ -260,7 +416,43 @@ Header always set Referrer-Policy strict-origin-when-cross-origin\n",
     );
     wait_listening(port, &dir.path().join("error.log"));
     let pidfile = dir.path().join("apache2.pid");
-    WebServer { dir, port, pidfile }
+    WebServer {
+        dir,
+        port,
+        pidfile,
+        helpers: Vec::new(),
+    }
+}
+
+/// php-fpm with one static pool as www-data on a socket in `d`, with its
+/// status and ping pages at /fpm-status and /fpm-ping; its pid file.
+fn start_php_fpm(d: &str) -> PathBuf {
+    let conf = format!(
+        "[global]\npid = {d}/php-fpm.pid\nerror_log = {d}/php-fpm.log\ndaemonize = yes\n\
+[www]\nuser = www-data\ngroup = www-data\nlisten = {d}/php-fpm.sock\nlisten.owner = www-data\nlisten.group = www-data\n\
+pm = static\npm.max_children = 2\npm.status_path = /fpm-status\nping.path = /fpm-ping\n"
+    );
+    let path = Path::new(d).join("php-fpm.conf");
+    write(&path, &conf);
+    let status = std::process::Command::new(php_fpm().unwrap())
+        .args(["-y", path.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "php-fpm did not start: {}",
+        fs::read_to_string(Path::new(d).join("php-fpm.log")).unwrap_or_default()
+    );
+    let sock = Path::new(d).join("php-fpm.sock");
+    let start = Instant::now();
+    while !sock.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "php-fpm made no socket"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Path::new(d).join("php-fpm.pid")
 }
 
 /// nginx with one worker as www-data.
@@ -269,13 +461,29 @@ pub fn nginx(setup: Setup) -> WebServer {
     let d = dir.path().display().to_string();
     let port = free_port();
     let www = dir.path().join("www");
+    // php-fpm behind nginx: its status and ping pages open as installed,
+    // denied when hardened.
+    let helpers = vec![start_php_fpm(&d)];
+    let fpm = |guard: &str| {
+        format!(
+            "location ~ ^/fpm-(status|ping)$ {{ {guard}include /etc/nginx/fastcgi.conf; fastcgi_pass unix:{d}/php-fpm.sock; }}\n    "
+        )
+    };
     let (tokens, extra) = match setup {
         Setup::AsInstalled => {
             fs::copy("/usr/share/nginx/html/index.html", www.join("index.html")).unwrap();
             plant_leftovers(&www);
+            write(&dir.path().join("htpasswd"), "admin:$apr1$abc$def\n");
             (
                 "on",
-                "location /files/ { autoindex on; }\n    location = /nginx_status { stub_status; }\n".to_string(),
+                format!(
+                    "server_name 10.0.0.5;\n    server_name_in_redirect on;\n    \
+add_header Access-Control-Allow-Origin * always;\n    add_header Access-Control-Allow-Credentials true always;\n    \
+location /files/ {{ autoindex on; }}\n    location /pub/files/ {{ autoindex on; }}\n    \
+location = /nginx_status {{ stub_status; }}\n    \
+location /manager/ {{ auth_basic \"Tomcat Manager Application\"; auth_basic_user_file {d}/htpasswd; }}\n    {}",
+                    fpm("")
+                ),
             )
         }
         Setup::Hardened => {
@@ -285,7 +493,12 @@ pub fn nginx(setup: Setup) -> WebServer {
             );
             (
                 "off",
-                "add_header X-Content-Type-Options nosniff always;\n    add_header Content-Security-Policy \"default-src 'self'; frame-ancestors 'self'\" always;\n    add_header X-Frame-Options SAMEORIGIN always;\n    add_header Referrer-Policy strict-origin-when-cross-origin always;\n    location ~ /\\. { deny all; }\n".to_string(),
+                format!(
+                    "add_header X-Content-Type-Options nosniff always;\n    add_header Content-Security-Policy \"default-src 'self'; frame-ancestors 'self'\" always;\n    add_header X-Frame-Options SAMEORIGIN always;\n    add_header Referrer-Policy strict-origin-when-cross-origin always;\n    \
+add_header Permissions-Policy \"camera=(), microphone=(), geolocation=()\" always;\n    add_header Cross-Origin-Opener-Policy same-origin always;\n    add_header Cross-Origin-Resource-Policy same-origin always;\n    \
+location ~ /\\. {{ deny all; }}\n    {}",
+                    fpm("allow 192.0.2.1; deny all; ")
+                ),
             )
         }
     };
@@ -317,7 +530,12 @@ http {{\n  include /etc/nginx/mime.types;\n  access_log {d}/access.log;\n  serve
     );
     wait_listening(port, &dir.path().join("error.log"));
     let pidfile = dir.path().join("nginx.pid");
-    WebServer { dir, port, pidfile }
+    WebServer {
+        dir,
+        port,
+        pidfile,
+        helpers,
+    }
 }
 
 /// A loopback server that runs `serve` on every connection in its own
