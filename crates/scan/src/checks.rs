@@ -49,6 +49,8 @@ pub const PROBES: &[&str] = &[
     "worker-root",
     "worker-nobody",
     "docroot-world-writable",
+    "docroot-worker-writable",
+    "config-secret-readable",
     "secret-readable",
     "config-writable",
     "default-content-on-disk",

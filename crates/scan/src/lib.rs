@@ -6,7 +6,8 @@
 //! findings themselves as structured data.
 //!
 //! Bottom to top: `branches` (the end-of-life table's types and dates),
-//! `config` (the target and the limits), `checks` (the check
+//! `config` (the target and the limits), `confs` (the server's
+//! configuration files, includes followed), `checks` (the check
 //! files), `client` (the rate-limited HTTP/1.1 client), `calibrate` (what
 //! "not found" looks like), `request` (request checks and write probes),
 //! `crawl` (the same-origin crawl), `eol` (end-of-life versions),
@@ -18,6 +19,7 @@ pub mod calibrate;
 pub mod checks;
 pub mod client;
 pub mod config;
+pub mod confs;
 pub mod crawl;
 pub mod eol;
 pub mod local;

@@ -1,8 +1,11 @@
 //! The local checks (`--local`): the processes listening on the target's
 //! port (from /proc/net/tcp{,6} and each process's fds), who their workers
 //! run as, the configuration file their command line names (or the
-//! distribution's default), the document roots it names (or `--docroot`),
-//! and in those: world-writable entries, readable secrets, default files.
+//! distribution's default) and every file it includes (`confs`), the
+//! document roots they name (or `--docroot`), the secret files they name
+//! and the secrets they write inline, and in the document roots:
+//! world-writable entries, what the workers own or can write through their
+//! group, readable secrets, default files.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -12,6 +15,7 @@ use std::path::{Path, PathBuf};
 use nodebench_core::finding::Finding;
 
 use crate::checks::{Catalog, Kind};
+use crate::confs::{self, ConfFile, Server};
 
 /// The most entries of a document root walked.
 const WALK_CAP: usize = 50_000;
@@ -202,6 +206,20 @@ pub fn config_file(p: &Process) -> Option<PathBuf> {
     })
 }
 
+/// The value after `flag` on `p`'s command line.
+fn arg(p: &Process, flag: &str) -> Option<String> {
+    p.cmdline
+        .iter()
+        .position(|w| w == flag)
+        .and_then(|i| p.cmdline.get(i + 1))
+        .cloned()
+}
+
+/// A user's or group's name by id, else the id.
+fn name_of(names: &BTreeMap<u32, String>, id: u32) -> String {
+    names.get(&id).cloned().unwrap_or_else(|| id.to_string())
+}
+
 /// The document roots a configuration names: Apache's `DocumentRoot` and
 /// nginx's `root` directives of the file itself (quotes removed).
 pub fn docroots_in(config: &str) -> Vec<PathBuf> {
@@ -295,6 +313,7 @@ pub fn check(port: u16, docroots: &[PathBuf], catalog: &Catalog) -> LocalOutcome
     }
     let workers = workers(&procs);
     let mut worker_uids = BTreeSet::new();
+    let mut worker_gids = BTreeSet::new();
     for w in &workers {
         let user = users
             .get(&w.uid)
@@ -317,51 +336,102 @@ pub fn check(port: u16, docroots: &[PathBuf], catalog: &Catalog) -> LocalOutcome
                 .extend(finding("worker-nobody", request, who.clone()));
         }
         worker_uids.insert(w.uid);
+        worker_gids.insert(w.gid);
         out.workers
             .push(format!("{} (pid {}) {user}:{group}", w.name, w.pid));
     }
-    // The configuration files of the master processes (or the lone process).
-    let mut configs: Vec<PathBuf> = Vec::new();
+    // The configuration of the master processes (or the lone process):
+    // the main file and every file it includes.
+    let mut mains: Vec<(PathBuf, Server, Option<PathBuf>)> = Vec::new();
     for p in procs
         .iter()
         .filter(|p| !workers.contains(p) || workers.len() == procs.len())
     {
         if let Some(c) = config_file(p)
-            && !configs.contains(&c)
+            && !mains.iter().any(|(m, _, _)| *m == c)
         {
-            configs.push(c);
+            let server = if p.name.starts_with("nginx") {
+                Server::Nginx
+            } else {
+                Server::Apache
+            };
+            mains.push((c, server, arg(p, "-d").map(PathBuf::from)));
         }
     }
     let mut roots: Vec<PathBuf> = docroots.to_vec();
-    for c in &configs {
-        out.looked_at.push(format!("config {}", c.display()));
-        match fs::metadata(c) {
+    let mut read: Vec<ConfFile> = Vec::new();
+    for (main, server, given_root) in &mains {
+        let root = match server {
+            Server::Apache => confs::apache_root(
+                &fs::read_to_string(main).unwrap_or_default(),
+                given_root.as_deref(),
+            ),
+            Server::Nginx => main
+                .parent()
+                .map_or_else(|| PathBuf::from("/"), Path::to_path_buf),
+        };
+        let (files, problems) = confs::read_all(main, *server, &root);
+        out.warnings
+            .extend(problems.into_iter().map(|p| format!("--local: {p}")));
+        for (secret, named_by) in confs::secret_files(&files, &root) {
+            if let Ok(m) = fs::metadata(&secret)
+                && m.is_file()
+                && m.permissions().mode() & 0o004 != 0
+            {
+                out.findings.extend(finding(
+                    "secret-readable",
+                    secret.display().to_string(),
+                    format!(
+                        "mode {:04o}, owner {}, named by {named_by}",
+                        m.permissions().mode() & 0o7777,
+                        name_of(&users, m.uid())
+                    ),
+                ));
+            }
+        }
+        if docroots.is_empty() {
+            for r in confs::docroots(&files) {
+                if !roots.contains(&r) {
+                    roots.push(r);
+                }
+            }
+        }
+        read.extend(files);
+    }
+    for c in &read {
+        out.looked_at.push(format!("config {}", c.path.display()));
+        match fs::metadata(&c.path) {
             Ok(meta) => {
                 let mode = meta.permissions().mode();
                 let writable_by_others = mode & 0o022 != 0;
                 let owned_by_worker = worker_uids.contains(&meta.uid()) && meta.uid() != 0;
                 if writable_by_others || owned_by_worker {
-                    let owner = users
-                        .get(&meta.uid())
-                        .cloned()
-                        .unwrap_or_else(|| meta.uid().to_string());
                     out.findings.extend(finding(
                         "config-writable",
-                        c.display().to_string(),
-                        format!("mode {:04o}, owner {owner}", mode & 0o7777),
+                        c.path.display().to_string(),
+                        format!(
+                            "mode {:04o}, owner {}",
+                            mode & 0o7777,
+                            name_of(&users, meta.uid())
+                        ),
+                    ));
+                }
+                let inline = confs::inline_secrets(c);
+                if mode & 0o004 != 0 && !inline.is_empty() {
+                    out.findings.extend(finding(
+                        "config-secret-readable",
+                        c.path.display().to_string(),
+                        format!(
+                            "mode {:04o}, readable by every user; {}",
+                            mode & 0o7777,
+                            inline.join("; ")
+                        ),
                     ));
                 }
             }
             Err(e) => out
                 .warnings
-                .push(format!("--local: cannot read {}: {e}", c.display())),
-        }
-        if docroots.is_empty() {
-            for r in docroots_in(&fs::read_to_string(c).unwrap_or_default()) {
-                if !roots.contains(&r) {
-                    roots.push(r);
-                }
-            }
+                .push(format!("--local: cannot read {}: {e}", c.path.display())),
         }
     }
     // The checks' fixed paths, and their in_dirs names at the root.
@@ -404,6 +474,33 @@ pub fn check(port: u16, docroots: &[PathBuf], catalog: &Catalog) -> LocalOutcome
                 "docroot-world-writable",
                 root.display().to_string(),
                 listed(&writable),
+            ));
+        }
+        // What the workers can change: owned by their user, or writable
+        // through their group.
+        let by_worker: Vec<String> = entries
+            .iter()
+            .filter_map(|(p, m)| {
+                let mode = m.permissions().mode();
+                let owner = m.uid() != 0 && worker_uids.contains(&m.uid());
+                let group = m.gid() != 0 && mode & 0o020 != 0 && worker_gids.contains(&m.gid());
+                (owner || group).then(|| {
+                    format!(
+                        "{} ({} {}:{}, mode {:04o})",
+                        p.display(),
+                        if owner { "owned by" } else { "group-writable," },
+                        name_of(&users, m.uid()),
+                        name_of(&groups, m.gid()),
+                        mode & 0o7777
+                    )
+                })
+            })
+            .collect();
+        if !by_worker.is_empty() {
+            out.findings.extend(finding(
+                "docroot-worker-writable",
+                root.display().to_string(),
+                listed(&by_worker),
             ));
         }
         for (p, m) in &entries {

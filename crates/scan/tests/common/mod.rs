@@ -344,6 +344,7 @@ LoadModule cgi_module {modules}/mod_cgi.so\n\
 LoadModule setenvif_module {modules}/mod_setenvif.so\nLoadModule auth_basic_module {modules}/mod_auth_basic.so\n\
 LoadModule authn_core_module {modules}/mod_authn_core.so\nLoadModule authn_file_module {modules}/mod_authn_file.so\n\
 LoadModule authz_user_module {modules}/mod_authz_user.so\nLoadModule userdir_module {modules}/mod_userdir.so\n\
+LoadModule env_module {modules}/mod_env.so\n\
 ServerName 10.0.0.5\nUseCanonicalName On\nFileETag All\nphp_admin_flag expose_php on\n\
 SetEnvIf Origin \"^(.+)$\" CORS_ORIGIN=$1\n\
 Header always set Access-Control-Allow-Origin %{{CORS_ORIGIN}}e env=CORS_ORIGIN\n\
@@ -403,6 +404,15 @@ Header always set Cross-Origin-Resource-Policy same-origin\n",
             );
         }
     }
+    // Debian's layout: the site, with its document root, in
+    // sites-enabled/, included relative to the server root.
+    let docroot_line = format!("DocumentRoot \"{}\"\n", www.display());
+    let mut site = docroot_line.clone();
+    if setup == Setup::AsInstalled {
+        site.push_str("SetEnv DB_PASSWORD secret\n");
+    }
+    conf = conf.replace(&docroot_line, "IncludeOptional sites-enabled/*.conf\n");
+    write(&dir.path().join("sites-enabled/000-default.conf"), &site);
     let conf_path = dir.path().join("apache2.conf");
     write(&conf_path, &conf);
     let status = std::process::Command::new("/usr/sbin/apache2")
@@ -507,8 +517,16 @@ location ~ /\\. {{ deny all; }}\n    {}",
 events {{ worker_connections 64; }}\n\
 http {{\n  include /etc/nginx/mime.types;\n  access_log {d}/access.log;\n  server_tokens {tokens};\n\
   client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
-  server {{\n    listen 127.0.0.1:{port};\n    root {www};\n    index index.html;\n    {extra}  }}\n}}\n",
-        www = www.display(),
+  include sites-enabled/*;\n}}\n"
+    );
+    // Debian's layout: the server block in sites-enabled/, included
+    // relative to the main file's directory.
+    write(
+        &dir.path().join("sites-enabled/default"),
+        &format!(
+            "server {{\n    listen 127.0.0.1:{port};\n    root {www};\n    index index.html;\n    {extra}  }}\n",
+            www = www.display(),
+        ),
     );
     let conf_path = dir.path().join("nginx.conf");
     write(&conf_path, &conf);
