@@ -14,7 +14,7 @@ use nodebench_core::names::db::{self as names, label, metric, param, test};
 use nodebench_core::{BenchResult, Better, Histogram, Metric, Unit};
 
 use crate::config::{As3apConfig, Target, Test};
-use crate::data::{Checksum, Generator, TABLES, Table};
+use crate::data::{Checksum, DATA_FORMAT, Generator, TABLES, Table};
 use crate::engine::mysql::MysqlConnector;
 use crate::engine::postgres::PostgresConnector;
 use crate::engine::sqlite::SqliteConnector;
@@ -23,6 +23,10 @@ use crate::load;
 use crate::multi::{self, Outcome, Plan};
 use crate::queries;
 use crate::schema::{self, CHECKSUM_TABLE, INDEXES};
+
+/// The checksum table's row that records the data format
+/// ([`DATA_FORMAT`] in its `rows_per_table`).
+const FORMAT_ROW: &str = "data_format";
 
 /// What an interrupted load says (the result's error).
 pub const LOAD_INTERRUPTED: &str =
@@ -167,7 +171,8 @@ impl As3ap {
             }
             let mut r = base(t.as_str());
             if t == Test::Single {
-                single_user(s.as_mut(), n, ctx, &mut r);
+                let facts = crate::expect::Facts::of(n, c.seed);
+                crate::single::run(s.as_mut(), &facts, &c.scratch_dir, ctx, &mut r);
             } else {
                 if !preloaded {
                     let start = Instant::now();
@@ -204,7 +209,7 @@ impl As3ap {
         r.set_param(param::SIZE, c.size);
         r.set_param(param::ROWS_PER_TABLE, c.rows_per_table());
         r.set_param(param::SEED, c.seed);
-        r.set_param(param::USERS, c.users);
+        r.set_param(param::USERS, c.users());
         r.set_param(param::WARMUP, c.warmup.as_secs_f64());
         r.set_param(param::MEASURE, c.measure.as_secs_f64());
         r.set_param(param::REUSED, reused);
@@ -243,7 +248,7 @@ impl As3ap {
         let plan = Plan {
             connector,
             test: t,
-            users: c.users,
+            users: c.users(),
             rows: n,
             warmup: c.warmup,
             measure: c.measure,
@@ -273,17 +278,39 @@ impl As3ap {
     }
 }
 
-/// The figures of a finished multi-user test.
+/// The figures of a finished multi-user test: the measured user's and the
+/// background users' queries apart (and, in the IR test, where every user
+/// runs `ir_select`, all of them together), the isolation levels asked for
+/// and reported, the cross-section's queries.
 fn figures(t: Test, o: &Outcome, r: &mut BenchResult) {
     let window = o.window.as_secs_f64().max(1e-9);
-    let mut all = nodebench_core::latency::histogram();
-    for u in &o.users {
-        let _ = all.add(&u.latency);
-    }
-    let measured = &o.users[0];
+    let merged = |users: &[multi::UserTally]| {
+        let mut h = nodebench_core::latency::histogram();
+        for u in users {
+            let _ = h.add(&u.latency);
+        }
+        (users.iter().map(|u| u.queries).sum::<u64>(), h)
+    };
     r.metrics.push(seconds(metric::SECONDS, o.window));
+    let mut requested = BTreeMap::new();
+    let mut reported = BTreeMap::new();
+    let mut effective = BTreeMap::new();
+    for (role, level, set) in &o.isolation {
+        requested.insert(role.to_string(), level.sql().to_string());
+        reported.insert(role.to_string(), set.reported.clone());
+        effective.insert(role.to_string(), set.effective.clone());
+    }
     if t.cross_section() {
+        let levels: BTreeMap<&str, _> = queries::cross_section()
+            .into_iter()
+            .map(|q| (q.name, q.isolation))
+            .collect();
         for q in &o.cross {
+            if let Some(level) = levels.get(q.name) {
+                requested.insert(q.name.to_string(), level.sql().to_string());
+            }
+            reported.insert(q.name.to_string(), q.isolation.clone());
+            effective.insert(q.name.to_string(), q.isolation.clone());
             r.metrics.push(
                 Metric::new(
                     metric::QUERY_SECONDS,
@@ -297,20 +324,24 @@ fn figures(t: Test, o: &Outcome, r: &mut BenchResult) {
                 .push(count(metric::QUERY_ROWS, q.rows as f64).label(label::QUERY, q.name));
             if let Some(m) = &q.mismatch {
                 r.warnings.push(m.clone());
+                if r.error.is_none() {
+                    r.mark_failed(format!("cross-section: {m}"));
+                }
             }
         }
     }
-    let background: Vec<_> = if t.cross_section() {
-        o.users[1..].iter().collect()
-    } else {
-        o.users.iter().collect()
-    };
-    let queries: u64 = background.iter().map(|u| u.queries).sum();
-    let mut who = vec![(label::ALL, queries, &all)];
-    if !t.cross_section() {
-        who.push((label::MEASURED, measured.queries, &measured.latency));
+    r.set_param(param::ISOLATION_REQUESTED, &requested);
+    r.set_param(param::ISOLATION_REPORTED, &reported);
+    r.set_param(param::ISOLATION_EFFECTIVE, &effective);
+    let mut who = Vec::new();
+    if t == Test::Ir {
+        who.push((label::ALL, merged(&o.users)));
     }
-    for (user, q, h) in who {
+    if !t.cross_section() {
+        who.push((label::MEASURED, merged(&o.users[..1])));
+    }
+    who.push((label::BACKGROUND, merged(&o.users[1..])));
+    for (user, (q, h)) in who {
         r.metrics
             .push(count(metric::QUERIES, q as f64).label(label::USER, user));
         r.metrics.push(
@@ -322,7 +353,7 @@ fn figures(t: Test, o: &Outcome, r: &mut BenchResult) {
             )
             .label(label::USER, user),
         );
-        latency_figures(h, user, r);
+        latency_figures(&h, user, r);
     }
     if t.oltp_background() {
         r.metrics
@@ -422,7 +453,8 @@ fn present_tables(s: &mut dyn Session) -> Result<Vec<String>, DbError> {
 
 /// Drops every AS3AP table (and the scratch tables of an interrupted test).
 fn drop_all(s: &mut dyn Session) -> Result<(), DbError> {
-    let scratch = queries::SINGLE_USER_SCRATCH
+    s.execute(&format!("DROP VIEW IF EXISTS {}", schema::REPORTVIEW))?;
+    let scratch = crate::single::SCRATCH
         .iter()
         .chain(queries::CROSS_SECTION_SCRATCH)
         .copied();
@@ -447,6 +479,21 @@ fn checksum(s: &mut dyn Session, table: Table) -> Result<Checksum, DbError> {
 /// says they were loaded with this seed and size, and every table's
 /// checksum as stored equals the one recorded at the load.
 fn check_reuse(s: &mut dyn Session, n: u64, seed: u64) -> Result<(), DbError> {
+    let format = s.fetch(&format!(
+        "SELECT rows_per_table FROM {CHECKSUM_TABLE} WHERE table_name = '{FORMAT_ROW}'"
+    ))?;
+    let found = format
+        .first
+        .first()
+        .copied()
+        .flatten()
+        .filter(|_| format.rows == 1);
+    if found != Some(DATA_FORMAT) {
+        return Err(DbError::other(format!(
+            "the existing AS3AP tables were loaded by another data generator (data format {}, this one writes {DATA_FORMAT})",
+            found.map_or("1".to_string(), |f| f.to_string())
+        )));
+    }
     for t in TABLES {
         let recorded = s.fetch(&format!(
             "SELECT rows_per_table, seed, row_count, sum_key, sum_signed, sum_key_int, sum_key_signed, sum_address_len FROM {CHECKSUM_TABLE} WHERE table_name = '{}'",
@@ -521,24 +568,30 @@ fn load(
         Better::Higher,
     )));
     let start = Instant::now();
-    for t in TABLES {
-        for i in schema::secondary(t.name) {
-            if ctx.cancel.is_cancelled() {
-                ctx.progress.finish();
-                return Ok(false);
-            }
-            let t0 = Instant::now();
-            s.create_index(i)?;
-            r.metrics
-                .push(seconds(metric::INDEX_SECONDS, t0.elapsed()).label(label::INDEX, i.name()));
-            ctx.progress.advance(1);
+    for i in schema::secondary_all() {
+        if ctx.cancel.is_cancelled() {
+            ctx.progress.finish();
+            return Ok(false);
         }
+        let t0 = Instant::now();
+        s.create_index(i)?;
+        r.metrics
+            .push(seconds(metric::INDEX_SECONDS, t0.elapsed()).label(label::INDEX, i.name()));
+        ctx.progress.advance(1);
     }
+    let t0 = Instant::now();
+    s.add_foreign_key()?;
+    r.metrics.push(
+        seconds(metric::INDEX_SECONDS, t0.elapsed()).label(label::INDEX, schema::FOREIGN_KEY),
+    );
     r.metrics
         .push(seconds(metric::INDEX_SECONDS, start.elapsed()).label(label::INDEX, label::ALL));
     ctx.progress.finish();
     s.execute(&format!(
         "CREATE TABLE {CHECKSUM_TABLE} (table_name VARCHAR(16) NOT NULL, rows_per_table BIGINT NOT NULL, seed BIGINT NOT NULL, row_count BIGINT NOT NULL, sum_key BIGINT NOT NULL, sum_signed BIGINT NOT NULL, sum_key_int BIGINT NOT NULL, sum_key_signed BIGINT NOT NULL, sum_address_len BIGINT NOT NULL)"
+    ))?;
+    s.execute(&format!(
+        "INSERT INTO {CHECKSUM_TABLE} VALUES ('{FORMAT_ROW}', {DATA_FORMAT}, {seed}, 0, 0, 0, 0, 0, 0)"
     ))?;
     for (t, sum) in sums {
         let stored = checksum(s, t)?;
@@ -563,6 +616,7 @@ fn load(
 /// indexes, then checks its checksum against the recorded one.
 fn restore_updates(s: &mut dyn Session, n: u64, seed: u64) -> Result<(), DbError> {
     let t = crate::data::table(names::table::UPDATES);
+    s.drop_foreign_key()?;
     s.execute("BEGIN")?;
     s.execute(&format!("DROP TABLE {}", t.name))?;
     s.create_table(t)?;
@@ -572,6 +626,7 @@ fn restore_updates(s: &mut dyn Session, n: u64, seed: u64) -> Result<(), DbError
     for i in schema::secondary(t.name) {
         s.create_index(i)?;
     }
+    s.add_foreign_key()?;
     let stored = checksum(s, t)?;
     let want = Checksum::generated(t, n, seed);
     if stored != want {
@@ -582,47 +637,4 @@ fn restore_updates(s: &mut dyn Session, n: u64, seed: u64) -> Result<(), DbError
         )));
     }
     Ok(())
-}
-
-/// The single-user query set into `r`.
-fn single_user(s: &mut dyn Session, n: u64, ctx: &mut Context<'_>, r: &mut BenchResult) {
-    let set = queries::single_user(n, s.drop_index("as3ap_updates_int", "updates"));
-    ctx.progress.start("db as3ap single", set.len() as u64);
-    let start = Instant::now();
-    for q in &set {
-        if ctx.cancel.is_cancelled() {
-            r.mark_cancelled();
-            break;
-        }
-        match queries::run(s, q) {
-            Ok(t) => {
-                r.metrics.push(
-                    Metric::new(
-                        metric::QUERY_SECONDS,
-                        t.seconds,
-                        Unit::Seconds,
-                        Better::Lower,
-                    )
-                    .label(label::QUERY, t.name),
-                );
-                r.metrics
-                    .push(count(metric::QUERY_ROWS, t.rows as f64).label(label::QUERY, t.name));
-                if let Some(m) = t.mismatch {
-                    r.warnings.push(m);
-                }
-            }
-            Err(e) => {
-                r.mark_failed(format!("{}: {e}", q.name));
-                break;
-            }
-        }
-        ctx.progress.advance(1);
-    }
-    r.metrics.push(seconds(metric::SECONDS, start.elapsed()));
-    for t in queries::SINGLE_USER_SCRATCH {
-        if let Err(e) = s.execute(&format!("DROP TABLE IF EXISTS {t}")) {
-            r.warnings.push(format!("dropping {t}: {e}"));
-        }
-    }
-    ctx.progress.finish();
 }

@@ -20,6 +20,14 @@ pub const SCALED_TABLES: u64 = 4;
 /// row 6,100): `--size` 4,000,000 bytes.
 pub const MIN_ROWS: u64 = 10_000;
 
+/// Rows per table of one user: the paper's users are the logical
+/// database size over 4 MB, 4 tables of 10,000 rows of 100 bytes.
+pub const PAPER_ROWS_PER_USER: u64 = 10_000;
+
+/// Most rows per table: the sparse columns draw one value in each of N
+/// strata of 0..=10^9, which must hold two values for 1 to be left out.
+pub const MAX_ROWS: u64 = 500_000_000;
+
 /// Most users (connections) a test may open.
 pub const MAX_USERS: usize = 1024;
 
@@ -140,8 +148,9 @@ pub struct As3apConfig {
     pub seed: u64,
     /// The tests, in this order.
     pub tests: Vec<Test>,
-    /// Users (one connection and thread each).
-    pub users: usize,
+    /// Users (one connection and thread each); `None`: the paper's
+    /// database size / 4 MB, at least 1 ([`As3apConfig::users`]).
+    pub users: Option<usize>,
     /// Warm-up of each multi-user test.
     pub warmup: Duration,
     /// Measurement of the IR tests (the cross-section tests measure the
@@ -155,7 +164,8 @@ pub struct As3apConfig {
 
 impl Default for As3apConfig {
     /// A 40 MB database (100-odd thousand rows per table) in a scratch
-    /// SQLite file, every test, 6 users as seeds/003, 2 s warm-up and 5 s
+    /// SQLite file, every test, the paper's users (size / 4 MB: 10), 2 s
+    /// warm-up and 5 s
     /// measurement (the spec's 15 and 5 minutes are flags away).
     fn default() -> As3apConfig {
         As3apConfig {
@@ -164,7 +174,7 @@ impl Default for As3apConfig {
             size: 40 << 20,
             seed: 1,
             tests: Test::ALL_TESTS.to_vec(),
-            users: 6,
+            users: None,
             warmup: Duration::from_secs(2),
             measure: Duration::from_secs(5),
             reuse: false,
@@ -190,6 +200,14 @@ impl As3apConfig {
         self.size / (SCALED_TABLES * ROW_BYTES)
     }
 
+    /// Users of the multi-user tests: `--users`, else the paper's logical
+    /// database size / 4 MB (4 MB is 10,000 rows per table), at least 1.
+    pub fn users(&self) -> usize {
+        self.users
+            .unwrap_or((self.rows_per_table() / PAPER_ROWS_PER_USER) as usize)
+            .max(1)
+    }
+
     /// The target `--db` names: a scratch SQLite file when not given.
     pub fn target(&self) -> Result<Target, String> {
         self.db
@@ -210,15 +228,20 @@ impl Config for As3apConfig {
                 MIN_ROWS * SCALED_TABLES * ROW_BYTES
             )));
         }
-        if self.rows_per_table() > i32::MAX as u64 {
+        if self.rows_per_table() > MAX_ROWS {
             return Err(BenchError::Invalid(
-                "--size: expected at most 858 GB (2^31 rows per table)".into(),
+                "--size: expected at most 200GB (500,000,000 rows per table: the sparse ranges 0..10^9 need two values per row)".into(),
             ));
         }
-        if self.users == 0 || self.users > MAX_USERS {
+        if let Some(u) = self.users.filter(|&u| u == 0 || u > MAX_USERS) {
             return Err(BenchError::Invalid(format!(
-                "--users: expected 1..={MAX_USERS}, got {}",
-                self.users
+                "--users: expected 1..={MAX_USERS}, got {u}"
+            )));
+        }
+        if self.users.is_none() && self.users() > MAX_USERS {
+            return Err(BenchError::Invalid(format!(
+                "--users: the size gives {} users (size / 4 MB), more than {MAX_USERS}: give --users",
+                self.users()
             )));
         }
         if self.tests.is_empty() {
@@ -294,7 +317,7 @@ mod tests {
         assert!(ok.validate().is_ok());
         assert_eq!(ok.rows_per_table(), 104_857);
         let e = As3apConfig {
-            users: 0,
+            users: Some(0),
             ..ok.clone()
         }
         .validate()

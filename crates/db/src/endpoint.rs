@@ -6,6 +6,7 @@
 //! worker gets its own connection, as each PHP worker of seeds/003's stack
 //! held its own MySQL connection.
 
+use crate::data::{dense_index, dense_key};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -135,7 +136,7 @@ impl Endpoint for IrEndpoint {
 /// One server worker's connection.
 struct IrHandler {
     session: Box<dyn Session>,
-    /// Rows of `updates`: keys are 1..=rows.
+    /// Rows of `updates`: its keys are the dense range 0, 2..=rows.
     rows: u64,
     rng: XorShift64,
 }
@@ -144,12 +145,15 @@ impl IrHandler {
     /// The key a query names (`key=N`), or a random one without a query.
     fn key(&mut self, query: Option<&str>) -> Result<i64, String> {
         let rows = self.rows;
-        let bad =
-            || format!("400 {IR_PATH}: expected no query or ?key=N with N from 1 to {rows}\n");
+        let bad = || {
+            format!(
+                "400 {IR_PATH}: expected no query or ?key=N with N a loaded key: 0 or 2 to {rows}\n"
+            )
+        };
         match query.filter(|q| !q.is_empty()) {
-            None => Ok(1 + self.rng.below(rows) as i64),
-            Some(q) => match q.strip_prefix("key=").map(str::parse::<u64>) {
-                Some(Ok(k)) if (1..=rows).contains(&k) => Ok(k as i64),
+            None => Ok(dense_key(self.rng.below(rows))),
+            Some(q) => match q.strip_prefix("key=").map(str::parse::<i64>) {
+                Some(Ok(k)) if dense_index(k, rows).is_some() => Ok(k),
                 _ => Err(bad()),
             },
         }

@@ -1,13 +1,18 @@
-//! The AS3AP queries: the single-user set (selections, joins, projections,
-//! aggregates, reports, bulk and single-row updates, index maintenance) and
-//! the cross-section of seeds/003's multi-user tests, each with the rows
-//! the spec's data gives it where that is exact. Every update is undone by a
-//! later query of the same list, so the data's checksum survives them.
+//! The cross-section of the multi-user tests (the paper's Table 8.1 and
+//! Appendix 4): ten queries, each at the isolation level Table 8.1 gives
+//! it (`sel_1_ncl` at levels 0, 1 and 3), with the rows the data gives it,
+//! then the two correctness checks. `mod_100_seq_abort` rolls its update
+//! back and checks (untimed) that no row kept it; `unmod_100_seq` and
+//! `unmod_100_rand` restore the rows from the copies `sel_100_seq` and
+//! `sel_100_rand` made (the paper's subtractions would take 10^8 off rows
+//! the abort left alone, and off the rows both ranges share twice), and
+//! `checkmod_*` count the rows that differ from the copies: 0.
 
-use crate::data::{BENCHMARKS, COLUMNS};
-use crate::schema::{SAVED, SEL100RAND, SEL100SEQ};
+use crate::data::BENCHMARKS;
+use crate::engine::{Isolation, Session};
+use crate::schema::{SEL100RAND, SEL100SEQ};
 
-/// One timed query.
+/// One timed query of the cross-section.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
     /// Its AS3AP name.
@@ -16,107 +21,81 @@ pub struct Query {
     pub sql: String,
     /// Whether it returns rows (else it changes them).
     pub reads: bool,
-    /// The rows it returns or changes on the spec's data, where exact.
+    /// Run in a transaction that is rolled back (`mod_100_seq_abort`),
+    /// then this count of the rows that kept the change run: it must be 0.
+    pub abort: Option<String>,
+    /// The isolation level Table 8.1 gives it.
+    pub isolation: Isolation,
+    /// The rows it returns or changes on the data, where exact.
     pub expect_rows: Option<u64>,
-    /// The first column of its first row, where the spec's data fixes it.
+    /// The first column of its first row, where the data fixes it.
     pub expect_first: Option<i64>,
 }
 
-fn read(name: &'static str, sql: String, rows: Option<u64>) -> Query {
+fn read(name: &'static str, sql: String, isolation: Isolation, rows: u64) -> Query {
     Query {
         name,
         sql,
         reads: true,
-        expect_rows: rows,
+        abort: None,
+        isolation,
+        expect_rows: Some(rows),
         expect_first: None,
     }
 }
 
-fn change(name: &'static str, sql: String, rows: Option<u64>) -> Query {
+fn change(name: &'static str, sql: String, rows: u64) -> Query {
     Query {
-        name,
-        sql,
         reads: false,
-        expect_rows: rows,
-        expect_first: None,
+        ..read(name, sql, Isolation::Serializable, rows)
     }
 }
 
 /// The columns most selections return.
 const SEL: &str = "col_key, col_int, col_signed, col_code, col_double, col_name";
 
-/// The single-user query set for tables of `n` rows, in the order it runs.
-/// `drop_index` is the engine's statement dropping `updates`' int index.
-pub fn single_user(n: u64, drop_index: String) -> Vec<Query> {
-    let tenth = n / 10;
-    let end = n + 1;
-    let upd = "updates";
-    let cols = COLUMNS.join(", ");
-    vec![
-        read("sel_1_cl", format!("SELECT {SEL} FROM updates WHERE col_key = 1000"), Some(1)),
-        read("sel_1_ncl", format!("SELECT {SEL} FROM updates WHERE col_code = '{BENCHMARKS}'"), Some(1)),
-        read("sel_100_cl", format!("SELECT {SEL} FROM updates WHERE col_key BETWEEN 1001 AND 1100"), Some(100)),
-        read("sel_100_ncl", format!("SELECT {SEL} FROM updates WHERE col_int BETWEEN 1001 AND 1100"), Some(100)),
-        read("sel_10pct_cl", format!("SELECT {SEL} FROM uniques WHERE col_key <= {tenth}"), Some(tenth)),
-        read("sel_10pct_ncl", format!("SELECT {SEL} FROM tenpct WHERE col_signed < {}", (n / 100) as i64 - (n / 20) as i64), None),
-        read("join_2_cl", "SELECT uniques.col_signed, uniques.col_name, hundred.col_signed, hundred.col_name FROM uniques, hundred WHERE uniques.col_key = hundred.col_key AND uniques.col_key <= 1000".into(), Some(1000)),
-        read("join_2_ncl", "SELECT uniques.col_signed, uniques.col_name, updates.col_signed, updates.col_name FROM uniques, updates WHERE updates.col_int = uniques.col_int AND updates.col_int <= 1000".into(), Some(1000)),
-        read("join_3_cl", "SELECT uniques.col_signed, uniques.col_date, hundred.col_signed, hundred.col_date, tenpct.col_signed, tenpct.col_date FROM uniques, hundred, tenpct WHERE uniques.col_key = hundred.col_key AND uniques.col_key = tenpct.col_key AND uniques.col_key <= 1000".into(), Some(1000)),
-        read("join_4_cl", "SELECT uniques.col_date, hundred.col_date, tenpct.col_date, updates.col_date FROM uniques, hundred, tenpct, updates WHERE uniques.col_key = hundred.col_key AND uniques.col_key = tenpct.col_key AND uniques.col_key = updates.col_key AND uniques.col_key <= 1000".into(), Some(1000)),
-        read("proj_100", "SELECT DISTINCT col_address, col_signed FROM hundred".into(), Some(100)),
-        read("proj_10pct", "SELECT DISTINCT col_signed FROM tenpct".into(), Some(tenth)),
-        Query { expect_first: Some(1), ..read("scal_agg", "SELECT MIN(col_key) FROM uniques".into(), Some(1)) },
-        read("func_agg", "SELECT MIN(col_key) FROM hundred GROUP BY col_name".into(), Some(100)),
-        read("simple_report", "SELECT COUNT(*), AVG(updates.col_decim) FROM updates, hundred WHERE updates.col_key = hundred.col_key AND hundred.col_signed = 150".into(), Some(1)),
-        read("subtotal_report", "SELECT col_signed, COUNT(*), MIN(col_double), MAX(col_double) FROM hundred GROUP BY col_signed".into(), Some(100)),
-        change("bulk_save", format!("CREATE TABLE {SAVED} AS SELECT * FROM {upd} WHERE col_key BETWEEN 5001 AND 6000"), None),
-        change("bulk_delete", format!("DELETE FROM {upd} WHERE col_key BETWEEN 5001 AND 6000"), Some(1000)),
-        change("bulk_append", format!("INSERT INTO {upd} SELECT * FROM {SAVED}"), Some(1000)),
-        change("bulk_modify", format!("UPDATE {upd} SET col_double = col_double + 100000000 WHERE col_key BETWEEN 5001 AND 6000"), Some(1000)),
-        change("bulk_unmodify", format!("UPDATE {upd} SET col_double = col_double - 100000000 WHERE col_key BETWEEN 5001 AND 6000"), Some(1000)),
-        change("upd_append_t_end", format!("INSERT INTO {upd} ({cols}) VALUES ({end}, {end}, 0, 0, 0, 0, '2000-01-01 00:00:00', 'xend', 'xend', 'xend')"), Some(1)),
-        change("upd_mod_t_end", format!("UPDATE {upd} SET col_name = 'xmodified' WHERE col_key = {end}"), Some(1)),
-        change("upd_del_t_end", format!("DELETE FROM {upd} WHERE col_key = {end}"), Some(1)),
-        change("drop_idx_upd_int", drop_index, None),
-        change("create_idx_upd_int_bt", "CREATE INDEX as3ap_updates_int ON updates (col_int)".into(), None),
-    ]
-}
-
-/// What the single-user set leaves behind to drop afterwards.
-pub const SINGLE_USER_SCRATCH: &[&str] = &[SAVED];
-
 /// Creates the cross-section's scratch tables (empty copies of `updates`).
 pub fn cross_section_setup() -> Vec<String> {
     [SEL100SEQ, SEL100RAND]
         .iter()
-        .map(|t| format!("CREATE TABLE {t} AS SELECT * FROM updates WHERE col_key < 0"))
+        .map(|t| format!("CREATE TABLE {t} AS SELECT * FROM updates WHERE 1 = 0"))
         .collect()
 }
 
-/// The cross-section of seeds/003, in its order: `checkmod_*` must find 0
-/// rows the `unmod_*` queries failed to restore.
+/// The cross-section in Table 8.1's order, then the checks.
 pub fn cross_section() -> Vec<Query> {
-    let checkmod = |name, col, t| Query {
-        expect_first: Some(0),
-        ..read(
-            name,
-            format!(
-                "SELECT COUNT(*) FROM updates, {t} WHERE updates.{col} = {t}.{col} AND ABS(updates.col_double - {t}.col_double) > 0.000001"
-            ),
-            Some(1),
+    use Isolation::*;
+    let differ = |col: &str, t: &str| {
+        format!(
+            "SELECT COUNT(*) FROM updates, {t} WHERE updates.{col} = {t}.{col} AND NOT updates.col_double = {t}.col_double"
         )
     };
+    let checkmod = |name, col, t| Query {
+        expect_first: Some(0),
+        ..read(name, differ(col, t), Serializable, 1)
+    };
+    let restore = |col: &str, t: &str| {
+        format!(
+            "UPDATE updates SET col_double = (SELECT {t}.col_double FROM {t} WHERE {t}.{col} = updates.{col}) WHERE {col} BETWEEN 1001 AND 1100"
+        )
+    };
+    let sel_1_ncl = format!("SELECT {SEL} FROM updates WHERE col_code = '{BENCHMARKS}'");
     vec![
-        read("o_mode_tiny", "SELECT * FROM tiny".into(), Some(1)),
-        read("o_mode_100k", "SELECT * FROM hundred WHERE col_key <= 1000".into(), Some(1000)),
-        read("sel_1_ncl", format!("SELECT {SEL} FROM updates WHERE col_code = '{BENCHMARKS}'"), Some(1)),
-        read("simple_report", "SELECT COUNT(*), AVG(updates.col_decim) FROM updates, hundred WHERE updates.col_key = hundred.col_key AND hundred.col_signed = 150".into(), Some(1)),
-        change("sel_100_seq", format!("INSERT INTO {SEL100SEQ} SELECT * FROM updates WHERE updates.col_key BETWEEN 1001 AND 1100"), Some(100)),
-        change("sel_100_rand", format!("INSERT INTO {SEL100RAND} SELECT * FROM updates WHERE updates.col_int BETWEEN 1001 AND 1100"), Some(100)),
-        change("mod_100_seq", "UPDATE updates SET col_double = col_double + 100000000 WHERE col_key BETWEEN 1001 AND 1100".into(), Some(100)),
-        change("mod_100_rand", "UPDATE updates SET col_double = col_double + 100000000 WHERE col_int BETWEEN 1001 AND 1100".into(), Some(100)),
-        change("unmod_100_seq", "UPDATE updates SET col_double = col_double - 100000000 WHERE col_key BETWEEN 1001 AND 1100".into(), Some(100)),
-        change("unmod_100_rand", "UPDATE updates SET col_double = col_double - 100000000 WHERE col_int BETWEEN 1001 AND 1100".into(), Some(100)),
+        read("o_mode_tiny", "SELECT * FROM tiny".into(), Serializable, 1),
+        read("o_mode_100k", "SELECT * FROM hundred WHERE col_key <= 1000".into(), RepeatableRead, 1000),
+        read("sel_1_ncl_level_0", sel_1_ncl.clone(), ReadUncommitted, 1),
+        read("sel_1_ncl_level_1", sel_1_ncl.clone(), ReadCommitted, 1),
+        read("sel_1_ncl_level_3", sel_1_ncl, Serializable, 1),
+        read("simple_report", "SELECT AVG(updates.col_decim) FROM updates WHERE updates.col_key IN (SELECT updates.col_key FROM updates, hundred WHERE hundred.col_key = updates.col_key AND updates.col_decim > 980000000)".into(), RepeatableRead, 1),
+        change("sel_100_seq", format!("INSERT INTO {SEL100SEQ} SELECT * FROM updates WHERE updates.col_key BETWEEN 1001 AND 1100"), 100),
+        change("sel_100_rand", format!("INSERT INTO {SEL100RAND} SELECT * FROM updates WHERE updates.col_int BETWEEN 1001 AND 1100"), 100),
+        Query {
+            abort: Some(differ("col_key", SEL100SEQ)),
+            ..change("mod_100_seq_abort", "UPDATE updates SET col_double = col_double + 100000000 WHERE col_key BETWEEN 1001 AND 1100".into(), 100)
+        },
+        change("mod_100_rand", "UPDATE updates SET col_double = col_double + 100000000 WHERE col_int BETWEEN 1001 AND 1100".into(), 100),
+        change("unmod_100_seq", restore("col_key", SEL100SEQ), 100),
+        change("unmod_100_rand", restore("col_int", SEL100RAND), 100),
         checkmod("checkmod_100_seq", "col_key", SEL100SEQ),
         checkmod("checkmod_100_rand", "col_int", SEL100RAND),
     ]
@@ -134,36 +113,49 @@ pub struct Timed {
     pub seconds: f64,
     /// Rows returned or changed.
     pub rows: u64,
-    /// What differed from the spec's data, if anything.
+    /// The isolation level the engine reported for it.
+    pub isolation: String,
+    /// What differed from the data, if anything.
     pub mismatch: Option<String>,
 }
 
-/// Runs `q` once, timed, and checks its rows against the spec's data.
-pub fn run(
-    session: &mut dyn crate::engine::Session,
-    q: &Query,
-) -> Result<Timed, crate::engine::DbError> {
+/// Runs `q` once at its isolation level, timed (the level set before the
+/// clock starts), and checks its rows against the data.
+pub fn run(session: &mut dyn Session, q: &Query) -> Result<Timed, crate::engine::DbError> {
+    let isolation = session.set_isolation(q.isolation)?.reported;
     let start = std::time::Instant::now();
     let (rows, first) = if q.reads {
         let f = session.fetch(&q.sql)?;
         (f.rows, f.first.first().copied().flatten())
+    } else if q.abort.is_some() {
+        session.execute("BEGIN")?;
+        let changed = session.execute(&q.sql);
+        session.execute("ROLLBACK")?;
+        (changed?, None)
     } else {
         (session.execute(&q.sql)?, None)
     };
     let seconds = start.elapsed().as_secs_f64();
     let mut mismatch = None;
+    if let Some(check) = &q.abort {
+        let kept = session.fetch(check)?.first.first().copied().flatten();
+        if kept != Some(0) {
+            mismatch = Some(format!(
+                "{}: {kept:?} rows kept the update after ROLLBACK",
+                q.name
+            ));
+        }
+    }
     if let Some(want) = q.expect_rows.filter(|&w| w != rows) {
-        mismatch = Some(format!(
-            "{} gave {rows} rows, the spec's data has {want}",
-            q.name
-        ));
+        mismatch.get_or_insert(format!("{} gave {rows} rows, the data has {want}", q.name));
     } else if let Some(want) = q.expect_first.filter(|&w| Some(w) != first) {
-        mismatch = Some(format!("{} returned {first:?}, expected {want}", q.name));
+        mismatch.get_or_insert(format!("{} returned {first:?}, expected {want}", q.name));
     }
     Ok(Timed {
         name: q.name,
         seconds,
         rows,
+        isolation,
         mismatch,
     })
 }

@@ -61,8 +61,9 @@ fn loads_runs_every_test_and_restores_updates_on_postgres() {
     // OLTP test changed `col_signed` of `updates`, so `uniques` is read.
     let mut pg = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     let generator = Generator::new(data::table(table::UNIQUES), 10_000, 1);
-    for key in [1, 2, 4_999, 5_001, 10_000] {
-        let want = generator.row(key as u64 - 1);
+    for i in [0, 1, 4_998, 5_000, 9_999] {
+        let want = generator.row(i);
+        let key = want.key as i32;
         let got = pg
             .query_one(
                 "SELECT col_int, col_signed, col_float, col_double, col_decim::text, \
@@ -81,7 +82,25 @@ fn loads_runs_every_test_and_restores_updates_on_postgres() {
         assert_eq!(got.get::<_, String>(7), want.name, "{key}");
         assert_eq!(got.get::<_, String>(8), want.address, "{key}");
     }
+    common::check_single(of(&rs, test::SINGLE), "postgres");
     let oltp = of(&rs, test::IR_OLTP);
+    // PostgreSQL takes READ UNCOMMITTED, reports it, and runs READ COMMITTED.
+    assert_eq!(
+        common::isolation(oltp, "ir_select"),
+        (
+            "READ UNCOMMITTED".into(),
+            "read uncommitted".into(),
+            "read committed".into()
+        )
+    );
+    assert_eq!(
+        common::isolation(oltp, "oltp_update"),
+        (
+            "SERIALIZABLE".into(),
+            "serializable".into(),
+            "serializable".into()
+        )
+    );
     let updates = value(oltp, metric::OLTP_UPDATES, &[]);
     assert!(updates > 0.0);
     assert_eq!(value(oltp, metric::SIGNED_DELTA, &[]), updates);

@@ -10,6 +10,7 @@ use nodebench_core::names::db::{label, metric, param, table, test};
 use nodebench_db::as3ap::{As3ap, LOAD_INTERRUPTED};
 use nodebench_db::config::{As3apConfig, Test};
 use nodebench_db::data::{Checksum, TABLES};
+use nodebench_db::engine::Connector;
 
 mod common;
 use common::{of, run, value};
@@ -68,15 +69,7 @@ fn loads_runs_every_test_and_restores_updates() {
         ) > 0.0
     );
 
-    let single = of(&rs, test::SINGLE);
-    assert_eq!(
-        value(single, metric::QUERY_ROWS, &[(label::QUERY, "sel_100_ncl")]),
-        100.0
-    );
-    assert_eq!(
-        value(single, metric::QUERY_ROWS, &[(label::QUERY, "bulk_delete")]),
-        1000.0
-    );
+    common::check_single(of(&rs, test::SINGLE), "sqlite");
 
     let ir = of(&rs, test::IR);
     let all = value(ir, metric::QUERIES, &[(label::USER, label::ALL)]);
@@ -92,6 +85,34 @@ fn loads_runs_every_test_and_restores_updates() {
     // one per completed oltp_update, and the restore brought back the
     // loaded data.
     let oltp = of(&rs, test::IR_OLTP);
+    // SQLite: every transaction serializable; read_uncommitted set, but it
+    // acts only in shared-cache mode, and these are WAL connections.
+    let (asked, reported, effective) = common::isolation(oltp, "ir_select");
+    assert_eq!(
+        (asked.as_str(), reported.as_str()),
+        ("READ UNCOMMITTED", "SERIALIZABLE, read_uncommitted=1")
+    );
+    assert!(
+        effective.starts_with("SERIALIZABLE (read_uncommitted acts only in shared-cache mode"),
+        "{effective}"
+    );
+    assert_eq!(
+        common::isolation(oltp, "oltp_update"),
+        (
+            "SERIALIZABLE".into(),
+            "SERIALIZABLE, read_uncommitted=0".into(),
+            "SERIALIZABLE".into()
+        )
+    );
+    assert_eq!(
+        value(oltp, metric::QUERIES, &[(label::USER, label::BACKGROUND)]),
+        value(oltp, metric::QUERIES, &[(label::USER, label::BACKGROUND)])
+    );
+    assert!(
+        oltp.metric(metric::QUERIES, &[(label::USER, label::ALL)])
+            .is_none(),
+        "ir-oltp has no all-users figure"
+    );
     let updates = value(oltp, metric::OLTP_UPDATES, &[]);
     assert!(updates > 0.0);
     assert_eq!(value(oltp, metric::SIGNED_DELTA, &[]), updates);
@@ -134,6 +155,43 @@ fn loads_runs_every_test_and_restores_updates() {
         reused[0].param(param::REUSED),
         Some(&serde_json::json!(true))
     );
+    // A wrong row count fails the step with the counts in its message.
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute(
+            "UPDATE hundred SET col_address = 'ELSEWHERE' WHERE col_address = 'SILICON VALLEY'",
+            [],
+        )
+        .unwrap();
+        let mut s = nodebench_db::engine::sqlite::SqliteConnector { path: path.clone() }
+            .connect()
+            .unwrap();
+        let facts = nodebench_db::expect::Facts::of(10_000, 1);
+        let steps = nodebench_db::single::steps(&facts);
+        let join_2 = steps.iter().find(|s| s.name == "join_2").unwrap();
+        let r =
+            nodebench_db::single::run_step(s.as_mut(), join_2, &dir.path().join("out")).unwrap();
+        assert_eq!(
+            r.mismatch.as_deref(),
+            Some("join_2: 0 rows, the data implies 1")
+        );
+        conn.execute(
+            "UPDATE hundred SET col_address = 'SILICON VALLEY' WHERE col_address = 'ELSEWHERE'",
+            [],
+        )
+        .unwrap();
+        // A statement that must be refused and is not fails its step too:
+        // without the row of key 6000, the duplicate is no duplicate.
+        conn.execute("DELETE FROM updates WHERE col_key = 6000", [])
+            .unwrap();
+        let dup = steps.iter().find(|s| s.name == "append_duplicate").unwrap();
+        let r = nodebench_db::single::run_step(s.as_mut(), dup, &dir.path().join("out")).unwrap();
+        assert_eq!(
+            r.mismatch.as_deref(),
+            Some("append_duplicate: the engine accepted it (1 rows); the paper requires a refusal")
+        );
+        assert!(!r.refused);
+    }
     let e = run(As3apConfig {
         reuse: true,
         seed: 2,
@@ -207,4 +265,63 @@ fn the_scratch_file_is_removed() {
         ..Run::start(vec![], Default::default())
     });
     assert!(json.unwrap().contains("sqlite:(scratch file)"));
+}
+
+#[test]
+fn the_papers_users_and_tables_of_another_generator() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("as3ap.db");
+    // --size 20MB and no --users: size / 4 MB = 5 users.
+    let rs = run(As3apConfig {
+        size: 20_000_000,
+        users: None,
+        ..config(&path, vec![Test::Ir, Test::CrossOltp])
+    })
+    .unwrap();
+    for r in &rs {
+        assert_eq!(r.status, ResultStatus::Passed, "{:?}", r.error);
+        assert_eq!(r.param(param::USERS), Some(&serde_json::json!(5)));
+    }
+    let ir = of(&rs, test::IR);
+    let all = value(ir, metric::QUERIES, &[(label::USER, label::ALL)]);
+    let measured = value(ir, metric::QUERIES, &[(label::USER, label::MEASURED)]);
+    let background = value(ir, metric::QUERIES, &[(label::USER, label::BACKGROUND)]);
+    assert_eq!(all, measured + background);
+    assert!(
+        measured > 0.0 && background > measured,
+        "{measured} {background}"
+    );
+    let cross = of(&rs, test::CROSS_OLTP);
+    assert!(value(cross, metric::QUERIES, &[(label::USER, label::BACKGROUND)]) > 0.0);
+    assert_eq!(
+        value(
+            cross,
+            metric::QUERY_ROWS,
+            &[(label::QUERY, "mod_100_seq_abort")]
+        ),
+        100.0
+    );
+    let (asked, ..) = common::isolation(cross, "sel_1_ncl_level_0");
+    assert_eq!(asked, "READ UNCOMMITTED");
+    assert_eq!(common::isolation(cross, "oltp_update").0, "SERIALIZABLE");
+
+    // Tables whose checksum table records no data format 2 (the old
+    // generator's) are refused by --reuse in one line.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "DELETE FROM as3ap_checksum WHERE table_name = 'data_format'",
+            [],
+        )
+        .unwrap();
+    let e = run(As3apConfig {
+        size: 20_000_000,
+        reuse: true,
+        ..config(&path, vec![Test::Ir])
+    })
+    .unwrap_err();
+    assert_eq!(
+        e,
+        "--reuse: the existing AS3AP tables were loaded by another data generator (data format 1, this one writes 2); give --recreate to load anew"
+    );
 }

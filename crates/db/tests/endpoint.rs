@@ -22,7 +22,7 @@ fn load(path: &std::path::Path) {
         size: 4_000_000,
         seed: 7,
         tests: vec![Test::Ir],
-        users: 1,
+        users: Some(1),
         warmup: Duration::ZERO,
         measure: Duration::from_millis(50),
         ..As3apConfig::default()
@@ -52,7 +52,7 @@ fn answers_the_row_of_a_key_and_500_when_the_database_fails() {
         )
     );
 
-    // Without a query: a random key of 1..=10,000 each time.
+    // Without a query: a random key of the loaded ones (0, 2..=10,000) each time.
     let keys: std::collections::BTreeSet<i64> = (0..50)
         .map(|_| {
             let r = handler.handle(None);
@@ -68,23 +68,26 @@ fn answers_the_row_of_a_key_and_500_when_the_database_fails() {
         })
         .collect();
     assert!(keys.len() > 40, "{keys:?}");
-    assert!(keys.iter().all(|k| (1..=10_000).contains(k)), "{keys:?}");
+    assert!(
+        keys.iter().all(|k| *k == 0 || (2..=10_000).contains(k)),
+        "{keys:?}"
+    );
 
-    for bad in ["key=0", "key=10001", "key=x", "id=5"] {
+    for bad in ["key=1", "key=10001", "key=-5", "key=x", "id=5"] {
         let r = handler.handle(Some(bad));
         assert_eq!(r.status, 400, "{bad}");
         assert_eq!(
             r.body,
-            "400 /db/ir: expected no query or ?key=N with N from 1 to 10000\n"
+            "400 /db/ir: expected no query or ?key=N with N a loaded key: 0 or 2 to 10000\n"
         );
     }
 
     // The database fails under the open connection: 500 with its message.
     rusqlite::Connection::open(&path)
         .unwrap()
-        .execute("DROP TABLE updates", [])
+        .execute_batch("DROP TABLE hundred; DROP TABLE updates")
         .unwrap();
-    let r = handler.handle(Some("key=1"));
+    let r = handler.handle(Some("key=2"));
     assert_eq!(r.status, 500, "{}", r.body);
     assert!(
         r.body.starts_with("500 /db/ir: ir_select: ") && r.body.contains("updates"),

@@ -174,14 +174,16 @@ fn single(r: &BenchResult) -> String {
     let width = queries.iter().map(|(q, _)| q.len()).max().unwrap_or(0);
     let _ = writeln!(
         out,
-        "  {:<width$} {:>12} {:>10}",
-        "query", "seconds", "rows"
+        "  {:<width$} {:>12} {:>10} {:>10}",
+        "test", "seconds", "rows", "expected"
     );
     for (q, s) in queries {
+        let at = [(label::QUERY, q)];
         let _ = writeln!(
             out,
-            "  {q:<width$} {s:>12.6} {:>10}",
-            fixed(value(r, metric::QUERY_ROWS, &[(label::QUERY, q)]), 0)
+            "  {q:<width$} {s:>12.6} {:>10} {:>10}",
+            fixed(value(r, metric::QUERY_ROWS, &at), 0),
+            fixed(value(r, metric::QUERY_ROWS_EXPECTED, &at), 0)
         );
     }
     out
@@ -190,12 +192,13 @@ fn single(r: &BenchResult) -> String {
 /// The heading of the multi-user rows.
 fn multi_heading() -> String {
     format!(
-        "multi-user tests (latency: the measured user's in the IR tests, the background users' in the cross-section tests)\n  {:<10} {:<9} {:>9} {:>12} {:>12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10}\n",
+        "multi-user tests (q/s all: every user, in the IR test; latency: the measured user's in the IR tests, the background users' in the cross-section tests)\n  {:<10} {:<9} {:>9} {:>12} {:>12} {:>14} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10}\n",
         "test",
         "status",
         "seconds",
         "q/s all",
         "q/s measured",
+        "q/s background",
         "p50 ms",
         "p90 ms",
         "p99 ms",
@@ -216,17 +219,21 @@ fn multi_row(r: &BenchResult, phase: &str) -> String {
     {
         label::MEASURED
     } else {
-        label::ALL
+        label::BACKGROUND
     };
     let pct = |name: &str| ms(value(r, name, &user(whose)));
     let errors: f64 = r.metrics_named(metric::ERRORS).map(|m| m.value).sum();
     let row = format!(
-        "  {phase:<10} {:<9} {:>9} {:>12} {:>12} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10}",
+        "  {phase:<10} {:<9} {:>9} {:>12} {:>12} {:>14} {:>9} {:>9} {:>9} {:>10} {:>7} {:>10}",
         r.status.as_str(),
         fixed(value(r, metric::SECONDS, &[]), 3),
         fixed(value(r, metric::QUERIES_PER_SECOND, &user(label::ALL)), 1),
         fixed(
             value(r, metric::QUERIES_PER_SECOND, &user(label::MEASURED)),
+            1
+        ),
+        fixed(
+            value(r, metric::QUERIES_PER_SECOND, &user(label::BACKGROUND)),
             1
         ),
         pct(metric::LATENCY_P50),
@@ -237,6 +244,35 @@ fn multi_row(r: &BenchResult, phase: &str) -> String {
         fixed(value(r, metric::RESTORE_SECONDS, &[]), 3),
     );
     let mut out = format!("{}\n", row.trim_end());
+    let levels = |p: &str| r.param(p).and_then(|v| v.as_object());
+    if let (Some(asked), Some(reported)) = (
+        levels(param::ISOLATION_REQUESTED),
+        levels(param::ISOLATION_REPORTED),
+    ) {
+        let effective = levels(param::ISOLATION_EFFECTIVE);
+        fn text(v: Option<&serde_json::Value>) -> &str {
+            v.and_then(|v| v.as_str()).unwrap_or("?")
+        }
+        let roles: Vec<String> = asked
+            .iter()
+            .filter(|(role, _)| role.as_str() == "ir_select" || role.as_str() == "oltp_update")
+            .map(|(role, level)| {
+                let got = text(reported.get(role));
+                let gives = text(effective.and_then(|e| e.get(role)));
+                if gives == got {
+                    format!("{role} {} (reported {got})", text(Some(level)))
+                } else {
+                    format!(
+                        "{role} {} (reported {got}, gives {gives})",
+                        text(Some(level))
+                    )
+                }
+            })
+            .collect();
+        if !roles.is_empty() {
+            let _ = writeln!(out, "    isolation: {}", roles.join("; "));
+        }
+    }
     let by_kind: Vec<String> = r
         .metrics_named(metric::ERRORS)
         .filter(|m| m.value > 0.0)
@@ -316,10 +352,26 @@ mod tests {
                 &[(label::QUERY, "sel_1_cl")],
             ),
             m(metric::QUERY_ROWS, 1.0, &[(label::QUERY, "sel_1_cl")]),
+            m(
+                metric::QUERY_ROWS_EXPECTED,
+                1.0,
+                &[(label::QUERY, "sel_1_cl")],
+            ),
             m(metric::SECONDS, 1.5, &[]),
         ]);
         let mut ir = result(test::IR);
-        for (u, qps) in [(label::ALL, 6000.0), (label::MEASURED, 1000.0)] {
+        for (param, level) in [
+            (param::ISOLATION_REQUESTED, "READ UNCOMMITTED"),
+            (param::ISOLATION_REPORTED, "read uncommitted"),
+            (param::ISOLATION_EFFECTIVE, "read committed"),
+        ] {
+            ir.set_param(param, serde_json::json!({ "ir_select": level }));
+        }
+        for (u, qps) in [
+            (label::ALL, 6000.0),
+            (label::MEASURED, 1000.0),
+            (label::BACKGROUND, 5000.0),
+        ] {
             ir.metrics
                 .push(m(metric::QUERIES_PER_SECOND, qps, &[(label::USER, u)]));
         }
@@ -369,7 +421,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("\n  sel_1_cl     0.000125          1\n"),
+            text.contains("\n  sel_1_cl     0.000125          1          1\n"),
             "{text}"
         );
         let ir_row = lines.iter().find(|l| l.starts_with("  ir ")).unwrap();
@@ -378,8 +430,12 @@ mod tests {
         assert_eq!(
             cells,
             [
-                "ir", "passed", "5.000", "6000.0", "1000.0", "0.500", "2.000", "0"
+                "ir", "passed", "5.000", "6000.0", "1000.0", "5000.0", "0.500", "2.000", "0"
             ]
+        );
+        assert!(
+            text.contains("\n    isolation: ir_select READ UNCOMMITTED (reported read uncommitted, gives read committed)\n"),
+            "{text}"
         );
         let oltp_row = lines.iter().find(|l| l.starts_with("  ir-oltp")).unwrap();
         assert!(

@@ -43,9 +43,9 @@ pub struct As3apArgs {
     /// Tests, comma-separated (default all): single, ir, ir-oltp, cross-ir, cross-oltp.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub tests: Vec<Test>,
-    /// Users: one connection and thread each (seeds/003: 6).
-    #[arg(long, value_name = "N", default_value_t = As3apConfig::default().users)]
-    pub users: usize,
+    /// Users: one connection and thread each (default: the paper's database size / 4 MB, at least 1).
+    #[arg(long, value_name = "N")]
+    pub users: Option<usize>,
     /// Warm-up of each multi-user test (the spec: 15m).
     #[arg(long, value_name = "DURATION", default_value = duration_text(As3apConfig::default().warmup), value_parser = parse_warmup)]
     pub warmup: Duration,

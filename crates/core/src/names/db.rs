@@ -70,6 +70,17 @@ pub mod metric {
     pub const QUERY_SECONDS: &str = "query_seconds";
     /// Rows a query returned or changed (`query` label).
     pub const QUERY_ROWS: &str = "query_rows";
+    /// Seconds one statement of a single-user test took (`query` label:
+    /// the test, `step` label: the statement).
+    pub const STEP_SECONDS: &str = "step_seconds";
+    /// Rows one statement of a single-user test returned or changed.
+    pub const STEP_ROWS: &str = "step_rows";
+    /// The rows the generated data implies for a test (`query` label):
+    /// [`QUERY_ROWS`] must equal it, else the result fails.
+    pub const QUERY_ROWS_EXPECTED: &str = "query_rows_expected";
+    /// 1 where the engine refused a statement the paper requires it to
+    /// refuse (a duplicate key, a foreign-key violation), for that reason.
+    pub const REFUSED: &str = "refused";
     /// Statements that failed, by kind (`kind` label).
     pub const ERRORS: &str = "errors";
     /// `oltp_update` statements completed during a test (warm-up included).
@@ -93,12 +104,17 @@ pub mod label {
     pub const INDEX: &str = "index";
     /// The query, by the AS3AP name.
     pub const QUERY: &str = "query";
-    /// Whose queries: [`ALL`] users or the [`MEASURED`] one.
+    /// The statement of a single-user test (`step_seconds`, `step_rows`).
+    pub const STEP: &str = "step";
+    /// Whose queries: [`ALL`] users, the [`MEASURED`] one or the
+    /// [`BACKGROUND`] ones.
     pub const USER: &str = "user";
     /// Every user (or table, or index) together.
     pub const ALL: &str = "all";
     /// The one measured user (user 0).
     pub const MEASURED: &str = "measured";
+    /// The users other than the measured one.
+    pub const BACKGROUND: &str = "background";
     /// An error's kind ([`BUSY`], [`DEADLOCK`], [`OTHER`]).
     pub const KIND: &str = "kind";
     /// The engine said the table or row was locked and the wait timed out.
@@ -125,7 +141,8 @@ pub mod param {
     pub const ROWS_PER_TABLE: &str = "rows_per_table";
     /// Seed of the data generator.
     pub const SEED: &str = "seed";
-    /// Users (connections, one thread each).
+    /// Users (connections, one thread each): `--users`, else the paper's
+    /// database size / 4 MB (at least 1).
     pub const USERS: &str = "users";
     /// Warm-up before the measurement.
     pub const WARMUP: &str = "warmup";
@@ -135,6 +152,18 @@ pub mod param {
     pub const REUSED: &str = "reused";
     /// The transaction isolation level.
     pub const ISOLATION: &str = "isolation";
+    /// The isolation level each role of a multi-user test asked for
+    /// (`ir_select`: READ UNCOMMITTED, the paper's level 0; `oltp_update`:
+    /// SERIALIZABLE, level 3; each cross-section query its Table 8.1
+    /// level): an object, role to level.
+    pub const ISOLATION_REQUESTED: &str = "isolation_requested";
+    /// What the engine reported for each role's connections after the
+    /// level was set (its own words): an object, role to level.
+    pub const ISOLATION_REPORTED: &str = "isolation_reported";
+    /// What the engine gives for each role where it differs from the
+    /// report (PostgreSQL runs READ UNCOMMITTED as READ COMMITTED; SQLite
+    /// reads uncommitted rows only in shared-cache mode): role to level.
+    pub const ISOLATION_EFFECTIVE: &str = "isolation_effective";
     /// Cache size setting (SQLite `cache_size`, InnoDB buffer pool,
     /// shared_buffers).
     pub const CACHE: &str = "cache";

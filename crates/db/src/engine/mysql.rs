@@ -19,8 +19,9 @@ use nodebench_core::bench::Cancel;
 use nodebench_core::credentials;
 
 use super::{Connector, DbError, ErrorKind, Fetched, IrRow, Loaded, Session, Settings};
+use super::{Isolation, IsolationSet};
 use crate::data::{COLUMNS, Row, Table};
-use crate::schema::{INDEXES, Index, IndexKind};
+use crate::schema::{FOREIGN_KEY, FOREIGN_KEY_INDEX, INDEXES, Index, IndexKind};
 
 /// Rows between two looks at the cancel flag during the load.
 const CANCEL_EVERY: u64 = 4096;
@@ -77,7 +78,11 @@ impl Connector for MysqlConnector {
         // it can: the URL says how to connect, so only `prefer_socket=true`
         // in it does that.
         let prefer_socket = self.url.contains("prefer_socket=true");
-        let mut builder = OptsBuilder::from_opts(opts).prefer_socket(prefer_socket);
+        // CLIENT_FOUND_ROWS: an UPDATE reports the rows it matched, as
+        // SQLite and PostgreSQL do, not only those whose value changed.
+        let mut builder = OptsBuilder::from_opts(opts)
+            .prefer_socket(prefer_socket)
+            .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS);
         if let Some(p) = &self.password {
             builder = builder.pass(Some(p.clone()));
         }
@@ -120,8 +125,10 @@ fn error(e: mysql::Error) -> DbError {
 /// The MySQL column type of a scaled table's column.
 fn column_type(column: &str) -> &'static str {
     match column {
-        "col_key" => "INT NOT NULL PRIMARY KEY",
-        "col_int" | "col_signed" => "INT NOT NULL",
+        "col_key" => "INT NOT NULL",
+        "col_int" => "INT NOT NULL",
+        // Nullable, as the paper declares it.
+        "col_signed" => "INT",
         "col_float" => "FLOAT NOT NULL",
         "col_double" => "DOUBLE NOT NULL",
         "col_decim" => "DECIMAL(18,2) NOT NULL",
@@ -393,13 +400,14 @@ impl Session for MysqlSession {
 
     fn create_table(&mut self, table: Table) -> Result<(), DbError> {
         let columns = if table.distinct.is_some() {
-            COLUMNS
+            let mut columns: Vec<String> = COLUMNS
                 .iter()
                 .map(|c| format!("{c} {}", column_type(c)))
-                .collect::<Vec<_>>()
-                .join(", ")
+                .collect();
+            columns.push(format!("PRIMARY KEY ({})", table.primary_key()));
+            columns.join(", ")
         } else {
-            "col_key INT NOT NULL".to_string()
+            "col_key INT NOT NULL PRIMARY KEY".to_string()
         };
         self.execute(&format!(
             "CREATE TABLE {} ({columns}) ENGINE=InnoDB",
@@ -440,6 +448,79 @@ impl Session for MysqlSession {
             index.column
         ))
         .map(|_| ())
+    }
+
+    fn set_isolation(&mut self, level: Isolation) -> Result<IsolationSet, DbError> {
+        self.execute(&format!(
+            "SET SESSION TRANSACTION ISOLATION LEVEL {}",
+            level.sql()
+        ))?;
+        // MySQL 8 and MariaDB 11 name it transaction_isolation; older
+        // MariaDB tx_isolation.
+        let reported: Option<String> = self
+            .conn
+            .query_first("SELECT @@SESSION.transaction_isolation")
+            .or_else(|_| self.conn.query_first("SELECT @@SESSION.tx_isolation"))
+            .map_err(error)?;
+        let reported = reported.unwrap_or_else(|| "?".into());
+        Ok(IsolationSet {
+            effective: reported.clone(),
+            reported,
+        })
+    }
+
+    fn fetch_lines(&mut self, sql: &str) -> Result<Vec<String>, DbError> {
+        let rows: Vec<mysql::Row> = self.conn.query(sql).map_err(error)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                (0..row.len())
+                    .map(|i| match row.as_ref(i) {
+                        Some(Value::NULL) | None => String::new(),
+                        Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+                        Some(v) => v.as_sql(true).trim_matches('\'').to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect())
+    }
+
+    fn add_foreign_key(&mut self) -> Result<(), DbError> {
+        // InnoDB needs an index on the referencing column (and would make
+        // one); the same one as on the other engines.
+        let indexed: Option<i64> = self
+            .conn
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'hundred' AND index_name = ?",
+                (FOREIGN_KEY_INDEX,),
+            )
+            .map_err(error)?;
+        if indexed.unwrap_or(0) == 0 {
+            self.execute(&format!(
+                "CREATE INDEX {FOREIGN_KEY_INDEX} ON hundred (col_signed)"
+            ))?;
+        }
+        self.execute(&format!(
+            "ALTER TABLE hundred ADD CONSTRAINT {FOREIGN_KEY} FOREIGN KEY (col_signed) REFERENCES updates (col_key)"
+        ))
+        .map(|_| ())
+    }
+
+    fn drop_foreign_key(&mut self) -> Result<(), DbError> {
+        let present: Option<i64> = self
+            .conn
+            .exec_first(
+                "SELECT COUNT(*) FROM information_schema.table_constraints WHERE constraint_schema = DATABASE() AND table_name = 'hundred' AND constraint_name = ?",
+                (FOREIGN_KEY,),
+            )
+            .map_err(error)?;
+        if present.unwrap_or(0) > 0 {
+            self.execute(&format!(
+                "ALTER TABLE hundred DROP FOREIGN KEY {FOREIGN_KEY}"
+            ))?;
+        }
+        Ok(())
     }
 
     fn drop_index(&self, name: &str, table: &str) -> String {
@@ -513,7 +594,7 @@ impl Session for MysqlSession {
                 get("log_bin")
             ),
             index_mapping:
-                "clustered: InnoDB primary key (rows stored in its B-tree); hash: B-tree (InnoDB has no hash index); B-tree: B-tree"
+                "clustered: InnoDB primary key (rows stored in its B-tree; tenpct: key, code); hash: B-tree (InnoDB has no hash index: USING HASH is taken as BTREE); B-tree: B-tree; foreign key: hundred_signed_fk"
                     .into(),
         })
     }

@@ -1,9 +1,14 @@
 //! SQLite through rusqlite (bundled, so the same SQLite everywhere): a file
 //! in WAL mode (readers never wait for the writer), `synchronous=NORMAL`, a
-//! 64 MiB page cache per connection and a 10 s busy timeout. The spec's
-//! clustered key is the rowid (`col_key INTEGER PRIMARY KEY`); SQLite has
+//! 64 MiB page cache per connection, a 10 s busy timeout and foreign keys
+//! checked (`PRAGMA foreign_keys=ON`; off during the load). The spec's
+//! clustered key is the rowid (`col_key INTEGER PRIMARY KEY`), tenpct's
+//! composite (key, code) a `WITHOUT ROWID` table's primary key; SQLite has
 //! no hash index, so hash and B-tree indexes are both B-trees. The load is
-//! one transaction of prepared inserts.
+//! one transaction of prepared inserts. Isolation: every SQLite transaction
+//! is serializable; `PRAGMA read_uncommitted` acts only between connections
+//! of one shared cache, which these are not (WAL: a reader sees the last
+//! commit).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,8 +17,9 @@ use nodebench_core::bench::Cancel;
 use rusqlite::{Connection, ErrorCode, params};
 
 use super::{Connector, DbError, ErrorKind, Fetched, IrRow, Loaded, Session, Settings};
+use super::{Isolation, IsolationSet};
 use crate::data::{Row, Table};
-use crate::schema::{INDEXES, Index};
+use crate::schema::{FOREIGN_KEY, FOREIGN_KEY_INDEX, INDEXES, Index};
 
 /// Page cache of each connection, KiB (`PRAGMA cache_size=-65536`).
 const CACHE_KIB: i64 = 64 << 10;
@@ -42,6 +48,8 @@ impl Connector for SqliteConnector {
             .map_err(error)?;
         conn.pragma_update(None, "cache_size", -CACHE_KIB)
             .map_err(error)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(error)?;
         conn.set_prepared_statement_cache_capacity(64);
         Ok(Box::new(SqliteSession { conn }))
     }
@@ -68,8 +76,10 @@ fn error(e: rusqlite::Error) -> DbError {
 /// The SQLite column type of a scaled table's column.
 fn column_type(column: &str) -> &'static str {
     match column {
-        "col_key" => "INTEGER PRIMARY KEY",
-        "col_int" | "col_signed" => "INTEGER NOT NULL",
+        "col_key" => "INTEGER NOT NULL",
+        "col_int" => "INTEGER NOT NULL",
+        // Nullable, as the paper declares it.
+        "col_signed" => "INTEGER",
         "col_float" | "col_double" => "REAL NOT NULL",
         "col_decim" => "NUMERIC(18,2) NOT NULL",
         _ => "TEXT NOT NULL",
@@ -126,17 +136,103 @@ impl Session for SqliteSession {
     }
 
     fn create_table(&mut self, table: Table) -> Result<(), DbError> {
-        let columns = if table.distinct.is_some() {
-            crate::data::COLUMNS
+        let sql = if table.distinct.is_none() {
+            format!("CREATE TABLE {} (col_key INTEGER PRIMARY KEY)", table.name)
+        } else {
+            let mut columns: Vec<String> = crate::data::COLUMNS
                 .iter()
                 .map(|c| format!("{c} {}", column_type(c)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        } else {
-            "col_key INTEGER NOT NULL".to_string()
+                .collect();
+            let rowid = table.primary_key() == "col_key";
+            if rowid {
+                // The rowid: the rows stored in key order.
+                columns[0] = "col_key INTEGER PRIMARY KEY".into();
+            } else {
+                columns.push(format!("PRIMARY KEY ({})", table.primary_key()));
+            }
+            if table.name == nodebench_core::names::db::table::HUNDRED {
+                columns.push(format!(
+                    "CONSTRAINT {FOREIGN_KEY} FOREIGN KEY (col_signed) REFERENCES updates (col_key)"
+                ));
+            }
+            format!(
+                "CREATE TABLE {} ({}){}",
+                table.name,
+                columns.join(", "),
+                if rowid { "" } else { " WITHOUT ROWID" }
+            )
         };
-        self.execute(&format!("CREATE TABLE {} ({columns})", table.name))
-            .map(|_| ())
+        self.execute(&sql).map(|_| ())
+    }
+
+    fn set_isolation(&mut self, level: Isolation) -> Result<IsolationSet, DbError> {
+        let dirty = level == Isolation::ReadUncommitted;
+        self.conn
+            .pragma_update(None, "read_uncommitted", dirty)
+            .map_err(error)?;
+        let on: i64 = self
+            .conn
+            .query_row("PRAGMA read_uncommitted", [], |r| r.get(0))
+            .map_err(error)?;
+        Ok(IsolationSet {
+            reported: format!("SERIALIZABLE, read_uncommitted={on}"),
+            effective: if dirty {
+                "SERIALIZABLE (read_uncommitted acts only in shared-cache mode; WAL readers see the last commit)".into()
+            } else {
+                "SERIALIZABLE".into()
+            },
+        })
+    }
+
+    fn fetch_lines(&mut self, sql: &str) -> Result<Vec<String>, DbError> {
+        use rusqlite::types::ValueRef;
+        let mut stmt = self.conn.prepare_cached(sql).map_err(error)?;
+        let columns = stmt.column_count();
+        let mut rows = stmt.query([]).map_err(error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(error)? {
+            let mut line = String::new();
+            for i in 0..columns {
+                if i > 0 {
+                    line.push('|');
+                }
+                match row.get_ref(i).map_err(error)? {
+                    ValueRef::Null => {}
+                    ValueRef::Integer(v) => line.push_str(&v.to_string()),
+                    ValueRef::Real(v) => line.push_str(&v.to_string()),
+                    ValueRef::Text(t) | ValueRef::Blob(t) => {
+                        line.push_str(&String::from_utf8_lossy(t))
+                    }
+                }
+            }
+            out.push(line);
+        }
+        Ok(out)
+    }
+
+    fn add_foreign_key(&mut self) -> Result<(), DbError> {
+        // Declared with the table; checked from here on, with an index on
+        // the referencing column so a change of an updates key does not
+        // scan hundred.
+        self.conn
+            .pragma_update(None, "foreign_keys", "ON")
+            .map_err(error)?;
+        self.execute(&format!(
+            "CREATE INDEX IF NOT EXISTS {FOREIGN_KEY_INDEX} ON hundred (col_signed)"
+        ))?;
+        let orphans = self.fetch("PRAGMA foreign_key_check(hundred)")?.rows;
+        if orphans > 0 {
+            return Err(DbError::other(format!(
+                "{orphans} hundred rows refer to no updates key"
+            )));
+        }
+        Ok(())
+    }
+
+    fn drop_foreign_key(&mut self) -> Result<(), DbError> {
+        self.conn
+            .pragma_update(None, "foreign_keys", "OFF")
+            .map_err(error)
     }
 
     fn load(
@@ -259,7 +355,7 @@ impl Session for SqliteSession {
                 pragma(&self.conn, "journal_mode")?
             ),
             index_mapping:
-                "clustered: rowid (col_key INTEGER PRIMARY KEY); hash and B-tree: B-tree".into(),
+                "clustered: rowid (col_key INTEGER PRIMARY KEY), tenpct (key, code) WITHOUT ROWID primary key; hash: B-tree (SQLite has no hash index); B-tree: B-tree; foreign key: declared, foreign_keys=ON".into(),
         })
     }
 }

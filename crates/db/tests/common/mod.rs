@@ -39,7 +39,7 @@ pub fn config(db: &str, tests: Vec<Test>) -> As3apConfig {
         db: Some(db.to_string()),
         size: SMALL,
         tests,
-        users: 3,
+        users: Some(3),
         warmup: Duration::from_millis(200),
         measure: Duration::from_millis(500),
         ..As3apConfig::default()
@@ -63,4 +63,68 @@ pub fn value(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> f64 {
     r.metric(name, labels)
         .unwrap_or_else(|| panic!("no {name}{labels:?}"))
         .value
+}
+
+/// Checks the single-user result: every one of the paper's tests is
+/// there with its rows equal to the rows the data implies, both
+/// statements the paper requires refused were refused, and a few steps'
+/// rows; prints the tests (for the record of a run).
+pub fn check_single(single: &BenchResult, engine: &str) {
+    use nodebench_core::names::db::{label, metric};
+    assert_eq!(
+        single.status,
+        nodebench_core::ResultStatus::Passed,
+        "{:?} {:?}",
+        single.error,
+        single.warnings
+    );
+    let mut listed = Vec::new();
+    for t in nodebench_db::single::TESTS {
+        let at = [(label::QUERY, t)];
+        let rows = value(single, metric::QUERY_ROWS, &at);
+        assert_eq!(rows, value(single, metric::QUERY_ROWS_EXPECTED, &at), "{t}");
+        assert!(value(single, metric::QUERY_SECONDS, &at) >= 0.0, "{t}");
+        listed.push(format!("{t}={rows}"));
+    }
+    assert_eq!(listed.len(), 37);
+    eprintln!("{engine}: single-user tests (rows): {}", listed.join(" "));
+    for (t, step, rows) in [
+        ("refer_integrity", "integrity_test", 0.0),
+        ("append_duplicate", "append_duplicate", 0.0),
+        ("bulk_append", "bulk_append", 1000.0),
+        ("bulk_modify", "bulk_modify", 1000.0),
+        ("update_key", "del_t_end", 1.0),
+        ("update_alpha", "mod_t_cod", 1.0),
+        ("join_2", "join_2", 1.0),
+        ("o_mode_100k", "o_mode_100k_file", 1000.0),
+        ("o_mode_1k", "o_mode_1k_relation", 10.0),
+    ] {
+        let at = [(label::QUERY, t), (label::STEP, step)];
+        assert_eq!(value(single, metric::STEP_ROWS, &at), rows, "{t} {step}");
+    }
+    for (t, step) in [
+        ("refer_integrity", "integrity_test"),
+        ("append_duplicate", "append_duplicate"),
+    ] {
+        let at = [(label::QUERY, t), (label::STEP, step)];
+        assert_eq!(value(single, metric::REFUSED, &at), 1.0, "{t} {step}");
+    }
+}
+
+/// The isolation levels a multi-user result recorded: (requested,
+/// reported, effective) of `role`.
+pub fn isolation(r: &BenchResult, role: &str) -> (String, String, String) {
+    use nodebench_core::names::db::param;
+    let get = |p: &str| {
+        r.param(p)
+            .and_then(|v| v.get(role))
+            .and_then(|v| v.as_str())
+            .unwrap_or_else(|| panic!("no {p}.{role}"))
+            .to_string()
+    };
+    (
+        get(param::ISOLATION_REQUESTED),
+        get(param::ISOLATION_REPORTED),
+        get(param::ISOLATION_EFFECTIVE),
+    )
 }
