@@ -19,6 +19,8 @@ use nodebench_store::StoreError;
 pub const EXIT_FAILED: u8 = 1;
 /// Exit code of a command line, file or value refused before anything ran.
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a command this machine cannot run (no NVIDIA GPU).
+pub const EXIT_UNAVAILABLE: u8 = 3;
 /// Exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
@@ -54,6 +56,14 @@ impl CliError {
         CliError {
             code: EXIT_INTERRUPTED,
             line: line.to_string(),
+        }
+    }
+
+    /// Not available on this machine: `error: MESSAGE`, exit 3.
+    pub fn unavailable(message: impl fmt::Display) -> CliError {
+        CliError {
+            code: EXIT_UNAVAILABLE,
+            line: format!("error: {message}"),
         }
     }
 

@@ -30,6 +30,7 @@ const AREA_CRATES: &[&str] = &[
     "nodebench-cpu",
     "nodebench-linpack",
     "nodebench-memory",
+    "nodebench-gpu",
     "nodebench-disk",
     "nodebench-net",
     "nodebench-http",

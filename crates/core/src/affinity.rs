@@ -61,21 +61,30 @@ pub fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
 /// Pins the calling thread to logical CPU `cpu`. Returns false where pinning
 /// is not possible (not Linux, CPU not allowed); the benchmark then runs unpinned.
 pub fn pin_current_thread(cpu: usize) -> bool {
+    pin_current_thread_to(&[cpu])
+}
+
+/// Lets the calling thread run on `cpus` alone (e.g. a NUMA node's, or
+/// the set it had before). Returns false where that is not possible (not
+/// Linux, none of them allowed, a CPU past the kernel's set size).
+pub fn pin_current_thread_to(cpus: &[usize]) -> bool {
     #[cfg(target_os = "linux")]
     {
-        if cpu >= libc::CPU_SETSIZE as usize {
+        if cpus.is_empty() || cpus.iter().any(|c| *c >= libc::CPU_SETSIZE as usize) {
             return false;
         }
         // SAFETY: as above; pid 0 is the calling thread for sched_setaffinity.
         unsafe {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu, &mut set);
+            for &cpu in cpus {
+                libc::CPU_SET(cpu, &mut set);
+            }
             libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
         }
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = cpu;
+        let _ = cpus;
         false
     }
 }

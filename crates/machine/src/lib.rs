@@ -1,7 +1,8 @@
 //! nodebench machine: everything that reads the node it runs on, on top of
 //! core's result model. The inventory and topology readers (`/proc`, `/sys`,
 //! CPUID, SMBIOS), the telemetry sampler and its compact history, the
-//! theoretical peak and the effective-core probe, clock measurement, the
+//! theoretical peak and the effective-core probe, NVIDIA's GPUs through
+//! NVML and the CUDA driver opened at run time, clock measurement, the
 //! bottleneck rules that read results against telemetry, and the
 //! overridable roots (`NODEBENCH_SYSFS_ROOT`, `NODEBENCH_PROCFS_ROOT`) that
 //! let tests read recorded trees of bigger machines.
@@ -13,6 +14,7 @@ pub mod clock;
 pub mod cores;
 #[cfg(target_arch = "x86_64")]
 mod fma;
+pub mod gpu;
 pub mod inventory;
 pub mod peak;
 pub mod sysroot;

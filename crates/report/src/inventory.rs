@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use nodebench_core::inventory::{BlockDevice, Inventory};
+use nodebench_core::inventory::{BlockDevice, GpuInfo, Inventory};
 use nodebench_core::units::format_bytes;
 
 /// The inventory as text: a `[section]` heading (cpu, memory, os, disk,
@@ -171,6 +171,28 @@ pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
         );
         push("network", &n.name, value);
     }
+    if let Some(g) = &inv.gpus {
+        match &g.unavailable {
+            Some(why) => push("gpu", "gpus", why.clone()),
+            None => {
+                push(
+                    "gpu",
+                    "driver",
+                    format!(
+                        "{}, CUDA {}",
+                        opt_str(&g.driver_version),
+                        opt_str(&g.cuda_version)
+                    ),
+                );
+                if g.devices.is_empty() {
+                    push("gpu", "gpus", "none found".to_string());
+                }
+                for d in &g.devices {
+                    push("gpu", &format!("gpu {}", d.index), describe_gpu(d));
+                }
+            }
+        }
+    }
     rows
 }
 
@@ -215,6 +237,48 @@ fn describe_block_device(d: &BlockDevice) -> String {
         "blocks {}/{} B",
         opt_num(d.logical_block_size),
         opt_num(d.physical_block_size)
+    ));
+    parts.join(", ")
+}
+
+/// One line for a GPU: name, architecture, SMs, memory and its peak,
+/// clocks, power, link, NVLink, ECC, MIG, closest NUMA node.
+fn describe_gpu(d: &GpuInfo) -> String {
+    let mut parts = vec![opt_str(&d.name)];
+    if let Some(a) = &d.architecture {
+        parts.push(a.clone());
+    }
+    parts.push(format!("compute {}", opt_str(&d.compute_capability)));
+    parts.push(format!("{} SMs", opt_num(d.sms)));
+    parts.push(opt_with(d.memory_bytes, format_bytes));
+    parts.push(format!("SM clock {} MHz", opt_num(d.max_sm_clock_mhz)));
+    parts.push(format!(
+        "memory {} MHz x {}-bit{}",
+        opt_num(d.max_memory_clock_mhz),
+        opt_num(d.memory_bus_bits),
+        d.memory_peak_bytes_per_s()
+            .map(|p| format!(" ({:.0} GB/s)", p / 1e9))
+            .unwrap_or_default()
+    ));
+    parts.push(opt_with(d.power_limit_w, |w| format!("{w:.0} W")));
+    parts.push(format!(
+        "PCIe gen {} x{}",
+        opt_num(d.pcie_generation),
+        opt_num(d.pcie_width)
+    ));
+    if let Some(n) = d.nvlinks {
+        parts.push(format!("{n} NVLinks"));
+    }
+    let mode = |v: Option<bool>| opt_with(v, |on| if on { "on" } else { "off" }.to_string());
+    parts.push(format!("ECC {}", mode(d.ecc_enabled)));
+    parts.push(format!("MIG {}", mode(d.mig_enabled)));
+    parts.push(format!(
+        "NUMA node {}{}",
+        opt_num(d.numa_node),
+        d.local_cpus
+            .as_ref()
+            .map(|c| format!(" (CPUs {c})"))
+            .unwrap_or_default()
     ));
     parts.join(", ")
 }
@@ -401,6 +465,7 @@ mod tests {
                 },
             ],
             topology: None,
+            gpus: None,
         }
     }
 
@@ -516,6 +581,47 @@ mod tests {
     }
 
     #[test]
+    fn gpus_get_one_row_each() {
+        let mut inv = Inventory {
+            gpus: Some(nodebench_core::inventory::Gpus {
+                driver_version: Some("580.159.04".into()),
+                cuda_version: Some("13.0".into()),
+                devices: vec![GpuInfo {
+                    index: 0,
+                    name: Some("NVIDIA H200".into()),
+                    architecture: Some("Hopper".into()),
+                    compute_capability: Some("9.0".into()),
+                    sms: Some(132),
+                    memory_bytes: Some(143_771 << 20),
+                    max_sm_clock_mhz: Some(1980),
+                    max_memory_clock_mhz: Some(3201),
+                    memory_bus_bits: Some(6144),
+                    power_limit_w: Some(700.0),
+                    pcie_generation: Some(5),
+                    pcie_width: Some(16),
+                    nvlinks: Some(0),
+                    ecc_enabled: Some(true),
+                    mig_enabled: Some(false),
+                    numa_node: Some(0),
+                    local_cpus: Some("0-15".into()),
+                    ..GpuInfo::default()
+                }],
+                unavailable: None,
+            }),
+            ..Inventory::default()
+        };
+        let text = report(&inv);
+        assert!(text.ends_with("[gpu]\n  driver                 580.159.04, CUDA 13.0\n  gpu 0                  NVIDIA H200, Hopper, compute 9.0, 132 SMs, 140 GiB, SM clock 1980 MHz, memory 3201 MHz x 6144-bit (4917 GB/s), 700 W, PCIe gen 5 x16, 0 NVLinks, ECC on, MIG off, NUMA node 0 (CPUs 0-15)\n"), "{text}");
+        inv.gpus = Some(nodebench_core::inventory::Gpus {
+            unavailable: Some("no NVIDIA driver: libnvidia-ml.so.1 not found".into()),
+            ..Default::default()
+        });
+        assert!(report(&inv).ends_with(
+            "[gpu]\n  gpus                   no NVIDIA driver: libnvidia-ml.so.1 not found\n"
+        ));
+    }
+
+    #[test]
     fn report_of_empty_inventory_says_unknown_and_none_found() {
         let text = report(&Inventory::default());
         assert_eq!(text.lines().count(), 38);
@@ -547,9 +653,17 @@ mod tests {
                 "[os]",
                 "[disk]",
                 "[filesystem]",
-                "[network]"
+                "[network]",
+                "[gpu]"
             ]
         );
+        // No NVIDIA driver here: the section says so in one row.
+        if !text.contains("  driver ") {
+            assert!(
+                text.contains("no NVIDIA driver: libnvidia-ml.so.1"),
+                "{text}"
+            );
+        }
         assert!(
             text.lines()
                 .all(|l| l.starts_with('[') || l.starts_with("  ")),

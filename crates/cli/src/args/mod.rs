@@ -13,6 +13,7 @@ pub mod cpu;
 pub mod db;
 pub mod disk;
 pub mod fleet;
+pub mod gpu;
 pub mod http;
 pub mod import;
 pub mod memory;
@@ -37,6 +38,7 @@ use cpu::CpuCommand;
 use db::DbCommand;
 use disk::DiskCommand;
 use fleet::FleetCommand;
+use gpu::GpuCommand;
 use http::HttpCommand;
 use import::ImportArgs;
 use memory::MemoryCommand;
@@ -116,6 +118,11 @@ pub enum Command {
     /// Memory benchmarks.
     #[command(subcommand)]
     Memory(MemoryCommand),
+    /// NVIDIA GPU benchmarks (CUDA, NVRTC and cuBLAS opened at run time):
+    /// HBM bandwidth, GEMM at % of peak, host-device copies. Exit code 3
+    /// where the machine has no NVIDIA GPU.
+    #[command(subcommand)]
+    Gpu(GpuCommand),
     /// Disk benchmarks (files only under --dir, removed afterwards).
     #[command(subcommand)]
     Disk(DiskCommand),
@@ -204,6 +211,7 @@ impl Command {
             Command::Run
             | Command::Cpu(_)
             | Command::Memory(_)
+            | Command::Gpu(_)
             | Command::Disk(_)
             | Command::Db(_)
             | Command::Scan(_) => true,

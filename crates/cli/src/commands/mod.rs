@@ -9,6 +9,7 @@ mod db;
 mod disk;
 mod dist;
 mod fleet;
+mod gpu;
 mod http;
 mod import;
 mod memory;
@@ -40,6 +41,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Inventory { topology } => runs::inventory(&cli, *topology),
         Command::Cpu(cmd) => cpu::run(&cli, cmd),
         Command::Memory(cmd) => memory::run(&cli, cmd),
+        Command::Gpu(cmd) => gpu::run(&cli, cmd),
         Command::Disk(cmd) => disk::run(&cli, cmd),
         Command::Net(cmd) => net::run(&cli, cmd),
         Command::Http(cmd) => http::run(&cli, cmd),
@@ -65,6 +67,7 @@ pub fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, String> {
     match cmd {
         Command::Cpu(c) => Ok(cpu::benchmark(c)),
         Command::Memory(c) => Ok(memory::benchmark(c)),
+        Command::Gpu(c) => Ok(gpu::benchmark(c)),
         Command::Disk(c) => Ok(disk::benchmark(c)),
         Command::Net(c) => net::benchmark(c),
         Command::Http(c) => http::benchmark(c),

@@ -11,10 +11,12 @@
 
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
+pub mod gpu;
 pub mod meminfo;
 pub mod topology;
 mod types;
 
+pub use gpu::{GpuInfo, Gpus};
 pub use meminfo::available_memory_bytes;
 pub use topology::Topology;
 pub use types::{

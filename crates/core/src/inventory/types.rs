@@ -28,6 +28,10 @@ pub struct Inventory {
     /// `None` where sysfs does not describe the CPUs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topology: Option<super::Topology>,
+    /// NVIDIA GPUs through NVML, or why none are known ("no NVIDIA
+    /// driver"); `None` in runs stored before GPUs were read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<super::Gpus>,
 }
 
 /// The processor(s) of the machine.

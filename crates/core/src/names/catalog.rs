@@ -24,7 +24,7 @@ use super::labels::{KERNEL, PERCENTILE, SIZE, THREADS};
 use super::latency::{
     LATENCY_MAX, LATENCY_MEAN, LATENCY_P50, LATENCY_P90, LATENCY_P99, LATENCY_P999,
 };
-use super::{cpu, db, disk, linpack, memory, net, scan};
+use super::{cpu, db, disk, gpu, linpack, memory, net, scan};
 use crate::model::Unit;
 
 /// One metric a benchmark produces.
@@ -279,6 +279,36 @@ static SPECS: &[BenchSpec] = &[
         labels: &[
             of(memory::label::MIX, &memory::mix::ALL),
             open(memory::label::DELAY),
+        ],
+    },
+    BenchSpec {
+        id: gpu::STREAM,
+        metrics: &[
+            m(gpu::metric::BANDWIDTH, Unit::BytesPerSecond),
+            m(gpu::metric::PEAK_PERCENT, Unit::Percent),
+        ],
+        labels: &[open(gpu::label::GPU), of(KERNEL, &gpu::kernel::ALL)],
+    },
+    BenchSpec {
+        id: gpu::GEMM,
+        metrics: &[
+            m(gpu::metric::RATE, Unit::FlopsPerSecond),
+            m(gpu::metric::PEAK_PERCENT, Unit::Percent),
+        ],
+        labels: &[
+            open(gpu::label::GPU),
+            of(gpu::label::PRECISION, &gpu::precision::ALL),
+            open(gpu::label::N),
+        ],
+    },
+    BenchSpec {
+        id: gpu::BANDWIDTH,
+        metrics: &[m(gpu::metric::BANDWIDTH, Unit::BytesPerSecond)],
+        labels: &[
+            open(gpu::label::GPU),
+            of(gpu::label::DIRECTION, &gpu::direction::ALL),
+            of(gpu::label::HOST_MEMORY, &gpu::host_memory::ALL),
+            open(gpu::label::HOST_NODE),
         ],
     },
     BenchSpec {
@@ -592,7 +622,7 @@ mod tests {
             assert!(ids.insert(s.id), "{} twice", s.id);
             assert!(std::ptr::eq(spec(s.id).unwrap(), s), "{}", s.id);
         }
-        assert_eq!(ids.len(), 19);
+        assert_eq!(ids.len(), 22);
         assert!(spec("disk.fio").is_none(), "imported, not runnable");
         assert!(spec("memory").is_none());
     }

@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod db;
 pub mod disk;
 pub mod fleet;
+pub mod gpu;
 pub mod hpcc;
 pub mod http;
 pub mod linpack;

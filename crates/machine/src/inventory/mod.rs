@@ -65,6 +65,7 @@ pub fn collect() -> Inventory {
         filesystems: collect_filesystems(),
         network_interfaces: collect_network_interfaces(&roots),
         topology: topology::collect_topology(&roots),
+        gpus: Some(crate::gpu::collect(&roots)),
     }
 }
 

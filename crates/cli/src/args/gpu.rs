@@ -1,0 +1,124 @@
+//! `nodebench gpu ...`: the flags of `gpu stream`, `gpu gemm` and
+//! `gpu bandwidth`, and the one conversion of each into its config.
+
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use nodebench_gpu::{BandwidthConfig, GemmConfig, StreamConfig};
+
+use super::parse::{duration_text, parse_count, parse_duration, parse_size, size_text};
+
+/// `nodebench gpu ...`
+#[derive(Debug, Subcommand)]
+pub enum GpuCommand {
+    /// BabelStream's copy, mul, add, triad and dot in double precision on
+    /// each GPU, arrays sized from its memory, validated; GB/s and % of the
+    /// memory's theoretical peak (memory clock x 2 x bus width, from NVML).
+    Stream(GpuStreamArgs),
+    /// Matrix multiply through cuBLAS at FP64, FP32, TF32, FP16 and BF16 over
+    /// a size sweep: TFLOPS and % of the precision's peak (SMs x maximum SM
+    /// clock x FLOP/clock/SM of the architecture), sampled entries checked
+    /// against a host reference.
+    Gemm(GpuGemmArgs),
+    /// Host-to-device and device-to-host copies from pinned and pageable
+    /// memory, one direction and both at once, from the GPU's closest NUMA
+    /// node and a far one where there is one (as nvbandwidth).
+    Bandwidth(GpuBandwidthArgs),
+}
+
+/// `--gpus LIST`: CUDA ordinals, comma-separated.
+#[derive(Debug, Args)]
+pub struct GpuChoice {
+    /// GPUs by CUDA ordinal, comma-separated (0,1). Default: every GPU.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub gpus: Vec<u32>,
+}
+
+impl GpuChoice {
+    fn chosen(&self) -> Option<Vec<u32>> {
+        (!self.gpus.is_empty()).then(|| self.gpus.clone())
+    }
+}
+
+/// Options of `gpu stream`.
+#[derive(Debug, Args)]
+pub struct GpuStreamArgs {
+    #[command(flatten)]
+    pub gpus: GpuChoice,
+    /// Doubles per array, a multiple of 1024. Default: the largest power of
+    /// two up to 2^28 whose three arrays fit in a quarter of the GPU's memory.
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub array_size: Option<u64>,
+    /// Timed repetitions of each kernel (the first is not counted).
+    #[arg(long, value_name = "N", default_value_t = StreamConfig::default().ntimes as u64, value_parser = parse_count)]
+    pub ntimes: u64,
+}
+
+/// Options of `gpu gemm`.
+#[derive(Debug, Args)]
+pub struct GpuGemmArgs {
+    #[command(flatten)]
+    pub gpus: GpuChoice,
+    /// Precisions, comma-separated: fp64,fp32,tf32,fp16,bf16 (default all).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub precisions: Vec<String>,
+    /// Matrix orders, comma-separated multiples of 64. Default: 2048,4096,8192.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub sizes: Vec<u32>,
+    /// Time each size and precision runs for, at least.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(GemmConfig::default().duration), value_parser = parse_duration)]
+    pub duration: Duration,
+}
+
+/// Options of `gpu bandwidth`.
+#[derive(Debug, Args)]
+pub struct GpuBandwidthArgs {
+    #[command(flatten)]
+    pub gpus: GpuChoice,
+    /// Bytes per copy (256MiB, 1GiB).
+    #[arg(long, value_name = "SIZE", default_value = size_text(BandwidthConfig::default().bytes), value_parser = parse_size)]
+    pub size: u64,
+    /// Timed copies per figure; the figure is their median.
+    #[arg(long, value_name = "N", default_value_t = BandwidthConfig::default().repeats as u64, value_parser = parse_count)]
+    pub repeats: u64,
+}
+
+impl From<&GpuStreamArgs> for StreamConfig {
+    fn from(a: &GpuStreamArgs) -> Self {
+        StreamConfig {
+            gpus: a.gpus.chosen(),
+            array_elements: a.array_size,
+            ntimes: a.ntimes.min(u64::from(u32::MAX)) as u32,
+        }
+    }
+}
+
+impl From<&GpuGemmArgs> for GemmConfig {
+    fn from(a: &GpuGemmArgs) -> Self {
+        let d = GemmConfig::default();
+        GemmConfig {
+            gpus: a.gpus.chosen(),
+            precisions: if a.precisions.is_empty() {
+                d.precisions
+            } else {
+                a.precisions.clone()
+            },
+            sizes: if a.sizes.is_empty() {
+                d.sizes
+            } else {
+                a.sizes.clone()
+            },
+            duration: a.duration,
+        }
+    }
+}
+
+impl From<&GpuBandwidthArgs> for BandwidthConfig {
+    fn from(a: &GpuBandwidthArgs) -> Self {
+        BandwidthConfig {
+            gpus: a.gpus.chosen(),
+            bytes: a.size,
+            repeats: a.repeats.min(u64::from(u32::MAX)) as u32,
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! nodebench gpu: NVIDIA GPUs measured through libraries opened at run time
+//! (the CUDA driver, NVRTC, cuBLAS; NVML for what each GPU is), so one
+//! binary serves machines with and without them: BabelStream's kernels in
+//! device memory ([`stream`]), GEMM at each precision against the
+//! theoretical peak ([`gemm`], [`peak`]), and host-device copies as
+//! nvbandwidth ([`bandwidth`]).
+//!
+//! Layout, bottom to top: `config`, `kernels` (the CUDA C source),
+//! `toolkit` (NVRTC and cuBLAS), `peak`, `device` (one GPU made ready),
+//! then the benchmarks.
+
+pub mod bandwidth;
+pub mod config;
+pub mod device;
+pub mod gemm;
+pub mod kernels;
+pub mod peak;
+pub mod stream;
+pub mod toolkit;
+
+pub use bandwidth::GpuBandwidth;
+pub use config::{BandwidthConfig, GemmConfig, StreamConfig};
+pub use gemm::GpuGemm;
+pub use stream::GpuStream;
+
+/// Why GPU benchmarks cannot run here (no driver, no GPU), in one line;
+/// `None` where they can.
+pub fn unavailable() -> Option<String> {
+    device::ordinals(None).err()
+}
