@@ -162,6 +162,9 @@ pub struct ScanConfig {
     /// The day end-of-life versions are judged on, `YYYY-MM-DD`
     /// (`--as-of`); default today.
     pub as_of: Option<String>,
+    /// The plain HTTP port of an https target's host, checked for a
+    /// redirect to https (`--http-port`).
+    pub http_port: u16,
 }
 
 /// The most `--crawl-pages` accepted.
@@ -182,6 +185,7 @@ impl Default for ScanConfig {
             crawl_pages: 200,
             verbose: false,
             as_of: None,
+            http_port: 80,
         }
     }
 }
@@ -229,6 +233,11 @@ impl Config for ScanConfig {
             ));
         }
         self.as_of_day()?;
+        if self.http_port == 0 {
+            return Err(BenchError::Invalid(
+                "--http-port: expected a port 1..=65535, got 0".into(),
+            ));
+        }
         if self.crawl_pages > CRAWL_PAGES_MAX {
             return Err(BenchError::Invalid(format!(
                 "--crawl-pages: expected 0..={CRAWL_PAGES_MAX} pages (0: no crawl), got {}",

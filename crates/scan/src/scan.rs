@@ -74,8 +74,12 @@ impl Scan {
         }
         if target.scheme == Scheme::Https {
             text.push_str(
-                "  4 TLS handshakes (default, TLS 1.0 only, TLS 1.1 only, weak suites only)\n",
+                "  6 TLS handshakes (default, RSA key exchange only, DHE only, TLS 1.0 only, TLS 1.1 only, weak suites only)\n",
             );
+            text.push_str(&format!(
+                "  1 x GET / on http://{}:{} (a redirect to https?)\n",
+                target.host, self.config.http_port
+            ));
         }
         text.push_str(
             "No request carries an attack payload; nothing is written without --probe-write.\n",
@@ -244,6 +248,7 @@ impl Benchmark for Scan {
         if target.scheme == Scheme::Https && !ctx.cancel.is_cancelled() {
             let out = tls::check(&client, &catalog);
             findings.extend(out.findings);
+            findings.extend(tls::http_redirect(&client, &catalog, c.http_port));
             handshakes = out.handshakes;
             result.warnings.extend(out.warnings);
         }

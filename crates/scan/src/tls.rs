@@ -2,12 +2,17 @@
 //! offered alone (at security level 0, so this side does not refuse them
 //! first), weak cipher suites offered alone, and the certificate the server
 //! sends (dates, self-signed, the host name, the chain against the system's
-//! trust store), with the chain shown as evidence.
+//! trust store, RSA keys under 2048 bits, SHA-1 signatures), with the chain
+//! shown as evidence; RSA key exchange (no forward secrecy) and DHE offered
+//! alone (the server's DH group size); and whether plain HTTP on
+//! `--http-port` redirects to https.
 
 use std::net::IpAddr;
 
 use nodebench_core::finding::Finding;
 use openssl::asn1::Asn1Time;
+use openssl::nid::Nid;
+use openssl::pkey::Id;
 use openssl::ssl::{SslConnector, SslFiletype, SslMethod, SslStream, SslVerifyMode, SslVersion};
 use openssl::stack::Stack;
 use openssl::x509::store::{X509Lookup, X509StoreBuilder};
@@ -60,6 +65,12 @@ fn handshake(
             return Ok(Err("no weak suite in this OpenSSL".into()));
         }
         b.set_max_proto_version(Some(SslVersion::TLS1_2))
+            .map_err(|e| format!("TLS setup: {e}"))?;
+    }
+    if versions.is_none() && ciphers.is_none() {
+        // Small keys and old signatures are what the checks look for: do
+        // not refuse them first.
+        b.set_cipher_list("DEFAULT:@SECLEVEL=0")
             .map_err(|e| format!("TLS setup: {e}"))?;
     }
     let connector = b.build();
@@ -295,6 +306,87 @@ pub fn check(client: &Client, catalog: &Catalog) -> TlsOutcome {
             ));
         }
     }
+    // Key size and SHA-1 signatures of the chain the server sent.
+    let request = format!("TLS handshake with {}", target.authority());
+    if let Some(leaf) = chain.first()
+        && let Ok(key) = leaf.public_key()
+    {
+        let (kind, small) = match key.id() {
+            Id::RSA | Id::DSA => ("RSA/DSA", key.bits() < 2048),
+            Id::EC => ("EC", key.bits() < 224),
+            _ => ("", false),
+        };
+        if small {
+            out.findings.extend(finding(
+                "cert-weak-key",
+                request.clone(),
+                format!(
+                    "{kind} key of {} bits: {}",
+                    key.bits(),
+                    name_text(leaf.subject_name())
+                ),
+            ));
+        }
+    }
+    let sha1: Vec<String> = chain
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| {
+            // A self-signed root's own signature is not checked by anyone.
+            (*i == 0 || !self_signed(c))
+                && matches!(
+                    c.signature_algorithm().object().nid(),
+                    Nid::SHA1WITHRSAENCRYPTION
+                        | Nid::ECDSA_WITH_SHA1
+                        | Nid::DSAWITHSHA1
+                        | Nid::SHA1WITHRSA
+                )
+        })
+        .map(|(i, c)| format!("{i} {} signed with SHA-1", name_text(c.subject_name())))
+        .collect();
+    if !sha1.is_empty() {
+        out.findings
+            .extend(finding("cert-sha1", request.clone(), sha1.join("\n")));
+    }
+    // Key exchange without forward secrecy (RSA key transport) and
+    // finite-field DH groups, each offered alone up to TLS 1.2.
+    for (probe, list) in [
+        ("no-forward-secrecy", "kRSA:@SECLEVEL=0"),
+        ("dh-weak", "kDHE:@SECLEVEL=0"),
+    ] {
+        out.handshakes += 1;
+        match handshake(client, None, Some(list)) {
+            Ok(Ok(stream)) => {
+                let ssl = stream.ssl();
+                let cipher = ssl.current_cipher().map(|c| c.name()).unwrap_or("?");
+                let what = format!("accepted: {cipher} ({})", ssl.version_str());
+                if probe == "no-forward-secrecy" {
+                    out.findings.extend(finding(
+                        probe,
+                        format!(
+                            "handshake offering only RSA key exchange with {}",
+                            target.authority()
+                        ),
+                        what,
+                    ));
+                } else if let Ok(k) = ssl.peer_tmp_key()
+                    && k.id() == Id::DH
+                    && k.bits() < 2048
+                {
+                    out.findings.extend(finding(
+                        probe,
+                        format!(
+                            "handshake offering only DHE suites with {}",
+                            target.authority()
+                        ),
+                        format!("{what}; DH group of {} bits", k.bits()),
+                    ));
+                }
+            }
+            Ok(Err(_)) => {}
+            Err(e) => out.warnings.push(format!("TLS: {e}")),
+        }
+    }
     // Protocol versions offered alone.
     for (probe, version, label) in [
         ("tls-1.0", SslVersion::TLS1, "TLS 1.0"),
@@ -339,4 +431,37 @@ pub fn check(client: &Client, catalog: &Catalog) -> TlsOutcome {
         Err(e) => out.warnings.push(format!("TLS: {e}")),
     }
     out
+}
+
+/// Plain HTTP on `port` of the https target's host: a reply that is not a
+/// redirect to an https URL is a finding; nothing listening is none.
+pub fn http_redirect(client: &Client, catalog: &Catalog, port: u16) -> Option<Finding> {
+    let target = client.target();
+    let mut plain = target.clone();
+    plain.scheme = crate::config::Scheme::Http;
+    plain.port = port;
+    let plain_client = Client::new(&plain, 1000, std::time::Duration::from_secs(5)).ok()?;
+    let reply = plain_client
+        .send(&crate::client::Request::new("GET", "/"))
+        .ok()?;
+    let location = reply.header("Location").next().unwrap_or_default();
+    let redirects =
+        (300..400).contains(&reply.status) && location.to_ascii_lowercase().starts_with("https://");
+    if redirects {
+        return None;
+    }
+    let c = catalog.probe("http-no-redirect")?;
+    Some(Finding {
+        id: c.id.clone(),
+        name: c.name.clone(),
+        severity: c.severity,
+        request: format!("{} on http://{}", reply.request_line, plain.authority()),
+        status: Some(reply.status),
+        evidence: if location.is_empty() {
+            format!("status {}, no redirect to https://", reply.status)
+        } else {
+            format!("status {}; Location: {location}", reply.status)
+        },
+        remediation: c.remediation.clone(),
+    })
 }

@@ -345,6 +345,78 @@ fn targets_that_are_not_http_servers_get_one_line() {
 }
 
 #[test]
+fn tls_small_key_sha1_rsa_key_exchange_small_dh_and_plain_http() {
+    let _s = serial();
+    // A 1024-bit key signed with SHA-1, every suite at security level 0
+    // (RSA key exchange among them), a 1024-bit DH group; plain HTTP on
+    // another port answering 200.
+    let server = tls_server::start_weak(tls_server::weak_certificate());
+    let http = TestServer::start(|mut s| {
+        read_head(&mut s);
+        reply_200(&mut s, "plain\n");
+    });
+    let (_, found) = scan(nodebench_scan::config::ScanConfig {
+        http_port: http.port,
+        ..config(&format!("https://127.0.0.1:{}", server.port))
+    });
+    let got = ids(&found);
+    assert_found(
+        &got,
+        &[
+            "tls.cert-weak-key",
+            "tls.cert-sha1",
+            "tls.no-forward-secrecy",
+            "tls.dh-weak",
+            "tls.http-no-redirect",
+        ],
+    );
+    let by = |id: &str| found.iter().find(|f| f.id == id).unwrap();
+    assert!(
+        by("tls.cert-weak-key")
+            .evidence
+            .starts_with("RSA/DSA key of 1024 bits"),
+        "{:?}",
+        by("tls.cert-weak-key")
+    );
+    assert!(
+        by("tls.dh-weak")
+            .evidence
+            .ends_with("DH group of 1024 bits")
+    );
+    assert_eq!(
+        by("tls.http-no-redirect").request,
+        format!("GET / HTTP/1.1 on http://127.0.0.1:{}", http.port)
+    );
+
+    // A 2048-bit SHA-256 certificate, TLS 1.2+ with the modern suites, and
+    // plain HTTP redirecting to https: none of these.
+    let server = tls_server::start(tls_server::certificate(-1, 300), false);
+    let https = format!("https://127.0.0.1:{}", server.port);
+    let to = https.clone();
+    let http = TestServer::start(move |mut s| {
+        read_head(&mut s);
+        let _ = write!(
+            s,
+            "HTTP/1.1 301 Moved Permanently\r\nLocation: {to}/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+    });
+    let (_, found) = scan(nodebench_scan::config::ScanConfig {
+        http_port: http.port,
+        ..config(&https)
+    });
+    let got = ids(&found);
+    for id in [
+        "tls.cert-weak-key",
+        "tls.cert-sha1",
+        "tls.no-forward-secrecy",
+        "tls.dh-weak",
+        "tls.http-no-redirect",
+    ] {
+        assert!(!got.contains(&id), "{id} in {got:?}");
+    }
+}
+
+#[test]
 fn tls_self_signed_expired_certificate_and_tls_1_0() {
     let _s = serial();
     let server = tls_server::start(tls_server::certificate(-30, -1), true);
@@ -366,7 +438,7 @@ fn tls_self_signed_expired_certificate_and_tls_1_0() {
             .contains("0 subject: CN=test.invalid | issuer: CN=test.invalid"),
         "{expired:?}"
     );
-    assert_eq!(r.metric(metric::TLS_HANDSHAKES, &[]).unwrap().value, 4.0);
+    assert_eq!(r.metric(metric::TLS_HANDSHAKES, &[]).unwrap().value, 6.0);
     // The built-in OpenSSL still speaks TLS 1.0 and 1.1 at security level 0.
     assert_found(&got, &["tls.tls1-0", "tls.tls1-1"]);
 
@@ -428,6 +500,50 @@ mod tls_server {
         }
         b.sign(&key, MessageDigest::sha256()).unwrap();
         (b.build(), key)
+    }
+
+    /// A self-signed certificate for 127.0.0.1 with a 1024-bit RSA key,
+    /// signed with SHA-1.
+    pub fn weak_certificate() -> (X509, PKey<Private>) {
+        let key = PKey::from_rsa(openssl::rsa::Rsa::generate(1024).unwrap()).unwrap();
+        let mut name = X509NameBuilder::new().unwrap();
+        name.append_entry_by_text("CN", "weak.invalid").unwrap();
+        let name = name.build();
+        let mut b = X509::builder().unwrap();
+        b.set_version(2).unwrap();
+        b.set_subject_name(&name).unwrap();
+        b.set_issuer_name(&name).unwrap();
+        b.set_pubkey(&key).unwrap();
+        b.set_not_before(&Asn1Time::days_from_now(0).unwrap())
+            .unwrap();
+        b.set_not_after(&Asn1Time::days_from_now(300).unwrap())
+            .unwrap();
+        let san = SubjectAlternativeName::new()
+            .ip("127.0.0.1")
+            .build(&b.x509v3_context(None, None))
+            .unwrap();
+        b.append_extension(san).unwrap();
+        b.sign(&key, MessageDigest::sha1()).unwrap();
+        (b.build(), key)
+    }
+
+    /// Serves `cert` at security level 0 with every suite, RSA key
+    /// exchange and DHE with a 1024-bit group among them.
+    pub fn start_weak((cert, key): (X509, PKey<Private>)) -> TestServer {
+        let mut b = SslAcceptor::mozilla_intermediate(SslMethod::tls_server()).unwrap();
+        b.set_cipher_list("ALL:@SECLEVEL=0").unwrap();
+        b.set_tmp_dh(&openssl::dh::Dh::get_1024_160().unwrap())
+            .unwrap();
+        b.set_certificate(&cert).unwrap();
+        b.set_private_key(&key).unwrap();
+        let acceptor = b.build();
+        TestServer::start(move |s| {
+            if let Ok(mut tls) = acceptor.accept(s) {
+                read_head(&mut tls);
+                reply_200(&mut tls, "ok\n");
+                let _ = tls.shutdown();
+            }
+        })
     }
 
     /// Serves `cert` (TLS 1.0 and up with `old`, else 1.2 and up),

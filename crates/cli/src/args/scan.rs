@@ -55,6 +55,10 @@ pub struct ScanArgs {
     /// Judge end-of-life versions on this day (YYYY-MM-DD) instead of today.
     #[arg(long, value_name = "DATE")]
     pub as_of: Option<String>,
+    /// For an https URL: the host's plain HTTP port, checked for a redirect
+    /// to https.
+    #[arg(long, value_name = "PORT", default_value_t = ScanConfig::default().http_port)]
+    pub http_port: u16,
     /// Send the requests to a non-loopback host.
     #[arg(long)]
     pub yes: bool,
@@ -79,6 +83,7 @@ impl From<&ScanArgs> for ScanConfig {
             crawl_pages: a.crawl_pages,
             verbose: a.verbose,
             as_of: a.as_of.clone(),
+            http_port: a.http_port,
         }
     }
 }
