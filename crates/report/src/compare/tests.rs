@@ -460,3 +460,57 @@ fn figures_that_are_not_performance_get_no_ratio_colour_or_geomean() {
     let overall = c.summary.iter().find(|s| s.area == OVERALL).unwrap();
     assert_eq!(overall.sides[1].metrics, 3);
 }
+
+/// AS3AP's single-user tests were renamed to the paper's names (issue 31):
+/// a run stored before does not match the renamed tests, and compare lists
+/// both names as unmatched, each on its side.
+#[test]
+fn renamed_as3ap_tests_are_listed_unmatched() {
+    use nodebench_core::names::db;
+    let single = |id: i64, queries: &[&str]| {
+        let mut r = Run::start(vec!["nodebench".into()], BTreeMap::new());
+        r.id = Some(id);
+        r.inventory = Some(fixtures::sample());
+        let mut b = BenchResult::new(db::AS3AP);
+        b.set_param(db::param::TEST, db::test::SINGLE);
+        b.set_param(db::param::ENGINE, "sqlite");
+        b.set_param(db::param::ROWS_PER_TABLE, 10_000);
+        b.set_param(db::param::USERS, 3);
+        for q in queries {
+            b.metrics.push(
+                Metric::new(
+                    db::metric::QUERY_SECONDS,
+                    0.001,
+                    Unit::Seconds,
+                    Better::Lower,
+                )
+                .label(db::label::QUERY, *q),
+            );
+        }
+        r.results = vec![b];
+        Side {
+            label: format!("run {id}"),
+            runs: vec![r],
+        }
+    };
+    let before = single(1, &["sel_1_cl", "upd_append_t_end", "bulk_unmodify"]);
+    let after = single(2, &["sel_1_cl", "update_key", "refer_integrity"]);
+    let c = compare(&[before, after]);
+    assert_eq!(c.rows.len(), 1, "only sel_1_cl kept its name");
+    let mut listed: Vec<(String, Vec<String>)> = c
+        .unmatched
+        .iter()
+        .map(|u| (u.labels[db::label::QUERY].clone(), u.present_in.clone()))
+        .collect();
+    listed.sort();
+    let side = |s: &str| vec![s.to_string()];
+    assert_eq!(
+        listed,
+        vec![
+            ("bulk_unmodify".to_string(), side("run 1")),
+            ("refer_integrity".to_string(), side("run 2")),
+            ("upd_append_t_end".to_string(), side("run 1")),
+            ("update_key".to_string(), side("run 2")),
+        ]
+    );
+}
