@@ -591,6 +591,12 @@ pub fn run_step(s: &mut dyn Session, step: &Step, file: &Path) -> Result<StepRun
             let f = s.fetch(sql)?;
             (f.rows, f.first.first().copied().flatten())
         }
+        // DDL (no rows to check): SQLite's count would be the last
+        // DML's.
+        Action::Change(sql) | Action::Setup(sql) if step.rows.is_none() => {
+            s.execute(sql)?;
+            (0, None)
+        }
         Action::Change(sql) | Action::Setup(sql) => (s.execute(sql)?, None),
         Action::Refused(sql, words) => match s.execute(sql) {
             Ok(n) => {

@@ -87,6 +87,20 @@ pub fn check_single(single: &BenchResult, engine: &str) {
         listed.push(format!("{t}={rows}"));
     }
     assert_eq!(listed.len(), 37);
+    // The data-dependent counts, from the generator (10,000 rows, seed 1).
+    let facts = nodebench_db::expect::Facts::of(10_000, 1);
+    for (t, want) in [
+        ("subtotal_report", facts.report_rows),
+        ("sel_10pct_cl", facts.uniques_key_tenth),
+        ("proj_10pct", facts.tenpct_signed_values),
+        ("join_1_10", facts.join_1_10),
+    ] {
+        assert_eq!(
+            value(single, metric::QUERY_ROWS, &[(label::QUERY, t)]),
+            want as f64,
+            "{t}"
+        );
+    }
     eprintln!("{engine}: single-user tests (rows): {}", listed.join(" "));
     for (t, step, rows) in [
         ("refer_integrity", "integrity_test", 0.0),
@@ -98,6 +112,7 @@ pub fn check_single(single: &BenchResult, engine: &str) {
         ("join_2", "join_2", 1.0),
         ("o_mode_100k", "o_mode_100k_file", 1000.0),
         ("o_mode_1k", "o_mode_1k_relation", 10.0),
+        ("subtotal_report", "create_view", 0.0),
     ] {
         let at = [(label::QUERY, t), (label::STEP, step)];
         assert_eq!(value(single, metric::STEP_ROWS, &at), rows, "{t} {step}");
