@@ -34,6 +34,7 @@ pub const SAFE_METHODS: &[&str] = &["GET", "HEAD", "OPTIONS", "TRACE", "TRACK", 
 
 /// The checks' code-driven probes, by the name a check file gives them.
 pub const PROBES: &[&str] = &[
+    "ssl-3",
     "tls-1.0",
     "tls-1.1",
     "tls-weak-cipher",

@@ -74,7 +74,7 @@ impl Scan {
         }
         if target.scheme == Scheme::Https {
             text.push_str(
-                "  6 TLS handshakes (default, RSA key exchange only, DHE only, TLS 1.0 only, TLS 1.1 only, weak suites only)\n",
+                "  7 TLS handshakes (default, RSA key exchange only, DHE only, an SSL 3.0 ClientHello, TLS 1.0 only, TLS 1.1 only, weak suites only)\n",
             );
             text.push_str(&format!(
                 "  1 x GET / on http://{}:{} (a redirect to https?)\n",

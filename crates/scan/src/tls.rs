@@ -3,7 +3,8 @@
 //! first), weak cipher suites offered alone, and the certificate the server
 //! sends (dates, self-signed, the host name, the chain against the system's
 //! trust store, RSA keys under 2048 bits, SHA-1 signatures), with the chain
-//! shown as evidence; RSA key exchange (no forward secrecy) and DHE offered
+//! shown as evidence; SSL 3.0 by a raw ClientHello; RSA key exchange (no
+//! forward secrecy) and DHE offered
 //! alone (the server's DH group size); and whether plain HTTP on
 //! `--http-port` redirects to https.
 
@@ -387,6 +388,17 @@ pub fn check(client: &Client, catalog: &Catalog) -> TlsOutcome {
             Err(e) => out.warnings.push(format!("TLS: {e}")),
         }
     }
+    // SSL 3.0 by a raw ClientHello (no OpenSSL here speaks it).
+    out.handshakes += 1;
+    match ssl3_accepted(client) {
+        Ok(Some(cipher)) => out.findings.extend(finding(
+            "ssl-3",
+            format!("SSL 3.0 ClientHello to {}", target.authority()),
+            format!("accepted: ServerHello for SSL 3.0 with suite 0x{cipher:04x}"),
+        )),
+        Ok(None) => {}
+        Err(e) => out.warnings.push(format!("TLS: {e}")),
+    }
     // Protocol versions offered alone.
     for (probe, version, label) in [
         ("tls-1.0", SslVersion::TLS1, "TLS 1.0"),
@@ -431,6 +443,57 @@ pub fn check(client: &Client, catalog: &Catalog) -> TlsOutcome {
         Err(e) => out.warnings.push(format!("TLS: {e}")),
     }
     out
+}
+
+/// The SSL 3.0 ClientHello: record and hello version 3.0, a fixed random,
+/// no session, the RSA/DHE suites SSL 3.0 servers speak, no compression.
+fn ssl3_client_hello() -> Vec<u8> {
+    let suites: [u16; 6] = [0x002f, 0x0035, 0x000a, 0x0033, 0x0005, 0x0004];
+    let mut body = vec![0x03, 0x00];
+    body.extend((0u8..32).map(|i| i.wrapping_mul(37).wrapping_add(11)));
+    body.push(0); // session id length
+    body.extend_from_slice(&((suites.len() * 2) as u16).to_be_bytes());
+    for s in suites {
+        body.extend_from_slice(&s.to_be_bytes());
+    }
+    body.extend_from_slice(&[1, 0]); // compression: null
+    let mut hs = vec![1u8, 0, 0, 0];
+    hs[1..4].copy_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
+    hs.extend(body);
+    let mut record = vec![0x16, 0x03, 0x00];
+    record.extend_from_slice(&(hs.len() as u16).to_be_bytes());
+    record.extend(hs);
+    record
+}
+
+/// Sends the SSL 3.0 ClientHello; the suite of a ServerHello for SSL 3.0,
+/// `None` for an alert, a hello of another version or a closed connection.
+pub fn ssl3_accepted(client: &Client) -> Result<Option<u16>, String> {
+    use std::io::{Read, Write};
+    let mut tcp = client.connect()?;
+    tcp.write_all(&ssl3_client_hello())
+        .map_err(|e| format!("SSL 3.0 ClientHello: {e}"))?;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    // Record header (5) + handshake header (4) + version (2) + random (32)
+    // + session id length (1): the suite follows the session id.
+    loop {
+        let need = got.get(43).map_or(46, |sid| 46 + usize::from(*sid));
+        if got.len() >= need || (!got.is_empty() && got[0] != 0x16) {
+            break;
+        }
+        match tcp.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    if got.len() < 44 || got[0] != 0x16 || got[5] != 2 || got[9..11] != [3, 0] {
+        return Ok(None);
+    }
+    let sid = usize::from(got[43]);
+    Ok(got
+        .get(44 + sid..46 + sid)
+        .map(|b| u16::from_be_bytes([b[0], b[1]])))
 }
 
 /// Plain HTTP on `port` of the https target's host: a reply that is not a

@@ -345,6 +345,25 @@ fn targets_that_are_not_http_servers_get_one_line() {
 }
 
 #[test]
+fn ssl3_is_found_by_a_raw_client_hello_against_a_stub_that_answers_it() {
+    let _s = serial();
+    // Debian's OpenSSL cannot offer SSL 3.0: the stub answers an SSL 3.0
+    // ClientHello with an SSL 3.0 ServerHello and hands every other
+    // connection to a modern OpenSSL server.
+    let server = tls_server::start_ssl3_stub(tls_server::certificate(-1, 300));
+    let (_, found) = scan(config(&format!("https://127.0.0.1:{}", server.port)));
+    let ssl3 = found
+        .iter()
+        .find(|f| f.id == "tls.ssl3")
+        .unwrap_or_else(|| panic!("{found:#?}"));
+    assert_eq!(
+        ssl3.evidence,
+        "accepted: ServerHello for SSL 3.0 with suite 0x002f"
+    );
+    assert!(!ids(&found).contains(&"tls.tls1-0"), "{found:#?}");
+}
+
+#[test]
 fn tls_small_key_sha1_rsa_key_exchange_small_dh_and_plain_http() {
     let _s = serial();
     // A 1024-bit key signed with SHA-1, every suite at security level 0
@@ -406,6 +425,7 @@ fn tls_small_key_sha1_rsa_key_exchange_small_dh_and_plain_http() {
     });
     let got = ids(&found);
     for id in [
+        "tls.ssl3",
         "tls.cert-weak-key",
         "tls.cert-sha1",
         "tls.no-forward-secrecy",
@@ -438,7 +458,8 @@ fn tls_self_signed_expired_certificate_and_tls_1_0() {
             .contains("0 subject: CN=test.invalid | issuer: CN=test.invalid"),
         "{expired:?}"
     );
-    assert_eq!(r.metric(metric::TLS_HANDSHAKES, &[]).unwrap().value, 6.0);
+    assert_eq!(r.metric(metric::TLS_HANDSHAKES, &[]).unwrap().value, 7.0);
+    assert!(!got.contains(&"tls.ssl3"), "OpenSSL 3 cannot speak SSL 3.0");
     // The built-in OpenSSL still speaks TLS 1.0 and 1.1 at security level 0.
     assert_found(&got, &["tls.tls1-0", "tls.tls1-1"]);
 
@@ -538,6 +559,43 @@ mod tls_server {
         b.set_private_key(&key).unwrap();
         let acceptor = b.build();
         TestServer::start(move |s| {
+            if let Ok(mut tls) = acceptor.accept(s) {
+                read_head(&mut tls);
+                reply_200(&mut tls, "ok\n");
+                let _ = tls.shutdown();
+            }
+        })
+    }
+
+    /// Answers an SSL 3.0 ClientHello with an SSL 3.0 ServerHello
+    /// (suite 0x002f) and closes; serves every other connection as
+    /// [`start`] does with TLS 1.2 and up.
+    pub fn start_ssl3_stub((cert, key): (X509, PKey<Private>)) -> TestServer {
+        let mut b = SslAcceptor::mozilla_intermediate_v5(SslMethod::tls_server()).unwrap();
+        b.set_certificate(&cert).unwrap();
+        b.set_private_key(&key).unwrap();
+        b.set_min_proto_version(Some(SslVersion::TLS1_2)).unwrap();
+        let acceptor = b.build();
+        TestServer::start(move |mut s| {
+            let mut head = [0u8; 11];
+            let start = std::time::Instant::now();
+            while s.peek(&mut head).unwrap_or(0) < 11 && start.elapsed().as_secs() < 5 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            if head[0] == 0x16 && head[9..11] == [3, 0] {
+                use std::io::{Read, Write};
+                let mut hello = [0u8; 512];
+                let _ = s.read(&mut hello);
+                let mut body = vec![3u8, 0];
+                body.extend([7u8; 32]);
+                body.extend([0, 0x00, 0x2f, 0]);
+                let mut hs = vec![2u8, 0, 0, body.len() as u8];
+                hs.extend(body);
+                let mut record = vec![0x16, 3, 0, 0, hs.len() as u8];
+                record.extend(hs);
+                let _ = s.write_all(&record);
+                return;
+            }
             if let Ok(mut tls) = acceptor.accept(s) {
                 read_head(&mut tls);
                 reply_200(&mut tls, "ok\n");
