@@ -309,8 +309,8 @@ fn figures(t: Test, o: &Outcome, r: &mut BenchResult) {
             if let Some(level) = levels.get(q.name) {
                 requested.insert(q.name.to_string(), level.sql().to_string());
             }
-            reported.insert(q.name.to_string(), q.isolation.clone());
-            effective.insert(q.name.to_string(), q.isolation.clone());
+            reported.insert(q.name.to_string(), q.isolation.reported.clone());
+            effective.insert(q.name.to_string(), q.isolation.effective.clone());
             r.metrics.push(
                 Metric::new(
                     metric::QUERY_SECONDS,

@@ -113,8 +113,8 @@ pub struct Timed {
     pub seconds: f64,
     /// Rows returned or changed.
     pub rows: u64,
-    /// The isolation level the engine reported for it.
-    pub isolation: String,
+    /// The isolation level the engine reported for it, and gives.
+    pub isolation: crate::engine::IsolationSet,
     /// What differed from the data, if anything.
     pub mismatch: Option<String>,
 }
@@ -122,7 +122,7 @@ pub struct Timed {
 /// Runs `q` once at its isolation level, timed (the level set before the
 /// clock starts), and checks its rows against the data.
 pub fn run(session: &mut dyn Session, q: &Query) -> Result<Timed, crate::engine::DbError> {
-    let isolation = session.set_isolation(q.isolation)?.reported;
+    let isolation = session.set_isolation(q.isolation)?;
     let start = std::time::Instant::now();
     let (rows, first) = if q.reads {
         let f = session.fetch(&q.sql)?;

@@ -101,6 +101,15 @@ fn loads_runs_every_test_and_restores_updates_on_postgres() {
             "serializable".into()
         )
     );
+    // The cross-section's level-0 select: asked, reported, and what runs.
+    assert_eq!(
+        common::isolation(of(&rs, test::CROSS_IR), "sel_1_ncl_level_0"),
+        (
+            "READ UNCOMMITTED".into(),
+            "read uncommitted".into(),
+            "read committed".into()
+        )
+    );
     let updates = value(oltp, metric::OLTP_UPDATES, &[]);
     assert!(updates > 0.0);
     assert_eq!(value(oltp, metric::SIGNED_DELTA, &[]), updates);
