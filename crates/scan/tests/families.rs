@@ -44,6 +44,28 @@ fn new_family(id: &str) -> bool {
         .contains(&id)
 }
 
+/// Prints the counts by severity and the distinct ids (what CI logs show).
+fn summary(name: &str, r: &nodebench_core::BenchResult, found: &[Finding]) {
+    let mut distinct: Vec<&str> = ids(found);
+    distinct.sort();
+    distinct.dedup();
+    let seconds = r
+        .metric(nodebench_core::names::scan::metric::SECONDS, &[])
+        .map_or(0.0, |m| m.value);
+    let requests = r
+        .metric(nodebench_core::names::scan::metric::REQUESTS, &[])
+        .map_or(0.0, |m| m.value);
+    eprintln!(
+        "{name}: {} findings ({} distinct checks), {requests} requests, {seconds:.1} s; {}\n  {}",
+        found.len(),
+        distinct.len(),
+        r.param(param::CRAWLED)
+            .and_then(|v| v.as_str())
+            .unwrap_or(""),
+        distinct.join(" ")
+    );
+}
+
 fn evidence<'a>(found: &'a [Finding], id: &str) -> &'a Finding {
     found
         .iter()
@@ -89,6 +111,7 @@ fn apache_as_installed_shows_every_new_family() {
         as_of: Some("2030-01-01".into()),
         ..config(&server.url())
     });
+    summary("apache2 as installed", &r, &found);
     let got = ids(&found);
     assert_found("apache2", &got, BOTH);
     assert_found(
@@ -148,6 +171,7 @@ fn nginx_as_installed_shows_every_new_family() {
         as_of: Some("2026-11-27".into()),
         ..config(&server.url())
     });
+    summary("nginx as installed", &r, &found);
     let got = ids(&found);
     assert_found("nginx", &got, BOTH);
     assert_found(
@@ -198,6 +222,7 @@ fn the_hardened_servers_show_none_of_the_new_families() {
         ("nginx", nginx(Setup::Hardened)),
     ] {
         let (r, found) = scan(config(&server.url()));
+        summary(&format!("{name} hardened"), &r, &found);
         let new: Vec<&Finding> = found.iter().filter(|f| new_family(&f.id)).collect();
         assert!(new.is_empty(), "{name}: {new:#?}");
         assert!(r.warnings.is_empty(), "{name}: {:?}", r.warnings);
