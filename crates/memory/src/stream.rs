@@ -552,7 +552,12 @@ impl Benchmark for Stream {
         } else {
             &[Stores::Normal]
         };
-        let teams = plan(&c.numa, ctx.inventory, &affinity::allowed_cpus())?;
+        let teams = plan(
+            &c.numa,
+            ctx.inventory,
+            &affinity::allowed_cpus(),
+            &nodebench_core::numa::refuses_binding,
+        )?;
         let runs: Vec<(&Team, usize)> = teams
             .iter()
             .flat_map(|team| {

@@ -56,8 +56,44 @@ pub struct Team {
     pub user_threads: bool,
 }
 
-/// The teams of a run on a machine with `allowed` CPUs.
+/// The teams of a run on a machine with `allowed` CPUs, where `refused`
+/// says why the kernel would not bind memory to a node (a seccomp filter,
+/// qemu-user) or `None`. One node with memory needs no binding (its pages
+/// can be nowhere else): its teams fall back to first touch and say so;
+/// with several, a refusal is an error.
 pub fn plan(
+    numa: &StreamNuma,
+    inv: &Inventory,
+    allowed: &[usize],
+    refused: &dyn Fn(u32) -> Option<String>,
+) -> Result<Vec<Team>, BenchError> {
+    let mut teams = plan_bound(numa, inv, allowed)?;
+    let found = nodes(inv, allowed);
+    let binds = |t: &Team| !matches!(t.placement, Placement::FirstTouch);
+    if let Some(first) = teams
+        .iter()
+        .find(|t| binds(t))
+        .and_then(|_| found.columns.first().copied())
+        && let Some(why) = refused(first)
+    {
+        if found.columns.len() > 1 {
+            return Err(BenchError::System(format!(
+                "--numa: cannot bind memory to a node ({why}); run where mbind is allowed, or use --numa local"
+            )));
+        }
+        for t in teams.iter_mut().filter(|t| binds(t)) {
+            t.placement = Placement::FirstTouch;
+            t.param = t
+                .param
+                .take()
+                .map(|p| format!("{p} (first touch: the one node; mbind refused: {why})"));
+        }
+    }
+    Ok(teams)
+}
+
+/// [`plan`] where binding is allowed.
+fn plan_bound(
     numa: &StreamNuma,
     inv: &Inventory,
     allowed: &[usize],
@@ -159,10 +195,68 @@ mod tests {
         }
     }
 
+    /// mbind allowed.
+    fn allowed(_: u32) -> Option<String> {
+        None
+    }
+
+    /// mbind refused, as under qemu-user.
+    fn refused(_: u32) -> Option<String> {
+        Some("mbind: Function not implemented".into())
+    }
+
+    fn one_node() -> Inventory {
+        Inventory {
+            topology: Some(Topology {
+                numa_nodes: Some(vec![NumaNode {
+                    id: 0,
+                    cpus: "0-3".into(),
+                    memory_bytes: Some(1 << 30),
+                    distances: vec![10],
+                }]),
+                ..Topology::default()
+            }),
+            ..Inventory::default()
+        }
+    }
+
+    #[test]
+    fn a_refused_mbind_falls_back_to_first_touch_on_one_node_only() {
+        let all: Vec<usize> = (0..4).collect();
+        let n = plan(&StreamNuma::Node(0), &one_node(), &all, &refused).unwrap();
+        assert_eq!(n[0].placement, Placement::FirstTouch);
+        assert_eq!(
+            n[0].param.as_deref(),
+            Some(
+                "node 0 (first touch: the one node; mbind refused: mbind: Function not implemented)"
+            )
+        );
+        let i = plan(&StreamNuma::Interleave, &one_node(), &all, &refused).unwrap();
+        assert_eq!(i[0].placement, Placement::FirstTouch);
+        // Allowed, the same plan binds.
+        let n = plan(&StreamNuma::Node(0), &one_node(), &all, &allowed).unwrap();
+        assert_eq!(n[0].placement, Placement::Node(0));
+        // Local never binds on one node: nothing to ask.
+        let l = plan(&StreamNuma::Local, &one_node(), &all, &refused).unwrap();
+        assert_eq!(
+            (l.len(), l[0].placement.clone()),
+            (1, Placement::FirstTouch)
+        );
+        // Two nodes: refused binding is an error, not a wrong figure.
+        let all8: Vec<usize> = (0..8).collect();
+        let e = plan(&StreamNuma::Node(1), &two_nodes(), &all8, &refused)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--numa: cannot bind memory to a node (mbind: Function not implemented)"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn local_on_two_nodes_runs_the_total_then_each_node_alone() {
         let all: Vec<usize> = (0..8).collect();
-        let teams = plan(&StreamNuma::Local, &two_nodes(), &all).unwrap();
+        let teams = plan(&StreamNuma::Local, &two_nodes(), &all, &allowed).unwrap();
         assert_eq!(teams.len(), 3);
         assert_eq!((teams[0].cpus.len(), teams[0].param.clone()), (8, None));
         assert_eq!(teams[1].cpus, vec![0, 1, 2, 3]);
@@ -170,28 +264,33 @@ mod tests {
         assert_eq!(teams[2].param.as_deref(), Some("node 1 alone"));
         assert!(!teams[2].user_threads);
         // One node (or none listed): the total only.
-        let one = plan(&StreamNuma::Local, &Inventory::default(), &all).unwrap();
+        let one = plan(&StreamNuma::Local, &Inventory::default(), &all, &allowed).unwrap();
         assert_eq!(one.len(), 1);
     }
 
     #[test]
     fn interleave_and_node_place_memory_and_refuse_what_is_not_there() {
         let all: Vec<usize> = (0..8).collect();
-        let i = plan(&StreamNuma::Interleave, &two_nodes(), &all).unwrap();
+        let i = plan(&StreamNuma::Interleave, &two_nodes(), &all, &allowed).unwrap();
         assert_eq!(i[0].placement, Placement::Interleave(vec![0, 1]));
         assert_eq!(i[0].param.as_deref(), Some("interleave over nodes 0-1"));
-        let n = plan(&StreamNuma::Node(1), &two_nodes(), &all).unwrap();
+        let n = plan(&StreamNuma::Node(1), &two_nodes(), &all, &allowed).unwrap();
         assert_eq!(
             (n[0].cpus.clone(), n[0].placement.clone()),
             (vec![4, 5, 6, 7], Placement::Node(1))
         );
-        let e = plan(&StreamNuma::Node(2), &two_nodes(), &all)
+        let e = plan(&StreamNuma::Node(2), &two_nodes(), &all, &allowed)
             .unwrap_err()
             .to_string();
         assert_eq!(e, "--numa node:2: expected a node with usable CPUs (0, 1)");
-        let e = plan(&StreamNuma::Interleave, &Inventory::default(), &all)
-            .unwrap_err()
-            .to_string();
+        let e = plan(
+            &StreamNuma::Interleave,
+            &Inventory::default(),
+            &all,
+            &allowed,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             e.starts_with("--numa interleave: this machine lists no NUMA nodes"),
             "{e}"
