@@ -539,6 +539,10 @@ static SPECS: &[BenchSpec] = &[
             m(db::metric::QUERIES, Unit::Count),
             m(db::metric::QUERY_SECONDS, Unit::Seconds),
             m(db::metric::QUERY_ROWS, Unit::Count),
+            m(db::metric::STEP_SECONDS, Unit::Seconds),
+            m(db::metric::STEP_ROWS, Unit::Count),
+            m(db::metric::QUERY_ROWS_EXPECTED, Unit::Count),
+            m(db::metric::REFUSED, Unit::Count),
             m(db::metric::ERRORS, Unit::Count),
             m(db::metric::OLTP_UPDATES, Unit::Count),
             m(db::metric::SIGNED_DELTA, Unit::Count),
@@ -567,7 +571,12 @@ static SPECS: &[BenchSpec] = &[
             open(db::label::INDEX),
             // The AS3AP query names of the db crate's query sets.
             open(db::label::QUERY),
-            of(db::label::USER, &[db::label::ALL, db::label::MEASURED]),
+            // The statement of a single-user test.
+            open(db::label::STEP),
+            of(
+                db::label::USER,
+                &[db::label::ALL, db::label::MEASURED, db::label::BACKGROUND],
+            ),
             of(
                 db::label::KIND,
                 &[db::label::BUSY, db::label::DEADLOCK, db::label::OTHER],
@@ -581,6 +590,7 @@ static SPECS: &[BenchSpec] = &[
             m(scan::metric::REQUESTS, Unit::Count),
             m(scan::metric::TLS_HANDSHAKES, Unit::Count),
             m(scan::metric::SECONDS, Unit::Seconds),
+            m(scan::metric::PAGES_CRAWLED, Unit::Count),
         ],
         labels: &[of(
             scan::label::SEVERITY,
