@@ -63,6 +63,20 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// A reply to `GET /` for unit tests: status, headers and body text.
+    #[cfg(test)]
+    pub(crate) fn sample(status: u16, headers: &[(&str, &str)], body: &str) -> Reply {
+        Reply {
+            request_line: "GET / HTTP/1.1".into(),
+            status,
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
     /// The values of header `name` (any case), in order.
     pub fn header<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.headers

@@ -359,15 +359,7 @@ mod tests {
     use crate::checks::Catalog;
 
     fn reply(status: u16, headers: &[(&str, &str)], body: &str) -> Reply {
-        Reply {
-            request_line: "GET / HTTP/1.1".into(),
-            status,
-            headers: headers
-                .iter()
-                .map(|(n, v)| (n.to_string(), v.to_string()))
-                .collect(),
-            body: body.as_bytes().to_vec(),
-        }
+        Reply::sample(status, headers, body)
     }
 
     fn check(id: &str) -> Check {
