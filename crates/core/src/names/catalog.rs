@@ -548,6 +548,14 @@ static SPECS: &[BenchSpec] = &[
             m(db::metric::SIGNED_DELTA, Unit::Count),
             m(db::metric::RESTORE_SECONDS, Unit::Seconds),
             m(db::metric::SECONDS, Unit::Seconds),
+            m(db::metric::EQUIVALENT_SIZE, Unit::Bytes),
+            m(db::metric::EQUIVALENT_ROWS_PER_TABLE, Unit::Count),
+            m(db::metric::SEARCH_SECONDS, Unit::Seconds),
+            m(db::metric::TRIAL_SIZE, Unit::Bytes),
+            m(db::metric::TRIAL_ROWS_PER_TABLE, Unit::Count),
+            m(db::metric::TRIAL_SECONDS, Unit::Seconds),
+            m(db::metric::TRIAL_WITHIN_LIMIT, Unit::Count),
+            m(db::metric::TEST_SECONDS, Unit::Seconds),
             m(LATENCY_P50, Unit::Seconds),
             m(LATENCY_P90, Unit::Seconds),
             m(LATENCY_P99, Unit::Seconds),
@@ -580,6 +588,20 @@ static SPECS: &[BenchSpec] = &[
             of(
                 db::label::KIND,
                 &[db::label::BUSY, db::label::DEADLOCK, db::label::OTHER],
+            ),
+            // The equivalent-size search: its trials, numbered from 1, and
+            // the phases timed at the equivalent size.
+            open(db::label::TRIAL),
+            of(
+                db::label::TEST,
+                &[
+                    db::test::LOAD,
+                    db::test::SINGLE,
+                    db::test::IR,
+                    db::test::IR_OLTP,
+                    db::test::CROSS_IR,
+                    db::test::CROSS_OLTP,
+                ],
             ),
         ],
     },

@@ -25,6 +25,9 @@ pub mod test {
     pub const CROSS_IR: &str = "cross-ir";
     /// Cross-section with OLTP background.
     pub const CROSS_OLTP: &str = "cross-oltp";
+    /// The spec's metric (`--time-limit`): the search for the equivalent
+    /// database size, one result summing up its trials.
+    pub const EQUIVALENT_SIZE: &str = "equivalent-size";
 }
 
 /// The AS3AP tables (the [`label::TABLE`] label).
@@ -92,6 +95,25 @@ pub mod metric {
     pub const RESTORE_SECONDS: &str = "restore_seconds";
     /// Seconds the whole test (or query set) measured.
     pub const SECONDS: &str = "seconds";
+    /// The spec's metric: the largest logical database size (4 tables of
+    /// N 100-byte rows) whose timed tests finished within `--time-limit`.
+    pub const EQUIVALENT_SIZE: &str = "equivalent_size";
+    /// Rows per table of [`EQUIVALENT_SIZE`].
+    pub const EQUIVALENT_ROWS_PER_TABLE: &str = "equivalent_rows_per_table";
+    /// Seconds the whole search for the equivalent size took.
+    pub const SEARCH_SECONDS: &str = "search_seconds";
+    /// Logical database size of one trial of the search (`trial` label).
+    pub const TRIAL_SIZE: &str = "trial_size";
+    /// Rows per table of one trial (`trial` label).
+    pub const TRIAL_ROWS_PER_TABLE: &str = "trial_rows_per_table";
+    /// Seconds one trial's timed tests took, load included (`trial` label);
+    /// a trial is stopped soon after the limit.
+    pub const TRIAL_SECONDS: &str = "trial_seconds";
+    /// 1 where the trial finished within the limit, else 0 (`trial` label).
+    pub const TRIAL_WITHIN_LIMIT: &str = "trial_within_limit";
+    /// Seconds each timed phase took at the equivalent size (`test` label:
+    /// load, single, a multi-user test).
+    pub const TEST_SECONDS: &str = "test_seconds";
 }
 
 /// Label keys and values.
@@ -123,6 +145,8 @@ pub mod label {
     pub const DEADLOCK: &str = "deadlock";
     /// Any other failure.
     pub const OTHER: &str = "other";
+    /// One trial of the equivalent-size search, numbered from 1.
+    pub const TRIAL: &str = "trial";
 }
 
 /// Parameter names.
@@ -172,6 +196,27 @@ pub mod param {
     pub const DURABILITY: &str = "durability";
     /// How the spec's clustered / hash / B-tree indexes were built here.
     pub const INDEX_MAPPING: &str = "index_mapping";
+    /// The limit the equivalent-size search held each trial to
+    /// (`--time-limit`), seconds: the paper's 12 hours scaled down.
+    pub const TIME_LIMIT: &str = "time_limit";
+    /// Most trials the search may run (`--search-steps`).
+    pub const SEARCH_STEPS: &str = "search_steps";
+    /// The phases each trial timed: the load, then `--tests`.
+    pub const TIMED_TESTS: &str = "timed_tests";
+    /// What the search found ([`super::bound`]).
+    pub const EQUIVALENT: &str = "equivalent";
+}
+
+/// Values of [`param::EQUIVALENT`].
+pub mod bound {
+    /// A size fit and the next larger size tried missed: the equivalent
+    /// size to the search's resolution.
+    pub const FOUND: &str = "found";
+    /// Every size tried fit (the steps or the largest size ran out): the
+    /// equivalent size is at least this.
+    pub const AT_LEAST: &str = "at least";
+    /// No size tried fit, the smallest one included.
+    pub const NONE: &str = "none";
 }
 
 /// The parameters that define an AS3AP workload: results compare only
