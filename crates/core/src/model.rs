@@ -119,6 +119,9 @@ pub enum Unit {
     /// A plain count or ratio without unit.
     #[serde(rename = "1")]
     Count,
+    /// Power, watts.
+    #[serde(rename = "W")]
+    Watts,
 }
 
 impl Unit {
@@ -134,6 +137,7 @@ impl Unit {
             Unit::Cycles => "cycles",
             Unit::Percent => "%",
             Unit::Count => "1",
+            Unit::Watts => "W",
         }
     }
 
@@ -149,6 +153,7 @@ impl Unit {
             Unit::Cycles,
             Unit::Percent,
             Unit::Count,
+            Unit::Watts,
         ]
         .into_iter()
         .find(|u| u.symbol() == s)

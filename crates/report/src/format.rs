@@ -53,6 +53,7 @@ pub fn display_unit(unit: Unit, prefix: &str) -> String {
         Unit::Cycles => "cycles".into(),
         Unit::Percent => "%".into(),
         Unit::Count => String::new(),
+        Unit::Watts => format!("{prefix}W"),
     }
 }
 

@@ -23,6 +23,9 @@ pub mod workload {
     pub const TCP: &str = "tcp";
     /// HTTP against the built-in server or `--http-url` (`http.load`).
     pub const HTTP: &str = "http";
+    /// Sustained multiplies on every NVIDIA GPU, compared (`gpu.burn`);
+    /// in the default mix only where there is a GPU.
+    pub const GPU: &str = "gpu";
 }
 
 /// Metric names of a checkpoint result.

@@ -18,6 +18,8 @@ pub mod label {
     pub const NIC: &str = "nic";
     /// hwmon sensor, `chip/tempN` (`sensor=coretemp/temp1`).
     pub const SENSOR: &str = "sensor";
+    /// NVIDIA GPU, by NVML's index (`gpu=0`).
+    pub const GPU: &str = "gpu";
 }
 
 /// Series names, one per quantity; the unit is on the series.
@@ -88,4 +90,16 @@ pub mod series {
     pub const CPU_FREQUENCY: &str = "cpu_frequency";
     /// A hwmon temperature sensor, degrees Celsius.
     pub const TEMPERATURE: &str = "temperature_celsius";
+    /// Share of the interval a GPU ran a kernel (NVML's utilisation), %.
+    pub const GPU_UTILISATION: &str = "gpu_utilisation";
+    /// Share of the interval a GPU's memory was read or written, %.
+    pub const GPU_MEMORY_UTILISATION: &str = "gpu_memory_utilisation";
+    /// A GPU's SM clock, Hz.
+    pub const GPU_SM_CLOCK: &str = "gpu_sm_clock";
+    /// A GPU's board power, watts.
+    pub const GPU_POWER: &str = "gpu_power";
+    /// A GPU's temperature, degrees Celsius.
+    pub const GPU_TEMPERATURE: &str = "gpu_temperature_celsius";
+    /// A GPU's memory in use, bytes.
+    pub const GPU_MEMORY_USED: &str = "gpu_memory_used_bytes";
 }

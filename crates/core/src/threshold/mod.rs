@@ -235,7 +235,7 @@ fn unit_factor(unit: &str) -> Option<(f64, f64, Unit)> {
         return fixed;
     }
     // A prefix (k, M, G, T, or Ki, Mi, Gi, Ti) and a base unit.
-    const BASES: [(&str, f64, Unit); 13] = [
+    const BASES: [(&str, f64, Unit); 14] = [
         ("B/s", 1.0, Unit::BytesPerSecond),
         ("bit/s", 8.0, Unit::BytesPerSecond),
         ("bps", 8.0, Unit::BytesPerSecond),
@@ -247,6 +247,7 @@ fn unit_factor(unit: &str) -> Option<(f64, f64, Unit)> {
         ("req/s", 1.0, Unit::OpsPerSecond),
         ("IOPS", 1.0, Unit::OpsPerSecond),
         ("Hz", 1.0, Unit::Hertz),
+        ("W", 1.0, Unit::Watts),
         ("/s", 1.0, Unit::OpsPerSecond),
         ("s", 1.0, Unit::Seconds),
     ];
