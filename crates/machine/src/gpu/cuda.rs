@@ -19,6 +19,16 @@ pub struct Function(Handle);
 /// An event.
 #[derive(Debug, Clone, Copy)]
 pub struct Event(Handle);
+/// A device's primary context.
+#[derive(Debug, Clone, Copy)]
+pub struct CuContext(Handle);
+
+impl CuContext {
+    /// The driver's handle, for the API's peer copies.
+    pub fn raw(self) -> Handle {
+        self.0
+    }
+}
 /// A stream; [`Stream::DEFAULT`] is the context's default stream.
 #[derive(Debug, Clone, Copy)]
 pub struct Stream(Handle);
@@ -83,6 +93,9 @@ driver_api! {
     memcpy_htod_async = "cuMemcpyHtoDAsync_v2": fn(CuDevicePtr, *const c_void, usize, Handle);
     memcpy_dtoh_async = "cuMemcpyDtoHAsync_v2": fn(*mut c_void, CuDevicePtr, usize, Handle);
     memset_d8 = "cuMemsetD8_v2": fn(CuDevicePtr, u8, usize);
+    memcpy_peer_async = "cuMemcpyPeerAsync": fn(CuDevicePtr, Handle, CuDevicePtr, Handle, usize, Handle);
+    can_access_peer = "cuDeviceCanAccessPeer": fn(*mut c_int, CuDevice, CuDevice);
+    ctx_enable_peer_access = "cuCtxEnablePeerAccess": fn(Handle, c_uint);
     module_load_data = "cuModuleLoadData": fn(*mut Handle, *const c_void);
     module_get_function = "cuModuleGetFunction": fn(*mut Handle, Handle, *const c_char);
     launch_kernel = "cuLaunchKernel": fn(Handle, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, Handle, *mut *mut c_void, *mut *mut c_void);
@@ -227,15 +240,42 @@ impl Driver {
 
     /// Makes the device's primary context current on this thread.
     pub fn use_device(&self, dev: CuDevice) -> Result<(), String> {
+        let ctx = self.context(dev)?;
+        // SAFETY: a context the driver gave.
+        self.check("cuCtxSetCurrent", unsafe {
+            (self.api.ctx_set_current)(ctx.0)
+        })
+    }
+
+    /// The device's primary context (retained for the process).
+    pub fn context(&self, dev: CuDevice) -> Result<CuContext, String> {
         let mut ctx: Handle = std::ptr::null_mut();
         // SAFETY: writes one handle; the context lives for the process.
         self.check("cuDevicePrimaryCtxRetain", unsafe {
             (self.api.primary_ctx_retain)(&mut ctx, dev)
         })?;
-        // SAFETY: a context the driver gave.
-        self.check("cuCtxSetCurrent", unsafe {
-            (self.api.ctx_set_current)(ctx)
-        })
+        Ok(CuContext(ctx))
+    }
+
+    /// Whether `dev` can reach `peer`'s memory directly (NVLink or PCIe
+    /// peer-to-peer).
+    pub fn can_access_peer(&self, dev: CuDevice, peer: CuDevice) -> bool {
+        let mut v: c_int = 0;
+        // SAFETY: writes one int.
+        let r = unsafe { (self.api.can_access_peer)(&mut v, dev, peer) };
+        r == 0 && v == 1
+    }
+
+    /// Lets the current context reach `peer_ctx`'s memory directly; done
+    /// already is fine.
+    pub fn enable_peer_access(&self, peer_ctx: CuContext) -> Result<(), String> {
+        /// CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED.
+        const ALREADY: CuResult = 704;
+        // SAFETY: a context the driver gave, no flags.
+        match unsafe { (self.api.ctx_enable_peer_access)(peer_ctx.0, 0) } {
+            ALREADY => Ok(()),
+            r => self.check("cuCtxEnablePeerAccess", r),
+        }
     }
 
     /// Waits for all work of the current context.

@@ -4,6 +4,7 @@
 //! without a driver gets "no NVIDIA driver" and nothing fails.
 
 pub mod cuda;
+pub mod health;
 pub mod libs;
 pub mod nvml;
 

@@ -9,6 +9,24 @@ use super::libs::{self, Loaded};
 
 pub type Ret = c_int;
 pub type Device = *mut std::ffi::c_void;
+pub type EventSet = *mut std::ffi::c_void;
+
+/// `nvmlEventData_t`.
+#[repr(C)]
+pub struct EventData {
+    pub device: Device,
+    pub event_type: u64,
+    pub event_data: u64,
+    pub gpu_instance_id: c_uint,
+    pub compute_instance_id: c_uint,
+}
+
+/// `nvmlEventTypeXidCriticalError`.
+pub const EVENT_XID: u64 = 0x8;
+/// `NVML_ERROR_TIMEOUT`: no event within the wait.
+pub const ERROR_TIMEOUT: Ret = 10;
+/// `NVML_TEMPERATURE_GPU`.
+pub const TEMPERATURE_GPU: c_uint = 0;
 
 /// `nvmlPciInfo_t` (v3).
 #[repr(C)]
@@ -77,6 +95,17 @@ nvml_api! {
     pci_info = "nvmlDeviceGetPciInfo_v3": fn(Device, *mut PciInfo);
     nvlink_state = "nvmlDeviceGetNvLinkState": fn(Device, c_uint, *mut c_int);
     nvlink_remote = "nvmlDeviceGetNvLinkRemotePciInfo_v2": fn(Device, c_uint, *mut PciInfo);
+    handle_by_bus_id = "nvmlDeviceGetHandleByPciBusId_v2": fn(*const c_char, *mut Device);
+    index = "nvmlDeviceGetIndex": fn(Device, *mut c_uint);
+    total_ecc = "nvmlDeviceGetTotalEccErrors": fn(Device, c_uint, c_uint, *mut u64);
+    retired_pages = "nvmlDeviceGetRetiredPages": fn(Device, c_uint, *mut c_uint, *mut u64);
+    remapped_rows = "nvmlDeviceGetRemappedRows": fn(Device, *mut c_uint, *mut c_uint, *mut c_uint, *mut c_uint);
+    event_reasons = "nvmlDeviceGetCurrentClocksEventReasons": fn(Device, *mut u64);
+    throttle_reasons = "nvmlDeviceGetCurrentClocksThrottleReasons": fn(Device, *mut u64);
+    event_set_create = "nvmlEventSetCreate": fn(*mut EventSet);
+    register_events = "nvmlDeviceRegisterEvents": fn(Device, u64, EventSet);
+    event_set_wait = "nvmlEventSetWait_v2": fn(EventSet, *mut EventData, c_uint);
+    event_set_free = "nvmlEventSetFree": fn(EventSet);
 }
 
 /// NVML, loaded and initialised.

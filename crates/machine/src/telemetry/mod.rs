@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
+pub use crate::gpu::health::Sample as GpuSample;
 use crate::sysroot::Roots;
 pub use history::History;
 use history::{KeyRef, LabelRef};
@@ -50,6 +51,8 @@ pub struct Snapshot {
     pub frequencies: Vec<(u32, f64)>,
     /// hwmon sensor (`chip/tempN`) and degrees Celsius, where readable.
     pub temperatures: Vec<(String, f64)>,
+    /// NVIDIA GPUs' gauges (NVML), on the live machine only.
+    pub gpus: Vec<GpuSample>,
 }
 
 fn read(path: impl AsRef<Path>) -> String {
@@ -87,6 +90,12 @@ impl Snapshot {
             nics: proc::parse_net_dev(&read(roots.proc("net/dev"))),
             frequencies,
             temperatures: read_temperatures(roots),
+            // NVML reads the live machine: not under recorded roots.
+            gpus: if *roots == Roots::default() {
+                crate::gpu::health::sample_all()
+            } else {
+                Vec::new()
+            },
         }
     }
 }
@@ -352,6 +361,25 @@ pub(crate) fn other_readings(
         };
         f(key, *c);
     }
+    for g in &cur.gpus {
+        let label = Some((label::GPU, LabelRef::Number(g.index)));
+        for (name, unit, v) in [
+            (series::GPU_UTILISATION, Unit::Percent, g.utilisation),
+            (
+                series::GPU_MEMORY_UTILISATION,
+                Unit::Percent,
+                g.memory_utilisation,
+            ),
+            (series::GPU_SM_CLOCK, Unit::Hertz, g.sm_clock_hz),
+            (series::GPU_POWER, Unit::Watts, g.power_w),
+            (series::GPU_TEMPERATURE, Unit::Count, g.temperature_c),
+            (series::GPU_MEMORY_USED, Unit::Bytes, g.memory_used_bytes),
+        ] {
+            if let Some(v) = v {
+                f(KeyRef { name, unit, label }, v);
+            }
+        }
+    }
 }
 
 /// A block device's readings over one interval, iostat's way: IOPS and
@@ -569,6 +597,37 @@ mod tests {
             })
             .unwrap_or_else(|| panic!("no reading {name} {labels:?}"))
             .1
+    }
+
+    #[test]
+    fn gpus_give_their_gauges_labelled_by_index_and_nothing_unknown() {
+        let gpu = |index, power| GpuSample {
+            index,
+            utilisation: Some(97.0),
+            memory_utilisation: Some(41.0),
+            sm_clock_hz: Some(1.98e9),
+            power_w: power,
+            temperature_c: Some(61.0),
+            memory_used_bytes: Some(8e9),
+        };
+        let cur = Snapshot {
+            gpus: vec![gpu(0, Some(612.5)), gpu(1, None)],
+            ..Snapshot::default()
+        };
+        let r = rates(&Snapshot::default(), &cur, 1.0);
+        let g0 = [("gpu", "0")];
+        assert_eq!(value(&r, series::GPU_UTILISATION, &g0), 97.0);
+        assert_eq!(value(&r, series::GPU_MEMORY_UTILISATION, &g0), 41.0);
+        assert_eq!(value(&r, series::GPU_SM_CLOCK, &g0), 1.98e9);
+        assert_eq!(value(&r, series::GPU_POWER, &g0), 612.5);
+        assert_eq!(value(&r, series::GPU_TEMPERATURE, &[("gpu", "1")]), 61.0);
+        let power: Vec<_> = r
+            .iter()
+            .filter(|(k, _)| k.name == series::GPU_POWER)
+            .collect();
+        // GPU 1's power was not read: no reading, not a zero.
+        assert_eq!(power.len(), 1);
+        assert_eq!(power[0].0.unit, Unit::Watts);
     }
 
     #[test]
