@@ -73,7 +73,7 @@ impl Config for GemmConfig {
     fn validate(&self) -> Result<(), BenchError> {
         if self.precisions.is_empty() {
             return Err(BenchError::Invalid(
-                "--precisions: expected one or more of fp64,fp32,tf32,fp16,bf16".into(),
+                "--precisions: expected one or more of fp64,fp32,tf32,fp16,bf16,fp8".into(),
             ));
         }
         if let Some(p) = self
@@ -82,7 +82,7 @@ impl Config for GemmConfig {
             .find(|p| !precision::ALL.contains(&p.as_str()))
         {
             return Err(BenchError::Invalid(format!(
-                "--precisions: unknown precision {p:?} (expected fp64, fp32, tf32, fp16 or bf16)"
+                "--precisions: unknown precision {p:?} (expected fp64, fp32, tf32, fp16, bf16 or fp8)"
             )));
         }
         if self.sizes.is_empty()
@@ -143,6 +143,54 @@ impl Config for BandwidthConfig {
     }
 }
 
+/// `gpu burn`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BurnConfig {
+    pub gpus: Option<Vec<u32>>,
+    /// How long every GPU multiplies.
+    pub duration: Duration,
+    /// The multiplies' precision, from [`precision::ALL`].
+    pub precision: String,
+    /// Their order n (square).
+    pub size: u32,
+}
+
+impl Default for BurnConfig {
+    /// gpu-burn's defaults: FP32, 60 s; n = 8192.
+    fn default() -> Self {
+        BurnConfig {
+            gpus: None,
+            duration: Duration::from_secs(60),
+            precision: precision::FP32.into(),
+            size: 8192,
+        }
+    }
+}
+
+impl Config for BurnConfig {
+    fn validate(&self) -> Result<(), BenchError> {
+        if self.duration < Duration::from_secs(2) || self.duration > Duration::from_secs(30 * 86400)
+        {
+            return Err(BenchError::Invalid(
+                "--duration: expected 2s to 30d (e.g. 60s, 8h)".into(),
+            ));
+        }
+        if !precision::ALL.contains(&self.precision.as_str()) {
+            return Err(BenchError::Invalid(format!(
+                "--precision: unknown precision {:?} (expected fp64, fp32, tf32, fp16, bf16 or fp8)",
+                self.precision
+            )));
+        }
+        if !(256..=32_768).contains(&self.size) || !self.size.is_multiple_of(64) {
+            return Err(BenchError::Invalid(format!(
+                "--size: expected a multiple of 64 from 256 to 32768 (e.g. 8192), got {}",
+                self.size
+            )));
+        }
+        check_gpus(&self.gpus)
+    }
+}
+
 fn check_gpus(gpus: &Option<Vec<u32>>) -> Result<(), BenchError> {
     if let Some(g) = gpus
         && g.is_empty()
@@ -167,6 +215,28 @@ mod tests {
         StreamConfig::default().validate().unwrap();
         GemmConfig::default().validate().unwrap();
         BandwidthConfig::default().validate().unwrap();
+        BurnConfig::default().validate().unwrap();
+    }
+
+    #[test]
+    fn burn_refuses_what_it_cannot_run() {
+        let b = |f: fn(&mut BurnConfig)| {
+            let mut c = BurnConfig::default();
+            f(&mut c);
+            refused(&c)
+        };
+        assert_eq!(
+            b(|c| c.duration = Duration::from_secs(1)),
+            "--duration: expected 2s to 30d (e.g. 60s, 8h)"
+        );
+        assert_eq!(
+            b(|c| c.precision = "int8".into()),
+            "--precision: unknown precision \"int8\" (expected fp64, fp32, tf32, fp16, bf16 or fp8)"
+        );
+        assert_eq!(
+            b(|c| c.size = 1000),
+            "--size: expected a multiple of 64 from 256 to 32768 (e.g. 8192), got 1000"
+        );
     }
 
     #[test]
@@ -187,7 +257,7 @@ mod tests {
         };
         assert_eq!(
             refused(&g),
-            "--precisions: unknown precision \"fp8x\" (expected fp64, fp32, tf32, fp16 or bf16)"
+            "--precisions: unknown precision \"fp8x\" (expected fp64, fp32, tf32, fp16, bf16 or fp8)"
         );
         let g = GemmConfig {
             sizes: vec![100],

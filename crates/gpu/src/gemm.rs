@@ -15,19 +15,22 @@ use nodebench_core::{BenchResult, Better, Metric, Unit};
 
 use crate::config::GemmConfig;
 use crate::device::{self, Gpu};
+use crate::lt::{Fp8Gemm, e4m3_from_f64, e4m3_to_f64};
 use crate::peak::peak_flops;
 use crate::toolkit::{Cublas, compute, dtype};
-use nodebench_machine::gpu::cuda::Stream;
+use nodebench_machine::gpu::cuda::{DeviceBuffer, Stream};
 
-/// How a precision is asked of cuBLAS: data type, compute type, bytes per
-/// element, and whether the scalars are doubles.
-pub fn plan(p: &str) -> Option<(i32, i32, usize, bool)> {
+/// How a precision is asked of cuBLAS: input data type, compute type,
+/// bytes per input element, bytes per output element, whether the scalars
+/// are doubles. FP8 goes through cuBLASLt ([`crate::lt`]) with BF16 output.
+pub fn plan(p: &str) -> Option<(i32, i32, usize, usize, bool)> {
     Some(match p {
-        precision::FP64 => (dtype::R_64F, compute::C_64F, 8, true),
-        precision::FP32 => (dtype::R_32F, compute::C_32F, 4, false),
-        precision::TF32 => (dtype::R_32F, compute::C_32F_FAST_TF32, 4, false),
-        precision::FP16 => (dtype::R_16F, compute::C_32F, 2, false),
-        precision::BF16 => (dtype::R_16BF, compute::C_32F, 2, false),
+        precision::FP64 => (dtype::R_64F, compute::C_64F, 8, 8, true),
+        precision::FP32 => (dtype::R_32F, compute::C_32F, 4, 4, false),
+        precision::TF32 => (dtype::R_32F, compute::C_32F_FAST_TF32, 4, 4, false),
+        precision::FP16 => (dtype::R_16F, compute::C_32F, 2, 2, false),
+        precision::BF16 => (dtype::R_16BF, compute::C_32F, 2, 2, false),
+        precision::FP8 => (dtype::R_8F_E4M3, compute::C_32F, 1, 2, false),
         _ => return None,
     })
 }
@@ -39,7 +42,8 @@ pub fn tolerance(p: &str) -> f64 {
         precision::FP64 => 1e-11,
         precision::FP32 => 1e-4,
         precision::FP16 => 5e-3,
-        _ => 1e-2, // TF32 inputs keep 10 mantissa bits, BF16 output 8.
+        // TF32 inputs keep 10 mantissa bits, BF16 output (BF16, FP8) 8.
+        _ => 1e-2,
     }
 }
 
@@ -56,6 +60,11 @@ pub fn encode(p: &str, values: &[f64]) -> (Vec<u8>, Vec<f64>) {
             let v: Vec<f16> = values.iter().map(|x| f16::from_f64(*x)).collect();
             (bytes(&v), v.iter().map(|x| x.to_f64()).collect())
         }
+        precision::FP8 => {
+            let v: Vec<u8> = values.iter().map(|x| e4m3_from_f64(*x)).collect();
+            let seen = v.iter().map(|c| e4m3_to_f64(*c)).collect();
+            (v, seen)
+        }
         _ => {
             let v: Vec<bf16> = values.iter().map(|x| bf16::from_f64(*x)).collect();
             (bytes(&v), v.iter().map(|x| x.to_f64()).collect())
@@ -63,7 +72,7 @@ pub fn encode(p: &str, values: &[f64]) -> (Vec<u8>, Vec<f64>) {
     }
 }
 
-/// An element of C as read back.
+/// An element of C as read back (FP8's output is BF16).
 pub fn decode(p: &str, raw: &[u8]) -> f64 {
     match p {
         precision::FP64 => f64::from_le_bytes(raw[..8].try_into().unwrap()),
@@ -86,16 +95,153 @@ fn bytes<T: Copy>(v: &[T]) -> Vec<u8> {
         .to_vec()
 }
 
-/// Entry (i, j) of A B for column-major n x n `a`, `b`, and the sum of
-/// |a_ik b_kj| it is judged against.
-pub fn reference(a: &[f64], b: &[f64], n: usize, i: usize, j: usize) -> (f64, f64) {
+/// Entry (i, j) of A B (of A^T B where `transpose_a`, as FP8 multiplies)
+/// for column-major n x n `a`, `b`, and the sum of |a_ik b_kj| it is
+/// judged against.
+pub fn reference(
+    a: &[f64],
+    b: &[f64],
+    n: usize,
+    i: usize,
+    j: usize,
+    transpose_a: bool,
+) -> (f64, f64) {
     let (mut s, mut bound) = (0.0, 0.0);
     for k in 0..n {
-        let x = a[i + k * n] * b[k + j * n];
+        let aik = if transpose_a {
+            a[k + i * n]
+        } else {
+            a[i + k * n]
+        };
+        let x = aik * b[k + j * n];
         s += x;
         bound += x.abs();
     }
     (s, bound)
+}
+
+/// One precision's multiply C = A B of n x n matrices on the current
+/// context: A and B uploaded, cuBLAS (or cuBLASLt for FP8) ready.
+pub struct Multiply<'a> {
+    pub precision: String,
+    pub n: u32,
+    a: DeviceBuffer,
+    b: DeviceBuffer,
+    /// C, where [`Multiply::run`] writes.
+    pub c: DeviceBuffer,
+    /// Bytes of one element of C.
+    pub out_bytes: usize,
+    a_ref: Vec<f64>,
+    b_ref: Vec<f64>,
+    blas: &'a Cublas,
+    engine: Engine,
+}
+
+enum Engine {
+    Ex { dt: i32, ct: i32, doubles: bool },
+    Fp8(Box<Fp8Gemm>),
+}
+
+impl<'a> Multiply<'a> {
+    /// Uploads `a_host`, `b_host` (n*n values in [-1, 1)) at precision `p`.
+    pub fn new(
+        gpu: &Gpu,
+        blas: &'a Cublas,
+        p: &str,
+        n: u32,
+        a_host: &[f64],
+        b_host: &[f64],
+    ) -> Result<Multiply<'a>, String> {
+        let d = gpu.driver;
+        let (dt, ct, size, out_bytes, doubles) =
+            plan(p).ok_or_else(|| format!("unknown precision {p}"))?;
+        let engine = if p == precision::FP8 {
+            Engine::Fp8(Box::new(Fp8Gemm::plan(d, u64::from(n))?))
+        } else {
+            Engine::Ex { dt, ct, doubles }
+        };
+        let nn = n as usize * n as usize;
+        let (a_dev, a_ref) = encode(p, a_host);
+        let (b_dev, b_ref) = encode(p, b_host);
+        let (a, b, c) = (
+            d.alloc(nn * size)?,
+            d.alloc(nn * size)?,
+            d.alloc(nn * out_bytes)?,
+        );
+        a.upload(&a_dev)?;
+        b.upload(&b_dev)?;
+        Ok(Multiply {
+            precision: p.to_string(),
+            n,
+            a,
+            b,
+            c,
+            out_bytes,
+            a_ref,
+            b_ref,
+            blas,
+            engine,
+        })
+    }
+
+    /// The library that multiplies, in words.
+    pub fn describe(&self) -> String {
+        match &self.engine {
+            Engine::Ex { .. } => self.blas.describe(),
+            Engine::Fp8(lt) => lt.describe(),
+        }
+    }
+
+    /// C = A B into [`Multiply::c`].
+    pub fn run(&self) -> Result<(), String> {
+        self.run_into(self.c.ptr)
+    }
+
+    /// C = A B into `c`, a device buffer of n*n output elements.
+    pub fn run_into(&self, c: u64) -> Result<(), String> {
+        let (a, b) = (self.a.ptr, self.b.ptr);
+        // SAFETY: a and b hold n*n inputs and c (per the callers) n*n
+        // outputs of the precision, on the current context.
+        unsafe {
+            match &self.engine {
+                Engine::Ex { dt, ct, doubles } => {
+                    self.blas.gemm(self.n as i32, [a, b, c], *dt, *ct, *doubles)
+                }
+                Engine::Fp8(lt) => lt.run(a, b, c),
+            }
+        }
+    }
+
+    /// Checks 16 entries of C, drawn from `rng`, against the host
+    /// reference; the error names the entry, both values and the limit.
+    pub fn check(&self, rng: &mut XorShift64) -> Result<(), String> {
+        let (p, n) = (self.precision.as_str(), self.n);
+        let mut raw = vec![0u8; self.out_bytes];
+        for _ in 0..16 {
+            let (i, j) = (
+                rng.below(u64::from(n)) as usize,
+                rng.below(u64::from(n)) as usize,
+            );
+            self.c
+                .download_at((i + j * n as usize) * self.out_bytes, &mut raw)?;
+            let got = decode(p, &raw);
+            let fp8 = matches!(self.engine, Engine::Fp8(_));
+            let (want, bound) = reference(&self.a_ref, &self.b_ref, n as usize, i, j, fp8);
+            let err = (got - want).abs() / bound.max(f64::MIN_POSITIVE);
+            if err.is_nan() || err > tolerance(p) {
+                return Err(format!(
+                    "{p} n={n}: C[{i},{j}] is {got}, the host reference {want} (error {err:.2e} of sum |a b|, limit {:.0e})",
+                    tolerance(p)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// n*n values uniform in [-1, 1) from `rng`.
+pub fn random_matrix(rng: &mut XorShift64, n: u32) -> Vec<f64> {
+    (0..n as usize * n as usize).map(|_| unit(rng)).collect()
 }
 
 /// The benchmark.
@@ -135,44 +281,40 @@ fn measure(
     );
     result.set_param(
         param::METHOD,
-        "cublasGemmEx with a 32 MiB workspace, C = A B, square column-major n x n, alpha 1, beta 0, default algorithm; FP16 and BF16 accumulate in FP32, TF32 is FP32 data on tensor cores; back-to-back multiplies for at least --duration timed with events, 2 n^3 FLOP each; 16 sampled entries of C checked against a host reference",
+        "cublasGemmEx with a 32 MiB workspace, C = A B, square column-major n x n, alpha 1, beta 0, default algorithm; FP16 and BF16 accumulate in FP32, TF32 is FP32 data on tensor cores; FP8 is cublasLtMatmul, D = A^T B with E4M3 inputs (scales 1), BF16 output, FP32 accumulation; back-to-back multiplies for at least --duration timed with events, 2 n^3 FLOP each; 16 sampled entries of C checked against a host reference",
     );
     let blas = Cublas::open(d)?;
-    result.set_param(
-        param::LIBRARIES,
-        format!("{}; CUDA driver {}", blas.describe(), d.path),
-    );
+    let mut libraries = vec![blas.describe()];
     let mut peaks = Vec::new();
     let mut rng = XorShift64::new(0x9e37_79b9_7f4a_7c15);
     for &n in &c.sizes {
-        let nn = n as usize * n as usize;
-        let a_host: Vec<f64> = (0..nn).map(|_| unit(&mut rng)).collect();
-        let b_host: Vec<f64> = (0..nn).map(|_| unit(&mut rng)).collect();
+        let a_host = random_matrix(&mut rng, n);
+        let b_host = random_matrix(&mut rng, n);
         for p in &c.precisions {
             if cancelled() {
                 return Ok(());
             }
-            let (dt, ct, size, doubles) =
-                plan(p).ok_or_else(|| format!("unknown precision {p}"))?;
-            let (a_dev, a_ref) = encode(p, &a_host);
-            let (b_dev, b_ref) = encode(p, &b_host);
-            let (a, b, cm) = (
-                d.alloc(nn * size)?,
-                d.alloc(nn * size)?,
-                d.alloc(nn * size)?,
-            );
-            a.upload(&a_dev)?;
-            b.upload(&b_dev)?;
-            let doubles_scalars = doubles;
-            // SAFETY: a, b and cm hold n*n elements of the precision.
-            let gemm =
-                || unsafe { blas.gemm(n as i32, [a.ptr, b.ptr, cm.ptr], dt, ct, doubles_scalars) };
+            let m = match Multiply::new(gpu, &blas, p, n, &a_host, &b_host) {
+                Ok(m) => m,
+                // A GPU without FP8 (before Ada) runs the other precisions.
+                Err(why) if p == precision::FP8 => {
+                    let w = format!("fp8 not measured: {why}");
+                    if !result.warnings.contains(&w) {
+                        result.warnings.push(w);
+                    }
+                    continue;
+                }
+                Err(why) => return Err(why),
+            };
+            if !libraries.contains(&m.describe()) {
+                libraries.push(m.describe());
+            }
             // One to warm up (cuBLAS picks and loads its kernel), one to size
             // the timed run.
-            gemm()?;
+            m.run()?;
             d.synchronize()?;
             let t = Instant::now();
-            gemm()?;
+            m.run()?;
             d.synchronize()?;
             let once = t.elapsed().as_secs_f64().max(1e-6);
             let reps = (c.duration.as_secs_f64() / once)
@@ -181,29 +323,12 @@ fn measure(
             let (start, end) = (d.event()?, d.event()?);
             d.record(start, Stream::DEFAULT)?;
             for _ in 0..reps {
-                gemm()?;
+                m.run()?;
             }
             d.record(end, Stream::DEFAULT)?;
             let secs = d.elapsed(start, end)?;
             let rate = 2.0 * f64::from(n).powi(3) * f64::from(reps) / secs;
-            // Sampled entries against the host.
-            let mut raw = vec![0u8; size];
-            for _ in 0..16 {
-                let (i, j) = (
-                    rng.below(u64::from(n)) as usize,
-                    rng.below(u64::from(n)) as usize,
-                );
-                cm.download_at((i + j * n as usize) * size, &mut raw)?;
-                let got = decode(p, &raw);
-                let (want, bound) = reference(&a_ref, &b_ref, n as usize, i, j);
-                let err = (got - want).abs() / bound.max(f64::MIN_POSITIVE);
-                if err.is_nan() || err > tolerance(p) {
-                    return Err(format!(
-                        "{p} n={n}: C[{i},{j}] is {got}, the host reference {want} (error {err:.2e} of sum |a b|, limit {:.0e})",
-                        tolerance(p)
-                    ));
-                }
-            }
+            m.check(&mut rng)?;
             let labelled = |m: Metric| {
                 m.label(label::GPU, gpu.ordinal)
                     .label(label::PRECISION, p)
@@ -249,6 +374,10 @@ fn measure(
         }
     }
     result.set_param(param::PEAK, peaks.join("; "));
+    result.set_param(
+        param::LIBRARIES,
+        format!("{}; CUDA driver {}", libraries.join("; "), d.path),
+    );
     Ok(())
 }
 
@@ -262,6 +391,11 @@ mod tests {
         for p in precision::ALL {
             let (raw, seen) = encode(p, &v);
             let size = plan(p).unwrap().2;
+            if p == precision::FP8 {
+                // E4M3 in, BF16 out: checked in lt's tests.
+                assert_eq!(raw.len(), v.len());
+                continue;
+            }
             assert_eq!(raw.len(), v.len() * size, "{p}");
             for (k, s) in seen.iter().enumerate() {
                 assert_eq!(decode(p, &raw[k * size..(k + 1) * size]), *s, "{p}");
@@ -281,9 +415,12 @@ mod tests {
         // A = [[1, 2], [3, 4]], B = [[5, 6], [7, 8]] column-major.
         let a = [1.0, 3.0, 2.0, 4.0];
         let b = [5.0, 7.0, 6.0, 8.0];
-        assert_eq!(reference(&a, &b, 2, 0, 0), (19.0, 19.0));
-        assert_eq!(reference(&a, &b, 2, 1, 1), (50.0, 50.0));
-        assert_eq!(reference(&a, &b, 2, 0, 1).0, 22.0);
+        assert_eq!(reference(&a, &b, 2, 0, 0, false), (19.0, 19.0));
+        assert_eq!(reference(&a, &b, 2, 1, 1, false), (50.0, 50.0));
+        assert_eq!(reference(&a, &b, 2, 0, 1, false).0, 22.0);
+        // A^T = [[1, 3], [2, 4]]: (A^T B)[0][1] = 1*6 + 3*8.
+        assert_eq!(reference(&a, &b, 2, 0, 1, true).0, 30.0);
+        assert_eq!(reference(&a, &b, 2, 1, 0, true).0, 2.0 * 5.0 + 4.0 * 7.0);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! mul, add and triad: 16-byte double2 accesses, each thread two of them
 //! a grid's width apart, 256 threads a block; dot a grid-stride loop with a
 //! shared-memory tree per 1024-thread block), the arrays' initialisation,
-//! and a validation kernel (per-block sums of |x - expected|). Array
+//! a validation kernel (per-block sums of |x - expected|), and `gpu
+//! burn`'s comparison (elements that differ bit for bit). Stream array
 //! lengths are multiples of 1024, so of 4.
 
 /// Threads per block of the reductions (dot, validation) and init.
@@ -78,9 +79,32 @@ extern "C" __global__ void nb_err(const double* __restrict__ x, double gold, dou
     }
     if (threadIdx.x == 0) sums[blockIdx.x] = tb[0];
 }
+// gpu burn: elements of x that differ bit for bit from y, added to *bad.
+#define CMP(name, T) \
+extern "C" __global__ void name(const T* __restrict__ x, const T* __restrict__ y, u64 n, u64* bad) { \
+    u64 t = 0; \
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) \
+        t += (x[i] != y[i]); \
+    if (t) atomicAdd(bad, t); \
+}
+CMP(nb_cmp16, unsigned short)
+CMP(nb_cmp32, unsigned int)
+CMP(nb_cmp64, u64)
 "#;
 
 /// The kernels' names, in the order [`SOURCE`]'s module is asked for them.
-pub const NAMES: [&str; 7] = [
-    "nb_init", "nb_copy", "nb_mul", "nb_add", "nb_triad", "nb_dot", "nb_err",
+pub const NAMES: [&str; 10] = [
+    "nb_init", "nb_copy", "nb_mul", "nb_add", "nb_triad", "nb_dot", "nb_err", "nb_cmp16",
+    "nb_cmp32", "nb_cmp64",
 ];
+
+/// The index in [`NAMES`] of the comparison kernel for elements of
+/// `bytes` (2, 4 or 8).
+pub fn compare_kernel(bytes: usize) -> Option<usize> {
+    match bytes {
+        2 => Some(7),
+        4 => Some(8),
+        8 => Some(9),
+        _ => None,
+    }
+}

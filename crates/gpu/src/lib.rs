@@ -10,16 +10,19 @@
 //! then the benchmarks.
 
 pub mod bandwidth;
+pub mod burn;
 pub mod config;
 pub mod device;
 pub mod gemm;
 pub mod kernels;
+pub mod lt;
 pub mod peak;
 pub mod stream;
 pub mod toolkit;
 
 pub use bandwidth::GpuBandwidth;
-pub use config::{BandwidthConfig, GemmConfig, StreamConfig};
+pub use burn::GpuBurn;
+pub use config::{BandwidthConfig, BurnConfig, GemmConfig, StreamConfig};
 pub use gemm::GpuGemm;
 pub use stream::GpuStream;
 

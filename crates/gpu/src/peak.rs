@@ -10,26 +10,54 @@ use nodebench_core::names::gpu::precision;
 /// Dense FLOP per clock per SM of `p` on compute capability
 /// `major.minor`; `None` where the table has no figure.
 pub fn flop_per_clock_per_sm(major: i32, minor: i32, p: &str) -> Option<u32> {
-    // (fp64, fp32, tf32, fp16, bf16); FP64 and FP32 GEMMs run on the
+    // (fp64, fp32, tf32, fp16, bf16, fp8); FP64 and FP32 GEMMs run on the
     // tensor cores where the architecture has FP64 ones (DMMA) and on the
-    // CUDA cores otherwise.
-    let row: [Option<u32>; 5] = match (major, minor) {
+    // CUDA cores otherwise; FP8 tensor cores came with Ada and Hopper.
+    let row: [Option<u32>; 6] = match (major, minor) {
         // A100: FP64 tensor 19.5 TF, FP32 19.5, TF32 156, FP16/BF16 312 at
         // 108 SMs x 1410 MHz.
-        (8, 0) => [Some(128), Some(128), Some(1024), Some(2048), Some(2048)],
+        (8, 0) => [
+            Some(128),
+            Some(128),
+            Some(1024),
+            Some(2048),
+            Some(2048),
+            None,
+        ],
         // A10/A40 (GA102 with full-rate FP32 accumulation), Jetson Orin:
         // FP64 at 1/64 of FP32.
-        (8, 6) | (8, 7) => [Some(4), Some(256), Some(512), Some(1024), Some(1024)],
+        (8, 6) | (8, 7) => [Some(4), Some(256), Some(512), Some(1024), Some(1024), None],
         // L40S / L4 (Ada): FP32 91.6 TF, TF32 183, FP16/BF16 362 at 142
-        // SMs x 2520 MHz.
-        (8, 9) => [Some(4), Some(256), Some(512), Some(1024), Some(1024)],
+        // SMs x 2520 MHz; FP8 733 dense.
+        (8, 9) => [
+            Some(4),
+            Some(256),
+            Some(512),
+            Some(1024),
+            Some(1024),
+            Some(2048),
+        ],
         // H100 / H200 (Hopper): FP64 tensor 67 TF and FP32 67 TF at 132 SMs
-        // x 1980 MHz; TF32 495, FP16/BF16 989 dense.
-        (9, 0) => [Some(256), Some(256), Some(2048), Some(4096), Some(4096)],
-        // B200 (Blackwell): FP32 256, TF32 1.1 PF, FP16/BF16 2.25 PF dense
-        // at 148 SMs; NVIDIA's FP64 figure fits no whole per-SM rate at its
-        // stated clock, so FP64 has none here.
-        (10, 0) => [None, Some(256), Some(4096), Some(8192), Some(8192)],
+        // x 1980 MHz; TF32 495, FP16/BF16 989, FP8 1979 dense.
+        (9, 0) => [
+            Some(256),
+            Some(256),
+            Some(2048),
+            Some(4096),
+            Some(4096),
+            Some(8192),
+        ],
+        // B200 (Blackwell): FP32 256, TF32 1.1 PF, FP16/BF16 2.25 PF, FP8
+        // 4.5 PF dense at 148 SMs; NVIDIA's FP64 figure fits no whole
+        // per-SM rate at its stated clock, so FP64 has none here.
+        (10, 0) => [
+            None,
+            Some(256),
+            Some(4096),
+            Some(8192),
+            Some(8192),
+            Some(16384),
+        ],
         _ => return None,
     };
     let i = precision::ALL.iter().position(|x| *x == p)?;
@@ -78,6 +106,8 @@ mod tests {
         let t = gpu(132, 1830);
         assert!((peak_flops(&t, 9, 0, precision::TF32).unwrap().0 / 1e12 - 494.7).abs() < 0.1);
         assert!((peak_flops(&t, 9, 0, precision::BF16).unwrap().0 / 1e12 - 989.4).abs() < 0.1);
+        // FP8 1978.9 dense (3957.8 with sparsity, never counted).
+        assert!((peak_flops(&t, 9, 0, precision::FP8).unwrap().0 / 1e12 - 1978.9).abs() < 0.1);
     }
 
     #[test]
@@ -101,6 +131,8 @@ mod tests {
     fn unknown_is_said_not_guessed() {
         assert_eq!(flop_per_clock_per_sm(7, 0, precision::FP64), None);
         assert_eq!(flop_per_clock_per_sm(10, 0, precision::FP64), None);
+        // A100 has no FP8 tensor cores.
+        assert_eq!(flop_per_clock_per_sm(8, 0, precision::FP8), None);
         let e = peak_flops(&gpu(132, 1980), 7, 5, precision::FP32).unwrap_err();
         assert_eq!(e, "no fp32 rate for compute capability 7.5 in the table");
         let e = peak_flops(&GpuInfo::default(), 9, 0, precision::FP32).unwrap_err();

@@ -11,7 +11,7 @@ use nodebench_machine::gpu::libs::{self, Loaded};
 /// Opens `names` and, first, from the same directory as the one found, the
 /// companions it loads by name (cuBLAS's cuBLASLt, NVRTC's builtins), so a
 /// toolkit off the loader's path works.
-fn open_with(names: &[&str], companion_prefix: &str) -> Result<Loaded, String> {
+pub(crate) fn open_with(names: &[&str], companion_prefix: &str) -> Result<Loaded, String> {
     for dir in libs::search_dirs().into_iter().flatten() {
         if !names.iter().any(|n| dir.join(n).exists()) {
             continue;
@@ -161,6 +161,7 @@ pub mod dtype {
     pub const R_64F: i32 = 1;
     pub const R_16F: i32 = 2;
     pub const R_16BF: i32 = 14;
+    pub const R_8F_E4M3: i32 = 28;
 }
 
 /// `cublasComputeType_t` values.
