@@ -299,11 +299,29 @@ fn bad_flags_are_refused_in_one_line_naming_the_flag() {
         ),
         (&["burnin", "--degrade", "150%"][..], "--degrade"),
         (&["burnin", "--http-url", "ftp://x"][..], "--http-url"),
-        (&["burnin", "--workloads", "gpu"][..], "--workloads"),
+        (&["burnin", "--workloads", "tpu"][..], "--workloads"),
     ] {
         let out = t.run(args);
         one_line_error(&out, 2, &[flag]);
     }
+    assert!(!t.store().exists(), "nothing ran, no store written");
+}
+
+#[test]
+fn the_gpu_workload_without_a_gpu_exits_3_naming_what_is_missing() {
+    let t = TempStore::new();
+    let empty = tempfile::tempdir().unwrap();
+    let out = t
+        .command()
+        .args(["burnin", "--workloads", "cpu,gpu", "--duration", "1m"])
+        .env("NODEBENCH_CUDA_LIB_DIRS", empty.path())
+        .output()
+        .unwrap();
+    one_line_error(
+        &out,
+        3,
+        &["error: --workloads gpu: no NVIDIA GPU: libcuda.so.1 not found"],
+    );
     assert!(!t.store().exists(), "nothing ran, no store written");
 }
 

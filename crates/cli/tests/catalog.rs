@@ -36,7 +36,7 @@ const HTTP_AND_SCAN: &[&str] = &[http::LOAD, http::SWEEP, http::DOWNLOAD, scan::
 const DB_AND_BURNIN: &[&str] = &[db::AS3AP, burnin::CHECKPOINT];
 /// Benchmarks that need an NVIDIA GPU: on a machine without one they exit
 /// 3 before running (tests/gpu.rs), so no result of theirs is checked here.
-const NEEDS_A_GPU: &[&str] = &[gpu::STREAM, gpu::GEMM, gpu::BANDWIDTH];
+const NEEDS_A_GPU: &[&str] = &[gpu::STREAM, gpu::GEMM, gpu::BANDWIDTH, gpu::BURN];
 
 /// Metrics recorded in another unit than the catalog's under some labels
 /// (the catalog's module notes), with every unit each takes.

@@ -36,6 +36,7 @@ fn without_a_gpu_every_command_exits_3_with_one_line() {
         &["stream"][..],
         &["gemm", "--sizes", "1024"],
         &["bandwidth"],
+        &["burn", "--duration", "5s"],
     ] {
         let (code, stdout, stderr) = gpu(cmd);
         assert_eq!(code, 3, "{cmd:?}: {stderr}");
@@ -49,7 +50,7 @@ fn without_a_gpu_every_command_exits_3_with_one_line() {
 
 #[test]
 fn bad_flags_are_refused_before_looking_for_a_gpu() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["stream", "--ntimes", "1"],
             "error: gpu.stream: --ntimes: expected 2 to 10000, got 1\n",
@@ -59,12 +60,20 @@ fn bad_flags_are_refused_before_looking_for_a_gpu() {
             "error: gpu.stream: --array-size: expected a multiple of 1024 of at least 1048576 elements (e.g. 268435456), got 1000\n",
         ),
         (
-            &["gemm", "--precisions", "fp8"],
-            "error: gpu.gemm: --precisions: unknown precision \"fp8\" (expected fp64, fp32, tf32, fp16 or bf16)\n",
+            &["gemm", "--precisions", "fp4"],
+            "error: gpu.gemm: --precisions: unknown precision \"fp4\" (expected fp64, fp32, tf32, fp16, bf16 or fp8)\n",
         ),
         (
             &["gemm", "--sizes", "100"],
             "error: gpu.gemm: --sizes: expected multiples of 64 from 64 to 65536 (e.g. 4096,8192), got [100]\n",
+        ),
+        (
+            &["burn", "--precision", "int8"],
+            "error: gpu.burn: --precision: unknown precision \"int8\" (expected fp64, fp32, tf32, fp16, bf16 or fp8)\n",
+        ),
+        (
+            &["burn", "--duration", "1s"],
+            "error: gpu.burn: --duration: expected 2s to 30d (e.g. 60s, 8h)\n",
         ),
         (
             &["bandwidth", "--size", "1KiB"],

@@ -25,6 +25,9 @@ nodebench_core::choice! {
         Tcp => workload::TCP,
         /// HTTP load (closed model, 4 connections) against --http-url.
         Http => workload::HTTP,
+        /// gpu burn (FP32, n = 8192, 10 s a run) on every NVIDIA GPU; in
+        /// the default mix only where the machine has one.
+        Gpu => workload::GPU,
     }
 }
 
@@ -33,7 +36,8 @@ nodebench_core::choice! {
 #[command(
     long_about = "Runs a mixed load for hours or days, every workload at once, each repeating \
 short runs of an existing benchmark: CPU FMA kernels, STREAM with validation, disk writes read back \
-and verified, loopback TCP and HTTP against the built-in server. Every --checkpoint it commits a \
+and verified, loopback TCP and HTTP against the built-in server, and on a machine with NVIDIA GPUs \
+gpu burn's compared multiplies. Every --checkpoint it commits a \
 result per workload to the store (throughput mean/min/max, iterations, errors) and one for the \
 machine (new machine-check, EDAC and thermal-throttle counts, kernel log lines about I/O errors, \
 OOM kills and throttling, and the interval's telemetry), so a crash loses at most one interval. \
@@ -53,7 +57,8 @@ pub struct BurninArgs {
     /// hour's median (first sixth of runs under 2 h): 10%.
     #[arg(long, value_name = "PERCENT", default_value = "10%", value_parser = parse_percent)]
     pub degrade: f64,
-    /// Workloads to run, comma-separated (default all): cpu, memory, disk, tcp, http.
+    /// Workloads to run, comma-separated (default all; gpu only where
+    /// there is one): cpu, memory, disk, tcp, http, gpu.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub workloads: Vec<BurninWorkload>,
     /// Directory of the disk workload's file (nodebench-*.tmp, removed afterwards).
@@ -73,10 +78,15 @@ pub struct BurninArgs {
 }
 
 impl BurninArgs {
-    /// The workloads to run: those given, else all.
-    pub fn workloads(&self) -> Vec<BurninWorkload> {
+    /// The workloads to run: those given, else all (the GPU one only
+    /// where `has_gpu`).
+    pub fn workloads(&self, has_gpu: bool) -> Vec<BurninWorkload> {
         if self.workloads.is_empty() {
-            <BurninWorkload as nodebench_core::config::Choice>::ALL.to_vec()
+            <BurninWorkload as nodebench_core::config::Choice>::ALL
+                .iter()
+                .copied()
+                .filter(|w| has_gpu || *w != BurninWorkload::Gpu)
+                .collect()
         } else {
             let mut w: Vec<BurninWorkload> = Vec::new();
             for x in &self.workloads {

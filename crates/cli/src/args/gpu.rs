@@ -1,10 +1,10 @@
-//! `nodebench gpu ...`: the flags of `gpu stream`, `gpu gemm` and
-//! `gpu bandwidth`, and the one conversion of each into its config.
+//! `nodebench gpu ...`: the flags of `gpu stream`, `gpu gemm`,
+//! `gpu bandwidth` and `gpu burn`, and the one conversion of each into its config.
 
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use nodebench_gpu::{BandwidthConfig, GemmConfig, StreamConfig};
+use nodebench_gpu::{BandwidthConfig, BurnConfig, GemmConfig, StreamConfig};
 
 use super::parse::{duration_text, parse_count, parse_duration, parse_size, size_text};
 
@@ -15,7 +15,8 @@ pub enum GpuCommand {
     /// each GPU, arrays sized from its memory, validated; GB/s and % of the
     /// memory's theoretical peak (memory clock x 2 x bus width, from NVML).
     Stream(GpuStreamArgs),
-    /// Matrix multiply through cuBLAS at FP64, FP32, TF32, FP16 and BF16 over
+    /// Matrix multiply through cuBLAS at FP64, FP32, TF32, FP16, BF16 and FP8
+    /// (cuBLASLt) over
     /// a size sweep: TFLOPS and % of the precision's peak (SMs x maximum SM
     /// clock x FLOP/clock/SM of the architecture), sampled entries checked
     /// against a host reference.
@@ -24,6 +25,12 @@ pub enum GpuCommand {
     /// memory, one direction and both at once, from the GPU's closest NUMA
     /// node and a far one where there is one (as nvbandwidth).
     Bandwidth(GpuBandwidthArgs),
+    /// Sustained multiplies on every GPU at once (as gpu-burn): the first
+    /// product checked against a host reference, every later one compared
+    /// with it bit for bit; NVML watched for XID errors, ECC counts,
+    /// retired pages and remapped rows, throttling, temperature and power.
+    /// A GPU with any mismatch or fault fails (exit 1).
+    Burn(GpuBurnArgs),
 }
 
 /// `--gpus LIST`: CUDA ordinals, comma-separated.
@@ -59,7 +66,8 @@ pub struct GpuStreamArgs {
 pub struct GpuGemmArgs {
     #[command(flatten)]
     pub gpus: GpuChoice,
-    /// Precisions, comma-separated: fp64,fp32,tf32,fp16,bf16 (default all).
+    /// Precisions, comma-separated: fp64,fp32,tf32,fp16,bf16,fp8 (default
+    /// all; fp8 on Ada, Hopper and later, else a warning).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub precisions: Vec<String>,
     /// Matrix orders, comma-separated multiples of 64. Default: 2048,4096,8192.
@@ -81,6 +89,33 @@ pub struct GpuBandwidthArgs {
     /// Timed copies per figure; the figure is their median.
     #[arg(long, value_name = "N", default_value_t = BandwidthConfig::default().repeats as u64, value_parser = parse_count)]
     pub repeats: u64,
+}
+
+/// Options of `gpu burn`.
+#[derive(Debug, Args)]
+pub struct GpuBurnArgs {
+    #[command(flatten)]
+    pub gpus: GpuChoice,
+    /// How long every GPU multiplies: 60s, 8h.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(BurnConfig::default().duration), value_parser = parse_duration)]
+    pub duration: Duration,
+    /// The multiplies' precision: fp64, fp32, tf32, fp16, bf16 or fp8.
+    #[arg(long, value_name = "P", default_value_t = BurnConfig::default().precision)]
+    pub precision: String,
+    /// The matrices' order n, a multiple of 64.
+    #[arg(long, value_name = "N", default_value_t = BurnConfig::default().size as u64, value_parser = parse_count)]
+    pub size: u64,
+}
+
+impl From<&GpuBurnArgs> for BurnConfig {
+    fn from(a: &GpuBurnArgs) -> Self {
+        BurnConfig {
+            gpus: a.gpus.chosen(),
+            duration: a.duration,
+            precision: a.precision.clone(),
+            size: a.size.min(u64::from(u32::MAX)) as u32,
+        }
+    }
 }
 
 impl From<&GpuStreamArgs> for StreamConfig {

@@ -13,6 +13,7 @@ use anyhow::{Result, anyhow};
 use nodebench_burnin::{Burnin, BurninConfig, MachineWatch, Throughput, Workload};
 use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::{Choice, Config};
+use nodebench_core::names::gpu as gpu_names;
 use nodebench_core::names::http as http_names;
 use nodebench_core::names::{cpu as cpu_names, db as db_names, disk as disk_names};
 use nodebench_core::names::{labels, linpack as linpack_names};
@@ -21,6 +22,7 @@ use nodebench_core::{Run, RunStatus};
 use nodebench_cpu::config::{Kernel, OpsConfig, Scaling};
 use nodebench_cpu::ops::CpuOps;
 use nodebench_disk::iozone::{Iozone, IozoneConfig, Test};
+use nodebench_gpu::{BurnConfig, GpuBurn};
 use nodebench_http::load::{HttpLoad, InProcessServer, LoadConfig, Model};
 use nodebench_machine::inventory;
 use nodebench_machine::telemetry::Sampler;
@@ -39,6 +41,9 @@ use crate::progress::Bar;
 
 /// Length of one iteration of the TCP and HTTP workloads.
 const NET_ITERATION: Duration = Duration::from_secs(2);
+/// Length of one iteration of the GPU workload (its setup, about 2 s at
+/// n = 8192, is not load).
+const GPU_ITERATION: Duration = Duration::from_secs(20);
 /// The disk workload's file: written, verified, read each iteration.
 const DISK_FILE: u64 = 64 << 20;
 /// Telemetry kept beyond one checkpoint interval (the sampler keeps the
@@ -208,6 +213,25 @@ fn workload(w: BurninWorkload, a: &BurninArgs) -> Workload {
                 error_counts: vec![http_names::load::REQUESTS_FAILED, http_names::load::NON_2XX],
             }
         }
+        BurninWorkload::Gpu => Workload {
+            name,
+            make: Box::new(|| {
+                Box::new(GpuBurn {
+                    config: BurnConfig {
+                        duration: GPU_ITERATION,
+                        ..BurnConfig::default()
+                    },
+                })
+            }),
+            throughput: Throughput {
+                benchmark: gpu_names::BURN,
+                metric: gpu_names::metric::RATE,
+                labels: vec![],
+            },
+            // A fault (XID, uncorrected ECC, a retired row) fails the
+            // result, an error too.
+            error_counts: vec![gpu_names::metric::MISMATCHES, gpu_names::metric::XID_ERRORS],
+        },
     }
 }
 
@@ -242,6 +266,13 @@ const WATCHED: &[Watched] = &[
         &[(net_names::label::SIDE, net_names::side::RECEIVER)],
     ),
     (http_names::LOAD, http_names::load::REQUESTS_PER_SECOND, &[]),
+    (gpu_names::BURN, gpu_names::metric::RATE, &[]),
+    (gpu_names::GEMM, gpu_names::metric::RATE, &[]),
+    (
+        gpu_names::STREAM,
+        gpu_names::metric::BANDWIDTH,
+        &[(labels::KERNEL, gpu_names::kernel::TRIAD)],
+    ),
     (http_names::SWEEP, http_names::sweep::RATE, &[]),
     (http_names::DOWNLOAD, net_names::metric::THROUGHPUT, &[]),
     (
@@ -326,7 +357,16 @@ pub fn run(cli: &Cli, a: &BurninArgs) -> Result<()> {
                 return Err(CliError::usage(e).into());
             }
         },
-        None => a.workloads().into_iter().map(|w| workload(w, a)).collect(),
+        None => {
+            let gpu_missing = nodebench_gpu::unavailable();
+            let chosen = a.workloads(gpu_missing.is_none());
+            if let Some(why) = gpu_missing
+                && chosen.contains(&BurninWorkload::Gpu)
+            {
+                return Err(CliError::unavailable(format!("--workloads gpu: {why}")).into());
+            }
+            chosen.into_iter().map(|w| workload(w, a)).collect()
+        }
     };
     run_workloads(cli, config, &workloads)
 }

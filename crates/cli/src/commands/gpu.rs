@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
-use nodebench_gpu::{GpuBandwidth, GpuGemm, GpuStream};
+use nodebench_gpu::{GpuBandwidth, GpuBurn, GpuGemm, GpuStream};
 
 use super::runner::run_benchmarks;
 use crate::args::Cli;
@@ -29,5 +29,6 @@ pub fn benchmark(cmd: &GpuCommand) -> Box<dyn Benchmark> {
         GpuCommand::Stream(a) => Box::new(GpuStream { config: a.into() }),
         GpuCommand::Gemm(a) => Box::new(GpuGemm { config: a.into() }),
         GpuCommand::Bandwidth(a) => Box::new(GpuBandwidth { config: a.into() }),
+        GpuCommand::Burn(a) => Box::new(GpuBurn { config: a.into() }),
     }
 }

@@ -45,6 +45,16 @@ pub fn run_suite(cli: &Cli, name_or_file: &str, sets: &[Setting]) -> Result<()> 
         Ok(p) => p,
         Err(e) => return Err(usage_error(&e)),
     };
+    // GPU steps need a GPU: without one, exit 3 before anything runs.
+    if let Some(step) = suite.steps.iter().find(|s| s.bench.starts_with("gpu."))
+        && let Some(why) = nodebench_gpu::unavailable()
+    {
+        return Err(crate::CliError::unavailable(format!(
+            "suite {}: step {} needs an NVIDIA GPU: {why}",
+            suite.name, step.name
+        ))
+        .into());
+    }
     let tags = [(names::suite::TAG.to_string(), suite.name.clone())];
     run_judged(cli, benches, true, &tags, &suites::thresholds(&suite))
 }

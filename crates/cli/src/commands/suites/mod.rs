@@ -48,7 +48,7 @@ pub const QUICK: &str = "quick";
 
 /// The built-in suites in `suite list` order: name and TOML text (the files
 /// under `crates/cli/suites/`).
-pub const BUILTINS: [(&str, &str); 6] = [
+pub const BUILTINS: [(&str, &str); 7] = [
     (QUICK, include_str!("../../../suites/quick.toml")),
     (
         "compute-node",
@@ -64,11 +64,12 @@ pub const BUILTINS: [(&str, &str); 6] = [
         "iozone-auto",
         include_str!("../../../suites/iozone-auto.toml"),
     ),
+    ("gpu-node", include_str!("../../../suites/gpu-node.toml")),
 ];
 
 /// The benchmark ids a step may name. Each runs as the subcommand its id
 /// spells, area then name: `cpu.ops` is `cpu ops`.
-pub const BENCHMARKS: [&str; 15] = [
+pub const BENCHMARKS: [&str; 19] = [
     names::cpu::OPS,
     names::linpack::LINPACK,
     names::memory::STREAM,
@@ -84,6 +85,10 @@ pub const BENCHMARKS: [&str; 15] = [
     names::http::SWEEP,
     names::http::DOWNLOAD,
     names::db::AS3AP,
+    names::gpu::STREAM,
+    names::gpu::GEMM,
+    names::gpu::BANDWIDTH,
+    names::gpu::BURN,
 ];
 
 /// The keys of a suite's top level.
