@@ -63,6 +63,9 @@ impl Benchmark for As3ap {
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.config.validate()?;
+        if self.config.time_limit.is_some() {
+            return crate::equivalent::run(self, ctx);
+        }
         let target = self.config.target().map_err(BenchError::Invalid)?;
         let (path, _scratch) = match &target {
             Target::Sqlite(Some(p)) => {

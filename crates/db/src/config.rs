@@ -31,6 +31,30 @@ pub const MAX_ROWS: u64 = 500_000_000;
 /// Most users (connections) a test may open.
 pub const MAX_USERS: usize = 1024;
 
+/// Shortest `--time-limit`: a trial loads and runs the single-user tests.
+pub const MIN_TIME_LIMIT: Duration = Duration::from_secs(10);
+
+/// Longest `--time-limit`: twice the paper's 12 hours.
+pub const MAX_TIME_LIMIT: Duration = Duration::from_secs(24 * 3600);
+
+/// Trials of the equivalent-size search by default (`--search-steps`):
+/// doubling from 40 MB to 1.3 GB, or a few doublings and three bisections.
+pub const SEARCH_STEPS: usize = 8;
+
+/// Most trials `--search-steps` takes.
+pub const MAX_SEARCH_STEPS: usize = 30;
+
+/// `--time-limit`'s range check: the one line that names the flag.
+pub fn check_time_limit(d: Duration) -> Result<(), String> {
+    if (MIN_TIME_LIMIT..=MAX_TIME_LIMIT).contains(&d) {
+        Ok(())
+    } else {
+        Err(format!(
+            "--time-limit: expected a duration of 10s to 24h (e.g. 2m), got {d:?}"
+        ))
+    }
+}
+
 /// Where the database is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
@@ -160,6 +184,12 @@ pub struct As3apConfig {
     pub reuse: bool,
     /// Drop existing AS3AP tables and load anew.
     pub recreate: bool,
+    /// The spec's metric: search for the equivalent database size, the
+    /// largest whose load and tests finish within this limit (the paper's
+    /// 12 hours scaled down); `None`: one run at `size`.
+    pub time_limit: Option<Duration>,
+    /// Most trials of that search.
+    pub search_steps: usize,
 }
 
 impl Default for As3apConfig {
@@ -179,6 +209,8 @@ impl Default for As3apConfig {
             measure: Duration::from_secs(5),
             reuse: false,
             recreate: false,
+            time_limit: None,
+            search_steps: SEARCH_STEPS,
         }
     }
 }
@@ -253,6 +285,20 @@ impl Config for As3apConfig {
             return Err(BenchError::Invalid(
                 "--measure: expected a positive duration, e.g. 5s".into(),
             ));
+        }
+        if let Some(limit) = self.time_limit {
+            check_time_limit(limit).map_err(BenchError::Invalid)?;
+            if self.reuse {
+                return Err(BenchError::Invalid(
+                    "--reuse and --time-limit: the search loads the tables anew at each size; leave out --reuse".into(),
+                ));
+            }
+        }
+        if !(1..=MAX_SEARCH_STEPS).contains(&self.search_steps) {
+            return Err(BenchError::Invalid(format!(
+                "--search-steps: expected 1..={MAX_SEARCH_STEPS}, got {}",
+                self.search_steps
+            )));
         }
         if self.reuse && self.recreate {
             return Err(BenchError::Invalid(
@@ -336,10 +382,41 @@ mod tests {
         let e = As3apConfig {
             reuse: true,
             recreate: true,
-            ..ok
+            ..ok.clone()
         }
         .validate()
         .unwrap_err();
         assert!(e.to_string().starts_with("--reuse and --recreate"));
+    }
+
+    #[test]
+    fn time_limit_takes_10s_to_24h_and_no_reuse() {
+        let with = |secs: u64| As3apConfig {
+            time_limit: Some(Duration::from_secs(secs)),
+            ..As3apConfig::default()
+        };
+        for ok in [10, 20, 600, 12 * 3600, 24 * 3600] {
+            assert!(with(ok).validate().is_ok(), "{ok}");
+        }
+        for bad in [9, 24 * 3600 + 1] {
+            assert_eq!(
+                with(bad).validate().unwrap_err().to_string(),
+                format!("--time-limit: expected a duration of 10s to 24h (e.g. 2m), got {bad}s")
+            );
+        }
+        let e = As3apConfig {
+            reuse: true,
+            ..with(20)
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.to_string().starts_with("--reuse and --time-limit"), "{e}");
+        let e = As3apConfig {
+            search_steps: 0,
+            ..with(20)
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(e.to_string(), "--search-steps: expected 1..=30, got 0");
     }
 }

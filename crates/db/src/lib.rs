@@ -5,17 +5,20 @@
 //! Bottom to top: `config` (flags), `data` (the generator and checksum),
 //! `schema` (indexes), `engine` (the sessions), `queries`, `load` (the
 //! tables filled), `multi` (the multi-user driver), `as3ap` (the
-//! benchmark); `endpoint` is the HTTP server's `/db/ir` page on top of the
-//! engines.
+//! benchmark), `search` and `equivalent` (`--time-limit`: the spec's
+//! metric, the equivalent database size); `endpoint` is the HTTP
+//! server's `/db/ir` page on top of the engines.
 
 pub mod as3ap;
 pub mod config;
 pub mod data;
 pub mod endpoint;
 pub mod engine;
+pub mod equivalent;
 pub mod expect;
 mod load;
 pub mod multi;
 pub mod queries;
 pub mod schema;
+pub mod search;
 pub mod single;
