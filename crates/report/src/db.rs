@@ -11,6 +11,8 @@ use std::fmt::Write as _;
 use nodebench_core::BenchResult;
 use nodebench_core::names::db::{label, metric, param, test};
 
+mod equivalent;
+
 /// A parameter as text (strings without their quotes).
 fn param_text(r: &BenchResult, key: &str) -> Option<String> {
     r.param(key).map(|v| match v {
@@ -55,6 +57,10 @@ pub fn report(results: &[&BenchResult]) -> String {
             }
             test::SINGLE => {
                 out.push_str(&single(r));
+                multi_open = false;
+            }
+            test::EQUIVALENT_SIZE => {
+                out.push_str(&equivalent::report(r));
                 multi_open = false;
             }
             _ => {
