@@ -41,16 +41,20 @@ pub enum Group {
     Nic,
     /// hwmon temperatures, a column per sensor.
     Temperature,
+    /// NVIDIA GPUs (NVML): utilisation, clocks, power, temperature, a
+    /// column per GPU.
+    Gpu,
 }
 
 impl Group {
     /// Every group, in the order they are printed.
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::Cpu,
         Group::Machine,
         Group::Disk,
         Group::Nic,
         Group::Temperature,
+        Group::Gpu,
     ];
 
     /// The heading of its table.
@@ -61,6 +65,7 @@ impl Group {
             Group::Disk => "disk",
             Group::Nic => "nic",
             Group::Temperature => "temperature",
+            Group::Gpu => "gpu",
         }
     }
 
@@ -73,6 +78,7 @@ impl Group {
             Group::Disk => Some(label::DEVICE),
             Group::Nic => Some(label::NIC),
             Group::Temperature => Some(label::SENSOR),
+            Group::Gpu => Some(label::GPU),
         }
     }
 
@@ -120,6 +126,14 @@ impl Group {
                 series::NET_TX_ERRORS,
             ],
             Group::Temperature => &[series::TEMPERATURE],
+            Group::Gpu => &[
+                series::GPU_UTILISATION,
+                series::GPU_MEMORY_UTILISATION,
+                series::GPU_SM_CLOCK,
+                series::GPU_POWER,
+                series::GPU_TEMPERATURE,
+                series::GPU_MEMORY_USED,
+            ],
         }
     }
 
@@ -139,6 +153,7 @@ impl Group {
             Group::Disk => &[series::DISK_UTILISATION],
             Group::Nic => &[series::NET_RX_BYTES, series::NET_TX_BYTES],
             Group::Temperature => &[series::TEMPERATURE],
+            Group::Gpu => &[series::GPU_UTILISATION],
         }
     }
 
@@ -150,6 +165,7 @@ impl Group {
             Group::Disk => "utilisation",
             Group::Nic => "bytes",
             Group::Temperature => "temperature",
+            Group::Gpu => "utilisation",
         }
     }
 
@@ -161,6 +177,7 @@ impl Group {
             Group::Disk => "device",
             Group::Nic => "NIC",
             Group::Temperature => "sensor",
+            Group::Gpu => "GPU",
         };
         format!("{n} {what}{}", if n == 1 { "" } else { "s" })
     }
@@ -229,6 +246,8 @@ fn column_of(group: Group, s: &TimeSeries) -> Option<String> {
             let v = s.labels.get(key)?;
             Some(if key == label::CPU {
                 format!("cpu{v}")
+            } else if key == label::GPU {
+                format!("gpu{v}")
             } else {
                 v.clone()
             })

@@ -3,17 +3,20 @@
 //! theoretical peak, LINPACK by order with % of peak, the memory latency
 //! staircase with the cache sizes, the loaded-latency curve with its knee, IOzone's auto-mode heat maps, latency
 //! percentiles on a nines axis from the stored HdrHistograms, per-second
-//! and interval series, and the HTTP user sweep with its saturation point.
+//! and interval series, the HTTP user sweep with its saturation point, and
+//! the GPU benchmarks' bandwidths and GEMM rates.
 //! With several runs every line chart gets one series per run, named by
 //! the run's label.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use nodebench_core::names::gpu as names_gpu;
 use nodebench_core::names::labels::{KERNEL, PERCENTILE, THREADS};
 use nodebench_core::names::{cpu, disk, http, linpack, memory, net};
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Histogram, Metric, Reference, Unit};
 
+mod gpu;
 mod loaded;
 
 use super::Labelled;
@@ -89,6 +92,7 @@ pub fn figures(runs: &[Labelled]) -> Vec<Figure> {
     out.extend(percentiles(runs).into_iter().map(Figure::Line));
     out.extend(time_series(runs).into_iter().map(Figure::Line));
     out.extend(sweep(runs).into_iter().map(Figure::Line));
+    out.extend(gpu::figures(runs));
     out
 }
 
@@ -737,8 +741,9 @@ fn reported_percentiles(
 }
 
 /// The benchmarks whose time series are charted, with the series' name.
-const TIME_SERIES: [(&str, &str); 4] = [
+const TIME_SERIES: [(&str, &str); 5] = [
     (http::LOAD, http::load::REQUESTS_PER_SECOND),
+    (names_gpu::BURN, names_gpu::metric::RATE),
     (net::TCP, net::metric::THROUGHPUT),
     (net::UDP, net::metric::THROUGHPUT),
     (http::DOWNLOAD, net::metric::THROUGHPUT),

@@ -106,8 +106,8 @@ fn group_table(out: &mut String, g: &GroupSummary) {
 }
 
 /// The telemetry charts of `result`: CPU busy %, disk and NIC throughput,
-/// each drawn when its series have two samples or more (and, for disks and
-/// NICs, some activity).
+/// GPU utilisation and power, each drawn when its series have two samples
+/// or more (and, for disks and NICs, some activity).
 pub fn charts(result: &BenchResult) -> Vec<Chart> {
     let groups = summarise(result);
     let telemetry: Vec<&TimeSeries> = telemetry_series(result).collect();
@@ -224,6 +224,37 @@ pub fn charts(result: &BenchResult) -> Vec<Chart> {
         "NIC throughput",
         [(series::NET_RX_BYTES, "rx"), (series::NET_TX_BYTES, "tx")],
     ));
+    // A line per GPU of its utilisation and of its power.
+    for (name, what, axis) in [
+        (
+            series::GPU_UTILISATION,
+            "GPU utilisation",
+            "utilisation (%)",
+        ),
+        (series::GPU_POWER, "GPU power", "power (W)"),
+    ] {
+        let mut chart = Chart::new(
+            KIND,
+            title(what),
+            Axis::linear("time (s)"),
+            Axis::linear(axis),
+        );
+        for s in &telemetry {
+            if s.name == name
+                && s.points.len() >= 2
+                && let Some(g) = s.labels.get(label::GPU)
+            {
+                chart.series.push(Series {
+                    name: format!("gpu{g}"),
+                    points: s.points.clone(),
+                    style: Style::Measured,
+                });
+            }
+        }
+        if !chart.series.is_empty() {
+            charts.push(chart);
+        }
+    }
     charts
 }
 
@@ -268,6 +299,55 @@ mod tests {
 
     use super::*;
     use crate::telemetry::test_series as ts;
+
+    #[test]
+    fn gpus_get_a_column_each_and_utilisation_and_power_charts() {
+        let mut r = BenchResult::new("gpu.burn");
+        let gpu = |g: &str, util: f64, watts: f64| {
+            vec![
+                ts(
+                    series::GPU_UTILISATION,
+                    Unit::Percent,
+                    &[("gpu", g)],
+                    &[util, util],
+                ),
+                ts(
+                    series::GPU_POWER,
+                    Unit::Watts,
+                    &[("gpu", g)],
+                    &[watts, watts + 10.0],
+                ),
+                ts(
+                    series::GPU_SM_CLOCK,
+                    Unit::Hertz,
+                    &[("gpu", g)],
+                    &[1.98e9, 1.98e9],
+                ),
+            ]
+        };
+        r.series = [gpu("0", 100.0, 690.0), gpu("1", 97.0, 650.0)].concat();
+        let groups = crate::telemetry::summarise(&r);
+        let g = groups.iter().find(|g| g.group == Group::Gpu).unwrap();
+        assert_eq!(g.columns, ["gpu0", "gpu1"]);
+        let rows: Vec<&str> = g.rows.iter().map(|r| r.0).collect();
+        assert_eq!(
+            rows,
+            [
+                series::GPU_UTILISATION,
+                series::GPU_SM_CLOCK,
+                series::GPU_POWER
+            ]
+        );
+        let charts = charts(&r);
+        let titles: Vec<&str> = charts.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(titles, ["gpu.burn: GPU utilisation", "gpu.burn: GPU power"]);
+        assert_eq!(charts[1].y.title, "power (W)");
+        let lines: Vec<&str> = charts[1].series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(lines, ["gpu0", "gpu1"]);
+        assert_eq!(charts[1].series[0].points, [(0.0, 690.0), (1.0, 700.0)]);
+        let html = section(&r);
+        assert!(html.contains("<th>gpu0</th>"), "{html}");
+    }
 
     #[test]
     fn busy_cpus_and_active_devices_are_charted() {

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use nodebench_core::inventory::fixtures;
 use nodebench_core::names::labels::{KERNEL, THREADS};
-use nodebench_core::names::{cpu, disk, http, linpack, memory, net};
+use nodebench_core::names::{cpu, disk, gpu, http, linpack, memory, net};
 use nodebench_core::{BenchResult, Better, Histogram, Metric, Reference, Run, TimeSeries, Unit};
 
 use super::chart::{Chart, Style, texts};
@@ -624,4 +624,109 @@ fn the_inventory_folds_the_topology_tree_under_its_first_line() {
         "{html}"
     );
     assert!(html.contains("\n      Core 0: PU 0 1\n"));
+}
+
+/// GPU results of two GPUs: stream, a GEMM sweep, copies (a peer's too)
+/// and a burn's rate each second.
+fn gpu_results() -> Vec<BenchResult> {
+    let mut out = Vec::new();
+    for g in 0..2u32 {
+        let mut s = BenchResult::new(gpu::STREAM);
+        for (k, v) in [("copy", 3.0e12), ("triad", 3.1e12)] {
+            s.metrics.push(
+                Metric::new(
+                    gpu::metric::BANDWIDTH,
+                    v,
+                    Unit::BytesPerSecond,
+                    Better::Higher,
+                )
+                .label(gpu::label::GPU, g)
+                .label(KERNEL, k),
+            );
+        }
+        let mut m = BenchResult::new(gpu::GEMM);
+        for (p, n, v) in [
+            ("fp64", 4096, 50e12),
+            ("fp64", 8192, 56e12),
+            ("bf16", 8192, 700e12),
+        ] {
+            m.metrics.push(
+                Metric::new(gpu::metric::RATE, v, Unit::FlopsPerSecond, Better::Higher)
+                    .label(gpu::label::GPU, g)
+                    .label(gpu::label::PRECISION, p)
+                    .label(gpu::label::N, n),
+            );
+        }
+        let mut b = BenchResult::new(gpu::BANDWIDTH);
+        b.metrics.push(
+            Metric::new(
+                gpu::metric::BANDWIDTH,
+                55e9,
+                Unit::BytesPerSecond,
+                Better::Higher,
+            )
+            .label(gpu::label::GPU, g)
+            .label(gpu::label::DIRECTION, "h2d")
+            .label(gpu::label::HOST_MEMORY, "pinned")
+            .label(gpu::label::HOST_NODE, "0"),
+        );
+        b.metrics.push(
+            Metric::new(
+                gpu::metric::BANDWIDTH,
+                400e9,
+                Unit::BytesPerSecond,
+                Better::Higher,
+            )
+            .label(gpu::label::GPU, g)
+            .label(gpu::label::DIRECTION, "d2d")
+            .label(gpu::label::PEER, 1 - g),
+        );
+        out.extend([s, m, b]);
+    }
+    let mut burn = BenchResult::new(gpu::BURN);
+    burn.series.push(TimeSeries {
+        name: gpu::metric::RATE.into(),
+        unit: Unit::FlopsPerSecond,
+        labels: [("gpu".to_string(), "0".to_string())].into_iter().collect(),
+        points: vec![(1.0, 51e12), (2.0, 50.5e12)],
+    });
+    out.push(burn);
+    out
+}
+
+#[test]
+fn gpu_results_get_bars_per_gpu_gemm_by_order_and_the_burn_over_time() {
+    let runs = [run_of(1, &[], gpu_results())];
+    let all = figures(&labelled(&runs.iter().collect::<Vec<_>>()));
+    let bars: Vec<_> = all
+        .iter()
+        .filter_map(|f| match f {
+            Figure::Bar(b) => Some(b),
+            _ => None,
+        })
+        .collect();
+    let titles: Vec<&str> = bars.iter().map(|b| b.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "gpu.stream gpu 0: bandwidth",
+            "gpu.stream gpu 1: bandwidth",
+            "gpu.bandwidth gpu 0: bandwidth",
+            "gpu.bandwidth gpu 1: bandwidth"
+        ]
+    );
+    assert_eq!(bars[0].groups.1, ["copy", "triad"]);
+    assert_eq!(bars[0].y, "bandwidth (GB/s)");
+    assert_eq!(bars[0].series[0].1, [Some(3000.0), Some(3100.0)]);
+    // A host copy and a peer copy, each its own group.
+    assert_eq!(bars[2].groups.1, ["d2d 1", "h2d pinned 0"]);
+    let gemm: Vec<_> = line_charts(&runs, kind::SCALING);
+    assert_eq!(gemm.len(), 2);
+    assert_eq!(gemm[0].title, "gpu.gemm gpu 0: rate by matrix order");
+    assert_eq!(gemm[0].y.title, "rate (TFLOPS)");
+    assert_eq!(names(&gemm[0], Style::Measured), ["bf16", "fp64"]);
+    assert_eq!(gemm[0].series[1].points, [(4096.0, 50.0), (8192.0, 56.0)]);
+    let burn = one(&runs, kind::TIME_SERIES);
+    assert_eq!(burn.title, "gpu.burn: rate over time");
+    assert_eq!(burn.series[0].points, [(1.0, 51.0), (2.0, 50.5)]);
 }
