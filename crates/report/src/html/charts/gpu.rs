@@ -44,20 +44,29 @@ fn metrics<'a>(runs: &'a [Labelled], id: &'a str, name: &'a str) -> Vec<(usize, 
         .collect()
 }
 
-/// A bar chart per GPU of benchmark `id`'s bandwidth: a group per value of
-/// the `by` labels, a bar per run.
-fn bars(runs: &[Labelled], id: &str, by: &[&str]) -> Vec<Figure> {
-    let all = metrics(runs, id, gpu::metric::BANDWIDTH);
+/// `all` split by GPU, in the GPUs' order.
+fn per_gpu<'a>(all: &'a [(usize, &'a Metric)]) -> Vec<(String, Vec<&'a (usize, &'a Metric)>)> {
     let gpus: BTreeSet<String> = all
         .iter()
         .map(|(_, m)| label_values(m, &[gpu::label::GPU]))
         .collect();
+    gpus.into_iter()
+        .map(|g| {
+            let cell = all
+                .iter()
+                .filter(|(_, m)| label_values(m, &[gpu::label::GPU]) == g)
+                .collect();
+            (g, cell)
+        })
+        .collect()
+}
+
+/// A bar chart per GPU of benchmark `id`'s bandwidth: a group per value of
+/// the `by` labels, a bar per run.
+fn bars(runs: &[Labelled], id: &str, by: &[&str]) -> Vec<Figure> {
+    let all = metrics(runs, id, gpu::metric::BANDWIDTH);
     let mut out = Vec::new();
-    for g in gpus {
-        let cell: Vec<&(usize, &Metric)> = all
-            .iter()
-            .filter(|(_, m)| label_values(m, &[gpu::label::GPU]) == g)
-            .collect();
+    for (g, cell) in per_gpu(&all) {
         let groups: Vec<String> = cell
             .iter()
             .map(|(_, m)| label_values(m, by))
@@ -98,16 +107,8 @@ fn bars(runs: &[Labelled], id: &str, by: &[&str]) -> Vec<Figure> {
 /// `gpu gemm`'s rate by order n per GPU, a line per precision and run.
 fn gemm_by_order(runs: &[Labelled]) -> Vec<Chart> {
     let all = metrics(runs, gpu::GEMM, gpu::metric::RATE);
-    let gpus: BTreeSet<String> = all
-        .iter()
-        .map(|(_, m)| label_values(m, &[gpu::label::GPU]))
-        .collect();
     let mut out = Vec::new();
-    for g in gpus {
-        let cell: Vec<&(usize, &Metric)> = all
-            .iter()
-            .filter(|(_, m)| label_values(m, &[gpu::label::GPU]) == g)
-            .collect();
+    for (g, cell) in per_gpu(&all) {
         let Some((_, first)) = cell.first() else {
             continue;
         };
