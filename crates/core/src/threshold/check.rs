@@ -179,6 +179,20 @@ mod tests {
             ),
             ("cpu.ops efficiency >= 90%", &["cpu.ops", "cpu.linpack"]),
             ("http.load requests_failed == 0", &["http.load"]),
+            (
+                "gpu.gemm rate{precision=bf16,n=8192} >= 700 TFLOPS",
+                &["gpu.gemm"],
+            ),
+            ("gpu.burn mismatched_elements == 0", &["gpu.burn"]),
+            ("gpu.burn power_max <= 700 W", &["gpu.burn"]),
+            (
+                "gpu.burn throttled_percent{throttle=hw_thermal} == 0",
+                &["gpu.burn"],
+            ),
+            (
+                "gpu.bandwidth bandwidth{direction=d2d,peer=1} >= 300 GB/s",
+                &["gpu.bandwidth"],
+            ),
         ] {
             let t: Threshold = text.parse().unwrap();
             assert_eq!(t.check(runs), Ok(()), "{text}");
@@ -223,6 +237,21 @@ mod tests {
         );
         assert!(e.contains("this command does not run disk.iozone"), "{e}");
         assert!(e.contains("it runs: cpu.ops, memory.stream"), "{e}");
+    }
+
+    #[test]
+    fn gpu_thresholds_name_their_mistakes() {
+        let e = refusal("gpu.gemm rate{precision=fp4} >= 1 TFLOPS", &["gpu.gemm"]);
+        assert!(e.contains("unknown value 'fp4' of label precision"), "{e}");
+        let e = refusal("gpu.burn power_max <= 700 GB/s", &["gpu.burn"]);
+        assert!(e.contains("the bound is in B/s"), "{e}");
+        assert!(e.contains("is in W"), "{e}");
+        let e = refusal("gpu.burn mismatches == 0", &["gpu.burn"]);
+        assert!(
+            e.contains("unknown metric 'mismatches' for gpu.burn"),
+            "{e}"
+        );
+        assert!(e.contains("mismatched_elements, xid_errors"), "{e}");
     }
 
     #[test]

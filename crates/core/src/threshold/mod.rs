@@ -449,6 +449,22 @@ mod tests {
     }
 
     #[test]
+    fn gpu_burn_figures_are_judged_in_their_units() {
+        let mut r = BenchResult::new("gpu.burn");
+        r.metrics
+            .push(Metric::new("power_max", 698.5, Unit::Watts, Better::Lower).label("gpu", 0));
+        r.metrics.push(
+            Metric::new("mismatched_elements", 3.0, Unit::Count, Better::Lower).label("gpu", 1),
+        );
+        let rs = vec![r];
+        assert!(t("gpu.burn power_max <= 700 W").judge(&rs).passed);
+        assert!(!t("gpu.burn power_max <= 0.5 kW").judge(&rs).passed);
+        let v = t("gpu.burn mismatched_elements == 0").judge(&rs);
+        assert!(!v.passed);
+        assert_eq!(v.measured, Some(3.0));
+    }
+
+    #[test]
     fn nothing_matched_or_a_unit_mismatch_fails_with_why() {
         let v = t("memory.stream bandwidth >= 1 GB/s").judge(&results());
         assert!(!v.passed);

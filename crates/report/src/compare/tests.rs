@@ -514,3 +514,60 @@ fn renamed_as3ap_tests_are_listed_unmatched() {
         ]
     );
 }
+
+/// GPU results compare as every benchmark's: per GPU and precision, the
+/// GEMM rate in the `gpu` area's geometric mean, a burn's power and
+/// mismatch count compared without entering it.
+#[test]
+fn gpu_results_match_per_gpu_and_precision_and_have_their_area() {
+    use nodebench_core::names::gpu;
+    let gpu_run = |id: i64, tflops: f64, watts: f64| {
+        let mut r = run(id, 1.0, 1.0, 1.0, 1.0);
+        let mut gemm = BenchResult::new(gpu::GEMM);
+        for g in 0..2 {
+            gemm.metrics.push(
+                Metric::new(
+                    gpu::metric::RATE,
+                    tflops * 1e12,
+                    Unit::FlopsPerSecond,
+                    Better::Higher,
+                )
+                .label(gpu::label::GPU, g)
+                .label(gpu::label::PRECISION, gpu::precision::BF16)
+                .label(gpu::label::N, 8192),
+            );
+        }
+        let mut burn = BenchResult::new(gpu::BURN);
+        burn.metrics.push(
+            Metric::new(gpu::metric::POWER_MAX, watts, Unit::Watts, Better::Lower)
+                .label(gpu::label::GPU, 0),
+        );
+        burn.metrics.push(
+            Metric::new(gpu::metric::MISMATCHES, 0.0, Unit::Count, Better::Lower)
+                .label(gpu::label::GPU, 0),
+        );
+        r.results.extend([gemm, burn]);
+        Side {
+            label: format!("run {id}"),
+            runs: vec![r],
+        }
+    };
+    let c = compare(&[gpu_run(1, 700.0, 690.0), gpu_run(2, 770.0, 650.0)]);
+    let gemm: Vec<&MetricRow> = c.rows.iter().filter(|r| r.benchmark == gpu::GEMM).collect();
+    assert_eq!(gemm.len(), 2, "one row per GPU");
+    for r in gemm {
+        assert!(close(r.cells[1].percent_of_baseline.unwrap(), 110.0));
+        assert_eq!(r.area(), "gpu");
+    }
+    let power = c
+        .rows
+        .iter()
+        .find(|r| r.metric == gpu::metric::POWER_MAX)
+        .unwrap();
+    assert_eq!(power.unit, Unit::Watts);
+    assert_eq!(power.cells[1].value, 650.0);
+    let area = c.summary.iter().find(|s| s.area == "gpu").unwrap();
+    // The two GEMM rates; power and the mismatch count are not rates.
+    assert_eq!(area.sides[1].metrics, 2);
+    assert!(close(area.sides[1].percent.unwrap(), 110.0));
+}
