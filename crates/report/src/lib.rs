@@ -8,6 +8,7 @@ pub mod db;
 pub mod dd;
 pub mod export;
 pub mod format;
+pub mod gpu;
 pub mod html;
 pub mod http;
 pub mod http_sweep;

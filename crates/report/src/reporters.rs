@@ -1,12 +1,12 @@
 //! Which reporter prints a result: one table keyed by benchmark id. The
 //! benchmarks that print the way their classic tool does (LINPACK, IOzone,
-//! dd, ab/httperf, JMeter, wget) and AS3AP (its load, query and multi-user
-//! tables) have an entry; every other result gets the
+//! dd, ab/httperf, JMeter, wget, gpu-burn) and AS3AP (its load, query and
+//! multi-user tables) have an entry; every other result gets the
 //! generic table of [`table::result_table`].
 
 use std::fmt::Write as _;
 
-use nodebench_core::names::{burnin, db, disk, http, linpack, memory, scan};
+use nodebench_core::names::{burnin, db, disk, gpu, http, linpack, memory, scan};
 use nodebench_core::{BenchResult, Run};
 
 use crate::table;
@@ -42,6 +42,7 @@ const REPORTERS: &[(&str, Reporter)] = &[
         burnin::CHECKPOINT,
         Reporter::Together(crate::burnin::report),
     ),
+    (gpu::BURN, Reporter::Each(crate::gpu::burn)),
 ];
 
 /// The reporter of benchmark `id`: its entry in the table, else the

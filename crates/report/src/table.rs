@@ -397,7 +397,7 @@ fn name_pivot(heading: String, result: &BenchResult, common: &BTreeMap<String, S
 
 /// One line per sample of a time series, iperf3-interval style:
 /// `throughput  0.00-1.00 s  2345.6 MB/s`.
-fn series_lines(series: &nodebench_core::TimeSeries) -> String {
+pub(crate) fn series_lines(series: &nodebench_core::TimeSeries) -> String {
     let mut out = String::new();
     let mut prev = 0.0;
     for &(t, v) in &series.points {
