@@ -103,3 +103,22 @@ fn the_inventory_says_there_is_no_driver() {
     );
     assert_eq!(inv["gpus"]["devices"], serde_json::json!([]));
 }
+
+#[test]
+fn the_gpu_node_suite_without_a_gpu_exits_3_before_running_anything() {
+    let empty = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let out = bin()
+        .arg("--store")
+        .arg(store.path().join("r.db"))
+        .args(["suite", "run", "gpu-node"])
+        .env("NODEBENCH_CUDA_LIB_DIRS", empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: suite gpu-node: step gpu.stream needs an NVIDIA GPU: no NVIDIA GPU: libcuda.so.1 not found\n"
+    );
+    assert!(!store.path().join("r.db").exists(), "nothing ran");
+}
