@@ -64,7 +64,8 @@ impl Benchmark for As3ap {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.config.validate()?;
         if self.config.time_limit.is_some() {
-            return crate::equivalent::run(self, ctx);
+            let trial = |config| Box::new(As3ap { config }) as Box<dyn Benchmark>;
+            return crate::equivalent::run(&self.config, &trial, ctx);
         }
         let target = self.config.target().map_err(BenchError::Invalid)?;
         let (path, _scratch) = match &target {

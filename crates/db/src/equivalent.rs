@@ -13,7 +13,6 @@ use nodebench_core::config::Choice;
 use nodebench_core::names::db::{self as names, bound, label, metric, param, test};
 use nodebench_core::{BenchResult, Better, Metric, ResultStatus, Unit};
 
-use crate::as3ap::As3ap;
 use crate::config::Test;
 use crate::config::{
     As3apConfig, MAX_ROWS, MAX_USERS, MIN_ROWS, PAPER_ROWS_PER_USER, ROW_BYTES, SCALED_TABLES,
@@ -80,7 +79,7 @@ struct Run {
 
 /// Runs `bench` with its results kept here, cancelled once `limit` has
 /// passed or Ctrl-C came.
-fn timed(bench: &As3ap, limit: Duration, ctx: &mut Context<'_>) -> Run {
+fn timed(bench: &dyn Benchmark, limit: Duration, ctx: &mut Context<'_>) -> Run {
     let child = Cancel::new();
     let parent = ctx.cancel.clone();
     let done = AtomicBool::new(false);
@@ -129,11 +128,16 @@ fn verdict(run: &Run, results: &[BenchResult], limit: Duration, interrupted: boo
     }
 }
 
-/// The search, recorded: the `equivalent-size` result, then the trial at
-/// the equivalent size's results. A trial that cannot start (existing
-/// tables, an unreachable server) is the run's error when it is the first.
-pub fn run(bench: &As3ap, ctx: &mut Context<'_>) -> Result<(), BenchError> {
-    let c = &bench.config;
+/// How a trial's benchmark is made from its configuration (`db.as3ap`
+/// with the trial's size): given by the benchmark, so this module does
+/// not use it back.
+pub type Trial<'a> = &'a dyn Fn(As3apConfig) -> Box<dyn Benchmark>;
+
+/// The search for `c`, recorded: the `equivalent-size` result, then the
+/// trial at the equivalent size's results. A trial that cannot start
+/// (existing tables, an unreachable server) is the run's error when it is
+/// the first.
+pub fn run(c: &As3apConfig, trial: Trial<'_>, ctx: &mut Context<'_>) -> Result<(), BenchError> {
     let limit = c.time_limit.ok_or_else(|| {
         BenchError::Invalid("the equivalent-size search needs --time-limit".into())
     })?;
@@ -146,13 +150,7 @@ pub fn run(bench: &As3ap, ctx: &mut Context<'_>) -> Result<(), BenchError> {
     let mut error: Option<BenchError> = None;
     let mut n = 0;
     let found = search::search(&bounds(c), |rows| {
-        let run = timed(
-            &As3ap {
-                config: trial_config(c, rows, n),
-            },
-            limit,
-            ctx,
-        );
+        let run = timed(trial(trial_config(c, rows, n)).as_ref(), limit, ctx);
         n += 1;
         let seconds = run.elapsed.as_secs_f64();
         let results = match &run.results {
