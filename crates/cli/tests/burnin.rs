@@ -313,7 +313,15 @@ fn the_gpu_workload_without_a_gpu_exits_3_naming_what_is_missing() {
     let empty = tempfile::tempdir().unwrap();
     let out = t
         .command()
-        .args(["burnin", "--workloads", "cpu,gpu", "--duration", "1m"])
+        .args([
+            "burnin",
+            "--workloads",
+            "cpu,gpu",
+            "--duration",
+            "1m",
+            "--checkpoint",
+            "30s",
+        ])
         .env("NODEBENCH_CUDA_LIB_DIRS", empty.path())
         .output()
         .unwrap();
