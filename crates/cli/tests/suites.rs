@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use common::{TempStore, json, one_line_error, stderr, stdout};
 use serde_json::Value;
 
-/// The built-ins in `suite list` order.
+/// The built-ins that run without a GPU, in `suite list` order.
 const BUILTINS: [&str; 6] = [
     "quick",
     "compute-node",
@@ -18,6 +18,9 @@ const BUILTINS: [&str; 6] = [
     "amp-stack",
     "iozone-auto",
 ];
+/// The one that needs an NVIDIA GPU, listed last (tests/gpu.rs: exit 3
+/// without one).
+const GPU_BUILTIN: &str = "gpu-node";
 
 /// Writes `text` as a suite file in `t`'s directory.
 fn suite_file(t: &TempStore, text: &str) -> PathBuf {
@@ -52,7 +55,7 @@ fn steps(run: &Value) -> Vec<(String, String, u64)> {
 }
 
 #[test]
-fn list_shows_the_six_builtins_in_order_with_descriptions() {
+fn list_shows_the_seven_builtins_in_order_with_descriptions() {
     let out = common::run(&["suite", "list"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
@@ -60,7 +63,9 @@ fn list_shows_the_six_builtins_in_order_with_descriptions() {
         .lines()
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    assert_eq!(names, BUILTINS);
+    let mut want = BUILTINS.to_vec();
+    want.push(GPU_BUILTIN);
+    assert_eq!(names, want);
     assert!(
         text.lines().all(|l| l.split_whitespace().count() > 2),
         "{text}"
