@@ -252,6 +252,42 @@ fn scaling(
     charts
 }
 
+/// A bar chart's series: a legend entry and a value per group.
+pub(super) type BarSeries = Vec<(String, Vec<Option<f64>>)>;
+
+/// The groups of `cell` (the values of its `by` labels, in order) and a bar
+/// series per run: each group's value over `divisor`, none where the run
+/// has no figure for it.
+pub(super) fn bar_series(
+    runs: &[Labelled],
+    cell: &[&(usize, &Metric)],
+    by: &[&str],
+    divisor: f64,
+) -> (Vec<String>, BarSeries) {
+    let groups: Vec<String> = cell
+        .iter()
+        .map(|(_, m)| label_values(m, by))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let series = runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let values = groups
+                .iter()
+                .map(|w| {
+                    cell.iter()
+                        .find(|(r, m)| *r == i && label_values(m, by) == *w)
+                        .map(|(_, m)| m.value / divisor)
+                })
+                .collect();
+            (run.label.clone(), values)
+        })
+        .collect();
+    (groups, series)
+}
+
 /// The bars of a scaling chart whose figures share one thread count `at`
 /// (None: not stated): a group per `series_by` value, a bar per run, the
 /// theoretical peak as the reference line where every run has the same.
@@ -267,12 +303,7 @@ fn bars(
     divisor: f64,
     y: Axis,
 ) -> BarChart {
-    let what: Vec<String> = cell
-        .iter()
-        .map(|(_, m)| label_values(m, series_by))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let (what, series) = bar_series(runs, cell, series_by, divisor);
     let threads = at.map_or_else(
         || "thread count not stated".to_string(),
         |t| format!("{t} threads"),
@@ -282,21 +313,6 @@ fn bars(
     } else {
         format!("{id} {group}: {name} at {threads}")
     };
-    let series = runs
-        .iter()
-        .enumerate()
-        .map(|(i, run)| {
-            let values = what
-                .iter()
-                .map(|w| {
-                    cell.iter()
-                        .find(|(r, m)| *r == i && label_values(m, series_by) == *w)
-                        .map(|(_, m)| m.value / divisor)
-                })
-                .collect();
-            (run.label.clone(), values)
-        })
-        .collect();
     let reference = one_peak(cell.iter().map(|(_, m)| *m))
         .map(|p| (p / divisor, "theoretical peak".to_string()));
     BarChart {

@@ -12,7 +12,7 @@ use nodebench_core::names::labels::KERNEL;
 
 use super::super::Labelled;
 use super::super::chart::{Axis, BarChart, Chart, Series, Style};
-use super::{Figure, kind, label_values, number, results, series_name, y_axis};
+use super::{Figure, bar_series, kind, label_values, number, results, series_name, y_axis};
 
 /// Every GPU chart of `runs`.
 pub(super) fn figures(runs: &[Labelled]) -> Vec<Figure> {
@@ -67,30 +67,9 @@ fn bars(runs: &[Labelled], id: &str, by: &[&str]) -> Vec<Figure> {
     let all = metrics(runs, id, gpu::metric::BANDWIDTH);
     let mut out = Vec::new();
     for (g, cell) in per_gpu(&all) {
-        let groups: Vec<String> = cell
-            .iter()
-            .map(|(_, m)| label_values(m, by))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
         // GB/s, as nvbandwidth and BabelStream's users read GPU figures
         // (the host's STREAM stays in MB/s).
-        let divisor = 1e9;
-        let series = runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| {
-                let values = groups
-                    .iter()
-                    .map(|w| {
-                        cell.iter()
-                            .find(|(r, m)| *r == i && label_values(m, by) == *w)
-                            .map(|(_, m)| m.value / divisor)
-                    })
-                    .collect();
-                (run.label.clone(), values)
-            })
-            .collect();
+        let (groups, series) = bar_series(runs, &cell, by, 1e9);
         out.push(Figure::Bar(BarChart {
             kind: kind::SCALING,
             title: format!("{id} gpu {g}: bandwidth"),
