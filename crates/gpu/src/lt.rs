@@ -8,7 +8,7 @@ use std::ffi::{c_int, c_void};
 use nodebench_machine::gpu::cuda::{DeviceBuffer, Driver};
 use nodebench_machine::gpu::libs::Loaded;
 
-use crate::toolkit::{WORKSPACE_BYTES, compute, dtype, open_with};
+use crate::toolkit::{WORKSPACE_BYTES, compute, describe_blas, dtype, open_with};
 
 type H = *mut c_void;
 
@@ -160,14 +160,7 @@ impl Fp8Gemm {
 
     /// "cuBLASLt 13.1.0 (/path)".
     pub fn describe(&self) -> String {
-        let v = self.version;
-        format!(
-            "cuBLASLt {}.{}.{} ({})",
-            v / 10000,
-            (v / 100) % 100,
-            v % 100,
-            self.lib.path
-        )
+        describe_blas("cuBLASLt", self.version, &self.lib.path)
     }
 
     /// D = A^T B on the default stream.

@@ -155,6 +155,17 @@ impl Nvrtc {
     }
 }
 
+/// "NAME 13.1.0 (/path)" for a cuBLAS-family version number
+/// (major x 10000 + minor x 100 + patch).
+pub(crate) fn describe_blas(name: &str, v: usize, path: &str) -> String {
+    format!(
+        "{name} {}.{}.{} ({path})",
+        v / 10000,
+        (v / 100) % 100,
+        v % 100
+    )
+}
+
 /// `cudaDataType` values.
 pub mod dtype {
     pub const R_32F: i32 = 0;
@@ -256,14 +267,7 @@ impl Cublas {
 
     /// "cuBLAS 13.1.0 (/path)".
     pub fn describe(&self) -> String {
-        let v = self.version;
-        format!(
-            "cuBLAS {}.{}.{} ({})",
-            v / 10000,
-            (v / 100) % 100,
-            v % 100,
-            self.lib.path
-        )
+        describe_blas("cuBLAS", self.version as usize, &self.lib.path)
     }
 
     /// C = A B for n x n column-major matrices on the device (`abc`: the
@@ -317,5 +321,16 @@ impl Cublas {
             return Err(format!("cublasGemmEx: status {r}"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn blas_versions_read_as_major_minor_patch() {
+        assert_eq!(
+            super::describe_blas("cuBLAS", 130_100, "/usr/lib/libcublas.so.13"),
+            "cuBLAS 13.1.0 (/usr/lib/libcublas.so.13)"
+        );
     }
 }
