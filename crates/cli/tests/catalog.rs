@@ -293,6 +293,7 @@ fn disk_results_are_in_the_catalog() {
             "--count",
             "16",
         ]),
+        // Steady state: the rounds' IOPS too (5 rounds at the least).
         run(&[
             "disk",
             "blocks",
@@ -304,6 +305,24 @@ fn disk_results_are_in_the_catalog() {
             "1,2",
             "--total",
             "1MiB",
+            "--steady-state",
+            "--max-rounds",
+            "5",
+        ]),
+        run(&[
+            "disk",
+            "iozone",
+            "--dir",
+            dir,
+            "-s",
+            "256k",
+            "-r",
+            "64k",
+            "--tests",
+            "write,read",
+            "--steady-state",
+            "--max-rounds",
+            "5",
         ]),
     ];
     check(&runs, DISK);

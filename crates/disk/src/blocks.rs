@@ -17,7 +17,9 @@ use nodebench_core::names::labels;
 use nodebench_core::{BenchResult, Better, Metric, Unit};
 
 use crate::job::{self, Access, EndSync, Engine, JobSpec, Rw};
+use crate::rounds;
 use crate::scratch::{self, OpenMode, ScratchFile};
+use crate::steady;
 
 nodebench_core::choice! {
     /// One operation of the matrix.
@@ -48,6 +50,11 @@ pub struct DiskBlocksConfig {
     pub direct: bool,
     /// Longest a cell may run.
     pub cell_time_limit: Duration,
+    /// `--steady-state`: precondition the files, then run the matrix in
+    /// rounds until every cell's IOPS is steady (SNIA PTS).
+    pub steady_state: bool,
+    /// The most rounds with `steady_state`.
+    pub max_rounds: usize,
 }
 
 impl Default for DiskBlocksConfig {
@@ -63,6 +70,8 @@ impl Default for DiskBlocksConfig {
             ops: DiskOp::ALL.to_vec(),
             direct: false,
             cell_time_limit: Duration::from_secs(5),
+            steady_state: false,
+            max_rounds: steady::DEFAULT_MAX_ROUNDS,
         }
     }
 }
@@ -94,6 +103,7 @@ impl Config for DiskBlocksConfig {
                 "--cell-time: expected a positive duration like 5s".into(),
             ));
         }
+        steady::check_max_rounds(self.max_rounds)?;
         let max_threads = self.threads.iter().copied().max().unwrap_or(1) as u64;
         let need = self.total.max(self.max_block().saturating_mul(max_threads));
         scratch::check_dir(&self.dir, need).map_err(BenchError::System)
@@ -120,9 +130,10 @@ impl Benchmark for DiskBlocks {
         let c = &self.config;
         c.validate()?;
         job::ignore_sigxfsz();
+        let rounds = if c.steady_state { c.max_rounds } else { 1 };
         ctx.progress.start(
             "disk blocks",
-            (c.threads.len() * c.ops.len() * c.block_sizes.len()) as u64,
+            (c.threads.len() * c.ops.len() * c.block_sizes.len() * rounds) as u64,
         );
         for &threads in &c.threads {
             if ctx.cancel.is_cancelled() {
@@ -134,6 +145,7 @@ impl Benchmark for DiskBlocks {
             result.set_param(param::TOTAL_BYTES, c.total);
             result.set_param(param::DIRECT, c.direct);
             result.set_param(param::CELL_TIME_LIMIT_S, c.cell_time_limit.as_secs_f64());
+            result.set_param(param::STEADY_STATE, c.steady_state);
             if let Err(e) = self.run_threads(ctx, threads, &mut result) {
                 result.mark_failed(e);
             }
@@ -160,9 +172,71 @@ fn layout(per_thread: u64, max_block: u64) -> (u64, u64) {
     (record, per_thread.div_ceil(record) * record)
 }
 
+/// One thread's file: removed on drop, open with the run's flags.
+struct ThreadFile {
+    _scratch: ScratchFile,
+    file: std::fs::File,
+    path: String,
+}
+
+/// What one (operation, block size) cell did on every thread.
+struct Cell {
+    op: DiskOp,
+    block: u64,
+    bytes: u64,
+    ops: u64,
+    /// The threads' I/O seconds, summed.
+    busy: f64,
+    /// Wall seconds from the common start to the last thread's end.
+    wall: f64,
+}
+
+impl Cell {
+    /// Operations per second over the wall time.
+    fn iops(&self) -> f64 {
+        self.ops as f64 / self.wall.max(1e-12)
+    }
+
+    /// `name` = `value` with the cell's labels on `threads` threads.
+    fn metric(&self, name: &str, value: f64, unit: Unit, better: Better, threads: usize) -> Metric {
+        Metric::new(name, value, unit, better)
+            .label(label::OP, self.op.as_str())
+            .label(label::BLOCK, self.block)
+            .label(labels::THREADS, threads)
+    }
+
+    /// Its bandwidth, mean latency and IOPS.
+    fn metrics(&self, threads: usize) -> [Metric; 3] {
+        [
+            self.metric(
+                metric::BANDWIDTH,
+                self.bytes as f64 / self.wall.max(1e-12),
+                Unit::BytesPerSecond,
+                Better::Higher,
+                threads,
+            ),
+            self.metric(
+                metric::LATENCY,
+                self.busy / self.ops.max(1) as f64,
+                Unit::Seconds,
+                Better::Lower,
+                threads,
+            ),
+            self.metric(
+                metric::IOPS,
+                self.iops(),
+                Unit::OpsPerSecond,
+                Better::Higher,
+                threads,
+            ),
+        ]
+    }
+}
+
 impl DiskBlocks {
     /// Runs every (operation, block size) cell on `threads` threads, one
-    /// file each, into `result`.
+    /// file each, into `result`: once, or with `--steady-state` in rounds
+    /// after preconditioning the files.
     fn run_threads(
         &self,
         ctx: &mut Context<'_>,
@@ -176,25 +250,99 @@ impl DiskBlocks {
             direct: c.direct,
             sync: false,
         };
+        let (record, size) = layout(per_thread, max_block);
+        result.warnings.extend(scratch::page_cache_warning(
+            c.direct,
+            size.saturating_mul(threads as u64),
+            ctx.inventory.memory.total_bytes,
+        ));
         let mut files = Vec::new();
         for t in 0..threads {
             let s = ScratchFile::create(&c.dir, &format!("blocks{t}"))?;
-            let f = s.open(mode)?;
+            let file = s.open(mode)?;
             let path = s.path().display().to_string();
-            let (record, size) = layout(per_thread, max_block);
-            let layout = JobSpec::sequential_write(record, size, EndSync::Fsync);
-            job::run_job(&f, &path, &layout, &ctx.cancel, None)?;
-            files.push((s, f, path));
+            if c.steady_state {
+                rounds::precondition(
+                    &file,
+                    &path,
+                    size,
+                    record,
+                    &c.block_sizes,
+                    Some(c.cell_time_limit),
+                    &ctx.cancel,
+                )?;
+            } else {
+                let layout = JobSpec::sequential_write(record, size, EndSync::Fsync);
+                job::run_job(&file, &path, &layout, &ctx.cancel, None)?;
+            }
+            files.push(ThreadFile {
+                _scratch: s,
+                file,
+                path,
+            });
         }
+        if !c.steady_state {
+            let (cells, cancelled) = self.run_matrix(ctx, &files, per_thread)?;
+            result
+                .metrics
+                .extend(cells.iter().flat_map(|cell| cell.metrics(threads)));
+            if cancelled {
+                result.mark_cancelled();
+            }
+            return Ok(());
+        }
+        let mut last: Vec<Cell> = Vec::new();
+        let verdict = steady::run_rounds(c.max_rounds, |round| {
+            let (cells, cancelled) = self.run_matrix(ctx, &files, per_thread)?;
+            if cancelled {
+                return Ok(None);
+            }
+            result.metrics.extend(cells.iter().map(|cell| {
+                cell.metric(
+                    metric::ROUND_IOPS,
+                    cell.iops(),
+                    Unit::OpsPerSecond,
+                    Better::Higher,
+                    threads,
+                )
+                .label(label::ROUND, round)
+            }));
+            let iops = cells.iter().map(Cell::iops).collect();
+            last = cells;
+            Ok(Some(iops))
+        })?;
+        result
+            .metrics
+            .extend(last.iter().flat_map(|cell| cell.metrics(threads)));
+        rounds::record_verdict(result, &verdict, c.max_rounds, |i| {
+            last.get(i).map_or_else(String::new, |cell| {
+                format!("op={} block={} threads={threads}", cell.op, cell.block)
+            })
+        });
+        if verdict.cancelled {
+            result.mark_cancelled();
+        }
+        Ok(())
+    }
+
+    /// Runs every cell once on `files`, `per_thread` bytes each; says
+    /// whether it was cancelled part way (the cells before are kept).
+    fn run_matrix(
+        &self,
+        ctx: &mut Context<'_>,
+        files: &[ThreadFile],
+        per_thread: u64,
+    ) -> Result<(Vec<Cell>, bool), String> {
+        let c = &self.config;
+        let mut cells = Vec::new();
         for &op in &c.ops {
             for &block in &c.block_sizes {
                 if ctx.cancel.is_cancelled() {
-                    result.mark_cancelled();
-                    return Ok(());
+                    return Ok((cells, true));
                 }
                 if !c.direct {
-                    for (_, f, path) in &files {
-                        job::purge(f, path)?;
+                    for f in files {
+                        job::purge(&f.file, &f.path)?;
                     }
                 }
                 let (rw, access) = match op {
@@ -221,12 +369,12 @@ impl DiskBlocks {
                     std::thread::scope(|s| {
                         let hs: Vec<_> = files
                             .iter()
-                            .map(|(_, f, path)| {
+                            .map(|f| {
                                 let (barrier, cancel) = (&barrier, &cancel);
                                 s.spawn(move || {
                                     let job = job::PreparedJob::new(&spec);
                                     barrier.wait();
-                                    job?.run(f, path, cancel, None)
+                                    job?.run(&f.file, &f.path, cancel, None)
                                 })
                             })
                             .collect();
@@ -238,45 +386,25 @@ impl DiskBlocks {
                             .collect();
                         (outcomes, t0.elapsed().as_secs_f64())
                     });
-                let mut bytes = 0u64;
-                let mut ops = 0u64;
-                let mut busy = 0.0;
+                let mut cell = Cell {
+                    op,
+                    block,
+                    bytes: 0,
+                    ops: 0,
+                    busy: 0.0,
+                    wall,
+                };
                 for o in outcomes {
                     let o = o?;
-                    bytes += o.bytes;
-                    ops += o.ops;
-                    busy += o.seconds;
+                    cell.bytes += o.bytes;
+                    cell.ops += o.ops;
+                    cell.busy += o.seconds;
                 }
-                let cell = |name: &str, value: f64, unit: Unit, better: Better| {
-                    Metric::new(name, value, unit, better)
-                        .label(label::OP, op.as_str())
-                        .label(label::BLOCK, block)
-                        .label(labels::THREADS, threads)
-                };
-                result.metrics.extend([
-                    cell(
-                        metric::BANDWIDTH,
-                        bytes as f64 / wall.max(1e-12),
-                        Unit::BytesPerSecond,
-                        Better::Higher,
-                    ),
-                    cell(
-                        metric::LATENCY,
-                        busy / ops.max(1) as f64,
-                        Unit::Seconds,
-                        Better::Lower,
-                    ),
-                    cell(
-                        metric::IOPS,
-                        ops as f64 / wall.max(1e-12),
-                        Unit::OpsPerSecond,
-                        Better::Higher,
-                    ),
-                ]);
+                cells.push(cell);
                 ctx.progress.advance(1);
             }
         }
-        Ok(())
+        Ok((cells, false))
     }
 }
 

@@ -123,6 +123,24 @@ pub fn check_dir(dir: &Path, bytes: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// The warning a result carries when its test files, `bytes` in all, go
+/// through the page cache (no `--direct`) and are smaller than twice the
+/// RAM (`ram`, unknown: no warning): the cache can hold them, so reads and
+/// writes may be served by memory rather than the disk.
+pub fn page_cache_warning(direct: bool, bytes: u64, ram: Option<u64>) -> Option<String> {
+    let ram = ram?;
+    let twice = ram.saturating_mul(2);
+    if direct || bytes >= twice {
+        return None;
+    }
+    Some(format!(
+        "page cache: the test files ({}) are smaller than twice the RAM (2 x {}) and go through the page cache (no --direct), which serves them: the figures may be memory's, not the disk's; use --direct or files of {} or more",
+        format_bytes(bytes),
+        format_bytes(ram),
+        format_bytes(twice)
+    ))
+}
+
 /// The alignment O_DIRECT needs for offsets and lengths in `dir`'s file
 /// system: statx's `dio_offset_align` where the kernel reports it (6.1+),
 /// else 4096 (safe for every logical block size in use).
@@ -166,6 +184,22 @@ mod tests {
             f.path().to_path_buf()
         };
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn files_the_page_cache_can_hold_are_warned_of() {
+        let ram = Some(8 << 30);
+        let w = page_cache_warning(false, 512 << 20, ram).unwrap();
+        assert!(
+            w.starts_with(
+                "page cache: the test files (512 MiB) are smaller than twice the RAM (2 x 8 GiB)"
+            ),
+            "{w}"
+        );
+        assert!(w.contains("--direct"), "{w}");
+        assert_eq!(page_cache_warning(true, 512 << 20, ram), None);
+        assert_eq!(page_cache_warning(false, 16 << 30, ram), None);
+        assert_eq!(page_cache_warning(false, 512 << 20, None), None);
     }
 
     #[test]

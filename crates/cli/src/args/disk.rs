@@ -10,6 +10,7 @@ use nodebench_disk::blocks::{DiskBlocksConfig, DiskOp};
 use nodebench_disk::dd::DdConfig;
 use nodebench_disk::iozone::{IozoneConfig, Test};
 use nodebench_disk::job::Engine;
+use nodebench_disk::steady;
 
 use super::parse::{
     ThreadList, duration_text, or_default, parse_count, parse_duration, parse_size, parse_threads,
@@ -86,6 +87,30 @@ pub struct IozoneArgs {
     /// Read back what the write tests wrote and compare.
     #[arg(long)]
     pub verify: bool,
+    #[command(flatten)]
+    pub steady: SteadyArgs,
+}
+
+/// `--steady-state` and `--max-rounds`, shared by `disk iozone` and `disk
+/// blocks`.
+#[derive(Debug, Args)]
+pub struct SteadyArgs {
+    /// SNIA PTS steady state: precondition the test files (sequential
+    /// writes of twice their size, then random writes at the block size),
+    /// then run rounds until, over the last 5, each figure's IOPS range is
+    /// within 20 % of its mean and its fitted line's excursion within 10 %.
+    #[arg(long)]
+    pub steady_state: bool,
+    /// The most steady-state rounds (at least 5).
+    #[arg(long, value_name = "N", default_value_t = steady::DEFAULT_MAX_ROUNDS as u64, value_parser = parse_count, requires = "steady_state")]
+    pub max_rounds: u64,
+}
+
+impl SteadyArgs {
+    /// The rounds as a config holds them.
+    fn max_rounds(&self) -> usize {
+        usize::try_from(self.max_rounds).unwrap_or(usize::MAX)
+    }
 }
 
 /// An engine by name; `io-uring` is taken for `io_uring`. An unknown name
@@ -117,6 +142,8 @@ impl From<&IozoneArgs> for IozoneConfig {
             engine: a.engine,
             iodepth: a.iodepth.try_into().unwrap_or(u32::MAX),
             verify: a.verify,
+            steady_state: a.steady.steady_state,
+            max_rounds: a.steady.max_rounds(),
         }
     }
 }
@@ -173,6 +200,8 @@ pub struct DiskBlocksArgs {
     /// Longest one cell may run.
     #[arg(long, value_name = "DURATION", default_value = duration_text(DiskBlocksConfig::default().cell_time_limit), value_parser = parse_duration, allow_hyphen_values = true)]
     pub cell_time: Duration,
+    #[command(flatten)]
+    pub steady: SteadyArgs,
 }
 
 impl From<&DiskBlocksArgs> for DiskBlocksConfig {
@@ -186,6 +215,8 @@ impl From<&DiskBlocksArgs> for DiskBlocksConfig {
             ops: or_default(&a.ops, d.ops),
             direct: a.direct,
             cell_time_limit: a.cell_time,
+            steady_state: a.steady.steady_state,
+            max_rounds: a.steady.max_rounds(),
         }
     }
 }

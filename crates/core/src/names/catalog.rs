@@ -354,6 +354,7 @@ static SPECS: &[BenchSpec] = &[
             m(disk::metric::MAX_PER_WORKER, Unit::BytesPerSecond),
             m(disk::metric::AVG_PER_WORKER, Unit::BytesPerSecond),
             m(disk::metric::MIN_XFER, Unit::Bytes),
+            m(disk::metric::ROUND_IOPS, Unit::OpsPerSecond),
         ],
         labels: &[
             of(
@@ -380,6 +381,7 @@ static SPECS: &[BenchSpec] = &[
             open(disk::label::FILE_SIZE),
             open(disk::label::RECORD),
             open(disk::label::WORKERS),
+            open(disk::label::ROUND),
         ],
     },
     BenchSpec {
@@ -401,6 +403,7 @@ static SPECS: &[BenchSpec] = &[
             m(disk::metric::BANDWIDTH, Unit::BytesPerSecond),
             m(disk::metric::LATENCY, Unit::Seconds),
             m(disk::metric::IOPS, Unit::OpsPerSecond),
+            m(disk::metric::ROUND_IOPS, Unit::OpsPerSecond),
         ],
         labels: &[
             of(
@@ -413,6 +416,7 @@ static SPECS: &[BenchSpec] = &[
             ),
             open(disk::label::BLOCK),
             open(THREADS),
+            open(disk::label::ROUND),
         ],
     },
     BenchSpec {

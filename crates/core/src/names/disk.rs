@@ -99,6 +99,10 @@ pub mod metric {
         AVG_PER_WORKER,
         MIN_XFER,
     ];
+    /// IOPS of one steady-state round (labelled with its
+    /// [`round`](super::label::ROUND)): an IOzone test's or a `disk blocks`
+    /// cell's, the figure the SNIA steady-state window judges.
+    pub const ROUND_IOPS: &str = "round_iops";
 }
 
 /// Label keys (the thread count of a `disk blocks` cell is
@@ -122,6 +126,9 @@ pub mod label {
     pub const DIRECTION: &str = "direction";
     /// The fio job a figure belongs to (its `jobname`).
     pub const JOB: &str = "job";
+    /// The steady-state round (1, 2, ...) of a
+    /// [`ROUND_IOPS`](super::metric::ROUND_IOPS) figure.
+    pub const ROUND: &str = "round";
 }
 
 /// I/O engine names (`--engine`, the `engine` parameter).
@@ -210,6 +217,16 @@ pub mod param {
     pub const JOBS: &str = "jobs";
     /// Time limit of a job, seconds (fio's `runtime`).
     pub const DURATION_S: &str = "duration_s";
+    /// `--steady-state`: preconditioned, then run in rounds until steady.
+    pub const STEADY_STATE: &str = "steady_state";
+    /// `--max-rounds`: the most steady-state rounds.
+    pub const MAX_ROUNDS: &str = "max_rounds";
+    /// Steady-state rounds run.
+    pub const ROUNDS: &str = "rounds";
+    /// Whether the steady-state window's limits were met.
+    pub const STEADY_STATE_REACHED: &str = "steady_state_reached";
+    /// The round at which steady state was reached (absent if it was not).
+    pub const STEADY_STATE_ROUND: &str = "steady_state_round";
 }
 
 /// Parameters that define an IOzone workload (test and record size of a

@@ -9,6 +9,7 @@ use nodebench_core::names::disk::test;
 
 use crate::job::{Access, Engine, Rw};
 use crate::scratch;
+use crate::steady;
 
 /// IOzone's default stride, in records.
 pub const STRIDE_RECORDS: u64 = 17;
@@ -141,6 +142,11 @@ pub struct IozoneConfig {
     pub iodepth: u32,
     /// Read back and check what the write tests wrote.
     pub verify: bool,
+    /// `--steady-state`: precondition the files, then run the tests in
+    /// rounds until every test's IOPS is steady (SNIA PTS).
+    pub steady_state: bool,
+    /// The most rounds with `steady_state`.
+    pub max_rounds: usize,
 }
 
 impl Default for IozoneConfig {
@@ -163,6 +169,8 @@ impl Default for IozoneConfig {
             engine: Engine::Psync,
             iodepth: 1,
             verify: false,
+            steady_state: false,
+            max_rounds: steady::DEFAULT_MAX_ROUNDS,
         }
     }
 }
@@ -223,6 +231,12 @@ impl Config for IozoneConfig {
                 "--iodepth: expected a positive queue depth".into(),
             ));
         }
+        if self.steady_state && self.auto_max_file_size.is_some() {
+            return Err(BenchError::Invalid(
+                "--steady-state: runs one --file-size and --record-size, not --auto".into(),
+            ));
+        }
+        steady::check_max_rounds(self.max_rounds)?;
         let largest = self.groups().iter().map(|(f, _)| *f).max().unwrap_or(0);
         // A missing directory or one without room is the machine's refusal,
         // not a malformed flag.
@@ -302,7 +316,7 @@ mod tests {
             ..IozoneConfig::default()
         };
         ok.validate().unwrap();
-        let cases: [(IozoneConfig, &str); 8] = [
+        let cases: [(IozoneConfig, &str); 10] = [
             (
                 IozoneConfig {
                     tests: vec![],
@@ -353,6 +367,22 @@ mod tests {
                     ..ok.clone()
                 },
                 "free for the test files",
+            ),
+            (
+                IozoneConfig {
+                    steady_state: true,
+                    auto_max_file_size: Some(128 << 10),
+                    ..ok.clone()
+                },
+                "--steady-state: runs one --file-size and --record-size, not --auto",
+            ),
+            (
+                IozoneConfig {
+                    steady_state: true,
+                    max_rounds: 4,
+                    ..ok.clone()
+                },
+                "--max-rounds: expected at least 5 (the steady-state window), got 4",
             ),
             (
                 IozoneConfig {

@@ -22,6 +22,56 @@ pub(super) struct TestFigures {
     pub wall: f64,
 }
 
+impl TestFigures {
+    /// The workers' operations per second, summed (each over its own time).
+    pub fn iops(&self) -> f64 {
+        self.per_worker
+            .iter()
+            .map(|o| o.ops as f64 / o.seconds.max(1e-12))
+            .sum()
+    }
+}
+
+/// The labels of `test`'s figures in a cell.
+fn cell_labels(
+    test: Test,
+    file_size: u64,
+    record: u64,
+    workers: usize,
+) -> BTreeMap<String, String> {
+    [
+        (label::TEST, test.as_str().to_string()),
+        (label::FILE_SIZE, file_size.to_string()),
+        (label::RECORD, record.to_string()),
+        (label::WORKERS, workers.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// Appends each test's IOPS in steady-state round `round`.
+pub(super) fn record_round(
+    result: &mut BenchResult,
+    figures: &[(Test, TestFigures)],
+    file_size: u64,
+    record: u64,
+    workers: usize,
+    round: usize,
+) {
+    for (test, f) in figures {
+        let mut m = Metric::new(
+            metric::ROUND_IOPS,
+            f.iops(),
+            Unit::OpsPerSecond,
+            Better::Higher,
+        );
+        m.labels = cell_labels(*test, file_size, record, workers);
+        m.labels.insert(label::ROUND.to_string(), round.to_string());
+        result.metrics.push(m);
+    }
+}
+
 /// The latency percentile metrics of `hist` (ns), in seconds.
 fn percentile_metrics(hist: &Hdr<u64>) -> [(&'static str, f64); 5] {
     let q = |p: f64| hist.value_at_quantile(p) as f64 * 1e-9;
@@ -45,15 +95,7 @@ pub(super) fn record_cell(
     throughput: bool,
 ) {
     for (test, f) in figures {
-        let labels: BTreeMap<String, String> = [
-            (label::TEST, test.as_str().to_string()),
-            (label::FILE_SIZE, file_size.to_string()),
-            (label::RECORD, record.to_string()),
-            (label::WORKERS, workers.to_string()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
+        let labels = cell_labels(*test, file_size, record, workers);
         let mut push = |name: &str, value: f64, unit: Unit| {
             let better = if unit == Unit::Seconds {
                 Better::Lower
@@ -77,12 +119,7 @@ pub(super) fn record_cell(
             let _ = hist.add(&o.latency_ns);
         }
         push(metric::BANDWIDTH, children, Unit::BytesPerSecond);
-        let iops = f
-            .per_worker
-            .iter()
-            .map(|o| o.ops as f64 / o.seconds.max(1e-12))
-            .sum::<f64>();
-        push(metric::IOPS, iops, Unit::OpsPerSecond);
+        push(metric::IOPS, f.iops(), Unit::OpsPerSecond);
         for (name, v) in percentile_metrics(&hist) {
             push(name, v, Unit::Seconds);
         }

@@ -21,10 +21,12 @@ use nodebench_core::config::{Choice, Config};
 use nodebench_core::names::disk::{self as names, param};
 
 pub use config::{BASIC_TESTS, IozoneConfig, STRIDE_RECORDS, Test, auto_cells};
-use figures::{TestFigures, record_cell};
+use figures::{TestFigures, record_cell, record_round};
 
 use crate::job::{self, EndSync, Engine, JobOutcome, JobSpec, PreparedJob, Rw, Siblings};
+use crate::rounds;
 use crate::scratch::{self, OpenMode, ScratchFile};
+use crate::steady;
 
 /// The `disk.iozone` benchmark.
 #[derive(Debug, Clone)]
@@ -94,34 +96,48 @@ impl Iozone {
         record: u64,
         done: &mut Vec<(Test, TestFigures)>,
     ) -> CellEnd {
+        match self.workers(record) {
+            Ok(workers) => self.run_tests(ctx, &workers, file_size, record, &mut false, done),
+            Err(e) => CellEnd::Failed(e),
+        }
+    }
+
+    /// Every worker's new scratch file, checked for the record size when
+    /// the run bypasses the page cache.
+    fn workers(&self, record: u64) -> Result<Vec<Worker>, String> {
         let c = &self.config;
-        let workers: Vec<Worker> = match (0..c.workers).map(|w| Worker::create(c, w)).collect() {
-            Ok(w) => w,
-            Err(e) => return CellEnd::Failed(e),
-        };
+        let workers: Vec<Worker> = (0..c.workers)
+            .map(|w| Worker::create(c, w))
+            .collect::<Result<_, _>>()?;
         if c.direct {
             let align = scratch::direct_alignment(workers[0].scratch.path());
             if !record.is_multiple_of(align) {
-                return CellEnd::Failed(format!(
+                return Err(format!(
                     "--record-size: {record} B is not a multiple of the direct-I/O alignment {align} B of --dir {}",
                     c.dir.display()
                 ));
             }
         }
-        let mut laid_out = false;
+        Ok(workers)
+    }
+
+    /// Runs the tests once on `workers`' files (`laid_out`: whether they
+    /// hold the whole file already), as [`Iozone::run_cell`] says.
+    fn run_tests(
+        &self,
+        ctx: &mut Context<'_>,
+        workers: &[Worker],
+        file_size: u64,
+        record: u64,
+        laid_out: &mut bool,
+        done: &mut Vec<(Test, TestFigures)>,
+    ) -> CellEnd {
+        let c = &self.config;
         for (ti, &test) in c.tests.iter().enumerate() {
             if ctx.cancel.is_cancelled() {
                 return CellEnd::Cancelled;
             }
-            if let Err(e) = prepare(
-                c,
-                test,
-                &workers,
-                file_size,
-                record,
-                &mut laid_out,
-                &ctx.cancel,
-            ) {
+            if let Err(e) = prepare(c, test, workers, file_size, record, laid_out, &ctx.cancel) {
                 return CellEnd::Failed(e);
             }
             let (rw, access, engine) = test.job(c.engine, 0x1234_5678 + ti as u64);
@@ -177,7 +193,7 @@ impl Iozone {
             if let (Some(seed), Rw::Write) = (seed, rw)
                 && !cancelled
             {
-                for w in &workers {
+                for w in workers {
                     if let Err(e) =
                         job::verify(w.file_for(engine), &w.path, file_size, record, seed)
                     {
@@ -186,7 +202,7 @@ impl Iozone {
                 }
             }
             if rw != Rw::Read {
-                laid_out = true;
+                *laid_out = true;
             }
             ctx.progress.advance(1);
             done.push((test, TestFigures { per_worker, wall }));
@@ -195,6 +211,75 @@ impl Iozone {
             }
         }
         CellEnd::Done
+    }
+
+    /// `--steady-state`: preconditions one cell's files, then runs its
+    /// tests in rounds until each test's IOPS is steady, into `result`: the
+    /// IOPS of every round, the last round's figures and the verdict.
+    fn run_steady(
+        &self,
+        ctx: &mut Context<'_>,
+        file_size: u64,
+        record: u64,
+        result: &mut BenchResult,
+    ) {
+        let c = &self.config;
+        let workers = match self.workers(record) {
+            Ok(w) => w,
+            Err(e) => return result.mark_failed(e),
+        };
+        let covered = file_size / record * record;
+        for w in &workers {
+            let pre = rounds::precondition(
+                &w.file,
+                &w.path,
+                covered,
+                layout_record(covered, record),
+                &[record],
+                None,
+                &ctx.cancel,
+            );
+            if let Err(e) = pre {
+                return result.mark_failed(e);
+            }
+        }
+        if ctx.cancel.is_cancelled() {
+            return result.mark_cancelled();
+        }
+        let mut laid_out = true;
+        let mut last: Vec<(Test, TestFigures)> = Vec::new();
+        let verdict = steady::run_rounds(c.max_rounds, |round| {
+            let mut figures = Vec::new();
+            match self.run_tests(
+                ctx,
+                &workers,
+                file_size,
+                record,
+                &mut laid_out,
+                &mut figures,
+            ) {
+                CellEnd::Done => {}
+                CellEnd::Failed(e) => return Err(e),
+                CellEnd::Cancelled => return Ok(None),
+            }
+            record_round(result, &figures, file_size, record, c.workers, round);
+            let iops = figures.iter().map(|(_, f)| f.iops()).collect();
+            last = figures;
+            Ok(Some(iops))
+        });
+        record_cell(result, &last, file_size, record, c.workers, c.workers > 1);
+        match verdict {
+            Ok(v) => {
+                rounds::record_verdict(result, &v, c.max_rounds, |i| {
+                    last.get(i)
+                        .map_or_else(String::new, |(t, _)| format!("test={t}"))
+                });
+                if v.cancelled {
+                    result.mark_cancelled();
+                }
+            }
+            Err(e) => result.mark_failed(e),
+        }
     }
 
     /// A new result for one file size, with the run's parameters.
@@ -227,8 +312,19 @@ impl Iozone {
         result.set_param(param::IODEPTH, depth);
         result.set_param(param::STRIDE_RECORDS, STRIDE_RECORDS);
         result.set_param(param::VERIFY, c.verify);
+        result.set_param(param::STEADY_STATE, c.steady_state);
         result.set_param(param::DATA, "incompressible (xorshift random bytes)");
         result
+    }
+}
+
+/// The writes a file of `covered` bytes is laid out in: 1 MiB where the
+/// size allows, so its extents do not depend on the record size under test.
+fn layout_record(covered: u64, record: u64) -> u64 {
+    if covered.is_multiple_of(1 << 20) {
+        1 << 20
+    } else {
+        record
     }
 }
 
@@ -251,16 +347,10 @@ fn prepare(
                 .map_err(|e| format!("truncating {}: {e}", w.path))?;
         }
     } else if test.needs_data() && !*laid_out {
-        // Lay the file out for tests that read or rewrite it, in 1 MiB
-        // writes where the size allows, so its extents do not depend on the
-        // record size under test.
+        // Lay the file out for tests that read or rewrite it.
         let covered = file_size / record * record;
-        let layout_record = if covered.is_multiple_of(1 << 20) {
-            1 << 20
-        } else {
-            record
-        };
-        let spec = JobSpec::sequential_write(layout_record, covered, EndSync::Fsync);
+        let spec =
+            JobSpec::sequential_write(layout_record(covered, record), covered, EndSync::Fsync);
         for w in workers {
             job::run_job(&w.file, &w.path, &spec, cancel, None)?;
         }
@@ -295,13 +385,25 @@ impl Benchmark for Iozone {
         job::ignore_sigxfsz();
         let c = &self.config;
         let groups = c.groups();
-        let steps: usize = groups.iter().map(|(_, r)| r.len()).sum::<usize>() * c.tests.len();
+        let rounds = if c.steady_state { c.max_rounds } else { 1 };
+        let steps: usize =
+            groups.iter().map(|(_, r)| r.len()).sum::<usize>() * c.tests.len() * rounds;
         ctx.progress.start("disk iozone", steps as u64);
         for (file_size, records) in &groups {
             if ctx.cancel.is_cancelled() {
                 break;
             }
             let mut result = self.new_result(*file_size, records);
+            result.warnings.extend(scratch::page_cache_warning(
+                c.direct,
+                file_size.saturating_mul(c.workers as u64),
+                ctx.inventory.memory.total_bytes,
+            ));
+            if c.steady_state {
+                self.run_steady(ctx, *file_size, c.record_size, &mut result);
+                ctx.record(result)?;
+                break;
+            }
             for &record in records {
                 let mut figures = Vec::new();
                 let end = self.run_cell(ctx, *file_size, record, &mut figures);
@@ -420,6 +522,59 @@ mod tests {
         // 64 KiB: records 4..64 KiB (5); 128 KiB: 4..128 KiB (6); two tests each.
         assert_eq!(out[0].metrics_named(metric::BANDWIDTH).count(), 10);
         assert_eq!(out[1].metrics_named(metric::BANDWIDTH).count(), 12);
+    }
+
+    #[test]
+    fn steady_state_stores_every_round_and_its_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = config(dir.path());
+        cfg.file_size = 256 << 10;
+        cfg.record_size = 4 << 10;
+        cfg.tests = vec![Test::RandomWrite, Test::RandomRead];
+        cfg.purge = false;
+        cfg.steady_state = true;
+        cfg.max_rounds = 6;
+        let out = run(cfg).unwrap();
+        let r = &out[0];
+        assert_eq!(r.status, ResultStatus::Passed, "{:?}", r.error);
+        let rounds = r.param(param::ROUNDS).unwrap().as_u64().unwrap() as usize;
+        assert!((5..=6).contains(&rounds), "{rounds}");
+        let mut all_steady = true;
+        for t in [test::RANDOM_WRITE, test::RANDOM_READ] {
+            let series: Vec<f64> = (1..=rounds)
+                .map(|n| {
+                    let n = n.to_string();
+                    r.metric(metric::ROUND_IOPS, &[(label::TEST, t), (label::ROUND, &n)])
+                        .unwrap_or_else(|| panic!("{t} round {n}"))
+                        .value
+                })
+                .collect();
+            assert_eq!(
+                r.metrics
+                    .iter()
+                    .filter(|m| m.name == metric::ROUND_IOPS && m.has_labels(&[(label::TEST, t)]))
+                    .count(),
+                rounds
+            );
+            all_steady &= steady::check_window(&series).unwrap().steady();
+            // The headline figures are the last round's.
+            assert_eq!(value(r, metric::IOPS, t), series[rounds - 1]);
+            assert_eq!(value(r, metric::BYTES, t), (256 << 10) as f64);
+        }
+        let reached = r
+            .param(param::STEADY_STATE_REACHED)
+            .unwrap()
+            .as_bool()
+            .unwrap();
+        assert_eq!(reached, all_steady);
+        assert_eq!(reached, rounds < 6 || all_steady);
+        assert_eq!(
+            r.warnings
+                .iter()
+                .any(|w| w.starts_with("steady state not reached in 6 rounds")),
+            !reached
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]
