@@ -206,7 +206,17 @@ pub struct LoadConfig {
     /// The built-in server started in this process for a URL that is only
     /// a path (`/bytes/3985`); off for a full URL.
     pub server: InProcessServer,
+    /// The status every reply should have (`--expect-status`); `None`:
+    /// any 1xx, 2xx or 3xx.
+    pub expect_status: Option<u16>,
+    /// The largest share (0..1) of requests that may fail or get another
+    /// status than expected before the result fails (`--max-error-rate`).
+    pub max_error_rate: f64,
 }
+
+/// The share of requests that may fail or get an error status by default:
+/// 1 %, the threshold k6 users write for `http_req_failed`.
+pub const DEFAULT_MAX_ERROR_RATE: f64 = 0.01;
 
 /// ab's defaults as `nodebench http load` applies them: one GET over one
 /// connection without keep-alive, HTTP/1.1, a 30 s timeout, one client
@@ -225,6 +235,8 @@ impl Default for LoadConfig {
             timeout: DEFAULT_TIMEOUT,
             pin: true,
             server: InProcessServer::default(),
+            expect_status: None,
+            max_error_rate: DEFAULT_MAX_ERROR_RATE,
         }
     }
 }
@@ -289,6 +301,43 @@ impl InProcessServer {
     }
 }
 
+impl InProcessServer {
+    /// Refuses a path the built-in server would not answer with the
+    /// status expected (`expect`, or a 200), before anything runs: the
+    /// paths it serves are listed, and `--expect-status` named for loading
+    /// an error page on purpose.
+    pub fn check_path(
+        &self,
+        path_and_query: &str,
+        method: &str,
+        expect: Option<u16>,
+    ) -> Result<(), String> {
+        if !self.enabled {
+            return Ok(());
+        }
+        let path = path_and_query.split('?').next().unwrap_or(path_and_query);
+        if self.endpoints.0.iter().any(|e| e.path() == path) {
+            return Ok(());
+        }
+        let status = crate::server::status(method, path);
+        let mut forms = crate::server::SERVED_FORMS.to_string();
+        for e in &self.endpoints.0 {
+            forms.push_str(", ");
+            forms.push_str(e.path());
+        }
+        match expect {
+            None if status == 200 => Ok(()),
+            Some(want) if want == status => Ok(()),
+            None => Err(format!(
+                "URL {path}: the built-in server answers {method} {path} with {status}; it serves {forms} (--expect-status {status} loads the error page on purpose)"
+            )),
+            Some(want) => Err(format!(
+                "--expect-status {want}: the built-in server answers {method} {path} with {status}; it serves {forms}"
+            )),
+        }
+    }
+}
+
 /// True for an RFC 9110 token character (methods, header names).
 fn token(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
@@ -316,6 +365,24 @@ impl LoadConfig {
     /// Every check of [`Config::validate`], with the message alone.
     fn check(&self) -> Result<(), String> {
         self.server.check()?;
+        if let Some(code) = self.expect_status
+            && !(100..=599).contains(&code)
+        {
+            return Err(format!(
+                "--expect-status: expected an HTTP status from 100 to 599 like 404, got {code}"
+            ));
+        }
+        if !(self.max_error_rate.is_finite() && (0.0..=1.0).contains(&self.max_error_rate)) {
+            return Err(format!(
+                "--max-error-rate: expected a share from 0% to 100% like 1%, got {}",
+                self.max_error_rate * 100.0
+            ));
+        }
+        self.server.check_path(
+            &self.target.path_and_query,
+            &self.request.method,
+            self.expect_status,
+        )?;
         let m = &self.request.method;
         if m.is_empty() || !m.bytes().all(token) {
             return Err(format!(

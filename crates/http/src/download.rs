@@ -81,6 +81,9 @@ impl Config for DownloadConfig {
             }
         };
         self.server.check().map_err(BenchError::Invalid)?;
+        self.server
+            .check_path(&self.target.path_and_query, "GET", None)
+            .map_err(BenchError::Invalid)?;
         positive(self.timeout, "--timeout")?;
         positive(self.interval, "--interval")?;
         if let Some(t) = self.max_time {

@@ -156,6 +156,8 @@ pub struct ThreadStats {
     pub completed: u64,
     /// Replies by status class: index 0 = 1xx ... 4 = 5xx; 5 = anything else.
     pub status: [u64; names::STATUS_CLASSES.len()],
+    /// Replies by exact status code, in the order first seen.
+    pub codes: Vec<(u16, u64)>,
     /// Errors by kind, indexed by [`ErrorKind::index`].
     pub errors: [u64; names::ERROR_KINDS.len()],
     /// Connections opened successfully.
@@ -195,6 +197,7 @@ impl ThreadStats {
             waiting: histogram(),
             completed: 0,
             status: [0; names::STATUS_CLASSES.len()],
+            codes: Vec::new(),
             errors: [0; names::ERROR_KINDS.len()],
             connections: 0,
             requests_sent: 0,
@@ -234,6 +237,7 @@ impl ThreadStats {
             5
         };
         self.status[slot] += 1;
+        self.count_code(e.status, 1);
         if e.length_mismatch {
             self.errors[ErrorKind::Length.index()] += 1;
         }
@@ -279,6 +283,9 @@ impl ThreadStats {
         for (a, b) in self.status.iter_mut().zip(other.status) {
             *a += b;
         }
+        for &(code, n) in &other.codes {
+            self.count_code(code, n);
+        }
         for (a, b) in self.errors.iter_mut().zip(other.errors) {
             *a += b;
         }
@@ -317,6 +324,22 @@ impl ThreadStats {
         if self.fatal.is_none() {
             self.fatal.clone_from(&other.fatal);
         }
+    }
+
+    /// Adds `n` replies of status `code`.
+    fn count_code(&mut self, code: u16, n: u64) {
+        match self.codes.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, count)) => *count += n,
+            None => self.codes.push((code, n)),
+        }
+    }
+
+    /// Replies whose status was `code`.
+    pub fn code_count(&self, code: u16) -> u64 {
+        self.codes
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map_or(0, |(_, n)| *n)
     }
 
     /// Errors of every kind.

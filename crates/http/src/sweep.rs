@@ -30,7 +30,7 @@ use nodebench_core::{BenchResult, Better, Metric, Reference, Unit};
 
 use crate::in_process::Running;
 use crate::link::{self, Link};
-use crate::load::{LoadConfig, Model, run_load};
+use crate::load::{LoadConfig, Model, error_rate_failure, run_load};
 
 /// The default user counts.
 pub const DEFAULT_USERS: [u32; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
@@ -127,6 +127,8 @@ pub struct Step {
     pub client_share: Option<f64>,
     /// Warnings of the load run.
     pub warnings: Vec<String>,
+    /// Why the step crossed `--max-error-rate`, if it did.
+    pub error_rate: Option<String>,
 }
 
 impl Step {
@@ -299,6 +301,7 @@ pub fn run_step(cfg: &SweepConfig, users: u32, cancel: &Cancel) -> Result<Step, 
         client_cpu,
         machine_busy,
         client_share,
+        error_rate: error_rate_failure(s, load.expect_status, load.max_error_rate),
         warnings: o.warnings,
     })
 }
@@ -353,7 +356,11 @@ impl Benchmark for Sweep {
         }
         ctx.progress.finish();
         let mut result = sweep_result(cfg, &steps, link.as_ref());
-        if let Some(f) = failure {
+        let crossed = steps.iter().find_map(|s| {
+            let e = s.error_rate.as_ref()?;
+            Some(format!("step with {} users: {e}", s.users))
+        });
+        if let Some(f) = failure.or(crossed) {
             result.mark_failed(f);
         } else if ctx.cancel.is_cancelled() {
             result.mark_cancelled();
@@ -543,6 +550,7 @@ mod tests {
             machine_busy: Some(busy),
             client_share: Some(client_cpu / 2.0),
             warnings: Vec::new(),
+            error_rate: None,
         }
     }
 

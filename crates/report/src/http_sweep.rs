@@ -134,6 +134,16 @@ pub fn download_lines(r: &BenchResult) -> String {
         return String::new();
     };
     let url = param(r, download::param::URL).unwrap_or_default();
+    let status = r
+        .param(download::param::STATUS)
+        .and_then(serde_json::Value::as_u64);
+    if let Some(code) = status.filter(|c| !(200..300).contains(c)) {
+        // wget's "ERROR 404: Not Found.": an error page is not the download.
+        return format!(
+            "{} ERROR {code}: '{url}' not saved ({bytes:.0} bytes of the error reply read)\n",
+            r.ended_at.format("%Y-%m-%d %H:%M:%S")
+        );
+    }
     let total =
         param(r, download::param::CONTENT_LENGTH).map_or(String::new(), |t| format!("/{t}"));
     let mut out = format!(
@@ -216,5 +226,12 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("best second 800.0 MB/s"), "{text}");
+        r.set_param("status", 404);
+        let text = download_lines(&r);
+        assert!(
+            text.ends_with(" ERROR 404: 'http://h/10g.bin' not saved (10485760000 bytes of the error reply read)\n"),
+            "{text}"
+        );
+        assert!(!text.contains("saved ["), "{text}");
     }
 }

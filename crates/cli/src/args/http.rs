@@ -133,6 +133,35 @@ pub struct LoadArgs {
     /// Do not pin client threads to CPUs.
     #[arg(long)]
     pub no_pin: bool,
+    #[command(flatten)]
+    pub errors: ErrorArgs,
+}
+
+/// `--expect-status` and `--max-error-rate`, shared by `http load` and
+/// `http sweep`.
+#[derive(Debug, Args)]
+pub struct ErrorArgs {
+    /// Fail the result when more than this share of the requests failed or
+    /// got an error status (4xx, 5xx; with --expect-status, any other
+    /// status): 1%, 0.1%, 0 (any); `http sweep` applies it per step.
+    #[arg(long, value_name = "PCT", default_value = "1%", value_parser = parse_percent)]
+    pub max_error_rate: f64,
+    /// The status every reply should have, to load an error page on
+    /// purpose (404); the other statuses count as errors.
+    #[arg(long, value_name = "CODE", value_parser = clap::value_parser!(u16).range(100..=599))]
+    pub expect_status: Option<u16>,
+}
+
+/// A share written as a percentage, `1%`, `0.5%` or `1` (the `%` may be
+/// left out), from 0 to 100, as a fraction.
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    match t.strip_suffix('%').unwrap_or(t).trim().parse::<f64>() {
+        Ok(p) if p.is_finite() && (0.0..=100.0).contains(&p) => Ok(p / 100.0),
+        _ => Err(format!(
+            "invalid share '{s}': expected a percentage from 0% to 100% like 1%, 0.5%"
+        )),
+    }
 }
 
 impl TryFrom<&LoadArgs> for LoadConfig {
@@ -171,6 +200,8 @@ impl TryFrom<&LoadArgs> for LoadConfig {
             threads: a.threads as usize,
             timeout: a.timeout,
             pin: !a.no_pin,
+            expect_status: a.errors.expect_status,
+            max_error_rate: a.errors.max_error_rate,
         })
     }
 }
@@ -353,6 +384,8 @@ pub struct SweepArgs {
     /// Do not pin client threads to CPUs.
     #[arg(long)]
     pub no_pin: bool,
+    #[command(flatten)]
+    pub errors: ErrorArgs,
 }
 
 /// A parsed `--users` list.
@@ -421,6 +454,8 @@ impl From<&SweepArgs> for SweepConfig {
                 threads,
                 timeout: a.timeout,
                 pin: !a.no_pin,
+                expect_status: a.errors.expect_status,
+                max_error_rate: a.errors.max_error_rate,
                 ..d.load
             },
             users: a.users.as_ref().map_or(d.users, |u| u.0.clone()),
@@ -473,6 +508,16 @@ impl From<&DownloadArgs> for DownloadConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_rates_are_percentages() {
+        assert_eq!(parse_percent("1%").unwrap(), 0.01);
+        assert_eq!(parse_percent("0.5 %").unwrap(), 0.005);
+        assert_eq!(parse_percent("100").unwrap(), 1.0);
+        for bad in ["-1%", "101%", "x", "", "nan"] {
+            assert!(parse_percent(bad).unwrap_err().contains("like 1%"), "{bad}");
+        }
+    }
 
     #[test]
     fn user_lists_expand_ranges_and_refuse_zero() {

@@ -277,6 +277,11 @@ pub mod load {
         pub const TLS: &str = "tls";
         /// Per-request timeout, seconds.
         pub const TIMEOUT_S: &str = "timeout_s";
+        /// The status every reply should have (`--expect-status`), when given.
+        pub const EXPECT_STATUS: &str = "expect_status";
+        /// The largest share (0..1) of requests that may fail or get an
+        /// error status before the result fails (`--max-error-rate`).
+        pub const MAX_ERROR_RATE: &str = "max_error_rate";
         /// Connections (ab `-c`).
         pub const CONCURRENCY: &str = "concurrency";
         /// Requests in all (ab `-n`).

@@ -23,7 +23,7 @@ use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::Config;
 use nodebench_core::names::http as ids;
 
-pub use self::result::{error_summary, load_result};
+pub use self::result::{error_rate_failure, error_summary, load_result};
 pub use self::run::{LoadOutcome, run_load};
 pub use crate::config::{InProcessServer, LoadConfig, Model, RequestSpec};
 use crate::in_process::Running;

@@ -70,8 +70,61 @@ pub fn load_result(cfg: &LoadConfig, o: &LoadOutcome) -> BenchResult {
             s.error_total(),
             error_summary(s)
         ));
+    } else if let Some(e) = error_rate_failure(s, cfg.expect_status, cfg.max_error_rate) {
+        r.mark_failed(e);
     }
     r
+}
+
+/// Why a load fails `--max-error-rate`, or `None` when it does not: the
+/// share of its requests that failed (no reply) or got an error status
+/// (4xx, 5xx or one outside them; with `expect`, any other status) is over
+/// `max`, as k6's `http_req_failed` counts them (ab's length check, which
+/// every dynamic page trips, is not a failure here). The message gives the
+/// replies by status class and the errors by kind.
+pub fn error_rate_failure(s: &ThreadStats, expect: Option<u16>, max: f64) -> Option<String> {
+    let bad_status = match expect {
+        Some(code) => s.completed - s.code_count(code).min(s.completed),
+        None => s.status[3] + s.status[4] + s.status[5],
+    };
+    // Requests that got no reply; a length mismatch is counted on a reply.
+    let unanswered = s.error_total() - s.error_count(ErrorKind::Length);
+    let requests = s.completed + unanswered;
+    let bad = bad_status + unanswered;
+    if requests == 0 || bad as f64 <= max * requests as f64 {
+        return None;
+    }
+    let classes: Vec<String> = names::STATUS_CLASSES
+        .iter()
+        .zip(s.status)
+        .filter(|(_, n)| *n > 0)
+        .map(|(class, n)| format!("{class}={n}"))
+        .collect();
+    let what = match expect {
+        Some(code) => format!("a status other than the expected {code}"),
+        None => "an error status".to_string(),
+    };
+    Some(format!(
+        "{bad} of {requests} requests ({:.1} %) failed or got {what}, over --max-error-rate {}: replies {}; errors {}",
+        100.0 * bad as f64 / requests as f64,
+        percent_text(max),
+        if classes.is_empty() {
+            "none".to_string()
+        } else {
+            classes.join(", ")
+        },
+        error_summary(s)
+    ))
+}
+
+/// `1 %`, `0.5 %`: a share as the flag takes it.
+fn percent_text(share: f64) -> String {
+    let p = share * 100.0;
+    if p.fract() == 0.0 {
+        format!("{p:.0} %")
+    } else {
+        format!("{} %", (p * 1000.0).round() / 1000.0)
+    }
 }
 
 /// The run's parameters: target, request, model and client settings, and
@@ -89,6 +142,10 @@ fn set_params(r: &mut BenchResult, cfg: &LoadConfig, s: &ThreadStats) {
     r.set_param(param::STREAMS_PER_CONNECTION, cfg.streams);
     r.set_param(param::TLS, cfg.target.scheme == Scheme::Https);
     r.set_param(param::TIMEOUT_S, cfg.timeout.as_secs_f64());
+    if let Some(code) = cfg.expect_status {
+        r.set_param(param::EXPECT_STATUS, code);
+    }
+    r.set_param(param::MAX_ERROR_RATE, cfg.max_error_rate);
     match cfg.model {
         Model::Closed {
             concurrency,
@@ -470,6 +527,35 @@ mod tests {
             .find(|t| t.name == names::REQUESTS_PER_SECOND)
             .unwrap()
             .points
+    }
+
+    #[test]
+    fn error_replies_over_the_rate_fail_with_their_classes() {
+        let mut s = stats(&[]);
+        s.completed = 200;
+        s.status = [0, 197, 0, 3, 0, 0];
+        s.codes = vec![(200, 197), (404, 3)];
+        // 3 of 200 is 1.5 %: over 1 %, within 2 %.
+        assert_eq!(
+            error_rate_failure(&s, None, 0.01).unwrap(),
+            "3 of 200 requests (1.5 %) failed or got an error status, over --max-error-rate 1 %: replies 2xx=197, 4xx=3; errors none"
+        );
+        assert_eq!(error_rate_failure(&s, None, 0.02), None);
+        // Expecting the 404: the 197 200s are the errors.
+        let e = error_rate_failure(&s, Some(404), 0.01).unwrap();
+        assert!(
+            e.starts_with(
+                "197 of 200 requests (98.5 %) failed or got a status other than the expected 404"
+            ),
+            "{e}"
+        );
+        s.codes = vec![(404, 200)];
+        s.status = [0, 0, 0, 200, 0, 0];
+        assert_eq!(error_rate_failure(&s, Some(404), 0.0), None);
+        // Requests without a reply count, over replies and failures alike.
+        s.errors[ErrorKind::ConnectRefused.index()] = 200;
+        let e = error_rate_failure(&s, Some(404), 0.4).unwrap();
+        assert!(e.starts_with("200 of 400 requests (50.0 %)"), "{e}");
     }
 
     #[test]

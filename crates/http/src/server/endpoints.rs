@@ -94,22 +94,54 @@ pub(super) enum Reply {
     After(Duration, Response),
 }
 
+/// The forms of path the built-in server serves (besides the dynamic
+/// endpoints a run adds), as refusals list them.
+pub const SERVED_FORMS: &str = "/, /bytes/<size>, /<size>, /cpu/<n>, /delay/<duration>";
+
+/// The reply to `method path`, decided without doing the work.
+enum Plan {
+    /// Answer this at once.
+    Now(Response),
+    /// `/cpu/<n>`: this many rounds of work, then a 200.
+    Cpu(u64),
+    /// Answer this after the delay.
+    After(Duration, Response),
+}
+
 /// The reply to `method path`.
 pub(super) fn route(method: &str, path: &str) -> Reply {
+    match plan(method, path) {
+        Plan::Now(r) => Reply::Now(r),
+        Plan::Cpu(n) => Reply::Now(cpu_page(n)),
+        Plan::After(d, r) => Reply::After(d, r),
+    }
+}
+
+/// The status the server answers `method path` with (the `/cpu` work is
+/// not done): 200 for the pages it serves.
+pub fn status(method: &str, path: &str) -> u16 {
+    match plan(method, path) {
+        Plan::Now(r) | Plan::After(_, r) => r.status,
+        Plan::Cpu(_) => 200,
+    }
+}
+
+/// What `route` answers, before any work.
+fn plan(method: &str, path: &str) -> Plan {
     if !matches!(method, "GET" | "HEAD" | "POST") {
-        return Reply::Now(Response::text(
+        return Plan::Now(Response::text(
             405,
             format!("405 method {method} not allowed: use GET, HEAD or POST\n"),
         ));
     }
     let pattern = |size: u64| {
-        Reply::Now(Response {
+        Plan::Now(Response {
             status: 200,
             body: Body::Pattern(size),
         })
     };
     if path == "/" {
-        return Reply::Now(Response::text(
+        return Plan::Now(Response::text(
             200,
             format!("nodebench http serve\n{ENDPOINTS}\n"),
         ));
@@ -117,38 +149,38 @@ pub(super) fn route(method: &str, path: &str) -> Reply {
     if let Some(size) = path.strip_prefix("/bytes/") {
         return match units::parse_size(size) {
             Ok(n) => pattern(n),
-            Err(e) => Reply::Now(Response::text(400, format!("400 /bytes/<size>: {e}\n"))),
+            Err(e) => Plan::Now(Response::text(400, format!("400 /bytes/<size>: {e}\n"))),
         };
     }
     if path == "/cpu" || path == "/cpu/" {
-        return Reply::Now(cpu_page(DEFAULT_CPU_ROUNDS));
+        return Plan::Cpu(DEFAULT_CPU_ROUNDS);
     }
     if let Some(n) = path.strip_prefix("/cpu/") {
-        return Reply::Now(match units::parse_count(n) {
-            Ok(n) if n <= MAX_CPU_ROUNDS => cpu_page(n),
-            _ => Response::text(
+        return match units::parse_count(n) {
+            Ok(n) if n <= MAX_CPU_ROUNDS => Plan::Cpu(n),
+            _ => Plan::Now(Response::text(
                 400,
                 format!(
                     "400 /cpu/<n>: invalid round count '{n}': expected 1 to {MAX_CPU_ROUNDS} like 1000, 10k, 1m\n"
                 ),
-            ),
-        });
+            )),
+        };
     }
     if let Some(d) = path.strip_prefix("/delay/") {
         return match units::parse_duration(d) {
             Ok(delay) if delay <= MAX_DELAY => {
-                Reply::After(delay, Response::text(200, format!("delayed {d}\n")))
+                Plan::After(delay, Response::text(200, format!("delayed {d}\n")))
             }
-            Ok(_) => Reply::Now(Response::text(
+            Ok(_) => Plan::Now(Response::text(
                 400,
                 format!("400 /delay/<duration>: '{d}' is longer than 60s\n"),
             )),
-            Err(e) => Reply::Now(Response::text(400, format!("400 /delay/<duration>: {e}\n"))),
+            Err(e) => Plan::Now(Response::text(400, format!("400 /delay/<duration>: {e}\n"))),
         };
     }
     match units::parse_size(&path[1..]) {
         Ok(n) => pattern(n),
-        Err(_) => Reply::Now(Response::text(
+        Err(_) => Plan::Now(Response::text(
             404,
             format!("404 no such page: {path} (GET / lists the endpoints)\n"),
         )),
@@ -165,9 +197,11 @@ mod tests {
     use super::*;
 
     fn status(path: &str) -> u16 {
+        let s = super::status("GET", path);
         match route("GET", path) {
-            Reply::Now(r) | Reply::After(_, r) => r.status,
+            Reply::Now(r) | Reply::After(_, r) => assert_eq!(r.status, s, "{path}"),
         }
+        s
     }
 
     #[test]

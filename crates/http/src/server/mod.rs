@@ -43,7 +43,10 @@ use nodebench_core::cputime;
 pub use config::{
     DEFAULT_KEEPALIVE_REQUESTS, DEFAULT_KEEPALIVE_TIMEOUT, MAX_THREADS, ServerConfig,
 };
-pub use endpoints::{DEFAULT_CPU_ROUNDS, ENDPOINTS, MAX_CPU_ROUNDS, MAX_DELAY, PATTERN, cpu_work};
+pub use endpoints::{
+    DEFAULT_CPU_ROUNDS, ENDPOINTS, MAX_CPU_ROUNDS, MAX_DELAY, PATTERN, SERVED_FORMS, cpu_work,
+    status,
+};
 pub use handle::{Counts, ServerHandle};
 
 use accept::{Inbox, Listener};
