@@ -70,6 +70,10 @@ pub const RANDOM: &str = "{random}";
 /// trailing slash (servers answer it with a redirect to the slash form).
 pub const NO_SLASH: &str = "{no-slash}";
 
+/// The `on_files` placeholder for a crawled file's name: `.{name}.swp`
+/// asks for `/dir/.index.php.swp` beside `/dir/index.php` (vim's swap file).
+pub const NAME: &str = "{name}";
+
 /// A check file as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -104,6 +108,8 @@ struct CheckText {
     in_dirs: Vec<String>,
     #[serde(default)]
     on_files: Vec<String>,
+    #[serde(default)]
+    on_crawled: bool,
     #[serde(default)]
     headers: Vec<String>,
     #[serde(default)]
@@ -193,8 +199,14 @@ pub enum Kind {
         /// Names requested in every directory the crawl found (`""`: the
         /// directory itself; [`NO_SLASH`]: the directory without its slash).
         in_dirs: Vec<String>,
-        /// Suffixes appended to every file the crawl found (`~`, `.bak`).
+        /// Suffixes appended to every file the crawl found (`~`, `.bak`);
+        /// one holding [`NAME`] replaces the file's name instead
+        /// (`.{name}.swp`).
         on_files: Vec<String>,
+        /// The conditions are also judged on every file the crawl found
+        /// (a linked `/backup/site.sql`): content checks whose body
+        /// patterns say what a file is, whatever its name.
+        on_crawled: bool,
         /// Request headers sent with it (`Origin: ...`).
         headers: Vec<(String, String)>,
         /// All must hold.
@@ -248,6 +260,20 @@ pub struct Catalog {
     pub branches: Vec<crate::branches::Branch>,
     /// When that table was last checked (`YYYY-MM-DD`).
     pub eol_checked: Option<String>,
+}
+
+impl Check {
+    /// Whether its findings come from reply headers (and the status)
+    /// alone, so the same finding on many paths is one issue of the site
+    /// (a CORS policy, a missing header).
+    pub fn reads_headers_only(&self) -> bool {
+        match &self.kind {
+            Kind::Request { conditions, .. } => conditions
+                .iter()
+                .all(|c| !matches!(c, Condition::BodyAny(_) | Condition::BodyRegex(_))),
+            Kind::Probe(_) => false,
+        }
+    }
 }
 
 impl Catalog {
@@ -336,8 +362,8 @@ fn compile(family: &str, c: CheckText) -> Result<Check, String> {
             )));
         }
         let mut paths: Vec<String> = c.path.into_iter().chain(c.paths).collect();
-        if paths.is_empty() && c.in_dirs.is_empty() && c.on_files.is_empty() {
-            return Err(err("no path, in_dirs or on_files".into()));
+        if paths.is_empty() && c.in_dirs.is_empty() && c.on_files.is_empty() && !c.on_crawled {
+            return Err(err("no path, in_dirs, on_files or on_crawled".into()));
         }
         for rel in c.in_dirs.iter().chain(&c.on_files) {
             if rel.starts_with('/') || rel.contains("..") || rel.contains(char::is_whitespace) {
@@ -377,6 +403,7 @@ fn compile(family: &str, c: CheckText) -> Result<Check, String> {
             paths,
             in_dirs: c.in_dirs,
             on_files: c.on_files,
+            on_crawled: c.on_crawled,
             headers,
             conditions,
             soft404: c.soft404,

@@ -13,7 +13,7 @@ use nodebench_core::bench::Cancel;
 use nodebench_core::finding::Finding;
 
 use crate::calibrate::{NotFound, random_token};
-use crate::checks::{Applies, Check, Condition, Kind, NO_SLASH, RANDOM};
+use crate::checks::{Applies, Check, Condition, Kind, NAME, NO_SLASH, RANDOM};
 use crate::client::{Client, Reply, Request};
 use crate::config::Scheme;
 
@@ -42,6 +42,7 @@ pub fn plan(
             paths,
             in_dirs,
             on_files,
+            on_crawled,
             headers,
             ..
         } = &check.kind
@@ -70,7 +71,15 @@ pub fn plan(
         }
         for f in files {
             for suffix in on_files {
-                all.push(format!("{f}{suffix}"));
+                all.push(if suffix.contains(NAME) {
+                    let (dir, name) = f.rsplit_once('/').unwrap_or(("", f));
+                    format!("{dir}/{}", suffix.replace(NAME, name))
+                } else {
+                    format!("{f}{suffix}")
+                });
+            }
+            if *on_crawled {
+                all.push(f.clone());
             }
         }
         for path in all {
@@ -284,6 +293,37 @@ pub fn judge(check: &Check, path: &str, reply: &Reply, with: &Judge) -> Verdict 
         evidence: evidence.join("; "),
         remediation: check.remediation.clone(),
     })
+}
+
+/// Adds `f`, found on `path` by a check that reads headers only, to the
+/// site-wide findings: the same check, status and evidence on another path
+/// is the same issue of the site, so its path joins that finding's list.
+pub fn add_site_wide(site_wide: &mut Vec<(Finding, Vec<String>)>, f: Finding, path: &str) {
+    let same = site_wide
+        .iter_mut()
+        .find(|(g, _)| g.id == f.id && g.status == f.status && g.evidence == f.evidence);
+    match same {
+        Some((_, paths)) => {
+            if !paths.iter().any(|p| p == path) {
+                paths.push(path.to_string());
+            }
+        }
+        None => site_wide.push((f, vec![path.to_string()])),
+    }
+}
+
+/// One site-wide finding: its first request, and the paths it was seen on
+/// in its evidence when there is more than one.
+pub fn site_wide_finding((mut f, paths): (Finding, Vec<String>)) -> Finding {
+    if paths.len() > 1 {
+        f.evidence = format!(
+            "{}; seen on {} paths: {}",
+            f.evidence,
+            paths.len(),
+            paths.join(", ")
+        );
+    }
+    f
 }
 
 /// What the write probes found, and whether the probe file stayed behind.

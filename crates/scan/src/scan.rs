@@ -189,6 +189,7 @@ impl Benchmark for Scan {
             host: &target.host,
         };
         let mut findings: Vec<Finding> = Vec::new();
+        let mut site_wide: Vec<(Finding, Vec<String>)> = Vec::new();
         let mut suppressed: Vec<String> = Vec::new();
         let mut failed: Vec<String> = Vec::new();
         let mut skipped = 0usize;
@@ -198,7 +199,11 @@ impl Benchmark for Scan {
                 Some(Err(e)) => failed.push(e.clone()),
                 Some(Ok(reply)) => {
                     for (i, path) in readers {
-                        match request::judge(&catalog.checks[*i], path, reply, &with) {
+                        let check = &catalog.checks[*i];
+                        match request::judge(check, path, reply, &with) {
+                            Verdict::Finding(f) if check.reads_headers_only() => {
+                                request::add_site_wide(&mut site_wide, f, path)
+                            }
                             Verdict::Finding(f) => findings.push(f),
                             Verdict::Suppressed(s) => suppressed.push(s),
                             Verdict::Clean => {}
@@ -207,6 +212,7 @@ impl Benchmark for Scan {
                 }
             }
         }
+        findings.extend(site_wide.into_iter().map(request::site_wide_finding));
         if c.verbose {
             result.set_param(param::SUPPRESSED, suppressed);
         }

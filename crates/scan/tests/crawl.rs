@@ -9,7 +9,10 @@ mod common;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use common::{Setup, TestServer, apache, config, ids, nginx, read_head, scan, servers_available};
+use common::{
+    Setup, TestServer, apache, config, ids, nginx, read_head, read_whole_head, scan,
+    servers_available,
+};
 use nodebench_core::names::scan::{metric, param};
 use nodebench_scan::config::ScanConfig;
 
@@ -127,4 +130,166 @@ fn a_directory_answering_200_to_everything_is_calibrated_on_its_own() {
     // Without --verbose the list is not kept.
     let (r, _) = scan(config(&url));
     assert!(r.param(param::SUPPRESSED).is_none());
+}
+
+/// Reads a request head from `s`: its first line and its `Origin` header.
+fn head_and_origin(s: &mut impl std::io::Read) -> (String, Option<String>) {
+    let text = read_whole_head(s);
+    let line = text.lines().next().unwrap_or_default().to_string();
+    let origin = text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case("origin")
+            .then(|| v.trim().to_string())
+    });
+    (line, origin)
+}
+
+/// Writes a reply with `status`, `content_type`, `extra` header lines and `body`.
+fn reply(s: &mut impl std::io::Write, status: &str, content_type: &str, extra: &str, body: &[u8]) {
+    let _ = write!(
+        s,
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = s.write_all(body);
+}
+
+#[test]
+fn crawled_files_are_read_for_dumps_keys_archives_and_swap_files() {
+    let _s = serial();
+    // The home page links a MySQL dump, a key and an archive under names no
+    // fixed guess covers, and a page whose vim swap file is served.
+    let server = TestServer::start(|mut s| {
+        let (line, _) = head_and_origin(&mut s);
+        let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+        let page = |s: &mut std::net::TcpStream, body: &str| {
+            reply(s, "200 OK", "text/html", "", body.as_bytes())
+        };
+        match path.as_str() {
+            "/" => page(
+                &mut s,
+                "<html><a href=\"/backup/site.sql\">db</a> <a href=\"/keys/tls.pem\">key</a> \
+                 <a href=\"/files/site-2026.zip\">zip</a> <a href=\"/docs/guide.html\">guide</a> \
+                 <a href=\"/docs/app.js\">js</a></html>",
+            ),
+            "/docs/guide.html" => page(&mut s, "<html><p>INSERT INTO is SQL.</p></html>"),
+            "/docs/app.js" => reply(
+                &mut s,
+                "200 OK",
+                "text/javascript",
+                "",
+                b"let total = 0;\nconst x = 1;\n",
+            ),
+            "/backup/site.sql" => reply(
+                &mut s,
+                "200 OK",
+                "application/sql",
+                "",
+                b"-- MySQL dump 10.13  Distrib 8.0.36\n--\nCREATE TABLE `users` (`id` int);\nINSERT INTO `users` VALUES (1);\n",
+            ),
+            "/keys/tls.pem" => reply(
+                &mut s,
+                "200 OK",
+                "application/x-pem-file",
+                "",
+                b"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n",
+            ),
+            "/files/site-2026.zip" => reply(
+                &mut s,
+                "200 OK",
+                "application/zip",
+                "",
+                b"PK\x03\x04\x14\x00\x00\x00\x08\x00index.php",
+            ),
+            "/docs/.guide.html.swp" => reply(
+                &mut s,
+                "200 OK",
+                "application/octet-stream",
+                "",
+                b"b0VIM 9.0\x00\x00guide.html",
+            ),
+            _ => reply(&mut s, "404 Not Found", "text/html", "", b"not here"),
+        }
+    });
+    let url = format!("http://127.0.0.1:{}", server.port);
+    let (_, found) = scan(config(&url));
+    let by_id = |id: &str| -> Vec<String> {
+        found
+            .iter()
+            .filter(|f| f.id == id)
+            .map(|f| f.request.clone())
+            .collect()
+    };
+    assert_eq!(
+        by_id("exposures.sql-dump"),
+        ["GET /backup/site.sql HTTP/1.1"],
+        "{found:#?}"
+    );
+    let dump = found.iter().find(|f| f.id == "exposures.sql-dump").unwrap();
+    assert!(dump.evidence.contains("-- MySQL dump 10.13"), "{dump:?}");
+    assert_eq!(
+        by_id("exposures.private-key"),
+        ["GET /keys/tls.pem HTTP/1.1"]
+    );
+    assert_eq!(
+        by_id("exposures.archive"),
+        ["GET /files/site-2026.zip HTTP/1.1"]
+    );
+    assert!(
+        by_id("default-content.backup-leftover")
+            .contains(&"GET /docs/.guide.html.swp HTTP/1.1".to_string()),
+        "{found:#?}"
+    );
+    // A page quoting SQL and a script assigning variables are neither a
+    // dump nor an .env file.
+    assert!(
+        !found
+            .iter()
+            .any(|f| f.request.contains("/docs/guide.html ") || f.request.contains("/docs/app.js ")),
+        "{found:#?}"
+    );
+    assert!(by_id("default-content.env-file").is_empty(), "{found:#?}");
+}
+
+#[test]
+fn a_site_wide_cors_header_is_one_finding_listing_its_paths() {
+    let _s = serial();
+    // Every path reflects the Origin it is sent; the crawl finds three
+    // directories besides the root.
+    let server = TestServer::start(|mut s| {
+        let (line, origin) = head_and_origin(&mut s);
+        let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+        let cors = origin
+            .map(|o| format!("Access-Control-Allow-Origin: {o}\r\n"))
+            .unwrap_or_default();
+        let body = if path == "/" {
+            "<html><a href=\"/a/\">a</a> <a href=\"/b/\">b</a> <a href=\"/c/\">c</a></html>"
+        } else if ["/a/", "/b/", "/c/"].contains(&path.as_str()) {
+            "<html><p>a section</p></html>"
+        } else {
+            ""
+        };
+        if body.is_empty() {
+            reply(&mut s, "404 Not Found", "text/html", &cors, b"not here");
+        } else {
+            reply(&mut s, "200 OK", "text/html", &cors, body.as_bytes());
+        }
+    });
+    let url = format!("http://127.0.0.1:{}", server.port);
+    let (_, found) = scan(config(&url));
+    let cors: Vec<_> = found
+        .iter()
+        .filter(|f| f.id == "cors.origin-reflected")
+        .collect();
+    assert_eq!(cors.len(), 1, "{cors:#?}");
+    assert_eq!(cors[0].request, "GET / HTTP/1.1");
+    assert_eq!(
+        cors[0].evidence,
+        "Access-Control-Allow-Origin: https://nodebench-cors.invalid; seen on 4 paths: /, /a/, /b/, /c/"
+    );
+    // The other site-wide header findings are one each too.
+    let mut ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+    let all = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), all, "{found:#?}");
 }

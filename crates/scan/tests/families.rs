@@ -128,9 +128,19 @@ fn apache_as_installed_shows_every_new_family() {
     );
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     let cors = evidence(&found, "cors.origin-reflected-credentials");
+    // One finding for the site, listing the crawled paths it was seen on.
+    assert!(
+        cors.evidence.starts_with(
+            "Access-Control-Allow-Origin: https://nodebench-cors.invalid; Access-Control-Allow-Credentials: true"
+        ),
+        "{cors:?}"
+    );
     assert_eq!(
-        cors.evidence,
-        "Access-Control-Allow-Origin: https://nodebench-cors.invalid; Access-Control-Allow-Credentials: true"
+        found
+            .iter()
+            .filter(|f| f.id == "cors.origin-reflected-credentials")
+            .count(),
+        1
     );
     let location = evidence(&found, "disclosure.internal-address-location");
     assert!(

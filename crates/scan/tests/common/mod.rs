@@ -606,6 +606,15 @@ impl Drop for TestServer {
 
 /// Reads a request head from `s` (up to the blank line); its first line.
 pub fn read_head(s: &mut impl Read) -> String {
+    read_whole_head(s)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Reads a request head from `s` (up to the blank line), every line.
+pub fn read_whole_head(s: &mut impl Read) -> String {
     let mut head = Vec::new();
     let mut b = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") && head.len() < 65536 {
@@ -614,11 +623,7 @@ pub fn read_head(s: &mut impl Read) -> String {
             _ => break,
         }
     }
-    String::from_utf8_lossy(&head)
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_string()
+    String::from_utf8_lossy(&head).into_owned()
 }
 
 /// Writes a 200 reply with `body`.
