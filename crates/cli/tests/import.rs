@@ -139,3 +139,65 @@ fn an_unknown_format_name_lists_the_accepted_ones() {
     one_line_error(&o, 2, &["--format", "jmeter", "ab", "httperf", "iozone"]);
     assert!(listed(&s).is_empty());
 }
+
+/// The numbers of `text` as written (`0.5`, `20000`, `123.215.230.161`).
+fn numbers(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map(|t| t.trim_matches('.'))
+        .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn an_imported_httperf_run_prints_only_figures_httperf_printed() {
+    let s = TempStore::new();
+    let path = fixture("httperf-seed000.txt");
+    let source = std::fs::read_to_string(&path).unwrap();
+    let out = s.run(&["import", &path]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let shown = stdout(&s.run(&["runs", "show", "1"]));
+    // The result's report, after the run's own header (its id and date).
+    let report = &shown[shown.find("http.load [").expect("the result")..];
+    let written: std::collections::BTreeSet<String> = numbers(&source).into_iter().collect();
+    for line in report.lines() {
+        for n in numbers(line) {
+            assert!(
+                written.contains(&n),
+                "{n} in {line:?} is not a figure of {path}:\n{report}"
+            );
+        }
+        // No line left without its figure.
+        assert!(
+            !line.trim_end().ends_with(':'),
+            "blank {line:?} in\n{report}"
+        );
+    }
+    for absent in [
+        "Total transferred",
+        "HTML transferred",
+        "Sent late",
+        "Server Software",
+        "Document Length",
+        "Concurrency Level",
+        "Percentage of the requests served",
+        "http=",
+        "keepalive=",
+    ] {
+        assert!(!report.contains(absent), "{absent} in\n{report}");
+    }
+    // httperf's connection times as it printed them: the 0.5 ms median is not 0.
+    assert!(
+        report.contains("Total:        0.8   1.4   2.4    0.5    25.1"),
+        "{report}"
+    );
+    for line in [
+        "Complete requests:      20000",
+        "Reply rate [replies/s]: min 999.9 avg 1000.0 max 1000.3 stddev 0.2 (3 samples)",
+        "Reply status: 1xx=0 2xx=0 3xx=0 4xx=20000 5xx=0",
+        "CPU time [s]: user 2.11 system 17.89 (total 100.0%)",
+        "Net I/O: 4151.6 KB/s (34.0*10^6 bps)",
+    ] {
+        assert!(report.contains(line), "{line:?} missing in\n{report}");
+    }
+}

@@ -49,15 +49,20 @@ pub fn report(r: &BenchResult) -> String {
     let w = &mut out;
     let model = param(r, param::MODEL).unwrap_or_default();
     let closed = model == names::MODEL_CLOSED;
-    let _ = writeln!(
-        w,
-        "{} [{}]  model={model}  http={}  keepalive={}  threads={}",
-        r.benchmark,
-        r.status.as_str(),
-        param(r, param::HTTP_VERSION).unwrap_or_default(),
-        param(r, param::KEEPALIVE).unwrap_or_default(),
-        param(r, param::THREADS).unwrap_or_default(),
-    );
+    // The settings the result records; an imported run's tool said
+    // nothing of some, which are left out rather than printed blank.
+    let mut head = format!("{} [{}]", r.benchmark, r.status.as_str());
+    for (key, name) in [
+        ("model", param::MODEL),
+        ("http", param::HTTP_VERSION),
+        ("keepalive", param::KEEPALIVE),
+        ("threads", param::THREADS),
+    ] {
+        if let Some(v) = param(r, name) {
+            let _ = write!(head, "  {key}={v}");
+        }
+    }
+    let _ = writeln!(w, "{head}");
     ab_summary(w, r);
     ab_tables(w, r);
     httperf_lines(w, r, closed);
@@ -71,22 +76,30 @@ pub fn report(r: &BenchResult) -> String {
     out
 }
 
+/// `line` when the figure is known; a figure the result does not hold (an
+/// imported tool did not print it) leaves its line out.
+fn line_if(w: &mut String, k: &str, v: Option<String>) {
+    if let Some(v) = v {
+        line(w, k, v);
+    }
+}
+
 /// ab's summary: server, document, concurrency, counts, rates, transfer.
 fn ab_summary(w: &mut String, r: &BenchResult) {
     let _ = writeln!(w);
     let text = |key: &str| param(r, key).unwrap_or_default();
-    line(w, "Server Software", text(param::SERVER_SOFTWARE));
-    line(w, "Server Hostname", text(param::HOST));
-    line(w, "Server Port", text(param::PORT));
+    line_if(w, "Server Software", param(r, param::SERVER_SOFTWARE));
+    line_if(w, "Server Hostname", param(r, param::HOST));
+    line_if(w, "Server Port", param(r, param::PORT));
     let _ = writeln!(w);
-    line(w, "Document Path", text(param::PATH));
-    line(
+    line_if(w, "Document Path", param(r, param::PATH));
+    line_if(
         w,
         "Document Length",
-        param(r, param::DOCUMENT_LENGTH).map_or_else(String::new, |d| format!("{d} bytes")),
+        param(r, param::DOCUMENT_LENGTH).map(|d| format!("{d} bytes")),
     );
     let _ = writeln!(w);
-    line(w, "Concurrency Level", text(param::CONCURRENCY));
+    line_if(w, "Concurrency Level", param(r, param::CONCURRENCY));
     if let Some(rate) = param(r, param::RATE) {
         line(w, "Request Rate", format!("{rate} [#/sec] (planned)"));
     }
@@ -100,18 +113,23 @@ fn ab_summary(w: &mut String, r: &BenchResult) {
             ),
         );
     }
-    line(
+    line_if(
         w,
         "Time taken for tests",
-        metric(r, names::TIME_TAKEN, &[]).map_or_else(String::new, |t| format!("{t:.3} seconds")),
+        metric(r, names::TIME_TAKEN, &[]).map(|t| format!("{t:.3} seconds")),
     );
-    line(
+    line_if(
         w,
         "Complete requests",
-        count(r, names::REQUESTS_COMPLETED, &[]).to_string(),
+        metric(r, names::REQUESTS_COMPLETED, &[])
+            .map(|_| count(r, names::REQUESTS_COMPLETED, &[]).to_string()),
     );
     let failed = count(r, names::REQUESTS_FAILED, &[]);
-    line(w, "Failed requests", failed.to_string());
+    line_if(
+        w,
+        "Failed requests",
+        metric(r, names::REQUESTS_FAILED, &[]).map(|_| failed.to_string()),
+    );
     if failed > 0 {
         let [connect, receive, length, exceptions] =
             names::FAILED_CLASSES.map(|k| count(r, names::FAILED_REQUESTS, &[(label::KIND, k)]));
@@ -128,7 +146,11 @@ fn ab_summary(w: &mut String, r: &BenchResult) {
         ("Total transferred", names::TOTAL_TRANSFERRED),
         ("HTML transferred", names::HTML_TRANSFERRED),
     ] {
-        line(w, key, format!("{} bytes", count(r, name, &[])));
+        line_if(
+            w,
+            key,
+            metric(r, name, &[]).map(|_| format!("{} bytes", count(r, name, &[]))),
+        );
     }
     if let Some(rps) = metric(r, names::REQUESTS_PER_SECOND, &[]) {
         line(w, "Requests per second", format!("{rps:.2} [#/sec] (mean)"));
@@ -185,14 +207,17 @@ fn ab_tables(w: &mut String, r: &BenchResult) {
         let v = |stat: &str| time(phase, stat).unwrap_or(0.0);
         let _ = writeln!(
             w,
-            "{:<11}{:>6.0} {:>5.0} {:>5.1} {:>6.0} {:>7.0}",
+            "{:<11}{:>6} {:>5} {:>5.1} {:>6} {:>7}",
             format!("{row}:"),
-            lowest,
-            v(mean),
+            whole_ms(lowest),
+            whole_ms(v(mean)),
             v(sd),
-            v(median),
-            v(max),
+            whole_ms(v(median)),
+            whole_ms(v(max)),
         );
+    }
+    if r.metrics_named(names::SERVED_WITHIN).next().is_none() {
+        return;
     }
     let _ = writeln!(w);
     let _ = writeln!(
@@ -210,6 +235,16 @@ fn ab_tables(w: &mut String, r: &BenchResult) {
                 if pct == 100 { " (longest request)" } else { "" }
             );
         }
+    }
+}
+
+/// A time in ms as ab prints it, in whole ms, unless that would lose what
+/// the figure holds (httperf's median of 0.5 ms is not 0): then to 0.1 ms.
+fn whole_ms(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-6 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
     }
 }
 
@@ -241,7 +276,17 @@ fn httperf_lines(w: &mut String, r: &BenchResult, closed: bool) {
     }
     let cpu = |mode: &str| metric(r, names::CLIENT_CPU_TIME, &[(label::MODE, mode)]);
     if let (Some(user), Some(sys)) = (cpu(names::MODE_USER), cpu(names::MODE_SYS)) {
+        let utilization = metric(r, names::CLIENT_CPU_UTILIZATION, &[]);
         match metric(r, names::TIME_TAKEN, &[]).filter(|t| *t > 0.0) {
+            // The share the result records (httperf's own from its exact
+            // times), not one derived from the rounded seconds.
+            _ if utilization.is_some() => {
+                let _ = writeln!(
+                    w,
+                    "CPU time [s]: user {user:.2} system {sys:.2} (total {:.1}%)",
+                    utilization.unwrap_or_default()
+                );
+            }
             Some(elapsed) => {
                 let _ = writeln!(
                     w,
@@ -300,7 +345,7 @@ fn httperf_lines(w: &mut String, r: &BenchResult, closed: bool) {
                 + e(names::SEND),
         );
     }
-    if !closed {
+    if !closed && metric(r, names::SENT_LATE, &[]).is_some() {
         let _ = writeln!(
             w,
             "Sent late: {} of {} requests (client busy at their planned time)",

@@ -202,8 +202,10 @@ mod tests {
             "{iozone}"
         );
         assert!(!generic.contains("kBytes/sec"), "{generic}");
-        let load = result_report(&BenchResult::new(http::LOAD));
-        assert!(load.contains("\nServer Software:"), "{load}");
+        let mut load = BenchResult::new(http::LOAD);
+        load.set_param("host", "h");
+        let load = result_report(&load);
+        assert!(load.contains("\nServer Hostname:        h\n"), "{load}");
         let sweep = result_report(&BenchResult::new(http::SWEEP));
         assert!(sweep.contains("\n Users   Avg (ms)"), "{sweep}");
     }
