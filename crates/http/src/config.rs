@@ -378,11 +378,7 @@ impl LoadConfig {
                 self.max_error_rate * 100.0
             ));
         }
-        self.server.check_path(
-            &self.target.path_and_query,
-            &self.request.method,
-            self.expect_status,
-        )?;
+
         let m = &self.request.method;
         if m.is_empty() || !m.bytes().all(token) {
             return Err(format!(
@@ -453,7 +449,12 @@ impl LoadConfig {
                 return Err("--streams: applies to the closed model and --rate, not --conn-rate, whose calls go one after another".into());
             }
         }
-        Ok(())
+        // Last: the flags above are named first when they are wrong too.
+        self.server.check_path(
+            &self.target.path_and_query,
+            &self.request.method,
+            self.expect_status,
+        )
     }
 }
 
