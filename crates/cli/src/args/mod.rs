@@ -260,7 +260,12 @@ pub fn one_line(e: &clap::Error) -> String {
 /// A `--tag` as its key and value.
 fn parse_tag(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        // A secret's value is never kept, printed or sent to a remote
+        // host: masked as the store would keep it.
+        Some((k, v)) if !k.trim().is_empty() => Ok((
+            k.trim().to_string(),
+            nodebench_core::credentials::redact_tag(k.trim(), v),
+        )),
         _ => Err(format!(
             "invalid tag '{s}': expected KEY=VALUE, e.g. config=2cpu-4gb"
         )),
