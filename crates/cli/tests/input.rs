@@ -230,6 +230,20 @@ fn run_ids_are_one_way_everywhere() {
         "{}",
         stderr(&o)
     );
+    // runs show takes a tag as the others do: every run with it.
+    let o = t.run(&["--json", "runs", "show", "tag:cfg=a"]);
+    let shown: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ids: Vec<i64> = shown
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [1, 2]);
+    let o = t.run(&["runs", "show", "tag:cfg=b"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("cpu.ops"), "{}", stdout(&o));
+    one_line_error(&t.run(&["runs", "show", "tag:cfg=zzz"]), 2, &["no "]);
     // A tag's runs export as one document.
     let o = t.run(&["runs", "export", "tag:cfg=a", "--format", "json"]);
     let runs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -444,5 +458,69 @@ fn a_store_that_is_a_directory_or_not_a_database_is_refused() {
     assert_eq!(
         std::fs::read_to_string(&not_db).unwrap(),
         "not a database, plain text\n"
+    );
+}
+
+/// A global flag a command does not honour is left out of its help and
+/// refused when given; a negative number is refused by its own flag.
+#[test]
+fn flags_act_where_they_are_listed() {
+    for (cmd, hidden) in [
+        (
+            &["compare", "--help"][..],
+            &["--assert", "--tag", "--no-save"][..],
+        ),
+        (&["report", "--help"], &["--assert", "--tag", "--json"]),
+        (&["runs", "export", "--help"], &["--assert", "--tag"]),
+        (&["import", "--help"], &["--assert"]),
+        (&["inventory", "--help"], &["--assert", "--tag"]),
+        (&["schema", "--help"], &["--assert", "--tag", "--json"]),
+        (
+            &["http", "serve", "--help"],
+            &["--assert", "--tag", "--json"],
+        ),
+    ] {
+        let help = stdout(&bin().args(cmd).output().unwrap());
+        for flag in hidden {
+            assert!(
+                !help.contains(&format!("  {flag} ")) && !help.contains(&format!("  {flag}\n")),
+                "{cmd:?} lists {flag}: {help}"
+            );
+        }
+    }
+    // Commands that run benchmarks still list them.
+    let help = stdout(&bin().args(["cpu", "ops", "--help"]).output().unwrap());
+    assert!(
+        help.contains("--assert") && help.contains("--tag"),
+        "{help}"
+    );
+    let t = TempStore::new();
+    for (args, flag, command) in [
+        (
+            &["compare", "1", "2", "--tag", "a=b"][..],
+            "--tag",
+            "compare",
+        ),
+        (
+            &["--json", "report", "1", "-o", "/tmp/x.html"],
+            "--json",
+            "report",
+        ),
+        (&["--tag", "a=b", "runs", "list"], "--tag", "runs"),
+        (&["schema", "--tag", "a=b"], "--tag", "schema"),
+        (&["http", "serve", "--json"], "--json", "http serve"),
+        (&["inventory", "--tag", "a=b"], "--tag", "inventory"),
+    ] {
+        one_line_error(
+            &t.run(args),
+            2,
+            &[&format!("{flag} does not apply to {command}")],
+        );
+    }
+    assert!(!t.store().exists(), "a refused command opened the store");
+    one_line_error(
+        &t.run(&["cpu", "ops", "--threads", "-1"]),
+        2,
+        &["'-1' for '--threads <LIST>'", "1,2,4,8"],
     );
 }

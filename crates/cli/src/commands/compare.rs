@@ -111,7 +111,7 @@ pub(super) fn resolve_one(store: &dyn Store, spec: &RunSpec, command: &str) -> R
 fn resolve_or_refuse(spec: &RunSpec, runs: &[RunSummary], command: &str) -> Result<Vec<i64>> {
     let forms = match spec {
         RunSpec::Tag { .. } => SIDE_FORMS,
-        _ if command.starts_with("runs show") || command.starts_with("runs delete") => RUN_FORMS,
+        _ if command.starts_with("runs delete") => RUN_FORMS,
         _ => SIDE_FORMS,
     };
     resolve(spec, runs).map_err(|why| {
