@@ -214,7 +214,8 @@ fn a_stream_array_larger_than_memory_is_refused_before_allocating() {
     let t = TempStore::new();
     let start = Instant::now();
     let out = t.run(&["memory", "stream", "--array-size", "100g", "--quiet"]);
-    one_line_error(&out, 1, &["--array-size", "needs", "available"]);
+    one_line_error(&out, 2, &["--array-size", "needs", "available"]);
+    assert!(!t.store().exists(), "refused before the store is opened");
     // Refused up front: allocating and touching 2.4 TB would take far longer.
     assert!(start.elapsed() < Duration::from_secs(20));
 }
@@ -526,10 +527,10 @@ fn a_dir_without_room_is_refused_up_front() {
 
 #[test]
 fn disk_bad_input_is_one_clear_line() {
-    // Values clap refuses and configurations the flags make wrong (a record
-    // larger than the file) exit 2, refused before the store is opened; a
-    // directory the machine refuses (it is missing) fails the benchmark,
-    // saved in the run, and exits 1.
+    // Values clap refuses, configurations the flags make wrong (a record
+    // larger than the file) and a --dir that is not a directory exit 2,
+    // refused before the store is opened (a directory without room fails
+    // the benchmark: see above).
     let cases: &[(&[&str], i32, &[&str])] = &[
         (
             &[
@@ -540,7 +541,25 @@ fn disk_bad_input_is_one_clear_line() {
                 "-s",
                 "1m",
             ],
-            1,
+            2,
+            &[
+                "--dir /nonexistent-nodebench",
+                "expected an existing directory",
+            ],
+        ),
+        (
+            &["disk", "iozone", "--dir", "/etc/hostname", "-s", "1m"],
+            2,
+            &["--dir /etc/hostname: not a directory"],
+        ),
+        (
+            &["disk", "dd", "--dir", "/nonexistent-nodebench"],
+            2,
+            &["--dir /nonexistent-nodebench"],
+        ),
+        (
+            &["disk", "blocks", "--dir", "/nonexistent-nodebench"],
+            2,
             &["--dir /nonexistent-nodebench"],
         ),
         (

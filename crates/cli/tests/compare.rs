@@ -281,14 +281,25 @@ fn an_imported_stream_compares_with_a_run_of_another_array_size() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    // Another thread count is never matched, and the listing says why.
+    // Another thread count is never matched: nothing in common is one
+    // line and exit 1; the JSON model says why.
     let o = t.run(&["compare", "1", "2"]);
-    let text = stdout(&o);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(table_rows(&text).is_empty(), "{text}");
-    assert!(
-        text.contains("only in run 1 (other workload: array_size=1000000 threads=2 in run 2)"),
-        "{text}"
+    assert_eq!(stdout(&o), "");
+    one_line_error(
+        &o,
+        1,
+        &[
+            "compare: run 1 and run 2 have no metric in common",
+            "--json",
+        ],
+    );
+    let o = t.run(&["--json", "compare", "1", "2"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(c["rows"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        c["unmatched"][0]["elsewhere"][0],
+        "array_size=1000000 threads=2 in run 2"
     );
     // Another array size is: the bandwidths, with the difference said.
     let o = t.run(&["compare", "1", "3"]);
@@ -313,7 +324,5 @@ fn an_imported_stream_compares_with_a_run_of_another_array_size() {
     );
     // --strict: nothing in common.
     let o = t.run(&["compare", "1", "3", "--strict"]);
-    let text = stdout(&o);
-    assert!(table_rows(&text).is_empty(), "{text}");
-    assert!(text.contains("unmatched (not compared):"), "{text}");
+    one_line_error(&o, 1, &["run 1 and run 3 have no metric in common"]);
 }

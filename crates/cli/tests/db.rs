@@ -113,9 +113,11 @@ fn bad_input_gives_one_line_and_a_non_zero_exit() {
         );
         assert!(!stderr(&out).contains("hunter2"));
     }
+    // Paths and URLs that cannot be right are refused before anything
+    // runs: exit 2, one line, nothing stored (see input.rs).
     one_line_error(
         &go(&["--db", "sqlite:/nonexistent/dir/a.db"]),
-        1,
+        2,
         &["directory /nonexistent/dir does not exist"],
     );
 

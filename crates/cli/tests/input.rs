@@ -230,6 +230,20 @@ fn run_ids_are_one_way_everywhere() {
         "{}",
         stderr(&o)
     );
+    // runs show takes a tag as the others do: every run with it.
+    let o = t.run(&["--json", "runs", "show", "tag:cfg=a"]);
+    let shown: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ids: Vec<i64> = shown
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [1, 2]);
+    let o = t.run(&["runs", "show", "tag:cfg=b"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("cpu.ops"), "{}", stdout(&o));
+    one_line_error(&t.run(&["runs", "show", "tag:cfg=zzz"]), 2, &["no "]);
     // A tag's runs export as one document.
     let o = t.run(&["runs", "export", "tag:cfg=a", "--format", "json"]);
     let runs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -348,4 +362,165 @@ fn an_explicit_store_path_in_a_missing_directory_is_refused() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(home.join(".local/share/nodebench/results.db").exists());
+}
+
+/// Paths, nodes, sizes, ports and URLs that cannot be right are refused
+/// before anything runs: exit 2, one line naming the flag and the
+/// accepted form, no debug text, and nothing stored (the store file is
+/// never created).
+#[test]
+fn bad_paths_nodes_sizes_ports_and_urls_are_usage_errors_that_store_nothing() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["disk", "dd", "--dir", "/nonexistent-nodebench"],
+            &[
+                "--dir /nonexistent-nodebench",
+                "expected an existing directory",
+            ],
+        ),
+        (
+            &["disk", "iozone", "--dir", "/etc/hostname", "-s", "1m"],
+            &["--dir /etc/hostname: not a directory"],
+        ),
+        (
+            &["disk", "blocks", "--dir", "/nonexistent-nodebench"],
+            &["--dir /nonexistent-nodebench"],
+        ),
+        (
+            &["db", "as3ap", "--db", "sqlite:/nonexistent-nodebench/x.db"],
+            &[
+                "--db sqlite:",
+                "directory /nonexistent-nodebench does not exist",
+            ],
+        ),
+        (
+            &["db", "as3ap", "--scratch-dir", "/nonexistent-nodebench"],
+            &["--scratch-dir", "expected an existing directory"],
+        ),
+        (
+            &["memory", "stream", "--numa", "node:99"],
+            &["--numa node:99", "expected a node"],
+        ),
+        (
+            &["cpu", "linpack", "--sizes", "99999999"],
+            &["--sizes: n = 99999999 needs", "the largest that fits"],
+        ),
+        (
+            &["db", "as3ap", "--db", "mysql://u:pw9@127.0.0.1:70000/x"],
+            &[
+                "--db: port '70000' is not a port (1..65535)",
+                "mysql://USER",
+            ],
+        ),
+        (
+            &["net", "tcp", "127.0.0.1", "--port", "0"],
+            &["--port", "0"],
+        ),
+        (
+            &["net", "pingpong", "127.0.0.1", "--port", "0"],
+            &["--port", "0"],
+        ),
+    ];
+    for (args, needles) in cases {
+        let t = TempStore::new();
+        let o = t.run(args);
+        one_line_error(&o, 2, needles);
+        let err = stderr(&o);
+        assert!(
+            !err.contains("pw9") && !err.contains(" {"),
+            "{args:?}: {err}"
+        );
+        assert!(!t.store().exists(), "{args:?}: the store was opened");
+    }
+}
+
+/// A store path that is a directory or a file that is not a database is
+/// a usage error naming the flag and the accepted forms.
+#[test]
+fn a_store_that_is_a_directory_or_not_a_database_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_db = dir.path().join("notes.txt");
+    std::fs::write(&not_db, "not a database, plain text\n").unwrap();
+    for (store, words) in [
+        (dir.path().to_path_buf(), "is a directory"),
+        (not_db.clone(), "is not a SQLite database"),
+    ] {
+        for args in [&["runs", "list"][..], QUICK_OPS] {
+            let o = bin()
+                .arg("--store")
+                .arg(&store)
+                .args(args)
+                .output()
+                .unwrap();
+            one_line_error(&o, 2, &["--store", words, "expected a SQLite file"]);
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(&not_db).unwrap(),
+        "not a database, plain text\n"
+    );
+}
+
+/// A global flag a command does not honour is left out of its help and
+/// refused when given; a negative number is refused by its own flag.
+#[test]
+fn flags_act_where_they_are_listed() {
+    for (cmd, hidden) in [
+        (
+            &["compare", "--help"][..],
+            &["--assert", "--tag", "--no-save"][..],
+        ),
+        (&["report", "--help"], &["--assert", "--tag", "--json"]),
+        (&["runs", "export", "--help"], &["--assert", "--tag"]),
+        (&["import", "--help"], &["--assert"]),
+        (&["inventory", "--help"], &["--assert", "--tag"]),
+        (&["schema", "--help"], &["--assert", "--tag", "--json"]),
+        (
+            &["http", "serve", "--help"],
+            &["--assert", "--tag", "--json"],
+        ),
+    ] {
+        let help = stdout(&bin().args(cmd).output().unwrap());
+        for flag in hidden {
+            assert!(
+                !help.contains(&format!("  {flag} ")) && !help.contains(&format!("  {flag}\n")),
+                "{cmd:?} lists {flag}: {help}"
+            );
+        }
+    }
+    // Commands that run benchmarks still list them.
+    let help = stdout(&bin().args(["cpu", "ops", "--help"]).output().unwrap());
+    assert!(
+        help.contains("--assert") && help.contains("--tag"),
+        "{help}"
+    );
+    let t = TempStore::new();
+    for (args, flag, command) in [
+        (
+            &["compare", "1", "2", "--tag", "a=b"][..],
+            "--tag",
+            "compare",
+        ),
+        (
+            &["--json", "report", "1", "-o", "/tmp/x.html"],
+            "--json",
+            "report",
+        ),
+        (&["--tag", "a=b", "runs", "list"], "--tag", "runs"),
+        (&["schema", "--tag", "a=b"], "--tag", "schema"),
+        (&["http", "serve", "--json"], "--json", "http serve"),
+        (&["inventory", "--tag", "a=b"], "--tag", "inventory"),
+    ] {
+        one_line_error(
+            &t.run(args),
+            2,
+            &[&format!("{flag} does not apply to {command}")],
+        );
+    }
+    assert!(!t.store().exists(), "a refused command opened the store");
+    one_line_error(
+        &t.run(&["cpu", "ops", "--threads", "-1"]),
+        2,
+        &["'-1' for '--threads <LIST>'", "1,2,4,8"],
+    );
 }

@@ -216,7 +216,7 @@ fn check_line(result: &Value, phase: &Value, line: &str) -> Result<(), String> {
         }
         return Ok(());
     }
-    if line.starts_with("memory bandwidth: STREAM") {
+    if line.starts_with("memory bandwidth: STREAM") || line.starts_with("cache bandwidth: STREAM") {
         return (benchmark == memory::STREAM)
             .then_some(())
             .ok_or_else(|| "STREAM's line on another benchmark".into());

@@ -146,6 +146,44 @@ fn failing_and_passing_benchmarks_keep_the_secret_out_of_everything() {
     assert!(stdout(&o).contains("Authorization: ***"), "{}", stdout(&o));
 }
 
+#[test]
+fn tags_and_suite_settings_that_hold_secrets_are_stored_masked() {
+    let t = TempStore::new();
+    let suite = t.store().with_file_name("secret-suite.toml");
+    std::fs::write(
+        &suite,
+        "name = \"tcp\"\n[[step]]\nbench = \"net.tcp\"\nname = \"tcp\"\nloopback = true\ntime = \"1s\"\n",
+    )
+    .unwrap();
+    let db_url = format!("mysql://u:{SECRET}@h/x");
+    let o = t.run(&[
+        "-q",
+        "--tag",
+        &format!("db_url={db_url}"),
+        "--tag",
+        &format!("password={SECRET}"),
+        "--tag",
+        &format!("API_Key={SECRET}"),
+        "--tag",
+        "config=plain",
+        "suite",
+        "run",
+        &suite.display().to_string(),
+        "--set",
+        &format!("tcp.token={SECRET}"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    clean("suite run with secret tags", &o);
+    // The tags are kept, masked; the plain one as written.
+    let shown = t.run(&["--json", "runs", "show", "latest"]);
+    let run: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(run["tags"]["db_url"], "mysql://u@h/x", "{}", stdout(&shown));
+    assert_eq!(run["tags"]["password"], "***");
+    assert_eq!(run["tags"]["API_Key"], "***");
+    assert_eq!(run["tags"]["config"], "plain");
+    exports_are_clean(&t, 1);
+}
+
 /// The URL of a test server for `var`, with the user `nbsecret` and its
 /// password; None (saying why) without the servers outside CI.
 fn server(var: &str) -> Option<String> {

@@ -21,7 +21,22 @@ use std::io::IsTerminal;
 pub const MASK: &str = "***";
 
 /// Query parameters whose values are secrets (compared without case).
-pub const SECRET_PARAMS: &[&str] = &["password", "pass", "pwd", "token", "secret"];
+pub const SECRET_PARAMS: &[&str] = &[
+    "password",
+    "pass",
+    "pwd",
+    "token",
+    "secret",
+    "key",
+    "apikey",
+    "api_key",
+    "access_token",
+];
+
+/// Words that make a key a secret's when it holds one (compared without
+/// case): a tag `db_password=...`, a suite setting `net.token=...`, an
+/// argument `api_key=...` keep their key and lose their value.
+pub const SECRET_KEY_WORDS: &[&str] = &["password", "secret", "token", "key"];
 
 /// Flags whose value is a secret (`--token X` or `--token=X`).
 pub const SECRET_FLAGS: &[&str] = &["--token"];
@@ -194,11 +209,21 @@ fn mask_params(text: &str) -> String {
                 && SECRET_PARAMS.iter().any(|p| key.eq_ignore_ascii_case(p))
             {
                 let value = &tail[key_len + 1..];
-                let value_len = value
+                let mut value_len = value
                     .find(|ch: char| {
                         matches!(ch, '&' | ';' | '#' | '\'' | '"') || ch.is_whitespace()
                     })
                     .unwrap_or(value.len());
+                // A colon, comma or closing parenthesis that ends the
+                // value before white space is the sentence's
+                // ("...?password=x: error connecting"), kept.
+                let before_space = value[value_len..].starts_with(char::is_whitespace);
+                if before_space
+                    && value_len > 1
+                    && matches!(value.as_bytes()[value_len - 1], b':' | b',' | b')')
+                {
+                    value_len -= 1;
+                }
                 out.push_str(key);
                 out.push('=');
                 if value_len > 0 {
@@ -221,10 +246,51 @@ fn mask_params(text: &str) -> String {
     out
 }
 
+/// Whether `key` names a secret: it holds one of [`SECRET_KEY_WORDS`]
+/// (without case: `DB_Password`, `net.token`, `apikey`).
+pub fn is_secret_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    SECRET_KEY_WORDS.iter().any(|w| key.contains(w))
+}
+
+/// A tag's (or a setting's) value as it may be stored and shown: [`MASK`]
+/// when its key names a secret ([`is_secret_key`]), else [`redact`]ed (a
+/// URL's password, a secret query parameter).
+pub fn redact_tag(key: &str, value: &str) -> String {
+    if is_secret_key(key) && !value.is_empty() {
+        MASK.to_string()
+    } else {
+        redact(value)
+    }
+}
+
+/// `word` with its value masked when it is a `KEY=VALUE` assignment whose
+/// key names a secret (`password=x`, `db.token=x`); the key is letters,
+/// digits, `_`, `.` and `-` only, so URLs, thresholds and sentences are
+/// left to [`redact`]. A flag's `--FLAG=KEY=VALUE` is looked at after its
+/// first `=`.
+fn mask_assignment(word: &str) -> Option<String> {
+    let (prefix, rest) = match word.strip_prefix("--") {
+        Some(_) => {
+            let eq = word.find('=')?;
+            word.split_at(eq + 1)
+        }
+        None => ("", word),
+    };
+    let (key, value) = rest.split_once('=')?;
+    let plain = !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    (plain && is_secret_key(key) && !value.is_empty()).then(|| format!("{prefix}{key}={MASK}"))
+}
+
 /// A command line with every secret hidden: each word [`redact`]ed, the
-/// value of each [`SECRET_FLAGS`] flag masked, and the value of a
-/// credential header masked in whatever word it stands (`-H`, `-H=`,
-/// `--header=`, a cluster such as `-kH`, or the word after one).
+/// value of each [`SECRET_FLAGS`] flag masked, the value of a credential
+/// header masked in whatever word it stands (`-H`, `-H=`, `--header=`, a
+/// cluster such as `-kH`, or the word after one), and the value of a
+/// `KEY=VALUE` word whose key names a secret (`--tag password=x`,
+/// `--set net.token=x`).
 pub fn redact_args(args: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len());
     let mut mask_next = false;
@@ -244,6 +310,10 @@ pub fn redact_args(args: &[String]) -> Vec<String> {
             .find(|f| arg.starts_with(&format!("{f}=")))
         {
             out.push(format!("{flag}={MASK}"));
+            continue;
+        }
+        if let Some(masked) = mask_assignment(arg) {
+            out.push(masked);
             continue;
         }
         out.push(redact_header(arg));
@@ -599,6 +669,62 @@ mod tests {
             "mysql://USER[:PASSWORD]@HOST/DB"
         );
         assert_eq!(redact("mysql://USER[:x]@HOST/DB"), "mysql://USER[@HOST/DB");
+    }
+
+    #[test]
+    fn masking_keeps_the_sentence_around_the_secret() {
+        assert_eq!(
+            redact("cannot connect to mysql://u@h/x?password=hunter2: error connecting"),
+            "cannot connect to mysql://u@h/x?password=***: error connecting"
+        );
+        assert_eq!(redact("a ?key=abc, then"), "a ?key=***, then");
+        // At the end of the text a trailing colon may be the secret's own.
+        assert_eq!(redact("x?token=abc:"), "x?token=***");
+    }
+
+    #[test]
+    fn tags_and_settings_named_as_secrets_are_masked() {
+        assert!(is_secret_key("DB_Password"));
+        assert!(is_secret_key("net.token"));
+        assert!(is_secret_key("apikey"));
+        assert!(!is_secret_key("config"));
+        assert_eq!(redact_tag("password", "hunter2"), MASK);
+        assert_eq!(redact_tag("api_key", "k1"), MASK);
+        assert_eq!(
+            redact_tag("db_url", "mysql://u:TopSecret123@h/x"),
+            "mysql://u@h/x"
+        );
+        assert_eq!(redact_tag("config", "2cpu-4gb"), "2cpu-4gb");
+        assert_eq!(
+            redact_args(&strings(&[
+                "nodebench",
+                "--tag",
+                "password=hunter2",
+                "--tag=db_url=mysql://u:TopSecret123@h/x",
+                "--set",
+                "net.token=abc",
+                "--set=step.secret_key=k",
+                "--tag",
+                "config=a",
+                "--assert",
+                "cpu.ops rate >= 1",
+                "--max-key-age=5",
+            ])),
+            strings(&[
+                "nodebench",
+                "--tag",
+                "password=***",
+                "--tag=db_url=mysql://u@h/x",
+                "--set",
+                "net.token=***",
+                "--set=step.secret_key=***",
+                "--tag",
+                "config=a",
+                "--assert",
+                "cpu.ops rate >= 1",
+                "--max-key-age=5",
+            ])
+        );
     }
 
     #[test]

@@ -469,6 +469,22 @@ impl BenchResult {
         whole.chain(phases).collect()
     }
 
+    /// Hides every secret in the result's free text (its error, warnings
+    /// and bottleneck lines): what a benchmark wrote there from a message
+    /// that quoted a URL or a token. Called before a result is stored.
+    pub fn redact_text(&mut self) {
+        use crate::credentials::redact;
+        if let Some(e) = &mut self.error {
+            *e = redact(e);
+        }
+        for w in &mut self.warnings {
+            *w = redact(w);
+        }
+        if let Some(b) = &mut self.bottleneck {
+            *b = redact(b);
+        }
+    }
+
     /// Marks the result stopped part-way by the user; its metrics are kept.
     pub fn mark_cancelled(&mut self) {
         self.status = ResultStatus::Cancelled;
@@ -603,9 +619,17 @@ pub struct Run {
 
 impl Run {
     /// A new, incomplete run starting now; `command_line` is kept with its
-    /// secrets hidden ([`crate::credentials::redact_args`]).
+    /// secrets hidden ([`crate::credentials::redact_args`]), and so are the
+    /// tags' values ([`crate::credentials::redact_tag`]).
     pub fn start(command_line: Vec<String>, tags: BTreeMap<String, String>) -> Self {
         let command_line = crate::credentials::redact_args(&command_line);
+        let tags = tags
+            .into_iter()
+            .map(|(k, v)| {
+                let v = crate::credentials::redact_tag(&k, &v);
+                (k, v)
+            })
+            .collect();
         Run {
             schema_version: SCHEMA_VERSION,
             id: None,
@@ -643,9 +667,19 @@ mod tests {
         assert!(text.contains("X-Trace: 1"), "{text}");
         let run = Run::start(
             vec!["nodebench".into(), "--token".into(), "pw5".into()],
-            BTreeMap::new(),
+            BTreeMap::from([
+                ("password".to_string(), "pw6".to_string()),
+                ("db".to_string(), "mysql://u:pw7@h/x".to_string()),
+            ]),
         );
         assert_eq!(run.command_line, ["nodebench", "--token", "***"]);
+        assert_eq!(run.tags["password"], "***");
+        assert_eq!(run.tags["db"], "mysql://u@h/x");
+        let mut r = BenchResult::new("x.y");
+        r.warnings
+            .push("slow reply from http://h/p?token=pw8".into());
+        r.redact_text();
+        assert_eq!(r.warnings, ["slow reply from http://h/p?token=***"]);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! finished.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram as Hdr;
@@ -69,10 +69,7 @@ impl Benchmark for As3ap {
         }
         let target = self.config.target().map_err(BenchError::Invalid)?;
         let (path, _scratch) = match &target {
-            Target::Sqlite(Some(p)) => {
-                check_sqlite_dir(p)?;
-                (p.clone(), None)
-            }
+            Target::Sqlite(Some(p)) => (p.clone(), None),
             Target::Postgres(url) => {
                 let connector = PostgresConnector::new(url).map_err(BenchError::Invalid)?;
                 return self.run_on(&target, &connector, ctx);
@@ -91,20 +88,6 @@ impl Benchmark for As3ap {
             }
         };
         self.run_on(&target, &SqliteConnector { path }, ctx)
-    }
-}
-
-/// An explicit SQLite file's directory must exist (SQLite would say only
-/// "unable to open database file").
-fn check_sqlite_dir(p: &Path) -> Result<(), BenchError> {
-    let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
-    match dir {
-        Some(d) if !d.is_dir() => Err(BenchError::System(format!(
-            "--db sqlite:{}: directory {} does not exist",
-            p.display(),
-            d.display()
-        ))),
-        _ => Ok(()),
     }
 }
 

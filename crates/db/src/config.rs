@@ -71,6 +71,23 @@ pub enum Target {
 /// The `--db` forms, for messages.
 const ACCEPTED: &str = "sqlite:PATH, mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH] or postgres://USER[:PASSWORD]@HOST[:PORT]/DB";
 
+/// Refuses a port outside 1..=65535 in a URL's authority (`USER:PASS@HOST:PORT`,
+/// `[::1]:PORT`), naming the accepted `form`; the user info is never echoed.
+fn check_port(authority: &str, form: &str) -> Result<(), String> {
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let port = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split_once("]:").map(|(_, p)| p),
+        None => host_port.rsplit_once(':').map(|(_, p)| p),
+    };
+    match port {
+        None => Ok(()),
+        Some(p) if p.parse::<u16>().is_ok_and(|p| p > 0) => Ok(()),
+        Some(p) => Err(format!(
+            "--db: port '{p}' is not a port (1..65535); expected {form}"
+        )),
+    }
+}
+
 impl Target {
     /// Parses `--db`: `sqlite:PATH`, `mysql://USER[:PASSWORD]@HOST[:PORT]/DB`
     /// (`?socket=PATH`) or `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`.
@@ -79,6 +96,7 @@ impl Target {
             let path = rest.split_once('?').map_or(rest, |(p, _)| p);
             return match path.split_once('/') {
                 Some((host, db)) if !host.is_empty() && !db.is_empty() => {
+                    check_port(host, "mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH]")?;
                     Ok(Target::Mysql(s.to_string()))
                 }
                 _ => Err(
@@ -90,6 +108,7 @@ impl Target {
             let rest = s.split_once("://").map_or("", |(_, r)| r);
             return match rest.split_once('/') {
                 Some((host, db)) if !host.is_empty() && !db.is_empty() => {
+                    check_port(host, "postgres://USER[:PASSWORD]@HOST[:PORT]/DB")?;
                     Ok(Target::Postgres(s.to_string()))
                 }
                 _ => Err("--db: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DB".into()),
@@ -308,9 +327,21 @@ impl Config for As3apConfig {
         if let Target::Sqlite(None) = target
             && !self.scratch_dir.is_dir()
         {
-            return Err(BenchError::System(format!(
-                "scratch directory {} does not exist",
+            return Err(BenchError::Invalid(format!(
+                "--scratch-dir: {} is not a directory (expected an existing directory, e.g. /tmp)",
                 self.scratch_dir.display()
+            )));
+        }
+        // An explicit SQLite file's directory must exist (SQLite would say
+        // only "unable to open database file").
+        if let Target::Sqlite(Some(p)) = &target
+            && let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty())
+            && !d.is_dir()
+        {
+            return Err(BenchError::Invalid(format!(
+                "--db sqlite:{}: directory {} does not exist (expected sqlite:PATH in an existing directory)",
+                p.display(),
+                d.display()
             )));
         }
         Ok(())
@@ -320,6 +351,23 @@ impl Config for As3apConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ports_outside_the_range_are_refused_without_the_password() {
+        for bad in ["70000", "0", "x"] {
+            let e = Target::parse(&format!("mysql://u:pw9@127.0.0.1:{bad}/x")).unwrap_err();
+            assert_eq!(
+                e,
+                format!(
+                    "--db: port '{bad}' is not a port (1..65535); expected mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH]"
+                )
+            );
+            let e = Target::parse(&format!("postgres://u:pw9@[::1]:{bad}/x")).unwrap_err();
+            assert!(e.starts_with(&format!("--db: port '{bad}'")), "{e}");
+        }
+        assert!(Target::parse("mysql://u:p:w@127.0.0.1:3306/x").is_ok());
+        assert!(Target::parse("postgres://u@h/x").is_ok());
+    }
 
     #[test]
     fn parses_sqlite_targets_and_refuses_the_rest() {

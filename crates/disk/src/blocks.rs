@@ -106,7 +106,7 @@ impl Config for DiskBlocksConfig {
         steady::check_max_rounds(self.max_rounds)?;
         let max_threads = self.threads.iter().copied().max().unwrap_or(1) as u64;
         let need = self.total.max(self.max_block().saturating_mul(max_threads));
-        scratch::check_dir(&self.dir, need).map_err(BenchError::System)
+        scratch::check_dir(&self.dir, need)
     }
 }
 

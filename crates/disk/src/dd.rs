@@ -51,7 +51,7 @@ impl Config for DdConfig {
             .block_size
             .checked_mul(self.count)
             .ok_or_else(|| BenchError::Invalid("--block-size x --count overflows".into()))?;
-        scratch::check_dir(&self.dir, total).map_err(BenchError::System)
+        scratch::check_dir(&self.dir, total)
     }
 }
 

@@ -10,6 +10,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use nodebench_core::bench::BenchError;
 use nodebench_core::units::format_bytes;
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -105,20 +106,30 @@ pub fn free_bytes(dir: &Path) -> Result<u64, String> {
 }
 
 /// Checks that `dir` is a writable directory with room for `bytes` plus 5 %.
-pub fn check_dir(dir: &Path, bytes: u64) -> Result<(), String> {
-    let meta = std::fs::metadata(dir).map_err(|e| format!("--dir {}: {e}", dir.display()))?;
+pub fn check_dir(dir: &Path, bytes: u64) -> Result<(), BenchError> {
+    // A path that is not a directory is the user's input, refused before
+    // anything runs; a directory without room is the machine's refusal.
+    let meta = std::fs::metadata(dir).map_err(|e| {
+        BenchError::Invalid(format!(
+            "--dir {}: {e} (expected an existing directory)",
+            dir.display()
+        ))
+    })?;
     if !meta.is_dir() {
-        return Err(format!("--dir {}: not a directory", dir.display()));
+        return Err(BenchError::Invalid(format!(
+            "--dir {}: not a directory (expected an existing directory)",
+            dir.display()
+        )));
     }
-    let free = free_bytes(dir)?;
+    let free = free_bytes(dir).map_err(BenchError::System)?;
     let need = bytes.saturating_add(bytes / 20);
     if free < need {
-        return Err(format!(
+        return Err(BenchError::System(format!(
             "--dir {}: needs {} free for the test files but only {} is free; use a smaller --file-size or fewer workers",
             dir.display(),
             format_bytes(need),
             format_bytes(free)
-        ));
+        )));
     }
     Ok(())
 }
@@ -205,9 +216,20 @@ mod tests {
     #[test]
     fn too_little_space_is_a_clear_error() {
         let dir = tempfile::tempdir().unwrap();
-        let e = check_dir(dir.path(), u64::MAX / 4).unwrap_err();
+        let Err(BenchError::System(e)) = check_dir(dir.path(), u64::MAX / 4) else {
+            panic!("no room is the machine's refusal");
+        };
         assert!(e.contains("--dir") && e.contains("free"), "{e}");
-        let e = check_dir(Path::new("/nonexistent-nodebench"), 1).unwrap_err();
+        let Err(BenchError::Invalid(e)) = check_dir(Path::new("/nonexistent-nodebench"), 1) else {
+            panic!("a missing directory is a usage error");
+        };
         assert!(e.starts_with("--dir /nonexistent-nodebench"), "{e}");
+        let Err(BenchError::Invalid(e)) = check_dir(Path::new("/etc/hostname"), 1) else {
+            panic!("a file is a usage error");
+        };
+        assert_eq!(
+            e,
+            "--dir /etc/hostname: not a directory (expected an existing directory)"
+        );
     }
 }

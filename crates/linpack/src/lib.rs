@@ -88,8 +88,15 @@ impl Benchmark for Linpack {
         names::LINPACK
     }
 
+    /// The flags' check, then orders given with `--sizes` against the
+    /// memory available now: one that cannot fit is the user's input,
+    /// refused before anything runs.
     fn validate(&self) -> Result<(), BenchError> {
-        self.config.validate()
+        self.config.validate()?;
+        if let Sizes::List(_) = &self.config.sizes {
+            self.orders()?;
+        }
+        Ok(())
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {

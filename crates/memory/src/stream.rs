@@ -157,6 +157,21 @@ pub fn default_array_size(llc_bytes: Option<u64>) -> usize {
     four_llc.max(MIN_DEFAULT_ELEMENTS)
 }
 
+/// STREAM's own warning when an array of `array_bytes` is under 4x the
+/// last-level caches (`llc_bytes`, all of them together): the caches, not
+/// memory, serve part of every kernel, so the figures are not memory
+/// bandwidth. None when the arrays follow the rule or the cache is unknown.
+pub fn in_cache_warning(array_bytes: u64, llc_bytes: Option<u64>) -> Option<String> {
+    let llc = llc_bytes.filter(|&b| b > 0)?;
+    (array_bytes < 4 * llc).then(|| {
+        format!(
+            "STREAM's rule: each array must be at least 4x the last-level caches ({}); these arrays are {} each, so the caches serve part of every kernel and the figures are not memory bandwidth (use the default --array-size)",
+            nodebench_core::units::format_bytes(4 * llc),
+            nodebench_core::units::format_bytes(array_bytes)
+        )
+    })
+}
+
 /// The `memory.stream` benchmark.
 #[derive(Debug, Clone)]
 pub struct Stream {
@@ -531,8 +546,28 @@ impl Benchmark for Stream {
         names::STREAM
     }
 
+    /// The flags' check, then `--numa` against the machine's nodes: a node
+    /// it does not have (or none listed for `interleave`) is the user's
+    /// input, refused before anything runs.
     fn validate(&self) -> Result<(), BenchError> {
-        self.config.validate()
+        self.config.validate()?;
+        if let Some(n) = self.config.array_size {
+            check_fits(3 * 8 * n as u64, "--array-size").map_err(BenchError::Invalid)?;
+        }
+        if !matches!(self.config.numa, StreamNuma::Local) {
+            let roots = nodebench_machine::sysroot::Roots::from_env();
+            let inventory = nodebench_core::inventory::Inventory {
+                topology: nodebench_machine::inventory::topology::collect_topology(&roots),
+                ..Default::default()
+            };
+            plan(
+                &self.config.numa,
+                &inventory,
+                &affinity::allowed_cpus(),
+                &|_| None,
+            )?;
+        }
+        Ok(())
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
@@ -583,6 +618,10 @@ impl Benchmark for Stream {
             }
             result.set_param(param::ARRAY_SIZE, n);
             result.set_param(param::ARRAY_BYTES, 8 * n);
+            if let Some(w) = in_cache_warning(8 * n as u64, ctx.inventory.last_level_cache_bytes())
+            {
+                result.warnings.push(w);
+            }
             result.set_param(param::NTIMES, c.ntimes);
             result.set_param(param::HUGEPAGES, hugepages_param(c.hugepages));
             result.set_param(
@@ -661,6 +700,18 @@ mod tests {
             ntimes: 4,
             ..StreamConfig::default()
         }
+    }
+
+    #[test]
+    fn arrays_under_four_times_the_caches_carry_streams_warning() {
+        let w = in_cache_warning(8_000_000, Some(480 << 20)).unwrap();
+        assert!(
+            w.starts_with("STREAM's rule: each array must be at least 4x the last-level caches"),
+            "{w}"
+        );
+        assert!(w.contains("not memory bandwidth"), "{w}");
+        assert_eq!(in_cache_warning(4 * (480 << 20), Some(480 << 20)), None);
+        assert_eq!(in_cache_warning(8, None), None);
     }
 
     #[test]

@@ -99,6 +99,7 @@ impl Location {
         let location = Location::parse(&value, source)?;
         if let Location::Sqlite(path) = &location {
             check_parent(path, source)?;
+            check_file(path, source)?;
         }
         Ok(location)
     }
@@ -135,6 +136,30 @@ fn check_parent(path: &Path, source: &str) -> Result<(), StoreError> {
         "{source}: directory {} does not exist (create it first; nodebench creates only its default store's directories)",
         parent.display()
     )))
+}
+
+/// Refuses a SQLite store path that is a directory, or an existing file
+/// that is not a SQLite database (an empty file is one SQLite starts).
+fn check_file(path: &Path, source: &str) -> Result<(), StoreError> {
+    let accepted = "expected a SQLite file (created when missing) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB";
+    if path.is_dir() {
+        return Err(StoreError::Location(format!(
+            "{source}: {} is a directory; {accepted}",
+            path.display()
+        )));
+    }
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    let mut head = [0u8; 16];
+    let read = std::io::Read::read(&mut file, &mut head).unwrap_or(0);
+    if read > 0 && (read < head.len() || &head != b"SQLite format 3\0") {
+        return Err(StoreError::Location(format!(
+            "{source}: {} is not a SQLite database; {accepted}",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The scheme of `text` when it starts like a URL (`SCHEME://`, the scheme

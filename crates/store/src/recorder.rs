@@ -95,6 +95,7 @@ impl Recorder {
 
 impl ResultSink for Recorder {
     fn record(&mut self, mut result: BenchResult) -> Result<(), BenchError> {
+        result.redact_text();
         if let Some(sampler) = &self.telemetry {
             sampler.sample_now();
             result

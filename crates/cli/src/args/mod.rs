@@ -204,6 +204,36 @@ nodebench_core::choice! {
     }
 }
 
+impl Cli {
+    /// The first global flag given that this command does not honour
+    /// ([`IDLE_GLOBALS`]), with the command's name: refused, never ignored.
+    pub fn idle_global(&self) -> Option<(&'static str, &'static str)> {
+        let path = match &self.command {
+            Command::Compare(_) => "compare",
+            Command::Report(_) => "report",
+            Command::Runs(_) => "runs",
+            Command::Import(_) => "import",
+            Command::Inventory { .. } => "inventory",
+            Command::Schema { .. } => "schema",
+            Command::Http(HttpCommand::Serve(_)) => "http serve",
+            Command::Net(NetCommand::Serve(_)) => "net serve",
+            _ => return None,
+        };
+        let (_, ids) = IDLE_GLOBALS.iter().find(|(p, _)| *p == path)?;
+        let given = |id: &str| match id {
+            "asserts" => !self.asserts.is_empty(),
+            "tags" => !self.tags.is_empty(),
+            "json" => self.json,
+            // Harmless where idle (scripts pass them to every command):
+            // left out of the help, not refused.
+            _ => false,
+        };
+        ids.iter()
+            .find(|id| given(id))
+            .map(|id| (global_flag(id), path))
+    }
+}
+
 impl Command {
     /// Whether the command runs benchmarks, so that `--assert` applies.
     pub fn runs_benchmarks(&self) -> bool {
@@ -240,7 +270,149 @@ pub fn command() -> clap::Command {
     let version = nodebench_core::build_info::current()
         .map(|b| b.line())
         .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string());
-    Cli::command().version(version)
+    let cmd = with_negative_values(Cli::command().version(version));
+    without_idle_globals(cmd)
+}
+
+/// Every option's value may start with `-`, so `--threads -1` reaches the
+/// flag's own check and is refused naming it, instead of clap's "unexpected
+/// argument '-1'".
+fn with_negative_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        if a.get_action().takes_values() && !a.is_positional() {
+            a.allow_negative_numbers(true)
+        } else {
+            a
+        }
+    })
+    .mut_subcommands(with_negative_values)
+}
+
+/// The global flags (id) each command that reads or prints stored runs
+/// does not honour: left out of its `--help`; `--assert`, `--tag` and
+/// `--json` refused when given ([`Cli::idle_global`]).
+pub const IDLE_GLOBALS: &[(&str, &[&str])] = &[
+    (
+        "compare",
+        &[
+            "asserts",
+            "tags",
+            "no_save",
+            "no_telemetry",
+            "telemetry_interval",
+        ],
+    ),
+    (
+        "report",
+        &[
+            "asserts",
+            "tags",
+            "json",
+            "no_save",
+            "no_telemetry",
+            "telemetry_interval",
+        ],
+    ),
+    (
+        "runs",
+        &[
+            "asserts",
+            "tags",
+            "no_save",
+            "no_telemetry",
+            "telemetry_interval",
+        ],
+    ),
+    ("import", &["asserts", "no_telemetry", "telemetry_interval"]),
+    (
+        "inventory",
+        &[
+            "asserts",
+            "tags",
+            "no_save",
+            "no_telemetry",
+            "telemetry_interval",
+        ],
+    ),
+    (
+        "schema",
+        &[
+            "asserts",
+            "tags",
+            "json",
+            "no_save",
+            "no_telemetry",
+            "telemetry_interval",
+        ],
+    ),
+    (
+        "http serve",
+        &[
+            "asserts",
+            "tags",
+            "json",
+            "no_save",
+            "no_telemetry",
+            "telemetry_interval",
+        ],
+    ),
+    (
+        "net serve",
+        &[
+            "asserts",
+            "tags",
+            "json",
+            "no_save",
+            "no_telemetry",
+            "telemetry_interval",
+        ],
+    ),
+];
+
+/// The flag a global argument's id stands for.
+pub fn global_flag(id: &str) -> &'static str {
+    match id {
+        "asserts" => "--assert",
+        "tags" => "--tag",
+        "json" => "--json",
+        "no_save" => "--no-save",
+        "no_telemetry" => "--no-telemetry",
+        _ => "--?",
+    }
+}
+
+/// [`IDLE_GLOBALS`] hidden from those commands' help (their subcommands'
+/// too): clap propagates global flags when the command is built, so the
+/// command is built first.
+fn without_idle_globals(mut cmd: clap::Command) -> clap::Command {
+    fn hide(c: clap::Command, ids: &[&str]) -> clap::Command {
+        // In place (mut_arg would move the argument to the end, out of the
+        // built command's index).
+        let c = c.mut_args(|a| {
+            if ids.contains(&a.get_id().as_str()) {
+                a.hide(true)
+            } else {
+                a
+            }
+        });
+        c.mut_subcommands(|s| hide(s, ids))
+    }
+    fn descend(c: &mut clap::Command, words: &[&str], ids: &[&str]) {
+        match words.split_first() {
+            None => *c = hide(std::mem::take(c), ids),
+            Some((w, rest)) => {
+                if let Some(s) = c.find_subcommand_mut(w) {
+                    descend(s, rest, ids);
+                }
+            }
+        }
+    }
+    cmd.build();
+    for (path, ids) in IDLE_GLOBALS {
+        let words: Vec<&str> = path.split(' ').collect();
+        descend(&mut cmd, &words, ids);
+    }
+    cmd
 }
 
 /// A clap error as one line: its message up to the usage hint (the flag
@@ -260,7 +432,12 @@ pub fn one_line(e: &clap::Error) -> String {
 /// A `--tag` as its key and value.
 fn parse_tag(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        // A secret's value is never kept, printed or sent to a remote
+        // host: masked as the store would keep it.
+        Some((k, v)) if !k.trim().is_empty() => Ok((
+            k.trim().to_string(),
+            nodebench_core::credentials::redact_tag(k.trim(), v),
+        )),
         _ => Err(format!(
             "invalid tag '{s}': expected KEY=VALUE, e.g. config=2cpu-4gb"
         )),

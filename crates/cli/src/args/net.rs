@@ -36,7 +36,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "IP", default_value_t = ServerConfig::default().bind)]
     pub bind: IpAddr,
     /// iperf3 port; the ping-pong echo uses the next one.
-    #[arg(short = 'p', long, value_name = "PORT", default_value_t = ServerConfig::default().port)]
+    #[arg(short = 'p', long, value_name = "PORT", default_value_t = ServerConfig::default().port, value_parser = clap::value_parser!(u16).range(1..))]
     pub port: u16,
     /// Refuse tests longer than this.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
@@ -83,7 +83,7 @@ pub struct ThroughputArgs {
     #[arg(long, conflicts_with_all = ["host", "port"])]
     pub loopback: bool,
     /// Server port.
-    #[arg(short = 'p', long, value_name = "PORT", default_value_t = ClientConfig::default().port)]
+    #[arg(short = 'p', long, value_name = "PORT", default_value_t = ClientConfig::default().port, value_parser = clap::value_parser!(u16).range(1..))]
     pub port: u16,
     /// Parallel streams.
     #[arg(short = 'P', long, value_name = "N", default_value_t = ClientConfig::default().parallel)]
@@ -208,7 +208,7 @@ pub struct PingpongArgs {
     #[arg(long, conflicts_with_all = ["host", "port"])]
     pub loopback: bool,
     /// The server's iperf3 port (the echo is on the next port).
-    #[arg(short = 'p', long, value_name = "PORT", default_value_t = ServerConfig::default().port)]
+    #[arg(short = 'p', long, value_name = "PORT", default_value_t = ServerConfig::default().port, value_parser = clap::value_parser!(u16).range(1..))]
     pub port: u16,
     /// Message sizes (1 B to 1 MiB; UDP is clamped to 65507).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_size)]

@@ -12,11 +12,13 @@ use super::runid::{OneRun, RunSpec};
 pub enum RunsCommand {
     /// List stored runs, newest first.
     List,
-    /// Show one run's tables (or its JSON with --json).
+    /// Show one run's tables (or its JSON with --json), or every run with
+    /// a tag (oldest first; a JSON array with --json).
     Show {
-        /// Run id (as `runs list` shows it), `latest` or `latest~N`.
+        /// Run id (as `runs list` shows it), `latest`, `latest~N`, or
+        /// `tag:KEY=VALUE` (every run with that tag).
         #[arg(value_name = "RUN")]
-        id: OneRun,
+        id: RunSpec,
     },
     /// Export one run (or every run with a tag) with every metric.
     Export {

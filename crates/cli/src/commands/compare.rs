@@ -45,11 +45,22 @@ pub fn run(cli: &Cli, args: &CompareArgs) -> Result<()> {
     };
     let comparison = compare::compare_with(&sides, matching);
     if cli.json {
+        // The model whole, its unmatched list saying why, even when
+        // nothing matched (then exit 1 below).
         outln!("{}", serde_json::to_string_pretty(&comparison)?);
-    } else {
+    } else if !comparison.rows.is_empty() {
         let colour = std::io::stdout().is_terminal() && std::env::var_os(NO_COLOR).is_none();
         let text = compare::render(&comparison, args.format, colour).map_err(anyhow::Error::msg)?;
         out!("{text}");
+    }
+    if comparison.rows.is_empty() {
+        let labels: Vec<&str> = sides.iter().map(|s| s.label.as_str()).collect();
+        return Err(CliError::failed(format!(
+            "compare: {} have no metric in common ({} metric(s) found on some sides only; --json lists them and why)",
+            labels.join(" and "),
+            comparison.unmatched.len()
+        ))
+        .into());
     }
     Ok(())
 }
@@ -100,7 +111,7 @@ pub(super) fn resolve_one(store: &dyn Store, spec: &RunSpec, command: &str) -> R
 fn resolve_or_refuse(spec: &RunSpec, runs: &[RunSummary], command: &str) -> Result<Vec<i64>> {
     let forms = match spec {
         RunSpec::Tag { .. } => SIDE_FORMS,
-        _ if command.starts_with("runs show") || command.starts_with("runs delete") => RUN_FORMS,
+        _ if command.starts_with("runs delete") => RUN_FORMS,
         _ => SIDE_FORMS,
     };
     resolve(spec, runs).map_err(|why| {

@@ -35,6 +35,12 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         )
         .into());
     }
+    if let Some((flag, command)) = cli.idle_global() {
+        return Err(crate::CliError::usage(format!(
+            "{flag} does not apply to {command} (see nodebench {command} --help)"
+        ))
+        .into());
+    }
     match &cli.command {
         Command::Run => suite::run_suite(&cli, suites::QUICK, &[]),
         Command::Suite(cmd) => suite::run(&cli, cmd),

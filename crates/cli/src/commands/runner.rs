@@ -54,8 +54,9 @@ pub fn install_signal_handlers() -> Result<Cancel> {
 
 /// Checks every benchmark's configuration before the store is opened or
 /// anything runs. A configuration the flags make wrong stops everything:
-/// a usage [`CliError`] naming it. One the machine
-/// refuses (a missing directory, no room in it) comes back in that
+/// a usage [`CliError`] naming it (a path that is not a directory, a NUMA
+/// node or a size the machine does not have). One the machine
+/// refuses (no room in a directory) comes back in that
 /// benchmark's slot: it is reported failed and the others still run, as
 /// when a benchmark fails while running.
 fn validate_all(benches: &[Box<dyn Benchmark>]) -> Result<Vec<Option<BenchError>>, CliError> {

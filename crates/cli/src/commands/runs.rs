@@ -87,12 +87,20 @@ pub fn run(cli: &Cli, cmd: &RunsCommand) -> Result<()> {
             }
         }
         RunsCommand::Show { id } => {
-            let id = resolve_one(store.as_ref(), &id.0, "runs show")?;
-            let run = store.load_run(id)?;
-            if cli.json {
-                outln!("{}", serde_json::to_string_pretty(&run)?);
-            } else {
-                out!("{}", reporters::run_report_with_telemetry(&run));
+            let runs = load_runs(store.as_ref(), id, "runs show")?;
+            match (&runs[..], cli.json) {
+                ([run], true) if !matches!(id, RunSpec::Tag { .. }) => {
+                    outln!("{}", serde_json::to_string_pretty(run)?);
+                }
+                (_, true) => outln!("{}", serde_json::to_string_pretty(&runs)?),
+                (_, false) => {
+                    for (i, run) in runs.iter().enumerate() {
+                        if i > 0 {
+                            outln!();
+                        }
+                        out!("{}", reporters::run_report_with_telemetry(run));
+                    }
+                }
             }
         }
         RunsCommand::Export { id, format, output } => {

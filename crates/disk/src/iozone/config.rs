@@ -238,10 +238,9 @@ impl Config for IozoneConfig {
         }
         steady::check_max_rounds(self.max_rounds)?;
         let largest = self.groups().iter().map(|(f, _)| *f).max().unwrap_or(0);
-        // A missing directory or one without room is the machine's refusal,
-        // not a malformed flag.
+        // A missing directory is the user's (exit 2); one without room the
+        // machine's refusal (the benchmark fails).
         scratch::check_dir(&self.dir, largest.saturating_mul(self.workers as u64))
-            .map_err(BenchError::System)
     }
 }
 

@@ -215,7 +215,7 @@ fn line(
         &|| device_queue(result, t),
         &|| line_rate(t, inventory),
         &|| disk_busy(t),
-        &|| memory_bandwidth(result, earlier),
+        &|| memory_bandwidth(result, earlier, inventory),
         &|| stream_threads(result),
         &|| cores(t),
         &|| threads_busy(&scope, t),
@@ -418,10 +418,28 @@ fn best_bandwidth(r: &BenchResult) -> Option<f64> {
         .max_by(f64::total_cmp)
 }
 
-/// Rule 6: memory bandwidth.
-fn memory_bandwidth(r: &BenchResult, earlier: &[BenchResult]) -> Option<String> {
+/// Rule 6: memory bandwidth. A STREAM whose arrays are under 4x the
+/// last-level caches (STREAM's rule) measured the caches too: its line says
+/// so, never "memory bandwidth".
+fn memory_bandwidth(
+    r: &BenchResult,
+    earlier: &[BenchResult],
+    inventory: Option<&Inventory>,
+) -> Option<String> {
     let best = best_bandwidth(r)?;
     if r.benchmark == memory::STREAM {
+        let array = r.param(memory::param::ARRAY_BYTES).and_then(|v| v.as_u64());
+        let llc = inventory.and_then(Inventory::last_level_cache_bytes);
+        if let (Some(array), Some(llc)) = (array, llc)
+            && llc > 0
+            && array < 4 * llc
+        {
+            return Some(format!(
+                "cache bandwidth: STREAM's arrays ({} each) are under 4x the last-level caches ({}), so the caches served part of it",
+                nodebench_core::units::format_bytes(array),
+                nodebench_core::units::format_bytes(llc)
+            ));
+        }
         return Some(format!(
             "memory bandwidth: STREAM moves {} at best, the measured peak",
             bytes_per_sec(best)

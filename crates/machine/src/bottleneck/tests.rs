@@ -185,6 +185,39 @@ fn memory_results_near_the_stream_peak_are_bandwidth_bound() {
 }
 
 #[test]
+fn a_stream_in_the_caches_is_not_memory_bandwidth() {
+    let mut r = result(memory::STREAM, 100.0, 100.0, 0.0, 0.0);
+    r.metrics.push(Metric::new(
+        memory::metric::BANDWIDTH,
+        80e9,
+        Unit::BytesPerSecond,
+        Better::Higher,
+    ));
+    // 8 MB arrays against 480 MiB of last-level cache (the case).
+    r.set_param(memory::param::ARRAY_BYTES, 8_000_000u64);
+    let mut inv = Inventory::default();
+    inv.cpu.caches.push(nodebench_core::inventory::CacheInfo {
+        level: 3,
+        kind: "Unified".into(),
+        size_bytes: 240 << 20,
+        instances: Some(2),
+        line_size_bytes: Some(64),
+    });
+    let line = attribute(&r, &[], Some(&inv)).unwrap();
+    assert_eq!(
+        line,
+        "cache bandwidth: STREAM's arrays (7.63 MiB each) are under 4x the last-level caches (480 MiB), so the caches served part of it"
+    );
+    // Arrays of 4x the caches follow the rule: memory bandwidth.
+    r.set_param(memory::param::ARRAY_BYTES, 4 * (480u64 << 20));
+    assert!(
+        attribute(&r, &[], Some(&inv))
+            .unwrap()
+            .starts_with("memory bandwidth: STREAM moves")
+    );
+}
+
+#[test]
 fn saturated_cores_are_named() {
     let r = result(nodebench_core::names::cpu::OPS, 40.0, 99.0, 0.0, 0.0);
     assert_eq!(

@@ -742,11 +742,47 @@ fn oriented(ratio: f64, better: Better) -> f64 {
     }
 }
 
+/// Rate units: a measurement's headline figure where it has one.
+const RATE_UNITS: [Unit; 4] = [
+    Unit::BytesPerSecond,
+    Unit::OpsPerSecond,
+    Unit::FlopsPerSecond,
+    Unit::Hertz,
+];
+
+/// The rows that enter the geometric means: one headline figure per
+/// benchmark and label set, so one measurement counts once. Of a set's
+/// summarised rows, its first rate (STREAM's bandwidth, not also its
+/// average, minimum and maximum times); a set without a rate, its first
+/// time.
+pub(crate) fn headline_rows(rows: &[MetricRow]) -> Vec<&MetricRow> {
+    let mut chosen: BTreeMap<(String, BTreeMap<String, String>), &MetricRow> = BTreeMap::new();
+    let mut order: Vec<(String, BTreeMap<String, String>)> = Vec::new();
+    for r in rows.iter().filter(|r| SUMMARISED_UNITS.contains(&r.unit)) {
+        let key = (r.benchmark.clone(), r.labels.clone());
+        match chosen.get(&key) {
+            None => {
+                order.push(key.clone());
+                chosen.insert(key, r);
+            }
+            Some(prev) if !RATE_UNITS.contains(&prev.unit) && RATE_UNITS.contains(&r.unit) => {
+                chosen.insert(key, r);
+            }
+            Some(_) => {}
+        }
+    }
+    order
+        .iter()
+        .filter_map(|k| chosen.get(k).copied())
+        .collect()
+}
+
 /// Geometric means per area (in first-seen order) and overall, per side.
 fn summary(rows: &[MetricRow], sides: usize) -> Vec<AreaSummary> {
+    let rows = headline_rows(rows);
     let mut areas: Vec<String> = Vec::new();
-    for r in rows {
-        if SUMMARISED_UNITS.contains(&r.unit) && !areas.iter().any(|a| a == r.area()) {
+    for r in &rows {
+        if !areas.iter().any(|a| a == r.area()) {
             areas.push(r.area().to_string());
         }
     }
@@ -755,7 +791,6 @@ fn summary(rows: &[MetricRow], sides: usize) -> Vec<AreaSummary> {
             .map(|i| {
                 let logs: Vec<f64> = rows
                     .iter()
-                    .filter(|r| SUMMARISED_UNITS.contains(&r.unit))
                     .filter(|r| area.is_none_or(|a| r.area() == a))
                     .filter_map(|r| r.cells[i].ratio.map(|x| oriented(x, r.better)))
                     .filter(|x| x.is_finite() && *x > 0.0)

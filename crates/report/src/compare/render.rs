@@ -32,7 +32,8 @@ pub const CI_HEADING: &str = "95 % CI (%)";
 /// The line under the geometric means.
 pub const GEOMEAN_NOTE: &str = "geometric mean of the better-oriented ratios \
 (value/base for higher-is-better, base/value for lower-is-better) over the rate and \
-time metrics: over 100 % means better than the baseline";
+time metrics, one headline figure per benchmark and label set (its rate; its time where it \
+has no rate): over 100 % means better than the baseline";
 
 /// The CSV header.
 pub const CSV_COLUMNS: [&str; 15] = [
@@ -113,9 +114,17 @@ fn workload_text(
     s
 }
 
-/// The display unit and divisor of a row (as the run tables choose them).
-pub(crate) fn row_unit(r: &MetricRow) -> (String, f64) {
-    let max = r.cells.iter().map(|c| c.value.abs()).fold(0.0, f64::max);
+/// The display unit and divisor of a row (as the run tables choose them),
+/// one per canonical unit in its `group`: rows of seconds in one table all
+/// print in ms, never some in us and others in ms.
+pub(crate) fn row_unit(group: &[MetricRow], r: &MetricRow) -> (String, f64) {
+    let max = group
+        .iter()
+        .filter(|g| g.unit == r.unit)
+        .flat_map(|g| &g.cells)
+        .map(|c| c.value.abs())
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
     let (prefix, divisor) = format::prefix_for(r.unit, max);
     (format::display_unit(r.unit, prefix), divisor)
 }
@@ -215,7 +224,7 @@ pub fn to_table(c: &Comparison, colour: bool) -> String {
         let mut t = new_table(colour);
         t.set_header(header.clone());
         for r in group {
-            let (unit, divisor) = row_unit(r);
+            let (unit, divisor) = row_unit(group, r);
             let mut cells = vec![TableCell::new(metric_text(r)), TableCell::new(unit)];
             for (i, cell) in r.cells.iter().enumerate() {
                 cells.push(
@@ -314,7 +323,7 @@ pub fn to_markdown(c: &Comparison) -> String {
             align.join("|")
         );
         for r in group {
-            let (unit, divisor) = row_unit(r);
+            let (unit, divisor) = row_unit(group, r);
             let mut cells = vec![metric_text(r), unit];
             for (i, cell) in r.cells.iter().enumerate() {
                 cells.push(value_text(r, cell, divisor));
@@ -381,7 +390,12 @@ pub fn to_csv(c: &Comparison) -> Result<String, String> {
                 side.label.clone(),
                 cell.value.to_string(),
                 cell.n.to_string(),
-                cell.stddev.to_string(),
+                // One sample has no spread: left empty, never 0.
+                if cell.n > 1 {
+                    cell.stddev.to_string()
+                } else {
+                    String::new()
+                },
                 opt(cell.ratio),
                 opt(cell.percent_of_baseline),
                 opt(cell.interval.map(|i| i.low)),

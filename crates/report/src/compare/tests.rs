@@ -571,3 +571,64 @@ fn gpu_results_match_per_gpu_and_precision_and_have_their_area() {
     assert_eq!(area.sides[1].metrics, 2);
     assert!(close(area.sides[1].percent.unwrap(), 110.0));
 }
+
+/// STREAM's four figures of one kernel (bandwidth, average, minimum and
+/// maximum time) are one measurement: the geometric mean counts its
+/// bandwidth once; the times print in one scale.
+#[test]
+fn one_measurement_counts_once_and_a_tables_times_share_one_unit() {
+    let stream_run = |id: i64, f: f64| {
+        let mut r = Run::start(vec!["nodebench".into()], BTreeMap::new());
+        r.id = Some(id);
+        let mut s = BenchResult::new(memory::STREAM);
+        s.set_param(memory::param::THREADS, 2);
+        let m = |name: &str, v: f64, unit, better| {
+            Metric::new(name, v, unit, better).label(labels::KERNEL, memory::kernel::TRIAD)
+        };
+        s.metrics.push(m(
+            memory::metric::BANDWIDTH,
+            2e10 * f,
+            Unit::BytesPerSecond,
+            Better::Higher,
+        ));
+        // 900 us, 850 us and 1.2 ms: one table, one scale.
+        s.metrics
+            .push(m("time_avg", 900e-6 / f, Unit::Seconds, Better::Lower));
+        s.metrics
+            .push(m("time_min", 850e-6 / f, Unit::Seconds, Better::Lower));
+        s.metrics
+            .push(m("time_max", 1.2e-3 / f, Unit::Seconds, Better::Lower));
+        r.results = vec![s];
+        r
+    };
+    let sides = [
+        Side {
+            label: "run 1".into(),
+            runs: vec![stream_run(1, 1.0)],
+        },
+        Side {
+            label: "run 2".into(),
+            runs: vec![stream_run(2, 2.0)],
+        },
+    ];
+    let c = compare(&sides);
+    assert_eq!(c.rows.len(), 4);
+    let overall = c.summary.iter().find(|s| s.area == OVERALL).unwrap();
+    assert_eq!(overall.sides[1].metrics, 1, "{:?}", c.summary);
+    assert!(close(overall.sides[1].percent.unwrap(), 200.0));
+    let table = render::to_table(&c, false);
+    let units: Vec<&str> = table
+        .lines()
+        .filter(|l| l.contains("time_"))
+        .map(|l| l.split_whitespace().nth(3).unwrap())
+        .collect();
+    assert_eq!(units, ["ms", "ms", "ms"], "{table}");
+    // One sample each: no spread in the CSV (an empty field, not 0).
+    let csv = render::render(&c, render::CompareFormat::Csv, false).unwrap();
+    let row = csv
+        .lines()
+        .find(|l| l.contains("bandwidth") && l.contains("run 2"))
+        .unwrap();
+    let fields: Vec<&str> = row.split(',').collect();
+    assert_eq!(fields[9], "", "{row}");
+}

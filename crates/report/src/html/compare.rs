@@ -95,7 +95,7 @@ pub fn metrics(c: &Comparison) -> String {
             escape(&group_heading(&group[0]))
         );
         for r in group {
-            let (unit, divisor) = row_unit(r);
+            let (unit, divisor) = row_unit(group, r);
             let _ = write!(
                 out,
                 "<tr><td>{}</td><td>{}</td>",
