@@ -40,7 +40,7 @@ pub struct As3ap {
 }
 
 /// The scratch SQLite file and its WAL companions, removed when dropped.
-struct ScratchDb(PathBuf);
+pub(crate) struct ScratchDb(pub(crate) PathBuf);
 
 impl Drop for ScratchDb {
     fn drop(&mut self) {
@@ -96,7 +96,7 @@ impl Benchmark for As3ap {
 
 /// An explicit SQLite file's directory must exist (SQLite would say only
 /// "unable to open database file").
-fn check_sqlite_dir(p: &Path) -> Result<(), BenchError> {
+pub(crate) fn check_sqlite_dir(p: &Path) -> Result<(), BenchError> {
     let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
     match dir {
         Some(d) if !d.is_dir() => Err(BenchError::System(format!(
@@ -109,7 +109,7 @@ fn check_sqlite_dir(p: &Path) -> Result<(), BenchError> {
 }
 
 /// Failures of the run as a whole (not of one statement) name the target.
-fn on(db: &str) -> impl Fn(DbError) -> BenchError + '_ {
+pub(crate) fn on(db: &str) -> impl Fn(DbError) -> BenchError + '_ {
     move |e| BenchError::System(format!("--db {db}: {e}"))
 }
 
@@ -357,7 +357,7 @@ fn figures(t: Test, o: &Outcome, r: &mut BenchResult) {
             )
             .label(label::USER, user),
         );
-        latency_figures(&h, user, r);
+        latency_figures(&h, label::USER, user, r);
     }
     if t.oltp_background() {
         r.metrics
@@ -386,13 +386,14 @@ fn figures(t: Test, o: &Outcome, r: &mut BenchResult) {
     }
 }
 
-/// The latency percentiles and histogram of `user`'s queries.
-fn latency_figures(h: &Hdr<u64>, user: &str, r: &mut BenchResult) {
+/// The latency percentiles and histogram of `h`, labelled `key=value`
+/// (as3ap: the user; tpcc: the transaction).
+pub(crate) fn latency_figures(h: &Hdr<u64>, key: &str, value: &str, r: &mut BenchResult) {
     if h.is_empty() {
         return;
     }
     let mut labels = BTreeMap::new();
-    labels.insert(label::USER.to_string(), user.to_string());
+    labels.insert(key.to_string(), value.to_string());
     r.histograms.push(Histogram::from_hdr(
         metric::LATENCY,
         Unit::Seconds,
@@ -413,7 +414,7 @@ fn latency_figures(h: &Hdr<u64>, user: &str, r: &mut BenchResult) {
                 Unit::Seconds,
                 Better::Lower,
             )
-            .label(label::USER, user),
+            .label(key, value),
         );
     }
     r.metrics.push(
@@ -423,7 +424,7 @@ fn latency_figures(h: &Hdr<u64>, user: &str, r: &mut BenchResult) {
             Unit::Seconds,
             Better::Lower,
         )
-        .label(label::USER, user),
+        .label(key, value),
     );
     r.metrics.push(
         Metric::new(
@@ -432,15 +433,15 @@ fn latency_figures(h: &Hdr<u64>, user: &str, r: &mut BenchResult) {
             Unit::Seconds,
             Better::Lower,
         )
-        .label(label::USER, user),
+        .label(key, value),
     );
 }
 
-fn seconds(name: &str, d: Duration) -> Metric {
+pub(crate) fn seconds(name: &str, d: Duration) -> Metric {
     Metric::new(name, d.as_secs_f64(), Unit::Seconds, Better::Lower)
 }
 
-fn count(name: &str, v: f64) -> Metric {
+pub(crate) fn count(name: &str, v: f64) -> Metric {
     Metric::new(name, v, Unit::Count, Better::Higher)
 }
 
