@@ -25,13 +25,17 @@ pub fn load(l: &Loaded, r: &mut BenchResult) {
     }
     r.metrics
         .push(count(metric::ROWS, total as f64).label(label::TABLE, label::ALL));
-    r.metrics.push(seconds(metric::LOAD_SECONDS, l.seconds));
-    r.metrics.push(Metric::new(
-        metric::LOAD_ROWS_PER_SECOND,
-        total as f64 / l.seconds.as_secs_f64().max(1e-9),
-        Unit::OpsPerSecond,
-        Better::Higher,
-    ));
+    r.metrics
+        .push(seconds(metric::LOAD_SECONDS, l.seconds).label(label::TABLE, label::ALL));
+    r.metrics.push(
+        Metric::new(
+            metric::LOAD_ROWS_PER_SECOND,
+            total as f64 / l.seconds.as_secs_f64().max(1e-9),
+            Unit::OpsPerSecond,
+            Better::Higher,
+        )
+        .label(label::TABLE, label::ALL),
+    );
     let mut all = std::time::Duration::ZERO;
     for (name, d) in &l.indexes {
         all += *d;
