@@ -33,7 +33,7 @@ const CPU_AND_MEMORY: &[&str] = &[
 const DISK: &[&str] = &[disk::IOZONE, disk::DD, disk::BLOCKS];
 const NET: &[&str] = &[net::TCP, net::UDP, net::PINGPONG];
 const HTTP_AND_SCAN: &[&str] = &[http::LOAD, http::SWEEP, http::DOWNLOAD, scan::SCAN];
-const DB_AND_BURNIN: &[&str] = &[db::AS3AP, burnin::CHECKPOINT];
+const DB_AND_BURNIN: &[&str] = &[db::AS3AP, db::TPCC, burnin::CHECKPOINT];
 /// Benchmarks that need an NVIDIA GPU: on a machine without one they exit
 /// 3 before running (tests/gpu.rs), so no result of theirs is checked here.
 const NEEDS_A_GPU: &[&str] = &[gpu::STREAM, gpu::GEMM, gpu::BANDWIDTH, gpu::BURN];
@@ -422,6 +422,22 @@ fn db_and_burnin_results_are_in_the_catalog() {
         "--measure",
         "100ms",
     ]);
+    // The TPC-C tables scaled down 10x (a test setting), 1 s.
+    let tpcc_db = format!("sqlite:{}", d.path().join("tpcc.db").display());
+    let tpcc = run(&[
+        "db",
+        "tpcc",
+        "--db",
+        &tpcc_db,
+        "--test-scale-down",
+        "10",
+        "--users",
+        "2",
+        "--warmup",
+        "0",
+        "--duration",
+        "1s",
+    ]);
     // PASS or FAIL is the machine's to say (exit 0 or 1, the verdict
     // printed after the run's JSON); the run is whole.
     let o = output(&[
@@ -439,5 +455,5 @@ fn db_and_burnin_results_are_in_the_catalog() {
         .next()
         .expect("a run on stdout")
         .expect("stdout starts with JSON");
-    check(&[as3ap, burnin], DB_AND_BURNIN);
+    check(&[as3ap, tpcc, burnin], DB_AND_BURNIN);
 }

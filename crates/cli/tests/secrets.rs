@@ -278,6 +278,59 @@ fn database_runs_with_the_password_in_the_url_or_the_environment_store_none() {
     }
 }
 
+/// `db tpcc` with the password in the driver's variable, never on its
+/// command line: the running process's command line, its output, the
+/// store and every export hold no secret.
+#[test]
+fn tpcc_keeps_the_password_out_of_the_process_list_the_store_and_the_exports() {
+    let _pg = DropOwned(server("NODEBENCH_TEST_POSTGRES"));
+    for (var, env) in [
+        ("NODEBENCH_TEST_MYSQL", "MYSQL_PWD"),
+        ("NODEBENCH_TEST_POSTGRES", "PGPASSWORD"),
+    ] {
+        let Some(url) = server(var) else { continue };
+        let bare = url.replace(&format!(":{SECRET}@"), "@");
+        let t = TempStore::new();
+        let mut c = t.command();
+        c.args([
+            "-q",
+            "db",
+            "tpcc",
+            "--db",
+            &bare,
+            "--test-scale-down",
+            "100",
+            "--users",
+            "2",
+            "--warmup",
+            "0",
+            "--duration",
+            "2s",
+            "--recreate",
+        ])
+        .env(env, SECRET)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+        let child = c.spawn().unwrap();
+        // Read once the exec has happened (before it the line is empty).
+        let proc = format!("/proc/{}/cmdline", child.id());
+        let mut cmdline = Vec::new();
+        for _ in 0..100 {
+            cmdline = std::fs::read(&proc).unwrap_or_default();
+            if cmdline.windows(4).any(|w| w == b"tpcc") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(cmdline.windows(4).any(|w| w == b"tpcc"), "{cmdline:?}");
+        absent("the process's command line", &cmdline);
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{env}: {}", stderr(&o));
+        clean(env, &o);
+        exports_are_clean(&t, 1);
+    }
+}
+
 #[test]
 fn the_postgresql_store_keeps_no_secret_in_its_rows() {
     let Some(url) = server("NODEBENCH_TEST_STORE_POSTGRES") else {

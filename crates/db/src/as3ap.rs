@@ -40,7 +40,7 @@ pub struct As3ap {
 }
 
 /// The scratch SQLite file and its WAL companions, removed when dropped.
-struct ScratchDb(PathBuf);
+pub(crate) struct ScratchDb(pub(crate) PathBuf);
 
 impl Drop for ScratchDb {
     fn drop(&mut self) {
@@ -92,7 +92,7 @@ impl Benchmark for As3ap {
 }
 
 /// Failures of the run as a whole (not of one statement) name the target.
-fn on(db: &str) -> impl Fn(DbError) -> BenchError + '_ {
+pub(crate) fn on(db: &str) -> impl Fn(DbError) -> BenchError + '_ {
     move |e| BenchError::System(format!("--db {db}: {e}"))
 }
 
@@ -340,7 +340,7 @@ fn figures(t: Test, o: &Outcome, r: &mut BenchResult) {
             )
             .label(label::USER, user),
         );
-        latency_figures(&h, user, r);
+        latency_figures(&h, label::USER, user, r);
     }
     if t.oltp_background() {
         r.metrics
@@ -369,13 +369,14 @@ fn figures(t: Test, o: &Outcome, r: &mut BenchResult) {
     }
 }
 
-/// The latency percentiles and histogram of `user`'s queries.
-fn latency_figures(h: &Hdr<u64>, user: &str, r: &mut BenchResult) {
+/// The latency percentiles and histogram of `h`, labelled `key=value`
+/// (as3ap: the user; tpcc: the transaction).
+pub(crate) fn latency_figures(h: &Hdr<u64>, key: &str, value: &str, r: &mut BenchResult) {
     if h.is_empty() {
         return;
     }
     let mut labels = BTreeMap::new();
-    labels.insert(label::USER.to_string(), user.to_string());
+    labels.insert(key.to_string(), value.to_string());
     r.histograms.push(Histogram::from_hdr(
         metric::LATENCY,
         Unit::Seconds,
@@ -396,7 +397,7 @@ fn latency_figures(h: &Hdr<u64>, user: &str, r: &mut BenchResult) {
                 Unit::Seconds,
                 Better::Lower,
             )
-            .label(label::USER, user),
+            .label(key, value),
         );
     }
     r.metrics.push(
@@ -406,7 +407,7 @@ fn latency_figures(h: &Hdr<u64>, user: &str, r: &mut BenchResult) {
             Unit::Seconds,
             Better::Lower,
         )
-        .label(label::USER, user),
+        .label(key, value),
     );
     r.metrics.push(
         Metric::new(
@@ -415,15 +416,15 @@ fn latency_figures(h: &Hdr<u64>, user: &str, r: &mut BenchResult) {
             Unit::Seconds,
             Better::Lower,
         )
-        .label(label::USER, user),
+        .label(key, value),
     );
 }
 
-fn seconds(name: &str, d: Duration) -> Metric {
+pub(crate) fn seconds(name: &str, d: Duration) -> Metric {
     Metric::new(name, d.as_secs_f64(), Unit::Seconds, Better::Lower)
 }
 
-fn count(name: &str, v: f64) -> Metric {
+pub(crate) fn count(name: &str, v: f64) -> Metric {
     Metric::new(name, v, Unit::Count, Better::Higher)
 }
 

@@ -324,28 +324,37 @@ impl Config for As3apConfig {
                 "--reuse and --recreate: give one or the other".into(),
             ));
         }
-        if let Target::Sqlite(None) = target
-            && !self.scratch_dir.is_dir()
-        {
-            return Err(BenchError::Invalid(format!(
-                "--scratch-dir: {} is not a directory (expected an existing directory, e.g. /tmp)",
-                self.scratch_dir.display()
-            )));
-        }
-        // An explicit SQLite file's directory must exist (SQLite would say
-        // only "unable to open database file").
-        if let Target::Sqlite(Some(p)) = &target
-            && let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty())
-            && !d.is_dir()
-        {
-            return Err(BenchError::Invalid(format!(
-                "--db sqlite:{}: directory {} does not exist (expected sqlite:PATH in an existing directory)",
-                p.display(),
-                d.display()
-            )));
-        }
-        Ok(())
+        check_paths(&target, &self.scratch_dir)
     }
+}
+
+/// The paths a SQLite run needs, checked before anything runs (usage
+/// errors): the scratch directory of a run without `--db`, and the
+/// directory of an explicit `sqlite:PATH` (SQLite would say only "unable
+/// to open database file"). Shared by `db as3ap` and `db tpcc`.
+pub(crate) fn check_paths(
+    target: &Target,
+    scratch_dir: &std::path::Path,
+) -> Result<(), BenchError> {
+    if let Target::Sqlite(None) = target
+        && !scratch_dir.is_dir()
+    {
+        return Err(BenchError::Invalid(format!(
+            "--scratch-dir: {} is not a directory (expected an existing directory, e.g. /tmp)",
+            scratch_dir.display()
+        )));
+    }
+    if let Target::Sqlite(Some(p)) = target
+        && let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty())
+        && !d.is_dir()
+    {
+        return Err(BenchError::Invalid(format!(
+            "--db sqlite:{}: directory {} does not exist (expected sqlite:PATH in an existing directory)",
+            p.display(),
+            d.display()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

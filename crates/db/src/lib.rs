@@ -22,3 +22,4 @@ pub mod queries;
 pub mod schema;
 pub mod search;
 pub mod single;
+pub mod tpcc;

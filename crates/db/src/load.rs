@@ -255,6 +255,9 @@ mod tests {
         fn bigint(&self) -> &'static str {
             "BIGINT"
         }
+        fn sql(&mut self) -> &mut dyn crate::engine::sql::Sql {
+            unreachable!("the AS3AP load uses no parameterised statements")
+        }
     }
 
     /// Loads side by side on `fake`; the tables handed over as loaded.

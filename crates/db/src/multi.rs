@@ -60,7 +60,8 @@ impl UserTally {
 
     fn failed(&mut self, e: &DbError) {
         let i = match e.kind {
-            ErrorKind::Busy => 0,
+            // AS3AP counts a serialization failure as a lock conflict.
+            ErrorKind::Busy | ErrorKind::Serialization => 0,
             ErrorKind::Deadlock => 1,
             ErrorKind::Other => 2,
         };

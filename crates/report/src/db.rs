@@ -12,6 +12,7 @@ use nodebench_core::BenchResult;
 use nodebench_core::names::db::{label, metric, param, test};
 
 mod equivalent;
+pub mod tpcc;
 
 /// A parameter as text (strings without their quotes).
 fn param_text(r: &BenchResult, key: &str) -> Option<String> {

@@ -38,6 +38,7 @@ const REPORTERS: &[(&str, Reporter)] = &[
     (http::DOWNLOAD, Reporter::Each(download)),
     (scan::SCAN, Reporter::Each(crate::scan::report)),
     (db::AS3AP, Reporter::Together(crate::db::report)),
+    (db::TPCC, Reporter::Together(crate::db::tpcc::report)),
     (
         burnin::CHECKPOINT,
         Reporter::Together(crate::burnin::report),

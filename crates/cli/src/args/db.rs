@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use nodebench_db::config::{As3apConfig, Test};
+use nodebench_db::engine::Isolation;
+use nodebench_db::tpcc::TpccConfig;
 
 use super::parse::{duration_text, or_default, parse_duration, parse_size, size_text};
 
@@ -17,6 +19,115 @@ pub enum DbCommand {
     /// the multi-user tests of seeds/003 (IR and cross-section with IR or
     /// OLTP background); queries/s, latency percentiles, per-query times.
     As3ap(As3apArgs),
+    /// A TPC-C-derived OLTP workload (TPC-C-derived, not audited, not
+    /// comparable to published TPC-C results): the nine tables of
+    /// --warehouses loaded in parallel (rows/s, each index timed), the
+    /// five transactions in the 45/43/4/4/4 mix by --users terminals, then
+    /// the consistency checks; NOPM, TPM, per-transaction throughput and
+    /// latency, rollbacks, retries by kind. See docs/tpcc.md.
+    Tpcc(TpccArgs),
+}
+
+/// `--isolation`'s levels.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum IsolationArg {
+    /// READ UNCOMMITTED.
+    ReadUncommitted,
+    /// READ COMMITTED.
+    ReadCommitted,
+    /// REPEATABLE READ.
+    RepeatableRead,
+    /// SERIALIZABLE.
+    Serializable,
+}
+
+impl From<IsolationArg> for Isolation {
+    fn from(a: IsolationArg) -> Isolation {
+        match a {
+            IsolationArg::ReadUncommitted => Isolation::ReadUncommitted,
+            IsolationArg::ReadCommitted => Isolation::ReadCommitted,
+            IsolationArg::RepeatableRead => Isolation::RepeatableRead,
+            IsolationArg::Serializable => Isolation::Serializable,
+        }
+    }
+}
+
+/// Options of `db tpcc`.
+#[derive(Debug, Args)]
+pub struct TpccArgs {
+    /// The database, as `db as3ap` takes it: sqlite:PATH (default: a file
+    /// in --scratch-dir, removed afterwards),
+    /// mysql://USER[:PASSWORD]@HOST[:PORT]/DB or
+    /// postgres://USER[:PASSWORD]@HOST[:PORT]/DB. Never stored or printed
+    /// with its password; leave it out and set MYSQL_PWD or PGPASSWORD (or
+    /// NODEBENCH_PASSWORD_FILE, a 0600 file).
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
+    /// Directory of the default SQLite file.
+    #[arg(long, value_name = "PATH")]
+    pub scratch_dir: Option<PathBuf>,
+    /// Warehouses (the scale: 10 districts, 30,000 customers, 100,000 stock rows each).
+    #[arg(long, value_name = "W", default_value_t = TpccConfig::default().warehouses)]
+    pub warehouses: u64,
+    /// Terminals: one connection and thread each, terminal i bound to warehouse i % W + 1.
+    #[arg(long, value_name = "N", default_value_t = TpccConfig::default().users)]
+    pub users: usize,
+    /// Warm-up before the measured window.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(TpccConfig::default().warmup), value_parser = parse_warmup)]
+    pub warmup: Duration,
+    /// The measured window.
+    #[arg(long, value_name = "DURATION", default_value = duration_text(TpccConfig::default().duration), value_parser = parse_duration)]
+    pub duration: Duration,
+    /// The spec's keying and think times around each transaction (default:
+    /// none, as HammerDB and go-tpc run).
+    #[arg(long)]
+    pub spec_timing: bool,
+    /// Isolation level of every transaction (default: the engine's).
+    #[arg(long, value_name = "LEVEL")]
+    pub isolation: Option<IsolationArg>,
+    /// Seed of the load's and the terminals' generators.
+    #[arg(long, value_name = "N", default_value_t = TpccConfig::default().seed)]
+    pub seed: u64,
+    /// Keep existing TPC-C tables after checking the recorded scale,
+    /// ITEM's checksum, the fixed tables' row counts and the consistency
+    /// conditions.
+    #[arg(long)]
+    pub reuse: bool,
+    /// Drop existing TPC-C tables and load anew.
+    #[arg(long)]
+    pub recreate: bool,
+    /// Connections the load runs on side by side (servers; SQLite loads on one).
+    #[arg(long, value_name = "N", default_value_t = TpccConfig::default().loaders)]
+    pub loaders: usize,
+    /// Most retries of a transaction the engine failed (deadlock,
+    /// serialization failure, lock wait timeout).
+    #[arg(long, value_name = "N", default_value_t = TpccConfig::default().max_retries)]
+    pub max_retries: u32,
+    /// NOT SPEC-COMPLIANT, for tests: items and customers divided by 10 or 100.
+    #[arg(long, value_name = "N", default_value_t = 1, hide = true)]
+    pub test_scale_down: u64,
+}
+
+impl From<&TpccArgs> for TpccConfig {
+    fn from(a: &TpccArgs) -> TpccConfig {
+        let d = TpccConfig::default();
+        TpccConfig {
+            db: a.db.clone(),
+            scratch_dir: a.scratch_dir.clone().unwrap_or(d.scratch_dir),
+            warehouses: a.warehouses,
+            users: a.users,
+            warmup: a.warmup,
+            duration: a.duration,
+            spec_timing: a.spec_timing,
+            isolation: a.isolation.map(Into::into),
+            seed: a.seed,
+            reuse: a.reuse,
+            recreate: a.recreate,
+            loaders: a.loaders,
+            max_retries: a.max_retries,
+            test_scale_down: a.test_scale_down,
+        }
+    }
 }
 
 /// Options of `db as3ap`.

@@ -3,6 +3,7 @@
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 use nodebench_db::as3ap::As3ap;
+use nodebench_db::tpcc::Tpcc;
 
 use super::runner::run_benchmarks;
 use crate::args::Cli;
@@ -12,6 +13,7 @@ use crate::args::db::DbCommand;
 pub fn benchmark(cmd: &DbCommand) -> Box<dyn Benchmark> {
     match cmd {
         DbCommand::As3ap(a) => Box::new(As3ap { config: a.into() }),
+        DbCommand::Tpcc(a) => Box::new(Tpcc { config: a.into() }),
     }
 }
 

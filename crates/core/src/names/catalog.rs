@@ -635,6 +635,73 @@ static SPECS: &[BenchSpec] = &[
         ],
     },
     BenchSpec {
+        id: db::TPCC,
+        metrics: &[
+            m(db::metric::ROWS, Unit::Count),
+            m(db::metric::LOAD_SECONDS, Unit::Seconds),
+            m(db::metric::LOAD_ROWS_PER_SECOND, Unit::OpsPerSecond),
+            m(db::metric::INDEX_SECONDS, Unit::Seconds),
+            m(db::metric::SECONDS, Unit::Seconds),
+            m(db::tpcc::metric::NOPM, Unit::Count),
+            m(db::tpcc::metric::TPM, Unit::Count),
+            m(db::tpcc::metric::TRANSACTIONS, Unit::Count),
+            m(
+                db::tpcc::metric::TRANSACTIONS_PER_SECOND,
+                Unit::OpsPerSecond,
+            ),
+            m(db::tpcc::metric::ROLLBACKS, Unit::Count),
+            m(db::tpcc::metric::RETRIES, Unit::Count),
+            m(db::tpcc::metric::FAILURES, Unit::Count),
+            m(db::tpcc::metric::CHECK_PASSED, Unit::Count),
+            m(LATENCY_P50, Unit::Seconds),
+            m(LATENCY_P90, Unit::Seconds),
+            m(LATENCY_P99, Unit::Seconds),
+            m(LATENCY_P999, Unit::Seconds),
+            m(LATENCY_MEAN, Unit::Seconds),
+            m(LATENCY_MAX, Unit::Seconds),
+        ],
+        labels: &[
+            of(
+                db::label::TABLE,
+                &[
+                    db::tpcc::table::WAREHOUSE,
+                    db::tpcc::table::DISTRICT,
+                    db::tpcc::table::CUSTOMER,
+                    db::tpcc::table::HISTORY,
+                    db::tpcc::table::NEW_ORDER,
+                    db::tpcc::table::ORDERS,
+                    db::tpcc::table::ORDER_LINE,
+                    db::tpcc::table::ITEM,
+                    db::tpcc::table::STOCK,
+                    db::label::ALL,
+                ],
+            ),
+            // go-tpc's index names, `<table>_pkey` (PostgreSQL), or `all`.
+            open(db::label::INDEX),
+            of(
+                db::tpcc::label::TXN,
+                &[
+                    db::tpcc::txn::NEW_ORDER,
+                    db::tpcc::txn::PAYMENT,
+                    db::tpcc::txn::ORDER_STATUS,
+                    db::tpcc::txn::DELIVERY,
+                    db::tpcc::txn::STOCK_LEVEL,
+                    db::label::ALL,
+                ],
+            ),
+            of(
+                db::label::KIND,
+                &[
+                    db::label::DEADLOCK,
+                    db::label::SERIALIZATION,
+                    db::label::BUSY,
+                ],
+            ),
+            // The clause of 3.3.2 each condition is.
+            open(db::tpcc::label::CHECK),
+        ],
+    },
+    BenchSpec {
         id: scan::SCAN,
         metrics: &[
             m(scan::metric::FINDINGS, Unit::Count),

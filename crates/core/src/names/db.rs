@@ -143,6 +143,9 @@ pub mod label {
     pub const BUSY: &str = "busy";
     /// The engine broke a deadlock by failing this statement.
     pub const DEADLOCK: &str = "deadlock";
+    /// The engine could not serialize the transaction (PostgreSQL's
+    /// serialization failure).
+    pub const SERIALIZATION: &str = "serialization";
     /// Any other failure.
     pub const OTHER: &str = "other";
     /// One trial of the equivalent-size search, numbered from 1.
@@ -222,3 +225,113 @@ pub mod bound {
 /// The parameters that define an AS3AP workload: results compare only
 /// where these agree (the `test` label tells the phases apart).
 pub const AS3AP_WORKLOAD_PARAMS: &[&str] = &[param::ENGINE, param::ROWS_PER_TABLE, param::USERS];
+
+/// Benchmark id of the TPC-C-derived OLTP workload (`nodebench db tpcc`):
+/// the load and the timed run, one result each. TPC-C-derived, not
+/// audited, not comparable to published TPC-C results.
+pub const TPCC: &str = "db.tpcc";
+
+/// Names of `db.tpcc`'s results beyond the AS3AP ones it shares
+/// ([`metric::ROWS`], [`metric::LOAD_SECONDS`], [`metric::INDEX_SECONDS`],
+/// the latency percentiles, [`label::TABLE`], [`label::INDEX`],
+/// [`label::KIND`]...).
+pub mod tpcc {
+    /// The phases ([`super::param::TEST`]).
+    pub mod test {
+        /// Generating and loading the nine tables, then the indexes.
+        pub const LOAD: &str = super::super::test::LOAD;
+        /// The timed run of the transaction mix, then the consistency checks.
+        pub const RUN: &str = "run";
+    }
+
+    /// The nine tables, by the spec's names (the `table` label).
+    pub mod table {
+        /// WAREHOUSE.
+        pub const WAREHOUSE: &str = "warehouse";
+        /// DISTRICT.
+        pub const DISTRICT: &str = "district";
+        /// CUSTOMER.
+        pub const CUSTOMER: &str = "customer";
+        /// HISTORY.
+        pub const HISTORY: &str = "history";
+        /// NEW-ORDER.
+        pub const NEW_ORDER: &str = "new_order";
+        /// ORDER.
+        pub const ORDERS: &str = "orders";
+        /// ORDER-LINE.
+        pub const ORDER_LINE: &str = "order_line";
+        /// ITEM.
+        pub const ITEM: &str = "item";
+        /// STOCK.
+        pub const STOCK: &str = "stock";
+    }
+
+    /// The five transactions (the [`label::TXN`] label).
+    pub mod txn {
+        /// New-Order (clause 2.4).
+        pub const NEW_ORDER: &str = "new_order";
+        /// Payment (clause 2.5).
+        pub const PAYMENT: &str = "payment";
+        /// Order-Status (clause 2.6).
+        pub const ORDER_STATUS: &str = "order_status";
+        /// Delivery (clause 2.7).
+        pub const DELIVERY: &str = "delivery";
+        /// Stock-Level (clause 2.8).
+        pub const STOCK_LEVEL: &str = "stock_level";
+    }
+
+    /// Metric and series names.
+    pub mod metric {
+        /// New-Order transactions completed per minute of the measured
+        /// window (HammerDB's NOPM, go-tpc's tpmC).
+        pub const NOPM: &str = "nopm";
+        /// Transactions of every kind completed per minute.
+        pub const TPM: &str = "tpm";
+        /// Transactions completed in the window (`txn` label).
+        pub const TRANSACTIONS: &str = "transactions";
+        /// Transactions completed per second (`txn` label).
+        pub const TRANSACTIONS_PER_SECOND: &str = "transactions_per_second";
+        /// New-Orders rolled back on purpose (the 1 % with an unused item).
+        pub const ROLLBACKS: &str = "rollbacks";
+        /// Transactions retried after the engine failed them (`kind`
+        /// label: deadlock, serialization, busy).
+        pub const RETRIES: &str = "retries";
+        /// Transactions that failed for good (`kind` label).
+        pub const FAILURES: &str = "failures";
+        /// Consistency conditions checked after the run (`check` label),
+        /// 1 where it held, else 0.
+        pub const CHECK_PASSED: &str = "check_passed";
+        /// Transactions completed in each second of the window (a series,
+        /// `txn` label, `all` for every kind).
+        pub const PER_SECOND: &str = "transactions_per_second_series";
+    }
+
+    /// Label keys and values.
+    pub mod label {
+        /// The transaction ([`super::txn`]), or `all`.
+        pub const TXN: &str = "txn";
+        /// The consistency condition, by clause (`3.3.2.1` ...).
+        pub const CHECK: &str = "check";
+    }
+
+    /// Parameter names.
+    pub mod param {
+        /// Warehouses (`--warehouses`).
+        pub const WAREHOUSES: &str = "warehouses";
+        /// Items in ITEM and stock rows per warehouse (100,000 by the spec;
+        /// fewer only through the test-only scale knob).
+        pub const ITEMS: &str = "items";
+        /// Customers per district (3,000 by the spec).
+        pub const CUSTOMERS_PER_DISTRICT: &str = "customers_per_district";
+        /// Whether the spec's keying and think times ran (`--spec-timing`).
+        pub const SPEC_TIMING: &str = "spec_timing";
+        /// The constant C of NURand for C_LAST at load time.
+        pub const C_LAST_LOAD: &str = "c_last_load";
+        /// The constants C of the run (C_LAST, C_ID, OL_I_ID).
+        pub const C_RUN: &str = "c_run";
+        /// The transaction mix, percent (an object, txn to percent).
+        pub const MIX: &str = "mix";
+        /// Most retries of one transaction.
+        pub const MAX_RETRIES: &str = "max_retries";
+    }
+}

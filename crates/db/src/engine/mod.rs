@@ -5,6 +5,7 @@
 
 pub mod mysql;
 pub mod postgres;
+pub mod sql;
 pub mod sqlite;
 
 use nodebench_core::bench::Cancel;
@@ -20,6 +21,9 @@ pub enum ErrorKind {
     Busy,
     /// The engine broke a deadlock by failing this statement.
     Deadlock,
+    /// The engine could not serialize the transaction (PostgreSQL's
+    /// serialization failure at REPEATABLE READ and above).
+    Serialization,
     /// Anything else.
     Other,
 }
@@ -30,6 +34,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Busy => label::BUSY,
             ErrorKind::Deadlock => label::DEADLOCK,
+            ErrorKind::Serialization => label::SERIALIZATION,
             ErrorKind::Other => label::OTHER,
         }
     }
@@ -226,6 +231,8 @@ pub trait Session: Send {
     fn settings(&mut self) -> Result<Settings, DbError>;
     /// The engine's name of a 64-bit integer in a CAST.
     fn bigint(&self) -> &'static str;
+    /// The same connection's parameterised statements (TPC-C).
+    fn sql(&mut self) -> &mut dyn sql::Sql;
 }
 
 /// Opens sessions on one database.

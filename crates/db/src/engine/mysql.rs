@@ -40,6 +40,9 @@ const ER_LOCK_WAIT_TIMEOUT: u16 = 1205;
 /// See [`ER_LOCK_WAIT_TIMEOUT`].
 const ER_LOCK_DEADLOCK: u16 = 1213;
 
+/// Prepared statements a connection keeps.
+const STMT_CACHE: usize = 128;
+
 /// Opens connections on one MariaDB or MySQL database.
 #[derive(Clone)]
 pub struct MysqlConnector {
@@ -82,7 +85,9 @@ impl Connector for MysqlConnector {
         // SQLite and PostgreSQL do, not only those whose value changed.
         let mut builder = OptsBuilder::from_opts(opts)
             .prefer_socket(prefer_socket)
-            .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS);
+            .additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS)
+            // TPC-C prepares a statement per IN-list length.
+            .stmt_cache_size(STMT_CACHE);
         if let Some(p) = &self.password {
             builder = builder.pass(Some(p.clone()));
         }
@@ -95,6 +100,8 @@ impl Connector for MysqlConnector {
         }))
     }
 }
+
+mod sql;
 
 /// One connection with its prepared statements.
 struct MysqlSession {
@@ -601,5 +608,9 @@ impl Session for MysqlSession {
 
     fn bigint(&self) -> &'static str {
         "SIGNED"
+    }
+
+    fn sql(&mut self) -> &mut dyn super::sql::Sql {
+        self
     }
 }

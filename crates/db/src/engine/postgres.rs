@@ -81,26 +81,28 @@ impl Connector for PostgresConnector {
             client,
             ir: None,
             oltp: None,
+            prepared: Default::default(),
         }))
     }
 }
+
+mod sql;
 
 /// One PostgreSQL connection with its prepared statements.
 struct PostgresSession {
     client: Client,
     ir: Option<Statement>,
     oltp: Option<Statement>,
+    /// The statements of [`super::sql::Sql`], by their `?` text.
+    prepared: std::collections::HashMap<String, Statement>,
 }
 
 /// The kind of a PostgreSQL error by its SQLSTATE.
 fn error(e: postgres::Error) -> DbError {
     let kind = match e.code() {
         Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED => ErrorKind::Deadlock,
-        Some(c)
-            if *c == SqlState::LOCK_NOT_AVAILABLE || *c == SqlState::T_R_SERIALIZATION_FAILURE =>
-        {
-            ErrorKind::Busy
-        }
+        Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE => ErrorKind::Serialization,
+        Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => ErrorKind::Busy,
         _ => ErrorKind::Other,
     };
     let message = match e.as_db_error() {
@@ -133,7 +135,7 @@ fn field(out: &mut Vec<u8>, bytes: &[u8]) {
 /// `cents` / 100 as a NUMERIC with two places in PostgreSQL's binary form:
 /// digit count, weight (of the first digit, in powers of 10000), sign,
 /// display scale, then the base-10000 digits, most significant first.
-fn numeric_2dp(out: &mut Vec<u8>, cents: i64) {
+pub(crate) fn numeric_2dp(out: &mut Vec<u8>, cents: i64) {
     let sign = if cents < 0 { NUMERIC_NEG } else { 0 };
     let cents = cents.unsigned_abs();
     let (mut whole, fraction) = (cents / 100, (cents % 100) as u16 * 100);
@@ -451,6 +453,10 @@ impl Session for PostgresSession {
 
     fn bigint(&self) -> &'static str {
         "BIGINT"
+    }
+
+    fn sql(&mut self) -> &mut dyn super::sql::Sql {
+        self
     }
 }
 

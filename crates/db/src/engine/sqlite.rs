@@ -51,13 +51,21 @@ impl Connector for SqliteConnector {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(error)?;
         conn.set_prepared_statement_cache_capacity(64);
-        Ok(Box::new(SqliteSession { conn }))
+        Ok(Box::new(SqliteSession {
+            conn,
+            translated: Default::default(),
+        }))
     }
 }
+
+mod sql;
 
 /// One SQLite connection.
 struct SqliteSession {
     conn: Connection,
+    /// Statements of [`super::sql::Sql`] as SQLite takes them (no
+    /// `FOR UPDATE`: a write transaction holds the database's lock).
+    translated: std::collections::HashMap<String, String>,
 }
 
 /// The kind of a rusqlite error: busy and locked are lock waits that timed
@@ -318,6 +326,10 @@ impl Session for SqliteSession {
             ))?;
         }
         Ok(())
+    }
+
+    fn sql(&mut self) -> &mut dyn super::sql::Sql {
+        self
     }
 
     fn bigint(&self) -> &'static str {

@@ -143,3 +143,4 @@ pub fn isolation(r: &BenchResult, role: &str) -> (String, String, String) {
         get(param::ISOLATION_EFFECTIVE),
     )
 }
+pub mod tpcc;
