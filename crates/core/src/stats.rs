@@ -187,7 +187,7 @@ impl Stats {
     /// with fewer than 2 samples or a median that is not positive; the
     /// median itself when there is no spread.
     pub fn median_interval(&self, confidence: f64) -> Option<(f64, f64)> {
-        if self.n < 2 || !(self.median > 0.0) {
+        if self.n < 2 || self.median.is_nan() || self.median <= 0.0 {
             return None;
         }
         let var = median_log_variance(self.cv, self.n);
