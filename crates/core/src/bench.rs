@@ -172,6 +172,12 @@ pub trait Benchmark {
     fn validate(&self) -> Result<(), BenchError>;
     /// Runs it, recording each finished result into `ctx.sink`.
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError>;
+    /// How many times it runs as a whole when it says so itself (a suite
+    /// step's `repeat`); `None` (the default): as `--repeat` says
+    /// ([`crate::repeat`]).
+    fn repeat(&self) -> Option<crate::repeat::Mode> {
+        None
+    }
 }
 
 /// Runs `bench` with no progress display and returns its results, for tests

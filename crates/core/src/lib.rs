@@ -28,6 +28,7 @@ pub mod numa;
 pub mod orientation;
 pub mod packed;
 pub mod portable;
+pub mod repeat;
 pub mod rng;
 pub mod route;
 pub mod stats;

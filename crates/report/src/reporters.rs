@@ -99,6 +99,32 @@ pub fn bottleneck_lines(results: &[&BenchResult]) -> String {
         .collect()
 }
 
+/// The line of how each of `results` that was repeated (`--repeat`) went
+/// ([`Outcome::line`](nodebench_core::repeat::Outcome::line)): how many
+/// repeats, the interval reached or "did not converge", the outliers
+/// kept; each prefixed with `BENCHMARK result I of N` where there are
+/// several.
+pub fn repeat_lines(results: &[&BenchResult]) -> String {
+    let many = results.len() > 1;
+    results
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let line = nodebench_core::repeat::Outcome::of(r)?.line();
+            Some(if many {
+                format!(
+                    "{} result {} of {}: {line}\n",
+                    r.benchmark,
+                    i + 1,
+                    results.len()
+                )
+            } else {
+                line + "\n"
+            })
+        })
+        .collect()
+}
+
 /// A short heading for a run followed by the report of each result.
 pub fn run_report(run: &Run) -> String {
     report_of(run, false)
@@ -140,7 +166,7 @@ fn report_of(run: &Run, telemetry: bool) -> String {
     for r in &run.results {
         let mut shown = vec![r];
         let text = match reporter(&r.benchmark) {
-            Reporter::Each(f) => f(r) + &bottleneck_lines(&[r]),
+            Reporter::Each(f) => f(r) + &bottleneck_lines(&[r]) + &repeat_lines(&[r]),
             Reporter::Together(f) => {
                 if printed_together.contains(&r.benchmark.as_str()) {
                     continue;
@@ -152,7 +178,7 @@ fn report_of(run: &Run, telemetry: bool) -> String {
                     .filter(|o| o.benchmark == r.benchmark)
                     .collect();
                 shown.clone_from(&group);
-                f(&group) + &bottleneck_lines(&group)
+                f(&group) + &bottleneck_lines(&group) + &repeat_lines(&group)
             }
         };
 

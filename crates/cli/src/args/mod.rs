@@ -18,6 +18,7 @@ pub mod http;
 pub mod import;
 pub mod memory;
 pub mod net;
+pub mod repeat;
 pub mod report;
 pub mod runid;
 pub mod runs;
@@ -86,6 +87,9 @@ pub struct Cli {
     /// How often telemetry is sampled while benchmarks run.
     #[arg(long, global = true, value_name = "DURATION", default_value = parse::duration_text(telemetry::DEFAULT_INTERVAL), value_parser = parse::parse_duration)]
     pub telemetry_interval: Duration,
+    /// Whole repeats of each benchmark (`--repeat N|auto` and its limits).
+    #[command(flatten)]
+    pub repeat: repeat::RepeatArgs,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

@@ -1,6 +1,7 @@
 //! Runs benchmarks: checks every configuration first, then opens the store,
-//! runs them in order, saves and prints the run, and turns what happened
-//! into the exit code.
+//! runs them in order (each as many times as `--repeat` says, through
+//! `nodebench_core::repeat`), saves and prints the run, and turns what
+//! happened into the exit code.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,8 +9,10 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Result, anyhow};
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
+use nodebench_core::config::Config;
 use nodebench_core::credentials::redact;
 use nodebench_core::names;
+use nodebench_core::repeat::{self, RepeatConfig};
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_machine::inventory;
@@ -93,6 +96,10 @@ pub fn run_judged(
     tags: &[(String, String)],
     thresholds: &[Threshold],
 ) -> Result<()> {
+    let repeats = RepeatConfig::from(&cli.repeat);
+    repeats
+        .validate()
+        .map_err(|e| CliError::usage(e.to_string()))?;
     let refused = validate_all(&benches)?;
     // A threshold that can never match is refused now, not after the run.
     let ids: Vec<&str> = benches.iter().map(|b| b.id()).collect();
@@ -142,7 +149,13 @@ pub fn run_judged(
             inventory: &inventory,
             sink: &mut recorder,
         };
-        match bench.run(&mut ctx) {
+        // Whole repeats as --repeat (or the suite step) says; once as it is
+        // by default.
+        let cfg = RepeatConfig {
+            mode: bench.repeat().unwrap_or(repeats.mode),
+            ..repeats.clone()
+        };
+        match repeat::run(bench.as_ref(), &cfg, &mut ctx) {
             Ok(()) => {}
             Err(e @ BenchError::Sink(_)) => {
                 errors.push(format!("{}: {e}", bench.id()));

@@ -12,6 +12,7 @@ pub mod db;
 pub mod disk;
 pub mod fleet;
 pub mod gpu;
+pub mod headline;
 pub mod hpcc;
 pub mod http;
 pub mod linpack;

@@ -4,5 +4,3 @@
 pub const TAG: &str = "suite";
 /// Result parameter: the name of the suite step that produced the result.
 pub const STEP: &str = "step";
-/// Result parameter: which repeat of its step (1-based) produced the result.
-pub const REPEAT: &str = "repeat";

@@ -5,9 +5,10 @@
 //! sqrt(pi/2) times the mean's (its large-sample ratio for normal data),
 //! Welch-Satterthwaite degrees of freedom over the two terms, and the
 //! Student t quantile from `statrs`; the bounds are the ratio times
-//! exp(-+ t se).
+//! exp(-+ t se). Each side's term and the quantile are core's
+//! (`nodebench_core::stats`), the same that `--repeat auto` stops on.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use nodebench_core::stats::{median_log_variance, t_quantile};
 
 use super::{Interval, SampleSource};
 
@@ -27,10 +28,6 @@ pub(super) struct Sample {
     pub source: SampleSource,
 }
 
-/// The median's standard error over the mean's, sqrt(pi / 2), for normal
-/// samples.
-const MEDIAN_SE_FACTOR: f64 = 1.253_314_137_315_500_3;
-
 impl Sample {
     /// The squared standard error of ln(median).
     fn log_variance(&self) -> f64 {
@@ -39,7 +36,7 @@ impl Sample {
         } else {
             0.0
         };
-        (MEDIAN_SE_FACTOR * cv).powi(2) / self.n as f64
+        median_log_variance(cv, self.n)
     }
 }
 
@@ -62,9 +59,7 @@ pub(super) fn ratio_interval(base: &Sample, side: &Sample, confidence: f64) -> O
     }
     let df =
         var * var / (w_side * w_side / (side.n - 1) as f64 + w_base * w_base / (base.n - 1) as f64);
-    let t = StudentsT::new(0.0, 1.0, df)
-        .ok()?
-        .inverse_cdf(0.5 + confidence / 2.0);
+    let t = t_quantile(df, confidence)?;
     let half = t * var.sqrt();
     Some(Interval {
         low: r * (-half).exp(),
@@ -76,6 +71,7 @@ pub(super) fn ratio_interval(base: &Sample, side: &Sample, confidence: f64) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nodebench_core::stats::MEDIAN_SE_FACTOR;
 
     fn sample(median: f64, stddev: f64, n: usize) -> Sample {
         Sample {

@@ -8,7 +8,7 @@
 //! [[step]]
 //! bench = "disk.iozone"        # a benchmark id
 //! name = "iozone-small"        # optional, unique; default the id (-2, -3... when repeated)
-//! repeat = 2                   # optional, default 1
+//! repeat = 2                   # optional: a count or "auto", as --repeat (default: --repeat's)
 //! thresholds = ["disk.iozone throughput{test=write} >= 100 MB/s"]  # this step's results only
 //! file-size = "64M"            # every other key: a long flag of `disk iozone`
 //! fsync = true                 # a bare flag
@@ -35,6 +35,7 @@ use clap::{Arg, ArgAction, CommandFactory, Parser};
 use nodebench_core::affinity;
 use nodebench_core::bench::Benchmark;
 use nodebench_core::names;
+use nodebench_core::repeat::{MAX_REPEATS, Mode};
 use nodebench_core::threshold::Threshold;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -148,15 +149,16 @@ pub struct Suite {
     pub steps: Vec<Step>,
 }
 
-/// One step: a benchmark with its parameters, run `repeat` times.
+/// One step: a benchmark with its parameters, repeated as `repeat` says.
 #[derive(Debug, Clone)]
 pub struct Step {
     /// Unique in the suite; each result carries it as its `step` parameter.
     pub name: String,
     /// The benchmark id, one of [`BENCHMARKS`].
     pub bench: &'static str,
-    /// How many times it runs.
-    pub repeat: u64,
+    /// How many times it runs as a whole (`--repeat`'s count or `auto`,
+    /// the repeats merged into one result); `None`: as `--repeat` says.
+    pub repeat: Option<Mode>,
     /// Thresholds judged on this step's results only.
     pub thresholds: Vec<Threshold>,
     /// Its parameters in key order.
@@ -462,7 +464,7 @@ fn step_of(
         }
     };
     let step_label = label(bench);
-    let mut repeat = 1;
+    let mut repeat = None;
     let mut thresholds = Vec::new();
     let mut params = Vec::new();
     for (key, v) in table.iter() {
@@ -471,23 +473,19 @@ fn step_of(
         match k {
             NAME | BENCH => {}
             REPEAT => {
-                repeat = match v.get_ref() {
-                    DeValue::Integer(i) => i
-                        .as_str()
-                        .replace('_', "")
-                        .parse::<u64>()
-                        .ok()
-                        .filter(|n| *n >= 1),
+                let text = match v.get_ref() {
+                    DeValue::Integer(i) => Some(i.as_str().replace('_', "")),
+                    DeValue::String(t) => Some(t.to_string()),
                     _ => None,
-                }
-                .ok_or_else(|| {
+                };
+                repeat = Some(text.and_then(|t| t.parse::<Mode>().ok()).ok_or_else(|| {
                     src.err(
                         v.span(),
                         at,
                         Some(k),
-                        "expected a whole number of runs, 1 or more",
+                        &format!("expected a whole number of runs 1..={MAX_REPEATS}, or \"auto\""),
                     )
-                })?;
+                })?);
             }
             THRESHOLDS => thresholds = thresholds_of(src, v, at, k)?,
             _ => params.push(Param {
@@ -736,22 +734,20 @@ fn error_key(e: &clap::Error) -> Option<String> {
         .map(str::to_lowercase)
 }
 
-/// Every step's benchmark, `repeat` times, configured from its parameters
-/// as its subcommand's flags would configure it; the first bad key or
-/// value is an error naming the file, line, step and key.
+/// Every step's benchmark (repeated as its `repeat` says), configured
+/// from its parameters as its subcommand's flags would configure it; the
+/// first bad key or value is an error naming the file, line, step and key.
 pub fn benchmarks(suite: &Suite) -> Result<Vec<Box<dyn Benchmark>>, SuiteError> {
     let mut out: Vec<Box<dyn Benchmark>> = Vec::new();
     for (step, cli) in suite.steps.iter().zip(step_commands(suite)?) {
-        for repeat in 1..=step.repeat {
-            let bench = super::benchmark(&cli.command)
-                .map_err(|e| located(&suite.origin, Some(step.line), Some(&step.name), None, &e))?;
-            out.push(Box::new(SuiteStep {
-                step: step.name.clone(),
-                repeat,
-                at: format!("{}:{}", suite.origin, step.line),
-                bench,
-            }));
-        }
+        let bench = super::benchmark(&cli.command)
+            .map_err(|e| located(&suite.origin, Some(step.line), Some(&step.name), None, &e))?;
+        out.push(Box::new(SuiteStep {
+            step: step.name.clone(),
+            repeat: step.repeat,
+            at: format!("{}:{}", suite.origin, step.line),
+            bench,
+        }));
     }
     Ok(out)
 }

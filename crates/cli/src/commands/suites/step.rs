@@ -1,33 +1,33 @@
 //! A suite step's benchmark: runs the benchmark its parameters configure and
-//! stamps every result with the step name and the repeat index.
+//! stamps every result with the step name; its `repeat` goes to the runner,
+//! which repeats it as `--repeat` would.
 
 use nodebench_core::bench::{BenchError, Benchmark, Context, ResultSink};
 use nodebench_core::model::BenchResult;
-use nodebench_core::names::suite::{REPEAT, STEP};
+use nodebench_core::names::suite::STEP;
+use nodebench_core::repeat::Mode;
 
-/// One run (one repeat) of a suite step.
+/// A suite step.
 pub struct SuiteStep {
     /// The step's name, stored as each result's [`STEP`] parameter.
     pub step: String,
-    /// Which repeat this is (1-based), stored as [`REPEAT`].
-    pub repeat: u64,
+    /// The step's own `repeat`, if it has one.
+    pub repeat: Option<Mode>,
     /// `FILE:LINE` of the step, for a refused configuration's message.
     pub at: String,
     /// The benchmark the step configures.
     pub bench: Box<dyn Benchmark>,
 }
 
-/// Passes results on with the step's parameters added.
+/// Passes results on with the step's name added.
 struct StepSink<'a> {
     step: &'a str,
-    repeat: u64,
     inner: &'a mut dyn ResultSink,
 }
 
 impl ResultSink for StepSink<'_> {
     fn record(&mut self, mut result: BenchResult) -> Result<(), BenchError> {
         result.parameters.insert(STEP.into(), self.step.into());
-        result.parameters.insert(REPEAT.into(), self.repeat.into());
         self.inner.record(result)
     }
 
@@ -55,7 +55,6 @@ impl Benchmark for SuiteStep {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let mut sink = StepSink {
             step: &self.step,
-            repeat: self.repeat,
             inner: &mut *ctx.sink,
         };
         let mut inner = Context {
@@ -65,5 +64,9 @@ impl Benchmark for SuiteStep {
             sink: &mut sink,
         };
         self.bench.run(&mut inner)
+    }
+
+    fn repeat(&self) -> Option<Mode> {
+        self.repeat
     }
 }

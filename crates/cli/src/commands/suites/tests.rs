@@ -21,8 +21,8 @@ fn every_builtin_parses_under_its_name_and_builds_its_benchmarks() {
         assert_eq!(s.name, name);
         assert!(!s.description.is_empty(), "{name}");
         let benches = benchmarks(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let runs: u64 = s.steps.iter().map(|st| st.repeat).sum();
-        assert_eq!(benches.len() as u64, runs, "{name}");
+        // One benchmark a step: a step's repeats are the runner's.
+        assert_eq!(benches.len(), s.steps.len(), "{name}");
         for b in &benches {
             b.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
         }
@@ -135,11 +135,29 @@ fn errors_name_the_line_the_step_and_the_key() {
         e.0.starts_with("s.toml:4: key 'bench': unknown benchmark 'cpu.flops' (accepted: cpu.ops,"),
         "{e}"
     );
-    let e = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nrepeat = 0\n").unwrap_err();
-    assert!(
-        e.0.starts_with("s.toml:4: step 'cpu.ops', key 'repeat': expected a whole number"),
-        "{e}"
-    );
+    for bad in ["0", "\"often\"", "1.5", "true"] {
+        let e = suite(&format!(
+            "name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nrepeat = {bad}\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.0.starts_with(
+                "s.toml:4: step 'cpu.ops', key 'repeat': expected a whole number of runs 1..=10000, or \"auto\""
+            ),
+            "{e}"
+        );
+    }
+    // A count or auto: the step's benchmark says so to the runner.
+    for (text, want) in [("3", Mode::Times(3)), ("\"auto\"", Mode::Auto)] {
+        let s = suite(&format!(
+            "name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\nrepeat = {text}\n"
+        ))
+        .unwrap();
+        assert_eq!(s.steps[0].repeat, Some(want));
+        assert_eq!(benchmarks(&s).unwrap()[0].repeat(), Some(want));
+    }
+    let s = suite("name = \"x\"\n[[step]]\nbench = \"cpu.ops\"\n").unwrap();
+    assert_eq!(benchmarks(&s).unwrap()[0].repeat(), None);
     let e = suite("name = \"x\"\n[[step]\n").unwrap_err();
     assert!(e.0.starts_with("s.toml:2: malformed TOML"), "{e}");
     let e = suite("name = \"x\"\nthresholds = [\"cpu.ops rate\"]\n[[step]]\nbench = \"cpu.ops\"\n")
