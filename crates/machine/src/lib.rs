@@ -12,6 +12,7 @@
 pub mod bottleneck;
 pub mod clock;
 pub mod cores;
+pub mod disturb;
 #[cfg(target_arch = "x86_64")]
 mod fma;
 pub mod gpu;

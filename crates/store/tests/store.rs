@@ -433,6 +433,7 @@ fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs(b: &Backend) {
         start_s: 0.25,
         end_s: 1.5,
         bottleneck: Some("compute-bound: FMA units at 97 % of peak on 2 cores".into()),
+        disturbance: None,
     }];
     store.add_result(id, &with_line).unwrap();
     store.add_result(id, &with_phases).unwrap();
