@@ -79,14 +79,49 @@ pub fn pin_current_thread_to(cpus: &[usize]) -> bool {
             for &cpu in cpus {
                 libc::CPU_SET(cpu, &mut set);
             }
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return false;
+            }
         }
+        note_pins(cpus);
+        true
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = cpus;
         false
     }
+}
+
+/// How many times a thread of this process was pinned to each CPU, by CPU
+/// number: the disturbance watch (`machine::disturb`) takes the CPUs
+/// pinned to during a span as the CPUs its work ran on.
+static PINS: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+fn note_pins(cpus: &[usize]) {
+    let mut pins = PINS.lock().unwrap_or_else(|e| e.into_inner());
+    for &cpu in cpus {
+        if pins.len() <= cpu {
+            pins.resize(cpu + 1, 0);
+        }
+        pins[cpu] += 1;
+    }
+}
+
+/// The pin counts so far, indexed by CPU number ([`pin_current_thread_to`]
+/// counts each CPU of each successful pinning).
+pub fn pin_counts() -> Vec<u64> {
+    PINS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// The CPUs pinned to between two [`pin_counts`] readings.
+pub fn pinned_between(before: &[u64], after: &[u64]) -> Vec<usize> {
+    after
+        .iter()
+        .enumerate()
+        .filter(|&(cpu, &n)| n > before.get(cpu).copied().unwrap_or(0))
+        .map(|(cpu, _)| cpu)
+        .collect()
 }
 
 /// Lowers the calling thread's timer slack to 1 ns so its timed waits
@@ -114,6 +149,10 @@ mod tests {
             .unwrap();
         assert!(pinned || !cfg!(target_os = "linux"));
         assert!(!pin_current_thread(usize::MAX));
+        if pinned {
+            assert!(pin_counts()[first] >= 1);
+        }
+        assert_eq!(pinned_between(&[3, 1], &[3, 2, 0, 1]), vec![1, 3]);
     }
 
     #[test]

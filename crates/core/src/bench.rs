@@ -158,6 +158,7 @@ impl Context<'_> {
             start_s: since(started),
             end_s: since(Utc::now()),
             bottleneck: None,
+            disturbance: None,
         };
         result.phases.push(phase);
     }

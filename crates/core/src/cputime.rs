@@ -28,6 +28,22 @@ fn usage(who: libc::c_int) -> (Duration, Duration) {
     (tv(ru.ru_utime), tv(ru.ru_stime))
 }
 
+/// CPU time the calling thread used so far, to the nanosecond
+/// (`CLOCK_THREAD_CPUTIME_ID`: unlike schedstat's running time, it counts
+/// the slice running now); zero where the clock cannot be read.
+pub fn thread_cpu_now() -> Duration {
+    // SAFETY: timespec is plain old data.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: clock_gettime fills `ts`.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(
+        ts.tv_sec.max(0) as u64,
+        ts.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
+}
+
 /// Where a thread's time went, from the scheduler's own accounting.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SchedTimes {
@@ -65,6 +81,25 @@ fn parse_schedstat(text: &str) -> Option<SchedTimes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_threads_cpu_clock_counts_its_work_and_not_its_sleep() {
+        let a = thread_cpu_now();
+        std::thread::sleep(Duration::from_millis(50));
+        let b = thread_cpu_now();
+        let end = std::time::Instant::now() + Duration::from_millis(30);
+        let mut x = 0u64;
+        while std::time::Instant::now() < end {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let c = thread_cpu_now();
+        assert!(b - a < Duration::from_millis(10), "{:?}", b - a);
+        assert!(
+            c - b > Duration::from_millis(1) && c - b <= Duration::from_millis(60),
+            "{:?}",
+            c - b
+        );
+    }
 
     #[test]
     fn schedstat_lines_parse_and_junk_does_not() {

@@ -13,6 +13,7 @@ pub mod config;
 pub mod cpulist;
 pub mod cputime;
 pub mod credentials;
+pub mod disturbance;
 pub mod endpoint;
 pub mod epoll;
 pub mod finding;

@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::disturbance::Disturbance;
 use crate::inventory::Inventory;
 use crate::stats::Stats;
 
@@ -404,6 +405,11 @@ pub struct BenchResult {
     /// bottleneck lines; empty for a result measured as one piece.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<Phase>,
+    /// What disturbed it: other processes' CPU time on its CPUs, steal,
+    /// throttle events, swap-ins ([`crate::disturbance`]); absent for runs
+    /// stored before it existed and results recorded without the watch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disturbance: Option<Disturbance>,
 }
 
 /// One part of a result that ran under one setting: its labels are those of
@@ -420,6 +426,9 @@ pub struct Phase {
     /// What limited it ([`crate::bottleneck`]), one line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bottleneck: Option<String>,
+    /// What disturbed it ([`crate::disturbance`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disturbance: Option<Disturbance>,
 }
 
 impl Phase {
@@ -455,7 +464,27 @@ impl BenchResult {
             series: Vec::new(),
             bottleneck: None,
             phases: Vec::new(),
+            disturbance: None,
         }
+    }
+
+    /// Whether the result, or any of its phases, is disturbed.
+    pub fn is_disturbed(&self) -> bool {
+        self.disturbance.as_ref().is_some_and(|d| d.disturbed)
+            || self
+                .phases
+                .iter()
+                .any(|p| p.disturbance.as_ref().is_some_and(|d| d.disturbed))
+    }
+
+    /// Whether the figure `m` was measured while disturbed: in a disturbed
+    /// phase that covers it, or, outside any phase, in a disturbed result.
+    pub fn metric_disturbed(&self, m: &Metric) -> bool {
+        let mut phases = self.phases.iter().filter(|p| p.covers(m)).peekable();
+        if phases.peek().is_none() {
+            return self.disturbance.as_ref().is_some_and(|d| d.disturbed);
+        }
+        phases.any(|p| p.disturbance.as_ref().is_some_and(|d| d.disturbed))
     }
 
     /// Its bottleneck lines, each as `bottleneck: LINE`, or

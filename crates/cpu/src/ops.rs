@@ -70,16 +70,13 @@ fn calibrate(imp: &KernelImpl, target: Duration, pin: bool) -> u64 {
     }
 }
 
-fn reference_for(kernel: Kernel, peak: &Result<Peak, String>) -> Option<Reference> {
+/// The reference of a cell of `threads` threads: the peak of the cores
+/// they can use (float kernels with a known peak only).
+fn reference_for(kernel: Kernel, peak: &Result<Peak, String>, threads: usize) -> Option<Reference> {
     let p = peak.as_ref().ok()?;
-    if !kernel.is_float() {
-        return None;
-    }
-    let double = kernel.is_double();
-    Some(Reference {
-        name: p.describe(double),
-        value: if double { p.dp_flops() } else { p.sp_flops() },
-    })
+    kernel
+        .is_float()
+        .then(|| p.cell_reference(threads, kernel.is_double()))
 }
 
 impl Benchmark for CpuOps {
@@ -122,6 +119,7 @@ impl Benchmark for CpuOps {
                     Ok(p) => {
                         result.set_param(param::PEAK, p.describe(kernel.is_double()));
                         result.set_param(PEAK_CORES, p.cores);
+                        result.warnings.extend(p.uncertain_warning());
                     }
                     Err(why) => result.set_param(param::PEAK, format!("unknown: {why}")),
                 }
@@ -131,7 +129,6 @@ impl Benchmark for CpuOps {
             } else {
                 Unit::OpsPerSecond
             };
-            let reference = reference_for(kernel, &peak);
             let work = calibrate(&imp, c.duration, c.pin);
             result.set_param(param::ITERATIONS_PER_UNIT, work);
 
@@ -190,6 +187,7 @@ impl Benchmark for CpuOps {
                         result.warnings.extend(p.above_peak(
                             &what,
                             stats.median,
+                            t,
                             kernel.is_double(),
                         ));
                     }
@@ -199,7 +197,7 @@ impl Benchmark for CpuOps {
                             .label(label::SCALING, scaling.as_str())
                             .label(THREADS, t)
                             .with_stats(stats)
-                            .with_reference(reference.clone()),
+                            .with_reference(reference_for(kernel, &peak, t)),
                     );
                 }
                 if let Some(&base) = rates.get(&1) {

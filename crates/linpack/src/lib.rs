@@ -30,7 +30,7 @@ use nodebench_core::inventory::available_memory_bytes;
 use nodebench_core::names::linpack::{self as names, label::TRIAL, param};
 use nodebench_core::names::peak::PEAK_CORES;
 use nodebench_core::units::format_bytes;
-use nodebench_core::{BenchResult, Better, Metric, Reference, Unit};
+use nodebench_core::{BenchResult, Better, Metric, Unit};
 use nodebench_machine::peak;
 
 use crate::backend::{Selection, select};
@@ -110,10 +110,9 @@ impl Benchmark for Linpack {
         let Selection { solver, notes } =
             select(&c.blas, threads, largest).map_err(BenchError::System)?;
         let peak = peak::theoretical_peak(ctx.inventory, peak::all_core_clock);
-        let reference = peak.as_ref().ok().map(|p| Reference {
-            name: p.describe(true),
-            value: p.dp_flops(),
-        });
+        // The peak of the cores the solver's threads can use: the one
+        // "% of peak" every view prints.
+        let reference = peak.as_ref().ok().map(|p| p.cell_reference(threads, true));
 
         for &n in &orders {
             if ctx.cancel.is_cancelled() {
@@ -138,6 +137,7 @@ impl Benchmark for Linpack {
                 Ok(p) => {
                     result.set_param(param::PEAK, p.describe(true));
                     result.set_param(PEAK_CORES, p.cores);
+                    result.warnings.extend(p.uncertain_warning());
                 }
                 Err(why) => result.set_param(param::PEAK, format!("unknown: {why}")),
             }
@@ -210,6 +210,7 @@ impl Benchmark for Linpack {
                     result.warnings.extend(p.above_peak(
                         &format!("linpack n={n} (best trial)"),
                         max,
+                        threads,
                         true,
                     ));
                 }

@@ -106,6 +106,25 @@ impl Load {
 /// `None` where the CPU lacks the instructions; on aarch64 only
 /// [`Load::Scalar`] is measured; elsewhere nothing.
 pub fn measure_clock_under(load: Load, duration: Duration) -> Option<f64> {
+    measure_clock_round(load, duration).map(|r| r.hz)
+}
+
+/// One clock measurement with what the thread's own CPU time says of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClockRound {
+    /// Adds over wall seconds.
+    pub hz: f64,
+    /// Adds over the thread's own time on a CPU (its CPU-time clock), where
+    /// readable: not lowered by time another process or the hypervisor
+    /// took.
+    pub on_cpu_hz: Option<f64>,
+    /// The thread's time on a CPU over the wall time, where readable.
+    pub on_cpu_share: Option<f64>,
+}
+
+/// [`measure_clock_under`], with the calling thread's CPU time
+/// (`cputime::thread_cpu_now`) read around the measuring round.
+pub fn measure_clock_round(load: Load, duration: Duration) -> Option<ClockRound> {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
         #[cfg(target_arch = "aarch64")]
@@ -133,11 +152,19 @@ pub fn measure_clock_under(load: Load, duration: Duration) -> Option<f64> {
         };
         let mut iters: u64 = 1 << 14;
         loop {
+            let before = nodebench_core::cputime::thread_cpu_now();
             let t = Instant::now();
             black_box(run(iters));
             let el = t.elapsed();
             if el >= duration || iters >= 1 << 40 {
-                return Some((iters * adds) as f64 / el.as_secs_f64());
+                let after = nodebench_core::cputime::thread_cpu_now();
+                let total = (iters * adds) as f64;
+                let running = Some(after.saturating_sub(before).as_secs_f64()).filter(|r| *r > 0.0);
+                return Some(ClockRound {
+                    hz: total / el.as_secs_f64(),
+                    on_cpu_hz: running.map(|r| total / r),
+                    on_cpu_share: running.map(|r| r / el.as_secs_f64()),
+                });
             }
             iters *= 2;
         }

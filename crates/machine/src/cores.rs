@@ -54,6 +54,7 @@ pub fn decide(
         cpus: n as u32,
         siblings,
         method,
+        uncertain: None,
     };
     if n <= 1 || one <= 0.0 {
         return done(n.max(1), Vec::new(), "one usable CPU".into());
@@ -225,24 +226,93 @@ fn calibrate(d: Duration) -> u64 {
     }
 }
 
+/// A probe thread that waited for its CPU (runnable while another task
+/// of this kernel ran there: schedstat's wait time) longer than this share
+/// of its run: the try is disturbed. Steal is not counted: vCPUs floated
+/// over fewer host cores are what the probe measures.
+pub const MAX_WAIT: f64 = 0.1;
+
+/// One try of a set of CPUs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SetRate {
+    /// All iterations over the time from the first start to the last end.
+    pub wall: f64,
+    /// The sum of each thread's iterations over its own time on a CPU
+    /// (schedstat), where readable: what the set gives when nothing else
+    /// takes its CPUs.
+    pub on_cpu: Option<f64>,
+    /// The longest any thread waited for its CPU, as a share of its run,
+    /// where readable.
+    pub max_wait: Option<f64>,
+}
+
+impl SetRate {
+    /// Whether a thread waited for its CPU over [`MAX_WAIT`] of its run.
+    pub fn disturbed(&self) -> bool {
+        self.max_wait.is_some_and(|w| w > MAX_WAIT)
+    }
+}
+
+/// The rate of a set from its tries: the best undisturbed try (noise only
+/// lowers a rate); where every try was disturbed, the best on-CPU rate
+/// (never the lowered wall-time one), with why it is uncertain.
+pub fn best_rate(tries: &[SetRate], what: &str) -> (f64, Option<String>) {
+    let clean = tries
+        .iter()
+        .filter(|t| !t.disturbed())
+        .map(|t| t.wall)
+        .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.max(x))));
+    if let Some(r) = clean {
+        return (r, None);
+    }
+    let wall = tries.iter().map(|t| t.wall).fold(0.0, f64::max);
+    let on_cpu = tries.iter().filter_map(|t| t.on_cpu).fold(0.0, f64::max);
+    let wait = tries.iter().filter_map(|t| t.max_wait).fold(0.0, f64::max);
+    (
+        wall.max(on_cpu),
+        Some(format!(
+            "{what}: a thread waited for its CPU up to {:.0} % of the time in all {} tries (another process held it); counted over the threads' own CPU time",
+            100.0 * wait,
+            tries.len()
+        )),
+    )
+}
+
 /// The rate (iterations per second) of `cpus` together, each running
 /// `iters` iterations, pinned, started together: all their iterations over
 /// the time from the first start to the last end. Not the sum of each
 /// thread's own rate, which counts threads a hypervisor ran in turns (a
-/// CPU quota, vCPUs floated over fewer cores) as if they ran at once.
-fn rate_on(cpus: &[u32], iters: u64) -> f64 {
+/// CPU quota, vCPUs floated over fewer cores) as if they ran at once; that
+/// sum ([`SetRate::on_cpu`]) serves only where another process disturbed
+/// every try.
+fn rate_on(cpus: &[u32], iters: u64) -> SetRate {
     let start = std::sync::Barrier::new(cpus.len());
-    let spans: Vec<(Instant, Instant)> = std::thread::scope(|s| {
+    type Span = (Instant, Instant, Option<(f64, f64)>);
+    let spans: Vec<Span> = std::thread::scope(|s| {
         let handles: Vec<_> = cpus
             .iter()
             .map(|&cpu| {
                 let start = &start;
                 s.spawn(move || {
                     nodebench_core::affinity::pin_current_thread(cpu as usize);
+                    let tid = nodebench_core::cputime::current_tid();
                     start.wait();
+                    let before = nodebench_core::cputime::thread_sched(tid);
+                    let cpu = nodebench_core::cputime::thread_cpu_now();
                     let t = Instant::now();
                     black_box(madd_loop(iters));
-                    (t, Instant::now())
+                    let end = Instant::now();
+                    let cpu = nodebench_core::cputime::thread_cpu_now().saturating_sub(cpu);
+                    let after = nodebench_core::cputime::thread_sched(tid);
+                    // Running time from the thread's CPU clock (it counts
+                    // the slice running now); waiting from schedstat.
+                    let sched = before.zip(after).map(|(b, a)| {
+                        (
+                            cpu.as_secs_f64(),
+                            a.waiting.saturating_sub(b.waiting).as_secs_f64(),
+                        )
+                    });
+                    (t, end, sched)
                 })
             })
             .collect();
@@ -252,9 +322,29 @@ fn rate_on(cpus: &[u32], iters: u64) -> f64 {
         spans.iter().map(|s| s.0).min(),
         spans.iter().map(|s| s.1).max(),
     ) else {
-        return 0.0;
+        return SetRate {
+            wall: 0.0,
+            on_cpu: None,
+            max_wait: None,
+        };
     };
-    (iters as f64 * spans.len() as f64) / (last - first).as_secs_f64().max(1e-9)
+    let sched: Option<Vec<(f64, f64, f64)>> = spans
+        .iter()
+        .map(|(a, b, s)| s.map(|(run, wait)| (run, wait, (*b - *a).as_secs_f64())))
+        .collect();
+    SetRate {
+        wall: (iters as f64 * spans.len() as f64) / (last - first).as_secs_f64().max(1e-9),
+        on_cpu: sched.as_ref().map(|v| {
+            v.iter()
+                .map(|(run, _, _)| iters as f64 / run.max(1e-9))
+                .sum()
+        }),
+        max_wait: sched.as_ref().map(|v| {
+            v.iter()
+                .map(|(_, wait, span)| wait / span.max(1e-9))
+                .fold(0.0, f64::max)
+        }),
+    }
 }
 
 /// The SMT sibling sets the topology lists
@@ -297,35 +387,47 @@ pub fn probe() -> EffectiveCores {
     });
     // The best of several tries of each: a moment's noise (steal, another
     // process) only lowers a rate, and counting too few cores would put
-    // figures above the peak.
-    let best = |set: &[u32], iters: u64, tries: usize| {
-        (0..tries)
-            .map(|_| rate_on(set, iters))
-            .fold(0.0_f64, f64::max)
+    // figures above the peak. A try in which a thread waited for its CPU
+    // does not count; as many more are run; if every one was disturbed the
+    // threads' own CPU time decides and the count is marked uncertain.
+    let mut uncertain: Vec<String> = Vec::new();
+    let mut best = |set: &[u32], iters: u64, tries: usize, what: &str| {
+        let mut done: Vec<SetRate> = Vec::new();
+        while done.len() < 2 * tries && done.iter().filter(|t| !t.disturbed()).count() < tries {
+            done.push(rate_on(set, iters));
+        }
+        let (rate, note) = best_rate(&done, what);
+        uncertain.extend(note);
+        rate
     };
-    let one = best(&cpus[..1], iters, 3);
+    let one = best(&cpus[..1], iters, 3, "one CPU");
     // All at once for longer (about 160 ms, three tries): a hypervisor's
     // CPU quota is enforced over periods of about 100 ms, and a shorter
     // burst would see more cores than a benchmark keeps.
-    let all = best(&cpus, iters * 8, 3);
+    let all = best(&cpus, iters * 8, 3, "all CPUs");
     let visible = visible_siblings(&cpus);
     // Pairs run half as long: up to 120 of them fit the probe's time; a
     // pair that looks shared is tried once more before it counts.
     let pair_iters = (iters / 2).max(1);
-    decide(
+    let mut e = decide(
         &cpus,
         one,
         all,
         &mut |a, b| {
-            let r = rate_on(&[a, b], pair_iters);
+            let r = best(&[a, b], pair_iters, 1, "a pair");
             if r / one < PAIR_SHARES {
-                r.max(rate_on(&[a, b], pair_iters))
+                r.max(best(&[a, b], pair_iters, 1, "a pair"))
             } else {
                 r
             }
         },
         &visible,
-    )
+    );
+    if !uncertain.is_empty() {
+        uncertain.dedup();
+        e.uncertain = Some(uncertain.join("; "));
+    }
+    e
 }
 
 /// The effective cores measured once per process and reused.
@@ -413,6 +515,35 @@ mod tests {
         );
         assert_eq!(e.count, 16);
         assert!(e.method.contains("no sharing"), "{}", e.method);
+    }
+
+    #[test]
+    fn a_disturbed_try_never_lowers_the_rate() {
+        let clean = SetRate {
+            wall: 1.9,
+            on_cpu: Some(2.0),
+            max_wait: Some(0.01),
+        };
+        // A busy loop held one of the two CPUs a third of the time.
+        let hogged = SetRate {
+            wall: 1.33,
+            on_cpu: Some(1.98),
+            max_wait: Some(0.33),
+        };
+        assert!(hogged.disturbed() && !clean.disturbed());
+        assert_eq!(best_rate(&[hogged, clean], "all CPUs"), (1.9, None));
+        let (rate, why) = best_rate(&[hogged, hogged], "all CPUs");
+        assert_eq!(rate, 1.98);
+        assert_eq!(
+            why.as_deref(),
+            Some(
+                "all CPUs: a thread waited for its CPU up to 33 % of the time in all 2 tries (another process held it); counted over the threads' own CPU time"
+            )
+        );
+        // Two vCPUs on one host core: the count it gives is not lowered
+        // to one by the busy loop's share.
+        let e = decide(&[0, 1], 1.0, rate, &mut |_, _| panic!("no pair"), &[]);
+        assert_eq!(e.count, 2);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! core's result model. The inventory and topology readers (`/proc`, `/sys`,
 //! CPUID, SMBIOS), the telemetry sampler and its compact history, the
 //! theoretical peak and the effective-core probe, NVIDIA's GPUs through
-//! NVML and the CUDA driver opened at run time, clock measurement, the
+//! NVML and the CUDA driver opened at run time, clock measurement, every process's CPU time (`procs`), the
 //! bottleneck rules that read results against telemetry, and the
 //! overridable roots (`NODEBENCH_SYSFS_ROOT`, `NODEBENCH_PROCFS_ROOT`) that
 //! let tests read recorded trees of bigger machines.
@@ -12,10 +12,12 @@
 pub mod bottleneck;
 pub mod clock;
 pub mod cores;
+pub mod disturb;
 #[cfg(target_arch = "x86_64")]
 mod fma;
 pub mod gpu;
 pub mod inventory;
 pub mod peak;
+pub mod procs;
 pub mod sysroot;
 pub mod telemetry;

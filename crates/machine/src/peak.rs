@@ -25,6 +25,7 @@
 use std::time::Duration;
 
 pub use crate::clock::Load;
+use nodebench_core::Reference;
 use nodebench_core::inventory::Inventory;
 pub use nodebench_core::inventory::PeakClock;
 
@@ -51,6 +52,9 @@ pub struct Peak {
     pub clock_source: String,
     /// Per-core FLOP per cycle and its basis.
     pub core: CoreFlops,
+    /// Why the clock or the core count is uncertain (their probes were
+    /// disturbed in every try), where they are.
+    pub uncertain: Option<String>,
 }
 
 impl Peak {
@@ -85,25 +89,72 @@ impl Peak {
 }
 
 impl Peak {
-    /// A warning when `rate` (FLOP/s of `what`) is above this peak: the
-    /// clock it implies (at these cores and FLOP per cycle) against the
-    /// clock the peak uses, so a figure over 100 % is never shown
-    /// silently. `None` at or under the peak.
-    pub fn above_peak(&self, what: &str, rate: f64, double: bool) -> Option<String> {
-        let peak = if double {
+    /// Cores a cell of `threads` threads can use: `min(threads, cores)`.
+    pub fn cores_for(&self, threads: usize) -> u32 {
+        (threads.max(1) as u64).min(u64::from(self.cores)) as u32
+    }
+
+    /// Peak FLOP/s of one core.
+    pub fn per_core(&self, double: bool) -> f64 {
+        let all = if double {
             self.dp_flops()
         } else {
             self.sp_flops()
         };
+        all / f64::from(self.cores.max(1))
+    }
+
+    /// The reference of a cell of `threads` threads: the peak of the cores
+    /// they can use (`min(threads, cores)` x the per-core peak). Its
+    /// `percent_of_reference` is the one "% of peak" every view prints.
+    pub fn cell_reference(&self, threads: usize, double: bool) -> Reference {
+        let k = self.cores_for(threads);
+        let (per_cycle, what) = if double {
+            (self.core.dp_per_cycle, "DP")
+        } else {
+            (2 * self.core.dp_per_cycle, "SP")
+        };
+        Reference {
+            name: format!(
+                "theoretical peak of the {k} core{} {threads} thread{} can use (of {} {} cores): {k} x {:.3} GHz x {per_cycle} {what} FLOP/cycle{}",
+                if k == 1 { "" } else { "s" },
+                if threads == 1 { "" } else { "s" },
+                self.cores,
+                self.cores_source,
+                self.clock_hz / 1e9,
+                if self.uncertain.is_some() {
+                    " (uncertain)"
+                } else {
+                    ""
+                }
+            ),
+            value: f64::from(k) * self.per_core(double),
+        }
+    }
+
+    /// A warning when `rate` (FLOP/s of `what`, run on `threads` threads)
+    /// is above the peak of the cores those threads can use
+    /// ([`Peak::cell_reference`], the same figure the table shows): the
+    /// clock it implies against the clock the peak uses, so a figure over
+    /// 100 % is never shown silently. `None` at or under the peak.
+    pub fn above_peak(
+        &self,
+        what: &str,
+        rate: f64,
+        threads: usize,
+        double: bool,
+    ) -> Option<String> {
+        let peak = self.cell_reference(threads, double).value;
         if !(peak > 0.0 && rate > peak) {
             return None;
         }
+        let k = self.cores_for(threads);
         let implied = self.clock_hz * rate / peak;
         Some(format!(
-            "{what}: {:.2} GFLOPS is {:.1} % of the theoretical peak; at {} cores x {} FLOP/cycle it implies a clock of {:.3} GHz, above the {:.3} GHz ({}) the peak uses",
+            "{what}: {:.2} GFLOPS is {:.1} % of the peak of the {k} core{} it can use; at {} FLOP/cycle a core it implies a clock of {:.3} GHz, above the {:.3} GHz ({}) the peak uses",
             rate / 1e9,
             100.0 * rate / peak,
-            self.cores,
+            if k == 1 { "" } else { "s" },
             if double {
                 self.core.dp_per_cycle
             } else {
@@ -113,6 +164,13 @@ impl Peak {
             self.clock_hz / 1e9,
             self.clock_source
         ))
+    }
+
+    /// A warning that the peak is uncertain, where it is.
+    pub fn uncertain_warning(&self) -> Option<String> {
+        self.uncertain
+            .as_ref()
+            .map(|u| format!("peak uncertain (not lowered): {u}"))
     }
 }
 
@@ -281,12 +339,30 @@ pub fn theoretical_peak(
     {
         clock_source.push_str(&format!("; cpufreq max {:.3} GHz", max / 1e9));
     }
+    let uncertain: Vec<String> = [
+        inv.cpu
+            .peak_clock
+            .as_ref()
+            .filter(|_| recorded.is_some())
+            .and_then(|c| c.uncertain.as_ref())
+            .map(|u| format!("clock: {u}")),
+        inv.cpu
+            .effective_cores
+            .as_ref()
+            .filter(|_| cores_source == "effective")
+            .and_then(|e| e.uncertain.as_ref())
+            .map(|u| format!("effective cores: {u}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     Ok(Peak {
         cores,
         cores_source,
         clock_hz,
         clock_source,
         core,
+        uncertain: (!uncertain.is_empty()).then(|| uncertain.join("; ")),
     })
 }
 
@@ -294,11 +370,101 @@ pub fn theoretical_peak(
 const CLOCK_ROUNDS: usize = 5;
 /// Length of one round of [`CLOCK_ROUNDS`].
 const CLOCK_ROUND: Duration = Duration::from_millis(40);
+/// Rounds run past [`CLOCK_ROUNDS`] in place of disturbed ones.
+const CLOCK_RETRIES: usize = 5;
+/// A probe thread on its CPU for under this share of a round's wall time
+/// (schedstat's running time: another process held the CPU, or the
+/// hypervisor did): the round is disturbed.
+pub const MIN_ON_CPU: f64 = 0.9;
+
+/// The all-core clock as the probe found it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClockProbe {
+    /// The clock, Hz.
+    pub hz: f64,
+    /// Why it is uncertain (every round disturbed), in words.
+    pub uncertain: Option<String>,
+}
+
+/// One round over every CPU: the mean clock over wall time, the mean over
+/// the threads' own CPU time, and the lowest thread's share of the wall
+/// time on its CPU.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RoundSummary {
+    /// Mean of adds over wall seconds.
+    pub hz: f64,
+    /// Mean of adds over each thread's own seconds on a CPU, where read.
+    pub on_cpu_hz: Option<f64>,
+    /// The lowest thread's time on its CPU over the wall time, where read.
+    pub min_on_cpu: Option<f64>,
+}
+
+impl RoundSummary {
+    /// Sums up one round's readings (`None` when there are none).
+    pub fn of(vals: &[crate::clock::ClockRound]) -> Option<RoundSummary> {
+        if vals.is_empty() {
+            return None;
+        }
+        let n = vals.len() as f64;
+        let on_cpu: Option<Vec<f64>> = vals.iter().map(|v| v.on_cpu_hz).collect();
+        Some(RoundSummary {
+            hz: vals.iter().map(|v| v.hz).sum::<f64>() / n,
+            on_cpu_hz: on_cpu.map(|v| v.iter().sum::<f64>() / n),
+            min_on_cpu: vals
+                .iter()
+                .filter_map(|v| v.on_cpu_share)
+                .min_by(f64::total_cmp),
+        })
+    }
+
+    /// Whether a thread was off its CPU for more than 1 - [`MIN_ON_CPU`]
+    /// of the round.
+    pub fn disturbed(&self) -> bool {
+        self.min_on_cpu.is_some_and(|s| s < MIN_ON_CPU)
+    }
+}
+
+/// The clock from the rounds run: the highest undisturbed round's mean
+/// (the peak is a ceiling, and noise only lowers a round); where every
+/// round was disturbed, the highest round's mean over the threads' own CPU
+/// time, marked uncertain: never the lowered wall-time figure.
+pub fn choose_clock(rounds: &[RoundSummary]) -> Option<ClockProbe> {
+    let best = |v: &mut dyn Iterator<Item = f64>| {
+        v.fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.max(x))))
+    };
+    if let Some(hz) = best(&mut rounds.iter().filter(|r| !r.disturbed()).map(|r| r.hz)) {
+        return Some(ClockProbe {
+            hz,
+            uncertain: None,
+        });
+    }
+    let wall = best(&mut rounds.iter().map(|r| r.hz))?;
+    let on_cpu = best(&mut rounds.iter().filter_map(|r| r.on_cpu_hz));
+    let shares: Vec<f64> = rounds.iter().filter_map(|r| r.min_on_cpu).collect();
+    let lo = shares.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = shares.iter().copied().fold(0.0, f64::max);
+    Some(ClockProbe {
+        hz: on_cpu.map_or(wall, |c| c.max(wall)),
+        uncertain: Some(format!(
+            "all {} rounds disturbed: a probe thread was on its CPU only {:.0}-{:.0} % of the wall time (another process, or steal); the clock is the adds over the threads' own CPU time ({:.3} GHz against {:.3} GHz over wall time), not lowered",
+            rounds.len(),
+            100.0 * lo,
+            100.0 * hi,
+            on_cpu.unwrap_or(wall) / 1e9,
+            wall / 1e9
+        )),
+    })
+}
 
 /// The all-core clock under `load`, measured once per process and reused
 /// after, so every benchmark of one run derives the same peak.
 pub fn all_core_clock(load: Load) -> Option<f64> {
-    static CLOCKS: [std::sync::OnceLock<Option<f64>>; 3] = [
+    all_core_probe(load).map(|p| p.hz)
+}
+
+/// [`all_core_clock`] with whether the probe was disturbed.
+pub fn all_core_probe(load: Load) -> Option<ClockProbe> {
+    static CLOCKS: [std::sync::OnceLock<Option<ClockProbe>>; 3] = [
         std::sync::OnceLock::new(),
         std::sync::OnceLock::new(),
         std::sync::OnceLock::new(),
@@ -308,7 +474,9 @@ pub fn all_core_clock(load: Load) -> Option<f64> {
         Load::Fma256 => 1,
         Load::Fma512 => 2,
     };
-    *CLOCKS[slot].get_or_init(|| measure_all_core_clock(load, CLOCK_ROUNDS, CLOCK_ROUND))
+    CLOCKS[slot]
+        .get_or_init(|| measure_all_core_clock(load, CLOCK_ROUNDS, CLOCK_ROUND))
+        .clone()
 }
 
 /// The peak clock of this machine's peak as the inventory records it:
@@ -317,36 +485,41 @@ pub fn all_core_clock(load: Load) -> Option<f64> {
 pub fn peak_clock(inv: &Inventory) -> Option<PeakClock> {
     let core = core_flops(inv).ok()?;
     let load = peak_load(inv, &core);
-    let hz = all_core_clock(load)?;
+    let probe = all_core_probe(load)?;
     Some(PeakClock {
-        hz,
+        hz: probe.hz,
         load: load.as_str().to_string(),
         method: format!(
-            "every usable CPU at once running 16 dependent adds{} per loop, {CLOCK_ROUNDS} rounds of {} ms; the highest round's mean",
+            "every usable CPU at once running 16 dependent adds{} per loop, {CLOCK_ROUNDS} rounds of {} ms (a round in which a thread was on its CPU under {:.0} % of the time run again, up to {CLOCK_RETRIES} times); the highest round's mean",
             match load {
                 Load::Scalar => String::new(),
                 _ => format!(" beside 16 {}", load.as_str()),
             },
-            CLOCK_ROUND.as_millis()
+            CLOCK_ROUND.as_millis(),
+            100.0 * MIN_ON_CPU
         ),
+        uncertain: probe.uncertain,
     })
 }
 
 /// Measures the clock with one pinned thread per allowed CPU running
-/// `load` at once, in `rounds` rounds of `each`; returns the highest
-/// round's mean over the CPUs. The highest round is taken because the clock a
-/// host grants moves with its load, and the peak is a ceiling.
-fn measure_all_core_clock(load: Load, rounds: usize, each: Duration) -> Option<f64> {
+/// `load` at once, in `rounds` undisturbed rounds of `each` (a disturbed
+/// one is run again, up to [`CLOCK_RETRIES`] times); [`choose_clock`]
+/// decides. The highest round is taken because the clock a host grants
+/// moves with its load, and the peak is a ceiling.
+fn measure_all_core_clock(load: Load, rounds: usize, each: Duration) -> Option<ClockProbe> {
     let cpus = nodebench_core::affinity::allowed_cpus();
-    let mut best: Option<f64> = None;
-    for _ in 0..rounds.max(1) {
-        let results: Vec<Option<f64>> = std::thread::scope(|s| {
+    let mut done: Vec<RoundSummary> = Vec::new();
+    while done.iter().filter(|r| !r.disturbed()).count() < rounds.max(1)
+        && done.len() < rounds.max(1) + CLOCK_RETRIES
+    {
+        let results: Vec<Option<crate::clock::ClockRound>> = std::thread::scope(|s| {
             let handles: Vec<_> = cpus
                 .iter()
                 .map(|&cpu| {
                     s.spawn(move || {
                         nodebench_core::affinity::pin_current_thread(cpu);
-                        crate::clock::measure_clock_under(load, each)
+                        crate::clock::measure_clock_round(load, each)
                     })
                 })
                 .collect();
@@ -355,14 +528,10 @@ fn measure_all_core_clock(load: Load, rounds: usize, each: Duration) -> Option<f
                 .map(|h| h.join().ok().flatten())
                 .collect()
         });
-        let vals: Vec<f64> = results.into_iter().flatten().collect();
-        if vals.is_empty() {
-            return None;
-        }
-        let mean = vals.iter().sum::<f64>() / vals.len() as f64;
-        best = Some(best.map_or(mean, |b: f64| b.max(mean)));
+        let vals: Vec<crate::clock::ClockRound> = results.into_iter().flatten().collect();
+        done.push(RoundSummary::of(&vals)?);
     }
-    best
+    choose_clock(&done)
 }
 
 #[cfg(test)]
@@ -441,18 +610,102 @@ mod tests {
                 dp_per_cycle: 16,
                 basis: "test".into(),
             },
+            uncertain: None,
         };
         // 1 core x 2.86 GHz x 16 = 45.76 GFLOPS DP.
-        assert_eq!(p.above_peak("f64.vector threads=1", 45.0e9, true), None);
+        assert_eq!(p.above_peak("f64.vector threads=1", 45.0e9, 1, true), None);
         assert_eq!(
-            p.above_peak("f64.vector threads=1", 47.68e9, true).unwrap(),
-            "f64.vector threads=1: 47.68 GFLOPS is 104.2 % of the theoretical peak; at 1 cores x 16 FLOP/cycle it implies a clock of 2.980 GHz, above the 2.860 GHz (measured all-core) the peak uses"
+            p.above_peak("f64.vector threads=1", 47.68e9, 1, true)
+                .unwrap(),
+            "f64.vector threads=1: 47.68 GFLOPS is 104.2 % of the peak of the 1 core it can use; at 16 FLOP/cycle a core it implies a clock of 2.980 GHz, above the 2.860 GHz (measured all-core) the peak uses"
         );
-        let sp = p.above_peak("f32.vector", 96.0e9, false).unwrap();
+        let sp = p.above_peak("f32.vector", 96.0e9, 1, false).unwrap();
         assert!(
-            sp.contains("x 32 FLOP/cycle") && sp.contains("104.9 %"),
+            sp.contains("at 32 FLOP/cycle") && sp.contains("104.9 %"),
             "{sp}"
         );
+    }
+
+    #[test]
+    fn a_cell_is_set_against_the_peak_of_the_cores_its_threads_can_use() {
+        let p = Peak {
+            cores: 2,
+            cores_source: "effective",
+            clock_hz: 2.0e9,
+            clock_source: "measured all-core".into(),
+            core: CoreFlops {
+                dp_per_cycle: 16,
+                basis: "test".into(),
+            },
+            uncertain: None,
+        };
+        // One thread: one core's 32 GFLOPS; four threads: both cores'.
+        let one = p.cell_reference(1, true);
+        assert_eq!(one.value, 32.0e9);
+        assert_eq!(
+            one.name,
+            "theoretical peak of the 1 core 1 thread can use (of 2 effective cores): 1 x 2.000 GHz x 16 DP FLOP/cycle"
+        );
+        assert_eq!(p.cell_reference(4, true).value, p.dp_flops());
+        assert_eq!(p.cell_reference(4, false).value, p.sp_flops());
+        // The warning's figure is the table's: 33.6 of 32 GFLOPS, 105 %.
+        let m = nodebench_core::Metric::new(
+            "rate",
+            33.6e9,
+            nodebench_core::Unit::FlopsPerSecond,
+            nodebench_core::Better::Higher,
+        )
+        .with_reference(Some(one));
+        let pct = m.percent_of_reference.unwrap();
+        let w = p.above_peak("t=1", 33.6e9, 1, true).unwrap();
+        assert!(
+            w.contains(&format!("{pct:.1} % of the peak of the 1 core")),
+            "{w}"
+        );
+    }
+
+    fn round(hz: f64, on_cpu_hz: f64, share: f64) -> RoundSummary {
+        RoundSummary {
+            hz,
+            on_cpu_hz: Some(on_cpu_hz),
+            min_on_cpu: Some(share),
+        }
+    }
+
+    #[test]
+    fn a_disturbed_clock_round_never_lowers_the_clock() {
+        // Undisturbed rounds exist: the best of them, the disturbed one
+        // (a hog took half of a thread's time) left out.
+        let rounds = [
+            round(2.80e9, 2.81e9, 0.99),
+            round(1.45e9, 2.79e9, 0.52),
+            round(2.82e9, 2.83e9, 0.97),
+        ];
+        assert_eq!(
+            choose_clock(&rounds),
+            Some(ClockProbe {
+                hz: 2.82e9,
+                uncertain: None
+            })
+        );
+        // Every round disturbed: the on-CPU clock, marked uncertain.
+        let rounds = [round(1.45e9, 2.79e9, 0.52), round(1.50e9, 2.80e9, 0.55)];
+        let p = choose_clock(&rounds).unwrap();
+        assert_eq!(p.hz, 2.80e9);
+        assert_eq!(
+            p.uncertain.as_deref(),
+            Some(
+                "all 2 rounds disturbed: a probe thread was on its CPU only 52-55 % of the wall time (another process, or steal); the clock is the adds over the threads' own CPU time (2.800 GHz against 1.500 GHz over wall time), not lowered"
+            )
+        );
+        // Without schedstat nothing is known to be disturbed.
+        let blind = RoundSummary {
+            hz: 2.0e9,
+            on_cpu_hz: None,
+            min_on_cpu: None,
+        };
+        assert_eq!(choose_clock(&[blind]).unwrap().uncertain, None);
+        assert_eq!(choose_clock(&[]), None);
     }
 
     #[test]
@@ -469,6 +722,7 @@ mod tests {
             hz: 2.9e9,
             load: Load::Fma256.as_str().into(),
             method: "test".into(),
+            uncertain: None,
         });
         let p = theoretical_peak(&i, |_| panic!("recorded")).unwrap();
         assert_eq!(p.clock_hz, 2.9e9);

@@ -6,6 +6,7 @@ use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use nodebench_core::config::{Choice, UnknownChoice};
+use nodebench_core::disturbance;
 use nodebench_core::{Metric, Run};
 
 mod junit;
@@ -92,7 +93,7 @@ pub fn export_many(runs: &[Run], format: Format) -> Result<String, String> {
 }
 
 /// The CSV header, in column order.
-pub const CSV_COLUMNS: [&str; 20] = [
+pub const CSV_COLUMNS: [&str; 21] = [
     "run_id",
     "result",
     "benchmark",
@@ -113,6 +114,7 @@ pub const CSV_COLUMNS: [&str; 20] = [
     "reference_value",
     "percent_of_reference",
     "started_at",
+    "disturbed",
 ];
 
 /// A metric's labels as `k=v;k=v`.
@@ -160,6 +162,7 @@ pub fn to_csv(run: &Run) -> Result<String, String> {
                 opt(m.reference.as_ref().map(|r| r.value)),
                 opt(m.percent_of_reference),
                 r.started_at.to_rfc3339(),
+                r.metric_disturbed(m).to_string(),
             ])
             .map_err(|e| e.to_string())?;
         }
@@ -195,6 +198,9 @@ pub fn to_markdown(run: &Run) -> String {
                     .map(|p| format!("{p:.1}"))
                     .unwrap_or_default()
             );
+        }
+        for w in r.warnings.iter().filter(|w| disturbance::is_warning(w)) {
+            let _ = writeln!(out, "\n> {w}");
         }
         let _ = writeln!(out);
     }

@@ -53,6 +53,9 @@ pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
             "peak clock",
             format!("{} under {} ({})", format_hz(k.hz), k.load, k.method),
         );
+        if let Some(u) = &k.uncertain {
+            push("cpu", "peak clock uncertain", u.clone());
+        }
     }
     if let Some(e) = &c.effective_cores {
         push(
@@ -60,6 +63,9 @@ pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
             "effective cores",
             format!("{} of {} usable CPUs ({})", e.count, e.cpus, e.method),
         );
+        if let Some(u) = &e.uncertain {
+            push("cpu", "effective cores uncertain", u.clone());
+        }
     }
     push(
         "cpu",
@@ -385,11 +391,13 @@ mod tests {
                     cpus: 200,
                     siblings: Vec::new(),
                     method: "measured".into(),
+                    uncertain: None,
                 }),
                 peak_clock: Some(nodebench_core::inventory::PeakClock {
                     hz: 2.9e9,
                     load: "512-bit FMA".into(),
                     method: "5 rounds".into(),
+                    uncertain: None,
                 }),
             },
             memory: MemoryInfo {

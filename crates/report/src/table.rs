@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 
 use comfy_table::{CellAlignment, Table, presets};
 use nodebench_core::names::labels::THREADS;
+use nodebench_core::names::peak::PEAK_CORES;
 use nodebench_core::names::{cpu, memory, telemetry};
 use nodebench_core::{BenchResult, Metric, Unit};
 
@@ -116,9 +117,15 @@ pub fn grid(result: &BenchResult) -> Grid {
 
 /// The note under a table whose cells show a percentage of the peak.
 pub fn peak_note(result: &BenchResult) -> Option<String> {
-    match result.param(cpu::param::PEAK) {
-        Some(serde_json::Value::String(p)) => Some(format!("(%) = percent of the {p}")),
-        _ => None,
+    let p = match result.param(cpu::param::PEAK) {
+        Some(serde_json::Value::String(p)) => p,
+        _ => return None,
+    };
+    match result.param(PEAK_CORES).and_then(|c| c.as_u64()) {
+        Some(cores) => Some(format!(
+            "(%) = percent of the peak of the cores a cell's threads can use (min(threads, {cores}) x one core's); the whole machine's {p}"
+        )),
+        None => Some(format!("(%) = percent of the {p}")),
     }
 }
 

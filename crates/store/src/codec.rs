@@ -202,6 +202,8 @@ pub(crate) struct ResultRow {
     pub bottleneck: Option<String>,
     /// The phases, as JSON.
     pub phases: String,
+    /// What disturbed it, as JSON (NULL when not watched).
+    pub disturbance: Option<String>,
 }
 
 impl ResultRow {
@@ -217,6 +219,7 @@ impl ResultRow {
             ended_at: ts(&result.ended_at),
             bottleneck: result.bottleneck.clone(),
             phases: json(&result.phases)?,
+            disturbance: result.disturbance.as_ref().map(json).transpose()?,
         })
     }
 
@@ -239,6 +242,11 @@ impl ResultRow {
             series: Vec::new(),
             bottleneck: self.bottleneck,
             phases: parse_json(&self.phases, what("phases"))?,
+            disturbance: self
+                .disturbance
+                .as_deref()
+                .map(|d| parse_json(d, what("disturbance")))
+                .transpose()?,
         })
     }
 }

@@ -153,8 +153,8 @@ fn insert_result(
     let result_id: i64 = tx
         .query_one(
             "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings,
-                                  started_at, ended_at, bottleneck, phases)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+                                  started_at, ended_at, bottleneck, phases, disturbance)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
             &[
                 &run_id,
                 &seq,
@@ -167,6 +167,7 @@ fn insert_result(
                 &r.ended_at,
                 &r.bottleneck,
                 &r.phases,
+                &r.disturbance,
             ],
         )?
         .try_get(0)?;
@@ -469,7 +470,7 @@ impl Store for PostgresStore {
         let mut index = HashMap::new();
         for row in tx.query(
             "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at,
-                    bottleneck, phases
+                    bottleneck, phases, disturbance
              FROM results WHERE run_id = $1 ORDER BY seq, id",
             &[&id],
         )? {
@@ -484,6 +485,7 @@ impl Store for PostgresStore {
                 ended_at: row.try_get(7)?,
                 bottleneck: row.try_get(8)?,
                 phases: row.try_get(9)?,
+                disturbance: row.try_get(10)?,
             };
             index.insert(result_id, run.results.len());
             run.results.push(r.decode(id, result_id)?);

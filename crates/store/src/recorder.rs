@@ -3,13 +3,16 @@
 //! how the run ended; with no store (`--no-save`) it only collects. With a
 //! telemetry sampler it attaches to each result, before saving it, the
 //! telemetry series of the result's own time span, then the line naming
-//! what limited it (`machine::bottleneck`).
+//! what limited it (`machine::bottleneck`). With a disturbance watch
+//! (`machine::disturb::Watch`, started by the runner) it marks every phase
+//! boundary and has the watch attach to each result what disturbed it.
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, ResultSink};
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{BenchResult, Run, RunStatus, ThresholdVerdict};
 use nodebench_machine::bottleneck;
+use nodebench_machine::disturb::Watch;
 use nodebench_machine::telemetry::Sampler;
 
 use crate::{Store, StoreError};
@@ -19,6 +22,7 @@ pub struct Recorder {
     store: Option<Box<dyn Store>>,
     run: Run,
     telemetry: Option<Sampler>,
+    watch: Option<Watch>,
     keep_saved: bool,
 }
 
@@ -33,6 +37,7 @@ impl Recorder {
             store,
             run,
             telemetry: None,
+            watch: None,
             keep_saved: true,
         })
     }
@@ -59,6 +64,13 @@ impl Recorder {
     /// result recorded from now on (labelled `source=telemetry`).
     pub fn with_telemetry(mut self, sampler: Sampler) -> Recorder {
         self.telemetry = Some(sampler);
+        self
+    }
+
+    /// Has `watch` attach to every result recorded from now on what
+    /// disturbed it, marking each phase boundary.
+    pub fn with_watch(mut self, watch: Watch) -> Recorder {
+        self.watch = Some(watch);
         self
     }
 
@@ -95,6 +107,9 @@ impl Recorder {
 
 impl ResultSink for Recorder {
     fn record(&mut self, mut result: BenchResult) -> Result<(), BenchError> {
+        if let Some(watch) = &mut self.watch {
+            watch.finish(&mut result);
+        }
         result.redact_text();
         if let Some(sampler) = &self.telemetry {
             sampler.sample_now();
@@ -115,6 +130,9 @@ impl ResultSink for Recorder {
     }
 
     fn boundary(&mut self) {
+        if let Some(watch) = &mut self.watch {
+            watch.mark();
+        }
         if let Some(sampler) = &self.telemetry {
             sampler.sample_now();
         }

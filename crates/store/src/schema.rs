@@ -91,6 +91,9 @@ ALTER TABLE runs ADD COLUMN build TEXT;
     r#"
 ALTER TABLE series ADD COLUMN points_packed BLOB;
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN disturbance TEXT;
+"#,
 ];
 
 /// The schema version this build writes and understands.

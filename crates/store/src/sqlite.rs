@@ -165,8 +165,8 @@ fn insert_result(
 ) -> Result<(), StoreError> {
     let r = ResultRow::encode(result)?;
     tx.execute(
-        "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck, phases)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck, phases, disturbance)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             run_id,
             seq,
@@ -179,6 +179,7 @@ fn insert_result(
             r.ended_at,
             r.bottleneck,
             r.phases,
+            r.disturbance,
         ],
     )?;
     let result_id = tx.last_insert_rowid();
@@ -456,7 +457,7 @@ impl Store for SqliteStore {
         let mut run = row.decode(id)?;
 
         let mut stmt = tx.prepare(
-            "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck, phases
+            "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck, phases, disturbance
              FROM results WHERE run_id = ?1 ORDER BY seq, id",
         )?;
         let mut rows = stmt.query([id])?;
@@ -472,6 +473,7 @@ impl Store for SqliteStore {
                 ended_at: row.get(7)?,
                 bottleneck: row.get(8)?,
                 phases: row.get(9)?,
+                disturbance: row.get(10)?,
             };
             let mut result = r.decode(id, result_id)?;
             load_figures(&tx, result_id, &mut result)?;

@@ -308,16 +308,16 @@ fn reopening_does_not_rerun_migrations(b: &Backend) {
     let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     drop(store);
-    assert_eq!(b.schema_version(), 6);
+    assert_eq!(b.schema_version(), 7);
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 6);
+    assert_eq!(b.schema_version(), 7);
     assert_eq!(b.count("schema_version"), 1);
     assert_eq!(store.list_runs().unwrap()[0].id, id);
     drop(store);
     let store = b.open();
     assert_eq!(store.list_runs().unwrap().len(), 1);
-    assert_eq!(b.schema_version(), 6);
+    assert_eq!(b.schema_version(), 7);
 }
 
 /// SQL turning a store holding only [`cpu_result`]s back into a version 5
@@ -341,7 +341,7 @@ fn a_version_5_store_reads_its_json_series_and_packs_new_ones(b: &Backend) {
     ));
 
     let mut store = b.open();
-    assert_eq!(b.schema_version(), 6);
+    assert_eq!(b.schema_version(), 7);
     assert_eq!(
         b.query_i64("SELECT COUNT(*) FROM series WHERE points_packed IS NULL"),
         1
@@ -405,7 +405,7 @@ fn a_version_1_store_gains_verdicts_and_keeps_its_runs(b: &Backend) {
     ));
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 6);
+    assert_eq!(b.schema_version(), 7);
     let run = store.load_run(id).unwrap();
     assert_eq!(run.results, vec![cpu_result(1)]);
     assert!(run.verdicts.is_empty());
@@ -424,7 +424,7 @@ fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs(b: &Backend) {
     ));
 
     let mut store = b.open();
-    assert_eq!(b.schema_version(), 6);
+    assert_eq!(b.schema_version(), 7);
     let mut with_line = cpu_result(2);
     with_line.bottleneck = Some("CPU: all 2 cores saturated".into());
     let mut with_phases = cpu_result(3);
@@ -433,6 +433,7 @@ fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs(b: &Backend) {
         start_s: 0.25,
         end_s: 1.5,
         bottleneck: Some("compute-bound: FMA units at 97 % of peak on 2 cores".into()),
+        disturbance: None,
     }];
     store.add_result(id, &with_line).unwrap();
     store.add_result(id, &with_phases).unwrap();

@@ -80,6 +80,11 @@ pub struct Cli {
     /// a verdict table follows the results, a failed threshold exits 1.
     #[arg(long = "assert", global = true, value_name = "EXPR", value_parser = clap::value_parser!(Threshold))]
     pub asserts: Vec<Threshold>,
+    /// Fail (exit 1) when a result was disturbed: other processes took over
+    /// 2 % of the CPU time of its CPUs, steal over 2 %, a thermal throttle
+    /// event or a swap-in during it (the "disturbed" warning).
+    #[arg(long, global = true)]
+    pub strict_host: bool,
     /// Record no telemetry (CPU, memory, disk, NIC counters sampled while
     /// each benchmark runs).
     #[arg(long, global = true)]

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::{Result, anyhow};
-use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context};
+use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context, ResultSink};
 use nodebench_core::config::Config;
 use nodebench_core::credentials::redact;
 use nodebench_core::names;
 use nodebench_core::repeat::{self, RepeatConfig};
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{ResultStatus, Run, RunStatus};
+use nodebench_machine::disturb::Watch;
 use nodebench_machine::inventory;
 use nodebench_machine::telemetry::Sampler;
 use nodebench_report::reporters;
@@ -124,7 +125,7 @@ pub fn run_judged(
     let tags: BTreeMap<String, String> = tags.iter().chain(&cli.tags).cloned().collect();
     let mut run = Run::start(std::env::args().collect(), tags);
     run.inventory = Some(inventory.clone());
-    let mut recorder = Recorder::begin(store, run)?;
+    let mut recorder = Recorder::begin(store, run)?.with_watch(Watch::begin());
     if !cli.no_telemetry {
         let sampler = Sampler::start(cli.telemetry_interval)
             .map_err(|e| anyhow!("cannot start the telemetry sampler: {e}"))?;
@@ -143,6 +144,9 @@ pub fn run_judged(
             errors.push(format!("{}: {e}", bench.id()));
             continue;
         }
+        // The counters at the benchmark's start: its first result's span
+        // begins here.
+        recorder.boundary();
         let mut ctx = Context {
             cancel: cancel.clone(),
             progress: &bar,
@@ -217,6 +221,18 @@ pub fn run_judged(
     }
     if !failed.is_empty() {
         return Err(CliError::silent(crate::error::EXIT_FAILED).into());
+    }
+    let disturbed: Vec<_> = run.results.iter().filter(|r| r.is_disturbed()).collect();
+    if cli.strict_host && !disturbed.is_empty() {
+        for r in &disturbed {
+            eprintln!("error: {}: disturbed (--strict-host)", r.benchmark);
+        }
+        return Err(CliError::failed(format!(
+            "--strict-host: {} of {} result(s) disturbed",
+            disturbed.len(),
+            run.results.len()
+        ))
+        .into());
     }
     let unmet = run.verdicts.iter().filter(|v| !v.passed).count();
     if unmet > 0 {

@@ -132,6 +132,11 @@ pub struct EffectiveCores {
     pub siblings: Vec<Vec<u32>>,
     /// How the count was found, in words, with the measured ratios.
     pub method: String,
+    /// Why the count is uncertain: the probe's threads waited for their
+    /// CPUs (another process held them) in every try, so the count rests
+    /// on their own CPU time and may be too high, never too low.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncertain: Option<String>,
 }
 
 /// The clock behind the theoretical peak, measured under the peak's load.
@@ -145,6 +150,11 @@ pub struct PeakClock {
     pub load: String,
     /// How it was measured.
     pub method: String,
+    /// Why the clock is uncertain: the probe's threads were off their CPUs
+    /// (another process, steal) in every round, so it is their adds over
+    /// their own CPU time, never lowered by the time others took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncertain: Option<String>,
 }
 
 /// One cache level/kind, as CPU 0 sees it.

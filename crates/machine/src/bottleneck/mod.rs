@@ -267,14 +267,15 @@ fn compute(scope: &Scope<'_>) -> Option<String> {
     let (share, cores, threads) = scope
         .metrics(name)
         .filter_map(|m| {
-            let peak = m.reference.as_ref()?.value;
+            // The metric's own % of the peak of the cores its threads can
+            // use (`Peak::cell_reference`): the figure the table prints.
+            let share = m.percent_of_reference? / 100.0;
             let threads = m
                 .label_value(labels::THREADS)
                 .and_then(|t| t.parse::<f64>().ok())
                 .or_else(|| scope.threads())?;
             let cores = threads.min(peak_cores);
-            let share = m.value / (peak * cores / peak_cores);
-            (peak > 0.0 && share.is_finite()).then_some((share, cores, threads))
+            share.is_finite().then_some((share, cores, threads))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0))?;
     (share >= COMPUTE_BOUND_SHARE).then(|| {

@@ -297,6 +297,7 @@ fn phase(labels: &[(&str, &str)], start_s: f64, end_s: f64) -> nodebench_core::m
         start_s,
         end_s,
         bottleneck: None,
+        disturbance: None,
     }
 }
 
@@ -314,6 +315,36 @@ fn rate(kernel: &str, threads: usize, v: f64, peak: f64) -> Metric {
         name: "theoretical peak".into(),
         value: peak,
     }))
+}
+
+/// Sets each rate's reference, given as the whole machine's peak, to the
+/// peak of the cores its threads can use, as cpu.ops and LINPACK record
+/// it now (`Peak::cell_reference`); recorded results held the whole
+/// machine's.
+fn to_cells(r: &mut BenchResult) {
+    let Some(cores) = r.param(peak::PEAK_CORES).and_then(|c| c.as_f64()) else {
+        return;
+    };
+    let threads = r
+        .param(nodebench_core::names::labels::THREADS)
+        .and_then(|t| t.as_f64());
+    for m in &mut r.metrics {
+        let Some(reference) = m.reference.take() else {
+            continue;
+        };
+        let t = m
+            .label_value(nodebench_core::names::labels::THREADS)
+            .and_then(|t| t.parse::<f64>().ok())
+            .or(threads)
+            .unwrap_or(cores);
+        let value = reference.value / cores * t.min(cores);
+        *m = m
+            .clone()
+            .with_reference(Some(nodebench_core::model::Reference {
+                name: reference.name,
+                value,
+            }));
+    }
 }
 
 fn lines(r: &BenchResult) -> Vec<String> {
@@ -348,6 +379,7 @@ fn each_phase_of_a_64_cpu_run_gets_the_line_of_its_own_span() {
         phase(&[("threads", "8")], 1.0, 2.0),
         phase(&[("threads", "64")], 2.0, 3.0),
     ];
+    to_cells(&mut r);
     attribute_all(&mut r, &[], None);
     assert_eq!(r.bottleneck, None);
     let got = lines(&r);
@@ -401,6 +433,7 @@ fn a_kernel_near_the_peak_of_its_cores_is_compute_bound_on_256_cpus() {
         phase(&[("kernel", "f64.vector"), ("threads", "64")], 1.0, 2.0),
         phase(&[("kernel", "f64.vector"), ("threads", "256")], 2.0, 3.0),
     ];
+    to_cells(&mut r);
     attribute_all(&mut r, &[], None);
     let got = lines(&r);
     assert_eq!(got[0], "compute-bound: FMA units at 95 % of peak on 1 core");
@@ -509,6 +542,7 @@ fn recorded_16_vcpu_fma_phases_are_compute_bound_on_8_effective_cores() {
             3.46,
         ),
     ];
+    to_cells(&mut r);
     attribute_all(&mut r, &[], None);
     assert_eq!(
         lines(&r),
@@ -523,6 +557,7 @@ fn recorded_16_vcpu_fma_phases_are_compute_bound_on_8_effective_cores() {
     for m in &mut r.metrics {
         m.reference.as_mut().unwrap().value = 2.0 * peak;
     }
+    to_cells(&mut r);
     attribute_all(&mut r, &[], None);
     assert_eq!(
         lines(&r)[1],
@@ -594,6 +629,7 @@ fn recorded_16_vcpu_fma_phases_are_never_latency_bound() {
     let all: serde_json::Value =
         serde_json::from_str(include_str!("fixtures/device16.json")).unwrap();
     let mut r: BenchResult = serde_json::from_value(all["cpu_ops"].clone()).unwrap();
+    to_cells(&mut r);
     attribute_all(&mut r, &[], None);
     let got = lines(&r);
     assert_eq!(got.len(), 5);

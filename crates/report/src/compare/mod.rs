@@ -233,6 +233,11 @@ pub struct Cell {
     pub interval: Option<Interval>,
     /// The verdict against the baseline.
     pub verdict: Verdict,
+    /// Whether a sample of this side was measured while disturbed (another
+    /// process's CPU time, steal, throttling or swap-ins over the
+    /// threshold: the result's `disturbed` warning).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disturbed: bool,
 }
 
 /// A metric found on some sides only.
@@ -327,6 +332,8 @@ struct Found {
     better: Better,
     values: Vec<f64>,
     first: Metric,
+    /// Whether any of the values was measured while disturbed.
+    disturbed: bool,
 }
 
 /// How metrics are matched across sides.
@@ -378,15 +385,15 @@ pub fn compare_with(sides: &[Side], matching: Matching) -> Comparison {
                     if seen.insert(key.clone()) {
                         order.push(key.clone());
                     }
-                    map.entry(key)
-                        .or_insert_with(|| Found {
-                            unit: m.unit,
-                            better: nodebench_core::orientation::of(m),
-                            values: Vec::new(),
-                            first: m.clone(),
-                        })
-                        .values
-                        .push(m.value);
+                    let f = map.entry(key).or_insert_with(|| Found {
+                        unit: m.unit,
+                        better: nodebench_core::orientation::of(m),
+                        values: Vec::new(),
+                        first: m.clone(),
+                        disturbed: false,
+                    });
+                    f.values.push(m.value);
+                    f.disturbed |= result.metric_disturbed(m);
                 }
             }
         }
@@ -415,7 +422,7 @@ pub fn compare_with(sides: &[Side], matching: Matching) -> Comparison {
                 .map(|(f, s)| sample(f, s.runs.len()))
                 .collect();
             let differs = workload_differences(&keys, sides);
-            let mut r = row(keys[0].clone(), present[0], &samples);
+            let mut r = row(keys[0].clone(), &present, &samples);
             if let Some(w) = workload_warning(&r.benchmark, &keys, sides)
                 && !workload_warnings.contains(&w)
             {
@@ -437,7 +444,7 @@ pub fn compare_with(sides: &[Side], matching: Matching) -> Comparison {
                 .zip(sides)
                 .map(|(f, s)| sample(f, s.runs.len()))
                 .collect();
-            rows.push(row(key, present[0], &samples));
+            rows.push(row(key, &present, &samples));
         } else {
             let elsewhere = other_workloads(&key, &found, sides);
             unmatched.push(Unmatched {
@@ -673,7 +680,8 @@ fn sample(f: &Found, runs: usize) -> Sample {
 }
 
 /// The row of a matched metric: cells against the baseline `samples[0]`.
-fn row(key: Key, base: &Found, samples: &[Sample]) -> MetricRow {
+fn row(key: Key, present: &[&Found], samples: &[Sample]) -> MetricRow {
+    let base = present[0];
     let b = &samples[0];
     let cells = samples
         .iter()
@@ -707,6 +715,7 @@ fn row(key: Key, base: &Found, samples: &[Sample]) -> MetricRow {
                 percent_of_baseline: ratio.map(|r| 100.0 * r),
                 interval,
                 verdict,
+                disturbed: present.get(i).is_some_and(|f| f.disturbed),
             }
         })
         .collect();

@@ -130,8 +130,14 @@ pub(crate) fn row_unit(group: &[MetricRow], r: &MetricRow) -> (String, f64) {
 }
 
 pub(crate) fn value_text(r: &MetricRow, c: &Cell, divisor: f64) -> String {
-    let v = format::scaled(c.value, r.unit, divisor);
-    if c.n > 1 { format!("{v} n={}", c.n) } else { v }
+    let mut v = format::scaled(c.value, r.unit, divisor);
+    if c.n > 1 {
+        v = format!("{v} n={}", c.n);
+    }
+    if c.disturbed {
+        v.push_str(" (disturbed)");
+    }
+    v
 }
 
 pub(crate) fn percent_text(c: &Cell) -> String {
