@@ -1,12 +1,11 @@
 //! The host's state for benchmarking (`nodebench check`, and stored with
 //! every run): [`read`] the static settings under the sysfs/procfs roots
 //! (a few milliseconds: what a run stores), [`sample`] steal time and the
-//! other processes' CPU use over a window (`check` only), [`judge`] each
-//! reading against what a benchmark wants, and [`tune`] (`--tune`): the
+//! other processes' CPU use over a window (`check` only), [`judge`] (core's)
+//! each reading against what a benchmark wants, and [`tune`] (`--tune`): the
 //! governors, EPP and `/dev/cpu_dma_latency` set for a run and put back.
 //!
-//! Layout: `cpufreq`, `idle`, `cgroup`, `system` the readers; `judge` the
-//! verdicts; `tune` the changes and their restore; [`fixtures`] (feature
+//! Layout: `cpufreq`, `idle`, `cgroup`, `system` the readers; `tune` the changes and their restore; [`fixtures`] (feature
 //! `fixtures`) the recorded and built host trees.
 
 mod cgroup;
@@ -14,7 +13,6 @@ mod cpufreq;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
 mod idle;
-mod judge;
 mod system;
 pub mod tune;
 
@@ -27,7 +25,9 @@ use crate::inventory::sysfs::{numbered_entries, parse_cpu_list, read_value};
 use crate::procs::{Snapshot, own_pid};
 use crate::sysroot::Roots;
 
-pub use judge::{MAX_EXIT_LATENCY_US, MAX_OTHERS_PCT, MAX_STEAL_PCT, judge, setting, settings};
+pub use nodebench_core::inventory::host::{
+    MAX_EXIT_LATENCY_US, MAX_OTHERS_PCT, MAX_STEAL_PCT, judge, setting, settings,
+};
 
 /// The online CPUs' directories under `devices/system/cpu`, by number.
 fn online_cpus(roots: &Roots) -> (Option<u32>, Vec<(u32, PathBuf)>) {

@@ -1,9 +1,10 @@
-//! Each reading against what a benchmark wants: the lines of `nodebench
+//! Each reading against what a benchmark wants (data only, so the
+//! reporters judge a stored run as `check` judges the live host): the lines of `nodebench
 //! check` ([`judge`]) and the settings `compare` sets side by side
 //! ([`settings`]).
 
-use nodebench_core::inventory::host::{CheckLine, FreqPolicy, HostSample, HostState, Verdict};
-use nodebench_core::units::format_bytes;
+use super::{CheckLine, FreqPolicy, HostSample, HostState, Verdict};
+use crate::units::format_bytes;
 
 /// The deepest idle state's exit latency a benchmark accepts, µs (C1 and
 /// C1E wake in 1-10 µs; C6 in 100 µs and more).
@@ -67,7 +68,7 @@ fn grouped(
     let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
     for p in policies {
         let Some(v) = field(p) else { continue };
-        let cpus = nodebench_core::cpulist::parse(&p.cpus).unwrap_or_default();
+        let cpus = crate::cpulist::parse(&p.cpus).unwrap_or_default();
         match groups.iter_mut().find(|g| g.0 == v) {
             Some(g) => g.1.extend(cpus),
             None => groups.push((v, cpus)),
@@ -79,7 +80,7 @@ fn grouped(
         _ => Some(
             groups
                 .iter()
-                .map(|(v, c)| format!("{v} (CPUs {})", nodebench_core::cpulist::format(c)))
+                .map(|(v, c)| format!("{v} (CPUs {})", crate::cpulist::format(c)))
                 .collect::<Vec<_>>()
                 .join(", "),
         ),

@@ -4,10 +4,17 @@
 //! limit, thermal throttling), as `nodebench check` reads them and every
 //! run stores them (`Inventory::host`), with what `--tune` changed for the
 //! run. Read by `nodebench_machine::host`; unknown is `None`, never a
-//! guess.
+//! guess. [`judge`] turns the readings into `check`'s lines and
+//! [`settings`] into what `compare` sets side by side.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+mod judge;
+
+pub use judge::{
+    MAX_EXIT_LATENCY_US, MAX_OTHERS_PCT, MAX_STEAL_PCT, SLOW_TIMER_NS, judge, setting, settings,
+};
 
 /// The static readings: what a run stores (no sampling).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
