@@ -2,7 +2,8 @@
 //! core's result model. The inventory and topology readers (`/proc`, `/sys`,
 //! CPUID, SMBIOS), the telemetry sampler and its compact history, the
 //! theoretical peak and the effective-core probe, NVIDIA's GPUs through
-//! NVML and the CUDA driver opened at run time, clock measurement, every process's CPU time (`procs`), the
+//! NVML and the CUDA driver opened at run time, clock measurement, every process's CPU time (`procs`), the host's state for benchmarking
+//! and `--tune` (`host`), the
 //! bottleneck rules that read results against telemetry, and the
 //! overridable roots (`NODEBENCH_SYSFS_ROOT`, `NODEBENCH_PROCFS_ROOT`) that
 //! let tests read recorded trees of bigger machines.
@@ -16,6 +17,7 @@ pub mod disturb;
 #[cfg(target_arch = "x86_64")]
 mod fma;
 pub mod gpu;
+pub mod host;
 pub mod inventory;
 pub mod peak;
 pub mod procs;

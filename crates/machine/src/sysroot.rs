@@ -63,6 +63,14 @@ impl Roots {
         self.proc.join(rel.trim_start_matches('/'))
     }
 
+    /// The same sysfs root with `proc` standing for `/proc`.
+    pub fn with_proc(&self, proc: PathBuf) -> Roots {
+        Roots {
+            sys: self.sys.clone(),
+            proc,
+        }
+    }
+
     /// Whether these are the live machine's `/sys` and `/proc`.
     pub fn is_live(&self) -> bool {
         *self == Roots::default()

@@ -171,7 +171,8 @@ pub fn to_csv(run: &Run) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| e.to_string())
 }
 
-/// One Markdown table per result, values in canonical units.
+/// The host's state (a `## host` table, where the run has it), then one
+/// Markdown table per result, values in canonical units.
 pub fn to_markdown(run: &Run) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -182,6 +183,13 @@ pub fn to_markdown(run: &Run) -> String {
         run.started_at.to_rfc3339(),
         run.command_line.join(" ")
     );
+    if let Some(h) = run.inventory.as_ref().and_then(|i| i.host.as_ref()) {
+        let _ = writeln!(out, "## host\n\n| setting | value |\n|---|---|");
+        for (k, v) in crate::host::rows(h) {
+            let _ = writeln!(out, "| {k} | {} |", v.replace('|', "\\|"));
+        }
+        let _ = writeln!(out);
+    }
     for r in &run.results {
         let _ = writeln!(out, "## {} ({})\n", r.benchmark, r.status.as_str());
         let _ = writeln!(out, "| metric | labels | value | unit | % of limit |");

@@ -26,7 +26,8 @@ pub fn report(inv: &Inventory) -> String {
 }
 
 /// Rows `(section, key, value)` for a human-readable table. Sections are
-/// "cpu", "memory", "os", "disk", "filesystem" and "network"; unknown
+/// "cpu", "memory", "os", "disk", "filesystem", "network", "gpu" and
+/// "host" (the state for benchmarking, `crate::host::rows`); unknown
 /// values read "unknown", sizes use binary units ("32 MiB") and
 /// frequencies read like "2.45 GHz". Disks, filesystems and interfaces get
 /// one row each with a compact description.
@@ -197,6 +198,11 @@ pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
                     push("gpu", &format!("gpu {}", d.index), describe_gpu(d));
                 }
             }
+        }
+    }
+    if let Some(h) = &inv.host {
+        for (k, v) in crate::host::rows(h) {
+            push("host", &k, v);
         }
     }
     rows
@@ -474,6 +480,7 @@ mod tests {
             ],
             topology: None,
             gpus: None,
+            host: None,
         }
     }
 
@@ -662,7 +669,8 @@ mod tests {
                 "[disk]",
                 "[filesystem]",
                 "[network]",
-                "[gpu]"
+                "[gpu]",
+                "[host]"
             ]
         );
         // No NVIDIA driver here: the section says so in one row.

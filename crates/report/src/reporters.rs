@@ -162,6 +162,15 @@ fn report_of(run: &Run, telemetry: bool) -> String {
             )
         }
     );
+    // The host's state: every setting in `runs show`, the warnings alone
+    // under a benchmark's output.
+    if let Some(h) = run.inventory.as_ref().and_then(|i| i.host.as_ref()) {
+        if telemetry {
+            out.push_str(&crate::host::section(h));
+        } else if let Some(line) = crate::host::warnings_line(h) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     let mut printed_together: Vec<&str> = Vec::new();
     for r in &run.results {
         let mut shown = vec![r];

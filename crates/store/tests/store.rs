@@ -230,6 +230,66 @@ fn list_runs_reads_hostname_from_inventory(b: &Backend) {
     );
 }
 
+fn host_state_round_trips_and_a_run_stored_before_it_still_reads(b: &Backend) {
+    use nodebench_core::inventory::host::{
+        CState, CgroupCpu, FreqPolicy, HostState, IdleState, TuneChange, Tuning,
+    };
+    let mut store = b.open();
+    let mut run = new_run(0, &[]);
+    run.inventory.as_mut().unwrap().host = Some(HostState {
+        online_cpus: Some(16),
+        policies: vec![FreqPolicy {
+            name: "policy0".into(),
+            cpus: "0-15".into(),
+            driver: Some("intel_pstate".into()),
+            governor: Some("performance".into()),
+            epp: Some("performance".into()),
+            min_khz: Some(800_000),
+            max_khz: Some(3_400_000),
+            hw_min_khz: Some(800_000),
+            hw_max_khz: Some(3_400_000),
+        }],
+        idle: Some(IdleState {
+            driver: Some("intel_idle".into()),
+            governor: Some("menu".into()),
+            deepest: Some(CState {
+                name: "C6".into(),
+                exit_latency_us: 170,
+                cpus: "0-15".into(),
+            }),
+            states: 4,
+        }),
+        cgroup: Some(CgroupCpu {
+            version: 2,
+            path: "/".into(),
+            quota_cpus: Some(1.5),
+            quota: Some("150000 100000".into()),
+            cpuset: Some("0-3".into()),
+            cpuset_cpus: Some(4),
+        }),
+        tuning: Some(Tuning {
+            changes: vec![TuneChange {
+                file: "devices/system/cpu/cpufreq/policy0/scaling_governor".into(),
+                from: "powersave".into(),
+                to: "performance".into(),
+            }],
+            notes: vec!["no /dev/cpu_dma_latency: idle states left as they are".into()],
+        }),
+        ..Default::default()
+    });
+    let id = store.begin_run(&run).unwrap();
+    run.id = Some(id);
+    assert_eq!(store.load_run(id).unwrap(), run);
+    // An inventory written before the host state existed reads as none.
+    b.execute(&format!(
+        r#"UPDATE runs SET inventory = '{{"hostname":"node-17","cpu":{{"logical_cpus":2,"governor":"powersave"}}}}' WHERE id = {id}"#
+    ));
+    let old = store.load_run(id).unwrap();
+    let inv = old.inventory.unwrap();
+    assert_eq!(inv.host, None);
+    assert_eq!(inv.cpu.governor.as_deref(), Some("powersave"));
+}
+
 fn delete_run_removes_everything_under_it(b: &Backend) {
     let mut store = b.open();
     let keep = store.begin_run(&new_run(0, &[])).unwrap();
@@ -621,6 +681,7 @@ on_both_backends!(
     nan_values_read_back_as_nan,
     list_runs_is_newest_first_with_counts,
     list_runs_reads_hostname_from_inventory,
+    host_state_round_trips_and_a_run_stored_before_it_still_reads,
     delete_run_removes_everything_under_it,
     missing_run_is_not_found_everywhere,
     unfinished_run_lists_as_incomplete_after_reopen,

@@ -89,6 +89,13 @@ pub struct Cli {
     /// each benchmark runs).
     #[arg(long, global = true)]
     pub no_telemetry: bool,
+    /// Root only, for run, suite run, burnin and each benchmark: for the
+    /// run's duration hold /dev/cpu_dma_latency at 0 and set every cpufreq
+    /// policy's governor (and EPP, where present) to performance; what was
+    /// changed is stored with the run, and every value is put back at exit,
+    /// on error and on Ctrl-C.
+    #[arg(long, global = true)]
+    pub tune: bool,
     /// How often telemetry is sampled while benchmarks run.
     #[arg(long, global = true, value_name = "DURATION", default_value = parse::duration_text(telemetry::DEFAULT_INTERVAL), value_parser = parse::parse_duration)]
     pub telemetry_interval: Duration,
@@ -109,6 +116,13 @@ pub enum Command {
     /// Suites: TOML files of benchmark steps run as one run (list, show, run).
     #[command(subcommand)]
     Suite(SuiteCommand),
+    /// The host's state for benchmarking, one line per setting: its value,
+    /// what a benchmark wants and why, the command that changes it, ok or
+    /// warn. Exit 0; 1 with --strict where a setting warns; 2 on bad input.
+    ///
+    /// Reads under NODEBENCH_SYSFS_ROOT and NODEBENCH_PROCFS_ROOT where set;
+    /// steal time and the other processes are sampled over one second.
+    Check(CheckArgs),
     /// Show what this machine is: CPU, caches, ISA, memory, disks, file systems, NICs.
     ///
     /// Files are read under NODEBENCH_SYSFS_ROOT (for /sys) and
@@ -243,7 +257,21 @@ impl Cli {
     }
 }
 
+/// `nodebench check`'s flags.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Exit 1 when any setting warns.
+    #[arg(long)]
+    pub strict: bool,
+}
+
 impl Command {
+    /// Whether `--tune` applies: the command runs benchmarks or the
+    /// burn-in.
+    pub fn tunes(&self) -> bool {
+        self.runs_benchmarks() || matches!(self, Command::Burnin(_))
+    }
+
     /// Whether the command runs benchmarks, so that `--assert` applies.
     pub fn runs_benchmarks(&self) -> bool {
         match self {
@@ -258,6 +286,7 @@ impl Command {
             Command::Net(c) => !matches!(c, NetCommand::Serve(_)),
             Command::Http(c) => !matches!(c, HttpCommand::Serve(_)),
             Command::Inventory { .. }
+            | Command::Check(_)
             | Command::Burnin(_)
             | Command::Runs(_)
             | Command::Compare(_)

@@ -32,7 +32,7 @@ use nodebench_net::throughput::Throughput as TcpThroughput;
 use nodebench_report::reporters;
 use nodebench_store::{Recorder, Store};
 
-use super::runner::{install_signal_handlers, open_store};
+use super::runner::{open_store, record_tuning, restore_tuning, start_tuned};
 use super::suites;
 use crate::CliError;
 use crate::args::Cli;
@@ -388,13 +388,14 @@ fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Res
             Err(e) => return Err(anyhow!("burnin {}: {e}", w.name)),
         }
     }
-    let cancel = install_signal_handlers()?;
+    let (mut tuned, cancel) = start_tuned(cli)?;
     let store: Option<Box<dyn Store>> = if cli.no_save {
         None
     } else {
         Some(open_store(cli)?)
     };
-    let inventory = inventory::collect();
+    let mut inventory = inventory::collect();
+    record_tuning(&mut inventory, tuned.as_ref());
     let tags: BTreeMap<String, String> = cli.tags.iter().cloned().collect();
     let mut run = Run::start(std::env::args().collect(), tags);
     run.inventory = Some(inventory.clone());
@@ -431,6 +432,7 @@ fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Res
         RunStatus::Complete
     };
     let mut run = recorder.finish(status)?;
+    restore_tuning(tuned.as_mut());
     if let Some(id) = run.id {
         run = open_store(cli)?.load_run(id)?;
     }

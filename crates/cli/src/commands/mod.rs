@@ -3,6 +3,7 @@
 //! through [`runner`].
 
 mod burnin;
+mod check;
 mod compare;
 mod cpu;
 mod db;
@@ -41,10 +42,17 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         ))
         .into());
     }
+    if cli.tune && !cli.command.tunes() {
+        return Err(crate::CliError::usage(
+            "--tune applies to commands that run benchmarks (run, suite run, burnin, cpu, memory, gpu, disk, net tcp|udp|pingpong, http load|sweep|download, db, scan)",
+        )
+        .into());
+    }
     match &cli.command {
         Command::Run => suite::run_suite(&cli, suites::QUICK, &[]),
         Command::Suite(cmd) => suite::run(&cli, cmd),
         Command::Inventory { topology } => runs::inventory(&cli, *topology),
+        Command::Check(args) => check::run(&cli, args),
         Command::Cpu(cmd) => cpu::run(&cli, cmd),
         Command::Memory(cmd) => memory::run(&cli, cmd),
         Command::Gpu(cmd) => gpu::run(&cli, cmd),

@@ -5,18 +5,21 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Result, anyhow};
 use nodebench_core::bench::{BenchError, Benchmark, Cancel, Context, ResultSink};
 use nodebench_core::config::Config;
 use nodebench_core::credentials::redact;
+use nodebench_core::inventory::Inventory;
 use nodebench_core::names;
 use nodebench_core::repeat::{self, RepeatConfig};
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{ResultStatus, Run, RunStatus};
 use nodebench_machine::disturb::Watch;
+use nodebench_machine::host::tune::{self, Restore, Tuned};
 use nodebench_machine::inventory;
+use nodebench_machine::sysroot::Roots;
 use nodebench_machine::telemetry::Sampler;
 use nodebench_report::reporters;
 use nodebench_store::{Location, Recorder, Store};
@@ -42,7 +45,34 @@ pub fn open_store(cli: &Cli) -> Result<Box<dyn Store>> {
 /// Ctrl-C and SIGTERM set the returned flag (benchmarks stop at the next
 /// measurement and the run is saved as incomplete); a second one exits at once.
 pub fn install_signal_handlers() -> Result<Cancel> {
+    install_signal_handlers_restoring(None)
+}
+
+/// [`install_signal_handlers`], and where `restore` is given (`--tune`),
+/// the second signal first puts every tuned file back, then exits.
+fn install_signal_handlers_restoring(restore: Option<Restore>) -> Result<Cancel> {
     let flag = Arc::new(AtomicBool::new(false));
+    if let Some(restore) = restore {
+        let restore = Arc::new(restore);
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            let (restore, flag) = (restore.clone(), flag.clone());
+            // SAFETY: the action runs inside the signal handler and makes
+            // async-signal-safe calls alone: an atomic load, then
+            // Restore::run's open/write/close on buffers prepared
+            // beforehand, then _exit. It allocates nothing and takes no
+            // lock. Registered before the conditional shutdown below, it
+            // runs first (signal-hook runs actions in registration order).
+            unsafe {
+                signal_hook::low_level::register(sig, move || {
+                    if flag.load(Ordering::SeqCst) {
+                        restore.run();
+                        signal_hook::low_level::exit(EXIT_INTERRUPTED as i32);
+                    }
+                })
+            }
+            .map_err(|e| anyhow!("cannot install signal handler: {e}"))?;
+        }
+    }
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register_conditional_shutdown(
             sig,
@@ -54,6 +84,45 @@ pub fn install_signal_handlers() -> Result<Cancel> {
             .map_err(|e| anyhow!("cannot install signal handler: {e}"))?;
     }
     Ok(Cancel::from_flag(flag))
+}
+
+/// `--tune` and the signal handlers of a run: without `--tune`, none and
+/// [`install_signal_handlers`]. With it, refused in one line unless root;
+/// else every cpufreq policy's EPP and governor set to performance and
+/// `/dev/cpu_dma_latency` held at 0 (under the sysfs root), put back when
+/// the returned [`Tuned`] is restored or dropped (at the end, on an error)
+/// and by the second Ctrl-C before it exits.
+pub fn start_tuned(cli: &Cli) -> Result<(Option<Tuned>, Cancel)> {
+    if !cli.tune {
+        return Ok((None, install_signal_handlers()?));
+    }
+    if !tune::is_root() {
+        return Err(CliError::usage(
+            "--tune needs root (it writes cpufreq settings and opens /dev/cpu_dma_latency): run it with sudo, or leave --tune out",
+        )
+        .into());
+    }
+    let roots = Roots::from_env();
+    let tuned = Tuned::apply(&roots, &tune::dma_latency_path(&roots))
+        .map_err(|e| CliError::failed(format!("--tune: {e}")))?;
+    let cancel = install_signal_handlers_restoring(Some(tuned.signal_restore()))?;
+    Ok((Some(tuned), cancel))
+}
+
+/// Stores what `--tune` changed with the run's host state.
+pub fn record_tuning(inventory: &mut Inventory, tuned: Option<&Tuned>) {
+    if let (Some(t), Some(h)) = (tuned, inventory.host.as_mut()) {
+        h.tuning = Some(t.record().clone());
+    }
+}
+
+/// Puts back what `--tune` changed, saying which writes failed.
+pub fn restore_tuning(tuned: Option<&mut Tuned>) {
+    if let Some(t) = tuned {
+        for e in t.restore() {
+            eprintln!("warning: --tune: {e}");
+        }
+    }
 }
 
 /// Checks every benchmark's configuration before the store is opened or
@@ -107,7 +176,7 @@ pub fn run_judged(
     for t in thresholds.iter().chain(&cli.asserts) {
         t.check(&ids).map_err(CliError::usage)?;
     }
-    let cancel = install_signal_handlers()?;
+    let (mut tuned, cancel) = start_tuned(cli)?;
     let store: Option<Box<dyn Store>> = if cli.no_save {
         None
     } else {
@@ -122,6 +191,7 @@ pub fn run_judged(
         inventory.cpu.effective_cores = Some(nodebench_machine::cores::effective());
         inventory.cpu.peak_clock = nodebench_machine::peak::peak_clock(&inventory);
     }
+    record_tuning(&mut inventory, tuned.as_ref());
     let tags: BTreeMap<String, String> = tags.iter().chain(&cli.tags).cloned().collect();
     let mut run = Run::start(std::env::args().collect(), tags);
     run.inventory = Some(inventory.clone());
@@ -181,6 +251,7 @@ pub fn run_judged(
         recorder.judge(&judged)?;
     }
     let run = recorder.finish(status)?;
+    restore_tuning(tuned.as_mut());
 
     if cli.json {
         outln!("{}", serde_json::to_string_pretty(&run)?);

@@ -9,6 +9,7 @@ pub struct Meminfo {
     pub total: Option<u64>,
     pub available: Option<u64>,
     pub swap_total: Option<u64>,
+    pub swap_free: Option<u64>,
     pub hugepage_size: Option<u64>,
 }
 
@@ -33,6 +34,7 @@ pub fn parse_meminfo(text: &str) -> Meminfo {
             "MemTotal" => out.total = bytes,
             "MemAvailable" => out.available = bytes,
             "SwapTotal" => out.swap_total = bytes,
+            "SwapFree" => out.swap_free = bytes,
             "Hugepagesize" => out.hugepage_size = bytes,
             _ => {}
         }

@@ -6,17 +6,19 @@
 //! The readers (of `/proc`, `/sys` and CPUID) are in
 //! `nodebench_machine::inventory`; `nodebench inventory` prints the result
 //! (`nodebench_report::inventory`). Here: `types` (re-exported), the
-//! [`topology`] types, [`meminfo`] (the memory a new allocation can have
+//! [`topology`] types, the [`host`] state for benchmarking, [`meminfo`] (the memory a new allocation can have
 //! now, for the buffer helpers) and, for tests, [`fixtures`].
 
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
 pub mod gpu;
+pub mod host;
 pub mod meminfo;
 pub mod topology;
 mod types;
 
 pub use gpu::{GpuInfo, Gpus};
+pub use host::HostState;
 pub use meminfo::available_memory_bytes;
 pub use topology::Topology;
 pub use types::{

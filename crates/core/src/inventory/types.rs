@@ -32,6 +32,11 @@ pub struct Inventory {
     /// driver"); `None` in runs stored before GPUs were read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpus: Option<super::Gpus>,
+    /// The host's state for benchmarking (frequency policy, idle states,
+    /// THP, swap, NUMA balancing, clocksource, cgroup limits, ...) and
+    /// what `--tune` changed; `None` in runs stored before it was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<super::HostState>,
 }
 
 /// The processor(s) of the machine.

@@ -189,6 +189,18 @@ pub(super) fn collect_cpu(roots: &Roots) -> CpuInfo {
     cpu
 }
 
+/// Directories of the online CPUs under `sys_cpu` (every cpuN when the
+/// online list is unknown), by number.
+pub(crate) fn online_cpu_dirs(
+    sys_cpu: &std::path::Path,
+    online: Option<&[u32]>,
+) -> Vec<(u32, PathBuf)> {
+    numbered_entries(sys_cpu, "cpu")
+        .into_iter()
+        .filter(|(n, _)| online.is_none_or(|l| l.contains(n)))
+        .collect()
+}
+
 /// The processor as `/proc/cpuinfo` and sysfs under `roots` describe it
 /// (this machine, or a recorded tree), with what CPUID said
 /// (`probe`) for a binary of architecture `arch`. Virtualisation and
@@ -212,10 +224,8 @@ pub(super) fn collect_cpu_at(roots: &Roots, probe: CpuidProbe, arch: &str) -> Cp
         .or(available_parallelism)
         .unwrap_or(1);
 
-    // Directories of the online CPUs (all cpuN when the online list is unknown).
-    let cpu_dirs: Vec<PathBuf> = numbered_entries(sys_cpu, "cpu")
+    let cpu_dirs: Vec<PathBuf> = online_cpu_dirs(sys_cpu, online.as_deref())
         .into_iter()
-        .filter(|(n, _)| online.as_ref().is_none_or(|l| l.contains(n)))
         .map(|(_, p)| p)
         .collect();
 

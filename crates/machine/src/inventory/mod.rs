@@ -31,7 +31,7 @@ mod memory;
 mod network;
 mod os;
 mod storage;
-mod sysfs;
+pub(crate) mod sysfs;
 pub mod topology;
 mod uarch;
 mod virt;
@@ -40,11 +40,13 @@ use nodebench_core::inventory::{Inventory, OsInfo};
 
 use crate::sysroot::Roots;
 use cpu::collect_cpu;
+pub(crate) use cpu::online_cpu_dirs;
 use memory::collect_memory;
 use network::collect_network_interfaces;
 use os::{parse_os_release, uname_fields};
 use storage::{collect_block_devices, collect_filesystems};
 use sysfs::{read_text, read_value};
+pub(crate) use virt::hypervisor_from_dmi;
 
 /// Reads the live system. Never panics; what cannot be read is `None`.
 pub fn collect() -> Inventory {
@@ -66,7 +68,26 @@ pub fn collect() -> Inventory {
         network_interfaces: collect_network_interfaces(&roots),
         topology: topology::collect_topology(&roots),
         gpus: Some(crate::gpu::collect(&roots)),
+        host: Some(crate::host::read(&roots)),
     }
+}
+
+/// The hypervisor CPUID names (x86), `None` elsewhere or without one.
+pub(crate) fn cpuid_hypervisor() -> Option<String> {
+    cpuid::cpuid_probe().hypervisor
+}
+
+/// The caches as [`collect`] reads them, without the rest of the
+/// inventory: for a caller that needs their sizes alone (`nodebench
+/// check`'s memory need).
+pub fn caches(roots: &Roots) -> Vec<nodebench_core::inventory::CacheInfo> {
+    let sys_cpu = roots.sys("devices/system/cpu");
+    let online = read_value(sys_cpu.join("online")).and_then(|t| sysfs::parse_cpu_list(&t));
+    let dirs: Vec<std::path::PathBuf> = cpu::online_cpu_dirs(&sys_cpu, online.as_deref())
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect();
+    cache::collect_caches(&dirs)
 }
 
 #[cfg(test)]

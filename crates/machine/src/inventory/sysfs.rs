@@ -6,29 +6,29 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 /// The content of a file; `None` if unreadable.
-pub(super) fn read_text(path: impl AsRef<Path>) -> Option<String> {
+pub(crate) fn read_text(path: impl AsRef<Path>) -> Option<String> {
     fs::read_to_string(path).ok()
 }
 
 /// The trimmed content of a small file; `None` if unreadable or empty.
-pub(super) fn read_value(path: impl AsRef<Path>) -> Option<String> {
+pub(crate) fn read_value(path: impl AsRef<Path>) -> Option<String> {
     let text = read_text(path)?;
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_string())
 }
 
-pub(super) fn read_number<T: FromStr>(path: impl AsRef<Path>) -> Option<T> {
+pub(crate) fn read_number<T: FromStr>(path: impl AsRef<Path>) -> Option<T> {
     read_value(path)?.parse().ok()
 }
 
 /// A frequency file in kHz (cpufreq) as Hz; 0 is unknown.
-pub(super) fn read_khz_as_hz(path: impl AsRef<Path>) -> Option<f64> {
+pub(crate) fn read_khz_as_hz(path: impl AsRef<Path>) -> Option<f64> {
     let khz: u64 = read_number(path)?;
     (khz > 0).then_some(khz as f64 * 1e3)
 }
 
 /// Entries of `dir` named `prefix` followed by a decimal number, sorted by it.
-pub(super) fn numbered_entries(dir: &Path, prefix: &str) -> Vec<(u32, PathBuf)> {
+pub(crate) fn numbered_entries(dir: &Path, prefix: &str) -> Vec<(u32, PathBuf)> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -54,7 +54,7 @@ fn parse_numbered_name(name: &str, prefix: &str) -> Option<u32> {
 }
 
 /// Sorted names of the entries of a directory.
-pub(super) fn dir_names(dir: &Path) -> Vec<String> {
+pub(crate) fn dir_names(dir: &Path) -> Vec<String> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -70,7 +70,7 @@ pub(crate) use nodebench_core::cpulist::parse as parse_cpu_list;
 
 /// The bracketed choice of a sysfs selector (`always [madvise] never` gives
 /// "madvise"); a file holding a single bare word gives that word.
-pub(super) fn parse_bracketed(text: &str) -> Option<String> {
+pub(crate) fn parse_bracketed(text: &str) -> Option<String> {
     let t = text.trim();
     if let Some(start) = t.find('[') {
         let rest = &t[start + 1..];

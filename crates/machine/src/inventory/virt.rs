@@ -33,7 +33,10 @@ pub(super) fn hypervisor_from_signature(sig: &[u8]) -> Option<String> {
 
 /// Hypervisor from the DMI system vendor and product name; only known
 /// virtual-machine vendors, so bare-metal vendors give `None`.
-fn hypervisor_from_dmi(sys_vendor: Option<&str>, product: Option<&str>) -> Option<&'static str> {
+pub(crate) fn hypervisor_from_dmi(
+    sys_vendor: Option<&str>,
+    product: Option<&str>,
+) -> Option<&'static str> {
     let vendor = sys_vendor.unwrap_or("");
     let product = product.unwrap_or("");
     if product.starts_with("KVM") || vendor.starts_with("KVM") {

@@ -632,3 +632,60 @@ fn one_measurement_counts_once_and_a_tables_times_share_one_unit() {
     let fields: Vec<&str> = row.split(',').collect();
     assert_eq!(fields[9], "", "{row}");
 }
+
+#[test]
+fn every_host_setting_that_differs_is_warned_and_old_runs_stay_quiet() {
+    use nodebench_core::inventory::host::{CState, FreqPolicy, HostState, IdleState};
+    let host = |epp: &str, cstate: &str, latency: u64| HostState {
+        policies: vec![FreqPolicy {
+            name: "policy0".into(),
+            cpus: "0".into(),
+            driver: Some("intel_pstate".into()),
+            governor: Some("powersave".into()),
+            epp: Some(epp.into()),
+            ..Default::default()
+        }],
+        idle: Some(IdleState {
+            driver: Some("intel_idle".into()),
+            governor: Some("menu".into()),
+            deepest: Some(CState {
+                name: cstate.into(),
+                exit_latency_us: latency,
+                cpus: "0".into(),
+            }),
+            states: 3,
+        }),
+        ..Default::default()
+    };
+    let mut a = side("run 1", 1, 1.0, 1.0, 1.0);
+    let mut b = side("run 2", 4, 1.0, 1.0, 1.0);
+    for r in &mut a.runs {
+        let inv = r.inventory.as_mut().unwrap();
+        inv.cpu.governor = Some("powersave".into());
+        inv.host = Some(host("power", "C6", 170));
+    }
+    for r in &mut b.runs {
+        let inv = r.inventory.as_mut().unwrap();
+        inv.cpu.governor = Some("powersave".into());
+        inv.host = Some(host("performance", "C1", 2));
+    }
+    let c = compare(&[a.clone(), b]);
+    let messages: Vec<String> = c.warnings.iter().map(|w| w.message()).collect();
+    assert_eq!(
+        messages,
+        vec![
+            "EPP differs: run 1 = power; run 2 = performance",
+            "deepest C-state differs: run 1 = C6 (170 µs exit latency); run 2 = C1 (2 µs exit latency)",
+        ]
+    );
+    // The governor every policy has replaces CPU 0's: the same on both.
+    assert!(!messages.iter().any(|m| m.starts_with("governor")));
+    // A run stored before host state was recorded warns about nothing it
+    // did not record.
+    let mut old = side("old", 7, 1.0, 1.0, 1.0);
+    for r in &mut old.runs {
+        r.inventory.as_mut().unwrap().cpu.governor = Some("powersave".into());
+    }
+    let c = compare(&[old, a]);
+    assert_eq!(c.warnings, vec![], "{:?}", c.warnings);
+}

@@ -1,10 +1,12 @@
 //! The inventory differences that change results: each field's values per
-//! side, and a warning where more than one value is seen over all runs.
+//! side, and a warning where more than one value is seen over all runs;
+//! the host state's settings (EPP, C-states, SMT, ...) among them.
 
 use std::path::Path;
 
 use nodebench_core::Run;
-use nodebench_core::inventory::Inventory;
+use nodebench_core::inventory::host::{setting, settings};
+use nodebench_core::inventory::{HostState, Inventory};
 use nodebench_core::names::{disk, net};
 
 use super::{InventoryWarning, Side, SideValues};
@@ -19,8 +21,9 @@ pub const MEMORY_SIZE: &str = "memory size";
 pub const KERNEL: &str = "kernel";
 /// Field: transparent huge page mode.
 pub const THP_MODE: &str = "THP mode";
-/// Field: cpufreq governor.
-pub const GOVERNOR: &str = "governor";
+/// Field: cpufreq governor (every policy's where the run recorded them);
+/// the host state's setting of the same name.
+pub const GOVERNOR: &str = setting::GOVERNOR;
 /// Field: the file system holding the disk benchmarks' directory.
 pub const FILE_SYSTEM: &str = "file system of the tested dir";
 /// Field: the network results' egress interface MTU.
@@ -46,42 +49,96 @@ const FIELDS: [(&str, Reader); 9] = [
     (THP_MODE, |r| {
         inv(r, |i| opt(&i.memory.transparent_hugepages))
     }),
-    (GOVERNOR, |r| inv(r, |i| opt(&i.cpu.governor))),
+    (GOVERNOR, governor),
     (FILE_SYSTEM, file_systems),
     (MTU, mtus),
     (VERSION, |r| vec![r.nodebench_version.clone()]),
 ];
 
-/// A warning for each field with more than one value over every run.
+/// A warning for each field with more than one value over every run: the
+/// inventory's fields, then every host-state setting
+/// (`nodebench_machine::host::settings`: EPP, deepest C-state, ...) of the
+/// runs that recorded one (a run stored before is left out of those).
 pub(super) fn inventory_warnings(sides: &[Side]) -> Vec<InventoryWarning> {
     let mut out = Vec::new();
     for (field, read) in FIELDS {
-        let per_side: Vec<SideValues> = sides
-            .iter()
-            .map(|s| {
-                let mut values: Vec<String> = Vec::new();
-                for v in s.runs.iter().flat_map(read) {
-                    if !values.contains(&v) {
-                        values.push(v);
-                    }
-                }
-                SideValues {
-                    side: s.label.clone(),
-                    values,
-                }
-            })
-            .collect();
-        let mut all: Vec<&String> = per_side.iter().flat_map(|s| &s.values).collect();
-        all.sort();
-        all.dedup();
-        if all.len() > 1 {
-            out.push(InventoryWarning {
-                field: field.to_string(),
-                sides: per_side,
-            });
-        }
+        push_if_differs(&mut out, sides, field, read);
+    }
+    let names: Vec<&str> = sides
+        .iter()
+        .flat_map(|s| &s.runs)
+        .filter_map(host_of)
+        .flat_map(|h| settings(h).into_iter().map(|(n, _)| n))
+        .fold(Vec::new(), |mut v, n| {
+            if !v.contains(&n) && n != GOVERNOR {
+                v.push(n);
+            }
+            v
+        });
+    for name in names {
+        push_if_differs(&mut out, sides, name, |r: &Run| {
+            host_of(r)
+                .and_then(|h| settings(h).into_iter().find(|(n, _)| *n == name))
+                .map(|(_, v)| v)
+                .into_iter()
+                .collect()
+        });
     }
     out
+}
+
+/// A warning for `field` where its values over every run differ.
+fn push_if_differs(
+    out: &mut Vec<InventoryWarning>,
+    sides: &[Side],
+    field: &str,
+    read: impl Fn(&Run) -> Vec<String>,
+) {
+    let per_side: Vec<SideValues> = sides
+        .iter()
+        .map(|s| {
+            let mut values: Vec<String> = Vec::new();
+            for v in s.runs.iter().flat_map(&read) {
+                if !values.contains(&v) {
+                    values.push(v);
+                }
+            }
+            SideValues {
+                side: s.label.clone(),
+                values,
+            }
+        })
+        .collect();
+    let mut all: Vec<&String> = per_side.iter().flat_map(|s| &s.values).collect();
+    all.sort();
+    all.dedup();
+    if all.len() > 1 {
+        out.push(InventoryWarning {
+            field: field.to_string(),
+            sides: per_side,
+        });
+    }
+}
+
+fn host_of(run: &Run) -> Option<&HostState> {
+    run.inventory.as_ref()?.host.as_ref()
+}
+
+/// The governor: every policy's where the run recorded the host state
+/// ("performance", or "powersave (CPUs 0-3), performance (CPUs 4-7)"), else
+/// CPU 0's from the inventory.
+fn governor(run: &Run) -> Vec<String> {
+    let every_policy = host_of(run).and_then(|h| {
+        settings(h)
+            .into_iter()
+            .find(|(n, _)| *n == setting::GOVERNOR)
+            .map(|(_, v)| v)
+            .filter(|_| !h.policies.is_empty())
+    });
+    match every_policy {
+        Some(v) => vec![v],
+        None => inv(run, |i| opt(&i.cpu.governor)),
+    }
 }
 
 fn unknown() -> String {
