@@ -423,11 +423,22 @@ pub fn global_flag(id: &str) -> &'static str {
 /// too): clap propagates global flags when the command is built, so the
 /// command is built first.
 fn without_idle_globals(mut cmd: clap::Command) -> clap::Command {
+    /// The flags of a run of benchmarks: idle wherever the others are.
+    const RUN_FLAGS: &[&str] = &[
+        "strict_host",
+        "tune",
+        "repeat",
+        "target_ci",
+        "min_repeats",
+        "max_repeats",
+        "max_time",
+    ];
     fn hide(c: clap::Command, ids: &[&str]) -> clap::Command {
         // In place (mut_arg would move the argument to the end, out of the
         // built command's index).
         let c = c.mut_args(|a| {
-            if ids.contains(&a.get_id().as_str()) {
+            let id = a.get_id().as_str();
+            if ids.contains(&id) || RUN_FLAGS.contains(&id) {
                 a.hide(true)
             } else {
                 a
