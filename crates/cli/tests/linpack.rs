@@ -141,7 +141,7 @@ fn bad_linpack_input_is_one_clear_line() {
         (
             &["cpu", "linpack", "--sizes", "3000000"],
             "--sizes: n = 3000000 needs",
-            1,
+            2,
         ),
     ];
     for (args, expect, code) in cases {

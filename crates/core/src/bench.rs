@@ -175,8 +175,8 @@ pub trait Benchmark {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError>;
     /// How many times it runs as a whole when it says so itself (a suite
     /// step's `repeat`); `None` (the default): as `--repeat` says
-    /// ([`crate::repeat`]).
-    fn repeat(&self) -> Option<crate::repeat::Mode> {
+    /// (the runner of repeats, `nodebench_core::repeat`).
+    fn repeat(&self) -> Option<crate::repeat_mode::Mode> {
         None
     }
 }

@@ -30,6 +30,7 @@ pub mod orientation;
 pub mod packed;
 pub mod portable;
 pub mod repeat;
+pub mod repeat_mode;
 pub mod rng;
 pub mod route;
 pub mod stats;

@@ -17,7 +17,7 @@ pub mod disturb;
 #[cfg(target_arch = "x86_64")]
 mod fma;
 pub mod gpu;
-pub mod host;
+pub use inventory::host;
 pub mod inventory;
 pub mod peak;
 pub mod procs;

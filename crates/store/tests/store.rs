@@ -386,7 +386,7 @@ fn json_series_rows() -> String {
     let points = serde_json::to_string(&cpu_result(1).series[0].points).unwrap();
     format!(
         "UPDATE series SET points = '{points}', points_packed = NULL;
-         ALTER TABLE series DROP COLUMN points_packed;"
+         ALTER TABLE series DROP COLUMN points_packed; ALTER TABLE results DROP COLUMN disturbance;"
     )
 }
 
@@ -550,14 +550,14 @@ fn newer_schema_is_refused(b: &Backend) {
             err,
             StoreError::Newer {
                 found: 99,
-                supported: 6
+                supported: 7
             }
         ),
         "{err:?}"
     );
     assert_eq!(
         err.to_string(),
-        "store schema version 99 is newer than this nodebench supports (6)"
+        "store schema version 99 is newer than this nodebench supports (7)"
     );
     assert_eq!(b.schema_version(), 99);
 }

@@ -750,7 +750,7 @@ mod tests {
             assert!(ids.insert(s.id), "{} twice", s.id);
             assert!(std::ptr::eq(spec(s.id).unwrap(), s), "{}", s.id);
         }
-        assert_eq!(ids.len(), 23);
+        assert_eq!(ids.len(), 24);
         assert!(spec("disk.fio").is_none(), "imported, not runnable");
         assert!(spec("memory").is_none());
     }

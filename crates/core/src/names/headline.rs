@@ -96,6 +96,9 @@ pub const HEADLINES: &[Headline] = &[
     h(http::DOWNLOAD, http::download::THROUGHPUT, &[]),
     // Each AS3AP test's (or query set's) measured seconds.
     h(db::AS3AP, db::metric::SECONDS, &[]),
+    // New orders per minute (the load's result has none: it is not repeated
+    // to convergence on its own).
+    h(db::TPCC, db::tpcc::metric::NOPM, &[]),
     h(scan::SCAN, scan::metric::SECONDS, &[]),
     h(burnin::CHECKPOINT, burnin::metric::THROUGHPUT_MEAN, &[]),
 ];

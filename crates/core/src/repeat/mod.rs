@@ -22,8 +22,6 @@ mod run;
 pub use merge::merge;
 pub use run::run;
 
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -40,44 +38,7 @@ pub const PARAM: &str = "repeat";
 /// The confidence level of the interval `auto` stops on (that of `compare`).
 pub const CONFIDENCE: f64 = 0.95;
 
-/// Most repeats `--repeat N` and `--max-repeats` take.
-pub const MAX_REPEATS: u32 = 10_000;
-
-/// How many times a benchmark runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Exactly this many times (1: once, no merging).
-    Times(u32),
-    /// Until the headline's interval is within the target.
-    Auto,
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Mode::Times(n) => write!(f, "{n}"),
-            Mode::Auto => f.write_str("auto"),
-        }
-    }
-}
-
-impl FromStr for Mode {
-    type Err = String;
-
-    /// `auto`, or a whole number 1..=[`MAX_REPEATS`].
-    fn from_str(s: &str) -> Result<Mode, String> {
-        let s = s.trim();
-        if s.eq_ignore_ascii_case("auto") {
-            return Ok(Mode::Auto);
-        }
-        match s.parse::<u32>() {
-            Ok(n) if (1..=MAX_REPEATS).contains(&n) => Ok(Mode::Times(n)),
-            _ => Err(format!(
-                "invalid repeat '{s}': expected a whole number 1..={MAX_REPEATS} or auto"
-            )),
-        }
-    }
-}
+pub use crate::repeat_mode::{MAX_REPEATS, Mode};
 
 /// A relative interval target: `2%` or `0.02`, above 0 and under 100 %.
 pub fn parse_fraction(s: &str) -> Result<f64, String> {

@@ -27,6 +27,7 @@ mod cpu;
 mod cpuid;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
+pub mod host;
 mod memory;
 mod network;
 mod os;
@@ -68,7 +69,7 @@ pub fn collect() -> Inventory {
         network_interfaces: collect_network_interfaces(&roots),
         topology: topology::collect_topology(&roots),
         gpus: Some(crate::gpu::collect(&roots)),
-        host: Some(crate::host::read(&roots)),
+        host: Some(host::read(&roots)),
     }
 }
 

@@ -501,7 +501,7 @@ pub fn judge(
             .join(", ");
         out.push(line(
             setting::OTHERS,
-            match sample.others_cpu_pct {
+            match sample.others_cpu_pct.map(|p| p.max(0.0) + 0.0) {
                 Some(p) => format!(
                     "{p:.1} % of {online} CPUs over {:.1} s{}",
                     sample.window_s,

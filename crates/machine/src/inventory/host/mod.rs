@@ -147,7 +147,9 @@ pub fn sample(roots: &Roots, window: Duration) -> HostSample {
                 usage = usage.without(own_pid());
             }
             let cpus = f64::from(online.unwrap_or(1).max(1));
-            let share = (window_s > 0.0).then(|| 100.0 * usage.total_cpu_s() / (window_s * cpus));
+            // A sum of nothing is -0.0 (Rust's float sum): never printed so.
+            let share = (window_s > 0.0)
+                .then(|| (100.0 * usage.total_cpu_s() / (window_s * cpus)).max(0.0) + 0.0);
             let top = usage
                 .top(5)
                 .into_iter()
