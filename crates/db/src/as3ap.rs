@@ -4,7 +4,7 @@
 //! finished.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram as Hdr;
@@ -68,27 +68,41 @@ impl Benchmark for As3ap {
             return crate::equivalent::run(&self.config, &trial, ctx);
         }
         let target = self.config.target().map_err(BenchError::Invalid)?;
-        let (path, _scratch) = match &target {
-            Target::Sqlite(Some(p)) => (p.clone(), None),
-            Target::Postgres(url) => {
-                let connector = PostgresConnector::new(url).map_err(BenchError::Invalid)?;
-                return self.run_on(&target, &connector, ctx);
-            }
-            Target::Mysql(url) => {
-                let connector = MysqlConnector::new(url).map_err(BenchError::Invalid)?;
-                return self.run_on(&target, &connector, ctx);
-            }
-            Target::Sqlite(None) => {
-                let p = self.config.scratch_dir.join(format!(
-                    "nodebench-as3ap-{}-{}.db",
-                    std::process::id(),
-                    chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0)
-                ));
-                (p.clone(), Some(ScratchDb(p)))
-            }
-        };
-        self.run_on(&target, &SqliteConnector { path }, ctx)
+        on_target(
+            &target,
+            &self.config.scratch_dir,
+            "as3ap",
+            &mut |connector| self.run_on(&target, connector, ctx),
+        )
     }
+}
+
+/// Runs `f` with the connector of `target`: a server's, an explicit SQLite
+/// file's, or a scratch SQLite file in `scratch_dir` (named after
+/// `benchmark`) removed when `f` returns. Shared by `db as3ap` and
+/// `db tpcc`.
+pub(crate) fn on_target(
+    target: &Target,
+    scratch_dir: &Path,
+    benchmark: &str,
+    f: &mut dyn FnMut(&dyn Connector) -> Result<(), BenchError>,
+) -> Result<(), BenchError> {
+    let (path, _scratch) = match target {
+        Target::Sqlite(Some(p)) => (p.clone(), None),
+        Target::Postgres(url) => {
+            return f(&PostgresConnector::new(url).map_err(BenchError::Invalid)?);
+        }
+        Target::Mysql(url) => return f(&MysqlConnector::new(url).map_err(BenchError::Invalid)?),
+        Target::Sqlite(None) => {
+            let p = scratch_dir.join(format!(
+                "nodebench-{benchmark}-{}-{}.db",
+                std::process::id(),
+                chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0)
+            ));
+            (p.clone(), Some(ScratchDb(p)))
+        }
+    };
+    f(&SqliteConnector { path })
 }
 
 /// Failures of the run as a whole (not of one statement) name the target.

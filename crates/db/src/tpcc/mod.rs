@@ -24,12 +24,9 @@ use nodebench_core::config::Config;
 use nodebench_core::names::db::tpcc::{param as tparam, test};
 use nodebench_core::names::db::{self as names, param};
 
-use crate::as3ap::{ScratchDb, on};
+use crate::as3ap::{on, on_target};
 use crate::config::Target;
-use crate::engine::mysql::MysqlConnector;
-use crate::engine::postgres::PostgresConnector;
 use crate::engine::sql::{Sql, V};
-use crate::engine::sqlite::SqliteConnector;
 use crate::engine::{Connector, DbError, Settings};
 pub use config::TpccConfig;
 use random::{Constants, Rng};
@@ -62,26 +59,12 @@ impl Benchmark for Tpcc {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.config.validate()?;
         let target = self.config.target().map_err(BenchError::Invalid)?;
-        let (path, _scratch) = match &target {
-            Target::Sqlite(Some(p)) => (p.clone(), None),
-            Target::Postgres(url) => {
-                let connector = PostgresConnector::new(url).map_err(BenchError::Invalid)?;
-                return self.run_on(&target, &connector, ctx);
-            }
-            Target::Mysql(url) => {
-                let connector = MysqlConnector::new(url).map_err(BenchError::Invalid)?;
-                return self.run_on(&target, &connector, ctx);
-            }
-            Target::Sqlite(None) => {
-                let p = self.config.scratch_dir.join(format!(
-                    "nodebench-tpcc-{}-{}.db",
-                    std::process::id(),
-                    chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0)
-                ));
-                (p.clone(), Some(ScratchDb(p)))
-            }
-        };
-        self.run_on(&target, &SqliteConnector { path }, ctx)
+        on_target(
+            &target,
+            &self.config.scratch_dir,
+            "tpcc",
+            &mut |connector| self.run_on(&target, connector, ctx),
+        )
     }
 }
 
