@@ -50,7 +50,7 @@ const OPS: &[&str] = &[
     "--kernels",
     "int.scalar,f64.vector",
 ];
-const STREAM: &[&str] = &["memory", "stream", "--array-size", "2m", "--ntimes", "3"];
+const STREAM: &[&str] = &["memory", "stream", "--array-size", "2m", "--ntimes", "40"];
 
 /// Every span (result and phase) of a run's results with its labels.
 fn spans(run: &Value) -> Vec<(String, Value)> {
