@@ -220,3 +220,62 @@ fn a_span_no_other_process_took_1_percent_of_a_cpu_is_not_disturbed() {
     }
     eprintln!("{quiet} span(s) without another process over 1 % of a CPU");
 }
+
+/// A database server on this machine that the benchmark loads does the
+/// benchmark's work: `db as3ap` on the MariaDB `scripts/db-servers` starts
+/// (NODEBENCH_TEST_MYSQL) names it as the server under test, with its CPU
+/// time, and never among the other processes that disturbed the run.
+#[test]
+fn a_local_database_server_is_the_workload_not_a_disturbance() {
+    let Ok(url) = std::env::var("NODEBENCH_TEST_MYSQL") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "NODEBENCH_TEST_MYSQL is not set: scripts/test starts the servers (scripts/db-servers start)"
+        );
+        eprintln!("skipped: NODEBENCH_TEST_MYSQL not set (scripts/db-servers start)");
+        return;
+    };
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let t = TempStore::new();
+    let o = t.run(&[
+        "--json",
+        "db",
+        "as3ap",
+        "--db",
+        &url,
+        "--size",
+        "4000000",
+        "--tests",
+        "single",
+        "--recreate",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut server_s = 0.0;
+    for r in run["results"].as_array().unwrap() {
+        let d = &r["disturbance"];
+        let under: Vec<&Value> = d["under_test"].as_array().into_iter().flatten().collect();
+        for p in &under {
+            let name = p["name"].as_str().unwrap();
+            assert!(name == "mariadbd" || name == "mysqld", "{d:#}");
+            assert!(
+                d["top"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .all(|q| q["pid"] != p["pid"]),
+                "{d:#}"
+            );
+        }
+        let s = d["under_test_cpu_s"].as_f64().expect("under_test_cpu_s");
+        assert!(
+            s >= 0.0 && s <= d["wall_s"].as_f64().unwrap() * 64.0,
+            "{d:#}"
+        );
+        server_s += s;
+        for w in r["warnings"].as_array().into_iter().flatten() {
+            assert!(!w.as_str().unwrap().contains("mariadbd"), "{w}");
+        }
+    }
+    assert!(server_s > 0.0, "the server's time was counted: {run:#}");
+}

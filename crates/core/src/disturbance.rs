@@ -56,6 +56,15 @@ pub struct Disturbance {
     /// The other processes that took the most CPU time, most first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub top: Vec<OtherProcess>,
+    /// CPU time of the server under test (a local database or web server
+    /// the benchmark loaded) and its child processes: the workload's, left
+    /// out of `others_cpu_s`, s; absent where the benchmark loads no local
+    /// server (or its processes could not be seen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under_test_cpu_s: Option<f64>,
+    /// The processes of the server under test, most CPU time first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub under_test: Vec<OtherProcess>,
     /// Whether it is over the threshold (`machine::disturb`'s rule, stated
     /// with its figures in `reason`).
     pub disturbed: bool,

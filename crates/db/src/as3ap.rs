@@ -87,6 +87,8 @@ pub(crate) fn on_target(
     benchmark: &str,
     f: &mut dyn FnMut(&dyn Connector) -> Result<(), BenchError>,
 ) -> Result<(), BenchError> {
+    // A local server's CPU time is the workload's, not a disturbance.
+    let _serving = crate::serving::under_test(target);
     let (path, _scratch) = match target {
         Target::Sqlite(Some(p)) => (p.clone(), None),
         Target::Postgres(url) => {

@@ -21,5 +21,6 @@ pub mod multi;
 pub mod queries;
 pub mod schema;
 pub mod search;
+mod serving;
 pub mod single;
 pub mod tpcc;

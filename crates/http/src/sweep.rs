@@ -333,6 +333,11 @@ impl Benchmark for Sweep {
         let addr = cfg.load.target.resolve().map_err(BenchError::System)?;
         let link = link::link_to(addr);
         let started_at = Utc::now();
+        // A local web server's CPU time is the workload's.
+        let _serving = nodebench_machine::disturb::workload::serve_tcp(
+            &cfg.load.target.host,
+            cfg.load.target.port,
+        );
         ctx.progress.start("http sweep", cfg.users.len() as u64);
         let mut steps = Vec::new();
         let mut failure = None;

@@ -22,6 +22,8 @@ pub struct ProcStat {
     /// The command name (`comm`, up to 15 bytes; may hold spaces and
     /// parentheses).
     pub comm: String,
+    /// Its parent's pid (0 for the kernel's own).
+    pub ppid: u32,
     /// `utime + stime`, clock ticks.
     pub ticks: u64,
     /// When it started, clock ticks after boot (tells a reused pid).
@@ -45,6 +47,7 @@ pub fn parse_stat(text: &str) -> Option<ProcStat> {
     // them: utime is 14, stime 15, starttime 22, processor 39.
     let rest: Vec<&str> = text[close + 1..].split_whitespace().collect();
     let field = |n: usize| rest.get(n - 3).copied();
+    let ppid = field(4)?.parse().ok()?;
     let utime: u64 = field(14)?.parse().ok()?;
     let stime: u64 = field(15)?.parse().ok()?;
     let start_ticks = field(22)?.parse().ok()?;
@@ -52,6 +55,7 @@ pub fn parse_stat(text: &str) -> Option<ProcStat> {
     Some(ProcStat {
         pid,
         comm,
+        ppid,
         ticks: utime + stime,
         start_ticks,
         last_cpu,
@@ -250,6 +254,7 @@ mod tests {
         let s = parse_stat("21497 (a) b (c) R 1 21492 15214 0 -1 4194304 141 0 0 0 9 29 0 0 20 0 1 0 681530 2990080 406 18446744073709551615 93848953741312 93848953758281 140727085149904 0 0 0 0 6 0 0 0 0 17 1 0 0 0 0 0\n").unwrap();
         assert_eq!(s.pid, 21497);
         assert_eq!(s.comm, "a) b (c");
+        assert_eq!(s.ppid, 1);
         assert_eq!(s.ticks, 38);
         assert_eq!(s.start_ticks, 681530);
         assert_eq!(s.last_cpu, Some(1));
@@ -305,6 +310,7 @@ mod tests {
         let stat = |ticks, start| ProcStat {
             pid: 7,
             comm: "x".into(),
+            ppid: 1,
             ticks,
             start_ticks: start,
             last_cpu: None,

@@ -54,6 +54,12 @@ impl Benchmark for HttpLoad {
         if let Some(s) = &server {
             config.target = s.target(&config.target);
         }
+        // A local web server's CPU time is the workload's, not a
+        // disturbance (the built-in one runs in this process).
+        let _serving = nodebench_machine::disturb::workload::serve_tcp(
+            &config.target.host,
+            config.target.port,
+        );
         ctx.progress.start("http load", 1);
         let outcome = run_load(&config, &ctx.cancel);
         ctx.progress.finish();

@@ -57,7 +57,9 @@ fn grown(a: &Counters, b: &Counters, cpus: &[u32], f: impl Fn(&CpuTimes) -> u64)
 
 /// The span from `a` to `b`, `wall_s` long, on `cpus` (those that appear in
 /// /proc/stat), with `tick_s` seconds a tick and this process (`own_pid`)
-/// left out of the processes named.
+/// left out of the processes named. The servers under test (`under_test`,
+/// see [`super::workload`]) and their descendants are the workload: their
+/// CPU time is counted apart, not as other processes'.
 pub fn account(
     a: &Counters,
     b: &Counters,
@@ -65,6 +67,7 @@ pub fn account(
     wall_s: f64,
     tick_s: f64,
     own_pid: u32,
+    under_test: &[u32],
 ) -> Disturbance {
     let cpus: Vec<u32> = cpus
         .iter()
@@ -76,7 +79,24 @@ pub fn account(
     let available = n * wall_s;
     let busy_s = grown(a, b, &cpus, busy) as f64 * tick_s;
     let own_s = (b.own_cpu_s - a.own_cpu_s).max(0.0);
-    let others = (busy_s - own_s).clamp(0.0, available);
+    let usage = match (&a.procs, &b.procs) {
+        (Some(pa), Some(pb)) => Some((pb, pb.cpu_since(pa).without(own_pid))),
+        _ => None,
+    };
+    let (served, usage): (Vec<procs::ProcCpu>, Option<procs::Usage>) = match usage {
+        Some((pb, mut u)) if !under_test.is_empty() => {
+            let (s, rest) = u
+                .procs
+                .into_iter()
+                .partition(|p| descends_from(pb, p.pid, under_test));
+            u.procs = rest;
+            (s, Some(u))
+        }
+        Some((_, u)) => (Vec::new(), Some(u)),
+        None => (Vec::new(), None),
+    };
+    let served_s: f64 = served.iter().map(|p| p.cpu_s).sum();
+    let others = (busy_s - own_s - served_s).clamp(0.0, available);
     let steal = (grown(a, b, &cpus, |t| t.steal) as f64 * tick_s).min(available);
     let throttle = (!b.throttle.is_empty()).then(|| {
         cpus.iter()
@@ -86,20 +106,18 @@ pub fn account(
             })
             .sum()
     });
-    let top: Vec<OtherProcess> = match (&a.procs, &b.procs) {
-        (Some(pa), Some(pb)) => pb
-            .cpu_since(pa)
-            .without(own_pid)
-            .top(TOP)
-            .into_iter()
-            .map(|p| OtherProcess {
-                pid: p.pid,
-                cpu_percent: p.percent(wall_s).unwrap_or(0.0),
-                name: p.comm,
-            })
-            .collect(),
-        _ => Vec::new(),
+    let named = |p: procs::ProcCpu| OtherProcess {
+        pid: p.pid,
+        cpu_percent: p.percent(wall_s).unwrap_or(0.0),
+        name: p.comm,
     };
+    let top: Vec<OtherProcess> = usage
+        .map(|u| u.top(TOP).into_iter().map(named).collect())
+        .unwrap_or_default();
+    let under_test_cpu_s = (!under_test.is_empty() && b.procs.is_some()).then_some(served_s);
+    let mut served = served;
+    served.sort_by(|x, y| y.cpu_s.total_cmp(&x.cpu_s).then(x.pid.cmp(&y.pid)));
+    served.truncate(TOP);
     let mut d = Disturbance {
         cpus: cpulist::format(&cpus),
         wall_s,
@@ -110,11 +128,29 @@ pub fn account(
         throttle_events: throttle,
         swap_ins: b.pswpin.saturating_sub(a.pswpin),
         top,
+        under_test_cpu_s,
+        under_test: served.into_iter().map(named).collect(),
         disturbed: false,
         reason: None,
     };
     judge(&mut d);
     d
+}
+
+/// Whether `pid` or one of its ancestors (in `snap`) is in `roots`.
+fn descends_from(snap: &procs::Snapshot, pid: u32, roots: &[u32]) -> bool {
+    let mut p = pid;
+    // A parent chain is short; the bound only guards a malformed tree.
+    for _ in 0..64 {
+        if roots.contains(&p) {
+            return true;
+        }
+        match snap.get(p) {
+            Some(s) if s.ppid != 0 && s.ppid != p => p = s.ppid,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Sets `disturbed` and `reason` from the figures: other processes' CPU

@@ -17,6 +17,7 @@
 //! during it (`affinity::pin_counts`), else every CPU this process may use.
 
 pub mod account;
+pub mod workload;
 
 use std::time::Instant;
 
@@ -154,6 +155,7 @@ impl Watch {
             b.instant.saturating_duration_since(a.instant).as_secs_f64(),
             self.tick_s,
             procs::own_pid(),
+            &workload::during(a.instant, b.instant),
         )
     }
 
