@@ -358,7 +358,7 @@ fn the_postgresql_store_keeps_no_secret_in_its_rows() {
     let o = bin()
         .env("NODEBENCH_STORE", &bare)
         .env("PGPASSWORD", SECRET)
-        .args(["--tag", &tag, "runs", "export", &format!("tag:{tag}")])
+        .args(["runs", "export", &format!("tag:{tag}")])
         .args(["--format", "json"])
         .output()
         .unwrap();
