@@ -296,12 +296,14 @@ pub fn judge(check: &Check, path: &str, reply: &Reply, with: &Judge) -> Verdict 
 }
 
 /// Adds `f`, found on `path` by a check that reads headers only, to the
-/// site-wide findings: the same check, status and evidence on another path
-/// is the same issue of the site, so its path joins that finding's list.
+/// site-wide findings: the same check and evidence on another path is the
+/// same issue of the site, whatever the status of that path's reply (a
+/// reflected Origin on a 200 page and on a 403 directory is one
+/// misconfiguration), so its path joins that finding's list.
 pub fn add_site_wide(site_wide: &mut Vec<(Finding, Vec<String>)>, f: Finding, path: &str) {
     let same = site_wide
         .iter_mut()
-        .find(|(g, _)| g.id == f.id && g.status == f.status && g.evidence == f.evidence);
+        .find(|(g, _)| g.id == f.id && g.evidence == f.evidence);
     match same {
         Some((_, paths)) => {
             if !paths.iter().any(|p| p == path) {
