@@ -29,7 +29,7 @@ fn cpu_ops_json_validates_against_the_checked_in_schema() {
     let errors: Vec<String> = validator.iter_errors(&run).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{errors:#?}");
 
-    assert_eq!(run["schema_version"], 2);
+    assert_eq!(run["schema_version"], 3);
     assert_eq!(run["status"], "complete");
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), 2, "one result per kernel");

@@ -552,3 +552,16 @@ fn ctrl_c_during_a_mariadb_load_drops_the_tables_and_says_so() {
     assert!(out.status.success(), "{}", stderr(&out));
     load_db_ir(&url, 200);
 }
+
+#[test]
+fn the_size_help_names_the_default_in_its_own_unit_with_its_true_row_count() {
+    let help = common::stdout(&run(&["db", "as3ap", "--help"]));
+    let line = help.lines().find(|l| l.contains("--size")).unwrap();
+    assert!(line.contains("[default: 40MiB]"), "{line}");
+    // 40 MiB in four tables of 100-byte rows: 41,943,040 / 400 = 104,857.6.
+    assert!(
+        line.contains("the default 40MiB: 104,857 rows each"),
+        "{line}"
+    );
+    assert!(!line.contains("40MB"), "{line}");
+}

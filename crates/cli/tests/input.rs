@@ -90,7 +90,7 @@ const BAD: &[(&[&str], &[&str])] = &[
         &["--db", "'oracle:'", "mysql://"],
     ),
     (&["db", "as3ap", "--users", "0"], &["--users", "1..=1024"]),
-    (&["db", "as3ap", "--size", "1"], &["--size", "40MB"]),
+    (&["db", "as3ap", "--size", "1"], &["--size", "40MiB"]),
     (&["scan", "ftp://127.0.0.1/"], &["http[s]://HOST"]),
     (
         &["scan", "http://127.0.0.1:1/", "--fail-on", "extreme"],

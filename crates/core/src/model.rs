@@ -18,8 +18,25 @@ use crate::stats::Stats;
 /// Version of the JSON result model. Bump it when a field changes meaning or
 /// is removed; adding an optional field keeps the version. 2: a metric's
 /// `better` may be `neither` (not a performance figure); version 1 runs read
-/// the same, their metrics' orientation settled on reading.
-pub const SCHEMA_VERSION: u32 = 2;
+/// the same, their metrics' orientation settled on reading. 3: a run with a
+/// failed result is `failed` (not `complete`), a benchmark that failed
+/// without a result of its own is one failed result naming it, a failed
+/// result says in which phase it failed (`error_phase`), and the run carries
+/// its `error`; version 2 runs read the same, their `error` settled on
+/// reading from their first failed result.
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// The phase of a result that failed before it measured anything: its
+/// configuration was refused by the machine (no room in a directory).
+pub const PHASE_SETUP: &str = "setup";
+/// The phase of a benchmark that stopped with an error before it handed
+/// over a result of its own (a database it could not reach, a site that
+/// refused the connection): the runner's result names it.
+pub const PHASE_RUN: &str = "run";
+/// The phase of a result the benchmark handed over marked failed: a
+/// measurement, or the validation of one, failed (a refused connection of
+/// `net tcp`, a checksum, a residual).
+pub const PHASE_MEASURE: &str = "measure";
 
 /// Whether a whole run finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -379,6 +396,12 @@ pub struct BenchResult {
     /// Why it failed or was cancelled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The phase a failed result failed in: [`PHASE_SETUP`] (refused before
+    /// it ran), [`PHASE_RUN`] (stopped with an error, no result of its own)
+    /// or [`PHASE_MEASURE`]; absent for results that did not fail and in
+    /// runs stored before version 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_phase: Option<String>,
     /// Warnings the user should see with the figures (noisy machine, coarse timer).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -456,6 +479,7 @@ impl BenchResult {
             parameters: BTreeMap::new(),
             status: ResultStatus::Passed,
             error: None,
+            error_phase: None,
             warnings: Vec::new(),
             started_at: now,
             ended_at: now,
@@ -514,6 +538,13 @@ impl BenchResult {
         }
     }
 
+    /// Whether the benchmark failed without a result of its own (refused
+    /// before it ran, or stopped with an error): this result only names it.
+    pub fn never_produced(&self) -> bool {
+        self.status == ResultStatus::Failed
+            && matches!(self.error_phase.as_deref(), Some(PHASE_SETUP | PHASE_RUN))
+    }
+
     /// Marks the result stopped part-way by the user; its metrics are kept.
     pub fn mark_cancelled(&mut self) {
         self.status = ResultStatus::Cancelled;
@@ -524,6 +555,16 @@ impl BenchResult {
     pub fn mark_failed(&mut self, error: impl Into<String>) {
         self.status = ResultStatus::Failed;
         self.error = Some(crate::credentials::redact(&error.into()));
+    }
+
+    /// A result of `benchmark` that failed in `phase` with `error` and
+    /// holds no figure: what a benchmark that stopped with an error leaves
+    /// in its run.
+    pub fn failure(benchmark: impl Into<String>, phase: &str, error: impl Into<String>) -> Self {
+        let mut r = BenchResult::new(benchmark);
+        r.mark_failed(error);
+        r.error_phase = Some(phase.to_string());
+        r
     }
 
     /// Records the parameter `key` (as given or defaulted; a text with its
@@ -608,6 +649,19 @@ pub struct ThresholdVerdict {
     pub detail: Option<String>,
 }
 
+/// Why a run failed: its first failed result's benchmark, error and phase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RunError {
+    /// The benchmark that failed, e.g. `db.as3ap`.
+    pub benchmark: String,
+    /// What went wrong, with its secrets hidden.
+    pub message: String,
+    /// The phase it failed in ([`PHASE_SETUP`], [`PHASE_RUN`],
+    /// [`PHASE_MEASURE`]); absent for results stored before version 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+}
+
 /// One invocation of nodebench: what ran, where, and what came out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Run {
@@ -644,6 +698,10 @@ pub struct Run {
     /// given; the run passes its acceptance when every one passed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verdicts: Vec<ThresholdVerdict>,
+    /// Why the run failed: its first failed result's benchmark, error and
+    /// phase; absent for a run without a failed result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RunError>,
 }
 
 impl Run {
@@ -672,7 +730,22 @@ impl Run {
             inventory: None,
             results: Vec::new(),
             verdicts: Vec::new(),
+            error: None,
         }
+    }
+
+    /// Its first failed result's benchmark, error and phase, if any (what
+    /// [`Run::error`] holds once the run is finished or read back).
+    pub fn first_failure(&self) -> Option<RunError> {
+        let r = self
+            .results
+            .iter()
+            .find(|r| r.status == ResultStatus::Failed)?;
+        Some(RunError {
+            benchmark: r.benchmark.clone(),
+            message: r.error.clone().unwrap_or_else(|| "failed".into()),
+            phase: r.error_phase.clone(),
+        })
     }
 }
 

@@ -34,6 +34,15 @@ impl Kernel {
         !matches!(self, Kernel::IntScalar | Kernel::IntVector)
     }
 
+    /// True for the kernels that work on one element per instruction: their
+    /// peak is one lane per FMA port ([`nodebench_machine::peak::Peak::scalar`]).
+    pub fn is_scalar(self) -> bool {
+        matches!(
+            self,
+            Kernel::IntScalar | Kernel::F32Scalar | Kernel::F64Scalar
+        )
+    }
+
     /// True for the double-precision kernels.
     pub fn is_double(self) -> bool {
         matches!(self, Kernel::F64Scalar | Kernel::F64Vector)

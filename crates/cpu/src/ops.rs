@@ -79,6 +79,15 @@ fn reference_for(kernel: Kernel, peak: &Result<Peak, String>, threads: usize) ->
         .then(|| p.cell_reference(threads, kernel.is_double()))
 }
 
+/// The peak `kernel` is set against: one lane per FMA port for a scalar
+/// kernel, every lane for a vector one.
+fn kernel_peak(kernel: Kernel, peak: &Result<Peak, String>) -> Result<Peak, String> {
+    match peak {
+        Ok(p) if kernel.is_scalar() => Ok(p.scalar()),
+        other => other.clone(),
+    }
+}
+
 impl Benchmark for CpuOps {
     fn id(&self) -> &'static str {
         names::OPS
@@ -101,6 +110,7 @@ impl Benchmark for CpuOps {
                 break;
             }
             let imp = kernels::select(kernel);
+            let peak = kernel_peak(kernel, &peak);
             let mut result = BenchResult::new(self.id());
             result.set_param(param::KERNEL, kernel.as_str());
             result.set_param(param::ISA, imp.isa);
@@ -333,5 +343,34 @@ mod tests {
             err.to_string(),
             "--threads: expected a list of positive thread counts like 1,2,4,8"
         );
+    }
+
+    #[test]
+    fn a_scalar_kernel_is_set_against_one_lane_per_fma_port() {
+        use nodebench_machine::peak::CoreFlops;
+        let p = Peak {
+            cores: 4,
+            cores_source: "effective",
+            clock_hz: 3.0e9,
+            clock_source: "measured all-core".into(),
+            core: CoreFlops {
+                dp_per_cycle: 32,
+                basis: "Sapphire Rapids: AVX-512, 2 x 512-bit FMA".into(),
+                scalar_fma_ports: 2,
+                one_lane: false,
+            },
+            uncertain: None,
+        };
+        let peak = Ok(p);
+        // Vector: 1 core x 3 GHz x 32 = 96 GFLOPS; scalar: x 4 = 12 GFLOPS.
+        let vector = reference_for(Kernel::F64Vector, &kernel_peak(Kernel::F64Vector, &peak), 1);
+        assert_eq!(vector.unwrap().value, 96.0e9);
+        for k in [Kernel::F64Scalar, Kernel::F32Scalar] {
+            let r = reference_for(k, &kernel_peak(k, &peak), 1).unwrap();
+            assert_eq!(r.value, 12.0e9, "{k:?}");
+            assert!(r.name.contains("x 4 "), "{}", r.name);
+        }
+        let all = reference_for(Kernel::F64Scalar, &kernel_peak(Kernel::F64Scalar, &peak), 8);
+        assert_eq!(all.unwrap().value, 48.0e9);
     }
 }

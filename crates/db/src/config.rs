@@ -275,7 +275,7 @@ impl Config for As3apConfig {
         }
         if self.rows_per_table() < MIN_ROWS {
             return Err(BenchError::Invalid(format!(
-                "--size: expected at least {} bytes (4 tables of {MIN_ROWS} rows of 100 bytes), e.g. 40MB",
+                "--size: expected at least {} bytes (4 tables of {MIN_ROWS} rows of 100 bytes), e.g. 40MiB",
                 MIN_ROWS * SCALED_TABLES * ROW_BYTES
             )));
         }

@@ -36,6 +36,24 @@ pub struct CoreFlops {
     pub dp_per_cycle: u32,
     /// What it rests on, e.g. `Zen 3: AVX2, 2 x 256-bit FMA`.
     pub basis: String,
+    /// FMA ports a scalar instruction can issue to each cycle (a separate
+    /// multiply and add port pair counts as one): a scalar kernel's peak is
+    /// one lane per port, `2 x scalar_fma_ports` FLOP per cycle.
+    pub scalar_fma_ports: u32,
+    /// One lane per instruction (a scalar peak): single precision does no
+    /// more FLOP per cycle than double.
+    pub one_lane: bool,
+}
+
+impl CoreFlops {
+    /// FLOP per cycle per core in single (`!double`) or double precision.
+    pub fn per_cycle(&self, double: bool) -> u32 {
+        if double || self.one_lane {
+            self.dp_per_cycle
+        } else {
+            2 * self.dp_per_cycle
+        }
+    }
 }
 
 /// The theoretical peak of this machine.
@@ -63,18 +81,37 @@ impl Peak {
         self.cores as f64 * self.clock_hz * self.core.dp_per_cycle as f64
     }
 
-    /// Peak single-precision FLOP/s (twice double on every ISA in the table).
+    /// Peak single-precision FLOP/s (twice double on every ISA in the
+    /// table: twice the lanes; the same for a scalar peak's one lane).
     pub fn sp_flops(&self) -> f64 {
-        2.0 * self.dp_flops()
+        self.cores as f64 * self.clock_hz * self.core.per_cycle(false) as f64
+    }
+
+    /// The peak of a scalar kernel: one lane per FMA port, `cores x clock
+    /// x 2 FLOP x scalar FMA ports`, in single and double precision alike.
+    pub fn scalar(&self) -> Peak {
+        let ports = self.core.scalar_fma_ports;
+        Peak {
+            core: CoreFlops {
+                dp_per_cycle: 2 * ports,
+                basis: format!(
+                    "{}; scalar: {ports} FMA port{} x 1 lane x 2 FLOP",
+                    self.core.basis,
+                    if ports == 1 { "" } else { "s" }
+                ),
+                scalar_fma_ports: ports,
+                one_lane: true,
+            },
+            ..self.clone()
+        }
     }
 
     /// One line saying how the peak was derived, for references and help.
     pub fn describe(&self, double: bool) -> String {
-        let (per_cycle, what) = if double {
-            (self.core.dp_per_cycle, "DP")
-        } else {
-            (2 * self.core.dp_per_cycle, "SP")
-        };
+        let (per_cycle, what) = (
+            self.core.per_cycle(double),
+            if double { "DP" } else { "SP" },
+        );
         format!(
             "theoretical peak: {} {} cores x {:.3} GHz ({}) x {} {} FLOP/cycle [{}]",
             self.cores,
@@ -109,11 +146,10 @@ impl Peak {
     /// `percent_of_reference` is the one "% of peak" every view prints.
     pub fn cell_reference(&self, threads: usize, double: bool) -> Reference {
         let k = self.cores_for(threads);
-        let (per_cycle, what) = if double {
-            (self.core.dp_per_cycle, "DP")
-        } else {
-            (2 * self.core.dp_per_cycle, "SP")
-        };
+        let (per_cycle, what) = (
+            self.core.per_cycle(double),
+            if double { "DP" } else { "SP" },
+        );
         Reference {
             name: format!(
                 "theoretical peak of the {k} core{} {threads} thread{} can use (of {} {} cores): {k} x {:.3} GHz x {per_cycle} {what} FLOP/cycle{}",
@@ -155,11 +191,7 @@ impl Peak {
             rate / 1e9,
             100.0 * rate / peak,
             if k == 1 { "" } else { "s" },
-            if double {
-                self.core.dp_per_cycle
-            } else {
-                2 * self.core.dp_per_cycle
-            },
+            self.core.per_cycle(double),
             implied / 1e9,
             self.clock_hz / 1e9,
             self.clock_source
@@ -196,6 +228,14 @@ pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, String> {
     if let Some(arm) = arm_core_flops(inv, u) {
         return arm;
     }
+    // Scalar FMA ports: two on every x86 core in the table (Intel's ports
+    // 0 and 1, AMD's two FMA pipes); Sandy and Ivy Bridge have one multiply
+    // and one add port, a pair that does what one FMA port does.
+    let scalar_fma_ports = if matches!(u, "Sandy Bridge" | "Ivy Bridge") {
+        1
+    } else {
+        2
+    };
     let (dp, basis): (u32, String) = match u {
         "Zen" | "Zen+" => (8, "AVX2 on 2 x 128-bit FMA".into()),
         "Zen 2" | "Zen 3" => (16, "AVX2, 2 x 256-bit FMA".into()),
@@ -248,6 +288,8 @@ pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, String> {
     Ok(CoreFlops {
         dp_per_cycle: dp,
         basis: format!("{u}: {basis}"),
+        scalar_fma_ports,
+        one_lane: false,
     })
 }
 
@@ -259,12 +301,13 @@ pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, String> {
 fn arm_core_flops(inv: &Inventory, u: &str) -> Option<Result<CoreFlops, String>> {
     let asimd = has(inv, "asimd");
     let sve = has(inv, "sve");
-    let (dp, basis, needs_sve): (u32, &str, bool) = match u {
-        "Neoverse N1" => (8, "NEON, 2 x 128-bit FMA", false),
-        "Neoverse N2" => (8, "SVE2/NEON, 2 x 128-bit FMA", false),
-        "Neoverse V1" => (16, "SVE 2 x 256-bit or NEON 4 x 128-bit FMA", false),
-        "Neoverse V2" => (16, "SVE2/NEON, 4 x 128-bit FMA", false),
-        "A64FX" => (32, "SVE, 2 x 512-bit FMA", true),
+    // The last figure: FP pipes a scalar FMA can issue to.
+    let (dp, basis, needs_sve, ports): (u32, &str, bool, u32) = match u {
+        "Neoverse N1" => (8, "NEON, 2 x 128-bit FMA", false, 2),
+        "Neoverse N2" => (8, "SVE2/NEON, 2 x 128-bit FMA", false, 2),
+        "Neoverse V1" => (16, "SVE 2 x 256-bit or NEON 4 x 128-bit FMA", false, 4),
+        "Neoverse V2" => (16, "SVE2/NEON, 4 x 128-bit FMA", false, 4),
+        "A64FX" => (32, "SVE, 2 x 512-bit FMA", true, 2),
         _ => return None,
     };
     let hidden = if needs_sve { !sve } else { !asimd };
@@ -277,6 +320,8 @@ fn arm_core_flops(inv: &Inventory, u: &str) -> Option<Result<CoreFlops, String>>
     Some(Ok(CoreFlops {
         dp_per_cycle: dp,
         basis: format!("{u}: {basis}"),
+        scalar_fma_ports: ports,
+        one_lane: false,
     }))
 }
 
@@ -609,6 +654,8 @@ mod tests {
             core: CoreFlops {
                 dp_per_cycle: 16,
                 basis: "test".into(),
+                scalar_fma_ports: 2,
+                one_lane: false,
             },
             uncertain: None,
         };
@@ -636,6 +683,8 @@ mod tests {
             core: CoreFlops {
                 dp_per_cycle: 16,
                 basis: "test".into(),
+                scalar_fma_ports: 2,
+                one_lane: false,
             },
             uncertain: None,
         };
@@ -648,6 +697,25 @@ mod tests {
         );
         assert_eq!(p.cell_reference(4, true).value, p.dp_flops());
         assert_eq!(p.cell_reference(4, false).value, p.sp_flops());
+        // A scalar kernel: one lane per FMA port, 2 cores x 2 GHz x 2 FLOP
+        // x 2 ports = 16 GFLOPS, single precision the same.
+        let scalar = p.scalar();
+        assert_eq!(scalar.dp_flops(), 16.0e9);
+        assert_eq!(scalar.sp_flops(), 16.0e9);
+        assert_eq!(scalar.cell_reference(1, true).value, 8.0e9);
+        assert_eq!(scalar.cell_reference(1, false).value, 8.0e9);
+        assert!(
+            scalar
+                .cell_reference(1, true)
+                .name
+                .ends_with("1 x 2.000 GHz x 4 DP FLOP/cycle"),
+            "{}",
+            scalar.cell_reference(1, true).name
+        );
+        assert_eq!(
+            scalar.describe(false),
+            "theoretical peak: 2 effective cores x 2.000 GHz (measured all-core) x 4 SP FLOP/cycle [test; scalar: 2 FMA ports x 1 lane x 2 FLOP]"
+        );
         // The warning's figure is the table's: 33.6 of 32 GFLOPS, 105 %.
         let m = nodebench_core::Metric::new(
             "rate",

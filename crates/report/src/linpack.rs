@@ -68,19 +68,26 @@ pub fn report(results: &[&BenchResult]) -> String {
         out,
         "cpu.linpack: LINPACK benchmark data (HPL-style LU solve)"
     );
-    let _ = writeln!(
-        out,
-        "Backend: {} ({})",
-        param(first, param::BACKEND),
-        param(first, param::BACKEND_VERSION)
-    );
+    // A line only for what the result holds: an imported run has no
+    // backend, thread count or peak of nodebench's.
+    let known = |key: &str| Some(param(first, key)).filter(|v| !v.is_empty());
+    if let Some(backend) = known(param::BACKEND) {
+        let version = known(param::BACKEND_VERSION)
+            .map(|v| format!(" ({v})"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "Backend: {backend}{version}");
+    }
     if let Some(serde_json::Value::Array(notes)) = first.param(param::BACKEND_SELECTION) {
         for n in notes {
             let _ = writeln!(out, "  {}", n.as_str().unwrap_or_default());
         }
     }
-    let _ = writeln!(out, "Number of threads: {}", param(first, param::THREADS));
-    let _ = writeln!(out, "Peak: {}", param(first, param::PEAK));
+    if let Some(threads) = known(param::THREADS) {
+        let _ = writeln!(out, "Number of threads: {threads}");
+    }
+    if let Some(peak) = known(param::PEAK) {
+        let _ = writeln!(out, "Peak: {peak}");
+    }
     let _ = writeln!(
         out,
         "GFlops count 2/3 n^3 + 3/2 n^2 per solve, as HPL; Align. in KiB."
@@ -216,6 +223,17 @@ mod tests {
 
     fn words(line: &str) -> Vec<&str> {
         line.split_whitespace().collect()
+    }
+
+    #[test]
+    fn a_result_without_backend_threads_or_peak_prints_no_blank_line_for_them() {
+        let mut r = result(1000, 0.02);
+        r.parameters.clear();
+        let text = report(&[&r]);
+        for absent in ["Backend:", "Number of threads:", "Peak:"] {
+            assert!(!text.contains(absent), "{absent} in\n{text}");
+        }
+        assert!(text.lines().all(|l| !l.trim_end().ends_with(':')), "{text}");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use nodebench_core::names::{burnin, db, disk, gpu, http, linpack, memory, scan};
-use nodebench_core::{BenchResult, Run};
+use nodebench_core::{BenchResult, Run, RunStatus};
 
 use crate::table;
 
@@ -171,10 +171,15 @@ fn report_of(run: &Run, telemetry: bool) -> String {
             let _ = writeln!(out, "{line}");
         }
     }
+    if run.status == RunStatus::Failed && run.results.is_empty() {
+        let _ = writeln!(out, "{}", crate::table::NO_RESULT);
+    }
     let mut printed_together: Vec<&str> = Vec::new();
     for r in &run.results {
         let mut shown = vec![r];
         let text = match reporter(&r.benchmark) {
+            // A benchmark that never produced a result: its name and error.
+            _ if r.never_produced() => crate::table::result_table(r),
             Reporter::Each(f) => f(r) + &bottleneck_lines(&[r]) + &repeat_lines(&[r]),
             Reporter::Together(f) => {
                 if printed_together.contains(&r.benchmark.as_str()) {
@@ -184,7 +189,7 @@ fn report_of(run: &Run, telemetry: bool) -> String {
                 let group: Vec<&BenchResult> = run
                     .results
                     .iter()
-                    .filter(|o| o.benchmark == r.benchmark)
+                    .filter(|o| o.benchmark == r.benchmark && !o.never_produced())
                     .collect();
                 shown.clone_from(&group);
                 f(&group) + &bottleneck_lines(&group) + &repeat_lines(&group)

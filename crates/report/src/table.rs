@@ -115,6 +115,20 @@ pub fn grid(result: &BenchResult) -> Grid {
     }
 }
 
+/// The result's error as one line, with the phase it failed in where
+/// known: `error (run): cannot connect to ...`.
+pub fn error_line(result: &BenchResult) -> Option<String> {
+    let e = result.error.as_deref()?;
+    Some(match &result.error_phase {
+        Some(phase) => format!("error ({phase}): {e}"),
+        None => format!("error: {e}"),
+    })
+}
+
+/// What a failed run without any result says (one stored before a failure
+/// named its benchmark).
+pub const NO_RESULT: &str = "error: the run failed before any benchmark produced a result";
+
 /// The note under a table whose cells show a percentage of the peak.
 pub fn peak_note(result: &BenchResult) -> Option<String> {
     let p = match result.param(cpu::param::PEAK) {
@@ -166,8 +180,8 @@ pub fn result_table(result: &BenchResult) -> String {
             text_table(&grid.header, &grid.rows, grid.numbers_from)
         );
     }
-    if let Some(e) = &result.error {
-        let _ = writeln!(out, "error: {e}");
+    if let Some(e) = error_line(result) {
+        let _ = writeln!(out, "{e}");
     }
     for w in &result.warnings {
         let _ = writeln!(out, "warning: {w}");

@@ -7,7 +7,9 @@ use std::path::Path;
 use std::process::Command;
 
 use nodebench_core::inventory::fixtures;
-use nodebench_core::{BenchResult, Better, Metric, Run, RunStatus, ThresholdVerdict, Unit};
+use nodebench_core::{
+    BenchResult, Better, Metric, PHASE_RUN, Run, RunStatus, ThresholdVerdict, Unit,
+};
 use nodebench_report::export::{Format, export};
 
 /// A run with a passed, a failed and a cancelled result, warnings, tags and
@@ -108,6 +110,56 @@ fn the_junit_export_validates_against_the_junit_schema() {
     assert!(xml.contains("<system-err>coefficient of variation 7% &gt; 5%</system-err>"));
     assert!(xml.contains("<property name=\"tag.a\" value=\"&lt;&amp;&gt;&quot;\"/>"));
     validate(&xml);
+}
+
+#[test]
+fn a_benchmark_that_never_produced_a_result_is_an_error_test_case() {
+    let mut r = run();
+    r.results = vec![BenchResult::failure(
+        "db.as3ap",
+        PHASE_RUN,
+        "--db mysql://u@127.0.0.1:1/x: Connection refused",
+    )];
+    r.verdicts.clear();
+    r.status = RunStatus::Failed;
+    let xml = export(&r, Format::Junit).unwrap();
+    assert!(
+        xml.contains("tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\""),
+        "{xml}"
+    );
+    assert!(xml.contains(
+        "<testcase classname=\"nodebench.db\" name=\"db.as3ap\" time=\"0.000\">\n      <error type=\"run\" message=\"--db mysql://u@127.0.0.1:1/x: Connection refused\">"
+    ), "{xml}");
+    assert!(!xml.contains("<failure"), "{xml}");
+    validate(&xml);
+}
+
+#[test]
+fn a_failed_run_without_any_result_is_one_error_never_a_green_suite() {
+    // A run stored before failures named their benchmark.
+    let mut r = run();
+    r.results.clear();
+    r.verdicts.clear();
+    r.status = RunStatus::Failed;
+    let xml = export(&r, Format::Junit).unwrap();
+    assert!(
+        xml.contains("tests=\"1\" failures=\"0\" errors=\"1\""),
+        "{xml}"
+    );
+    assert_eq!(xml.matches("<testcase ").count(), 1, "{xml}");
+    assert!(xml.contains(
+        "<testcase classname=\"nodebench.run\" name=\"run --tag a=&lt;&amp;&gt;\" time=\"1.500\">\n      <error type=\"error\" message=\"the run failed before any benchmark produced a result\"/>"
+    ), "{xml}");
+    validate(&xml);
+    // Two runs, one passed and this one: the sums say one error.
+    let many = nodebench_report::export::export_many(&[run(), r], Format::Junit).unwrap();
+    assert!(
+        many.contains(
+            "<testsuites name=\"nodebench runs\" tests=\"6\" failures=\"2\" errors=\"1\""
+        ),
+        "{many}"
+    );
+    validate(&many);
 }
 
 #[test]

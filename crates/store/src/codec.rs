@@ -138,6 +138,7 @@ impl RunRow {
                 .map(|s| parse_json::<Inventory>(&s, what("inventory")))
                 .transpose()?,
             results: Vec::new(),
+            error: None,
             verdicts: parse_json(&self.verdicts, what("verdicts"))?,
         })
     }
@@ -196,6 +197,8 @@ pub(crate) struct ResultRow {
     pub parameters: String,
     pub status: String,
     pub error: Option<String>,
+    /// The phase a failed result failed in (NULL before migration 8).
+    pub error_phase: Option<String>,
     pub warnings: String,
     pub started_at: String,
     pub ended_at: String,
@@ -214,6 +217,7 @@ impl ResultRow {
             parameters: json(&result.parameters)?,
             status: result.status.as_str().to_string(),
             error: result.error.clone(),
+            error_phase: result.error_phase.clone(),
             warnings: json(&result.warnings)?,
             started_at: ts(&result.started_at),
             ended_at: ts(&result.ended_at),
@@ -234,6 +238,7 @@ impl ResultRow {
             parameters,
             status: parse_with(&self.status, ResultStatus::parse, what("status"))?,
             error: self.error,
+            error_phase: self.error_phase,
             warnings: parse_json(&self.warnings, what("warnings"))?,
             started_at: parse_ts(&self.started_at, what("start time"))?,
             ended_at: parse_ts(&self.ended_at, what("end time"))?,

@@ -153,8 +153,8 @@ fn insert_result(
     let result_id: i64 = tx
         .query_one(
             "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings,
-                                  started_at, ended_at, bottleneck, phases, disturbance)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+                                  started_at, ended_at, bottleneck, phases, disturbance, error_phase)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
             &[
                 &run_id,
                 &seq,
@@ -168,6 +168,7 @@ fn insert_result(
                 &r.bottleneck,
                 &r.phases,
                 &r.disturbance,
+                &r.error_phase,
             ],
         )?
         .try_get(0)?;
@@ -470,7 +471,7 @@ impl Store for PostgresStore {
         let mut index = HashMap::new();
         for row in tx.query(
             "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at,
-                    bottleneck, phases, disturbance
+                    bottleneck, phases, disturbance, error_phase
              FROM results WHERE run_id = $1 ORDER BY seq, id",
             &[&id],
         )? {
@@ -486,6 +487,7 @@ impl Store for PostgresStore {
                 bottleneck: row.try_get(8)?,
                 phases: row.try_get(9)?,
                 disturbance: row.try_get(10)?,
+                error_phase: row.try_get(11)?,
             };
             index.insert(result_id, run.results.len());
             run.results.push(r.decode(id, result_id)?);
@@ -496,6 +498,7 @@ impl Store for PostgresStore {
             nodebench_core::orientation::settle(r);
         }
         run.schema_version = nodebench_core::model::SCHEMA_VERSION;
+        run.error = run.first_failure();
         tx.commit()?;
         Ok(run)
     }

@@ -10,7 +10,7 @@
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, ResultSink};
 use nodebench_core::threshold::Threshold;
-use nodebench_core::{BenchResult, Run, RunStatus, ThresholdVerdict};
+use nodebench_core::{BenchResult, ResultStatus, Run, RunError, RunStatus, ThresholdVerdict};
 use nodebench_machine::bottleneck;
 use nodebench_machine::disturb::Watch;
 use nodebench_machine::telemetry::Sampler;
@@ -24,6 +24,8 @@ pub struct Recorder {
     telemetry: Option<Sampler>,
     watch: Option<Watch>,
     keep_saved: bool,
+    /// The first failed result recorded (kept when the results are not).
+    failure: Option<RunError>,
 }
 
 impl Recorder {
@@ -39,6 +41,7 @@ impl Recorder {
             telemetry: None,
             watch: None,
             keep_saved: true,
+            failure: None,
         })
     }
 
@@ -93,8 +96,15 @@ impl Recorder {
         Ok(&self.run.verdicts)
     }
 
-    /// Records how the run ended and returns it whole.
+    /// Records how the run ended and returns it whole. A run that would be
+    /// `complete` but holds a failed result is `failed`; a failed run
+    /// carries its first failed result as its [`Run::error`].
     pub fn finish(mut self, status: RunStatus) -> Result<Run, StoreError> {
+        let status = match (status, &self.failure) {
+            (RunStatus::Complete, Some(_)) => RunStatus::Failed,
+            (s, _) => s,
+        };
+        self.run.error = self.failure.take();
         let ended = Utc::now();
         if let (Some(s), Some(id)) = (self.store.as_mut(), self.run.id) {
             s.finish_run(id, status, ended)?;
@@ -111,6 +121,19 @@ impl ResultSink for Recorder {
             watch.finish(&mut result);
         }
         result.redact_text();
+        if result.status == ResultStatus::Failed {
+            // A result the benchmark marked failed failed in a measurement.
+            let phase = result
+                .error_phase
+                .get_or_insert_with(|| nodebench_core::PHASE_MEASURE.to_string());
+            if self.failure.is_none() {
+                self.failure = Some(RunError {
+                    benchmark: result.benchmark.clone(),
+                    message: result.error.clone().unwrap_or_else(|| "failed".into()),
+                    phase: Some(phase.clone()),
+                });
+            }
+        }
         if let Some(sampler) = &self.telemetry {
             sampler.sample_now();
             result

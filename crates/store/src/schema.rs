@@ -94,6 +94,9 @@ ALTER TABLE series ADD COLUMN points_packed BLOB;
     r#"
 ALTER TABLE results ADD COLUMN disturbance TEXT;
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN error_phase TEXT;
+"#,
 ];
 
 /// The schema version this build writes and understands.

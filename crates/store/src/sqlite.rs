@@ -165,8 +165,8 @@ fn insert_result(
 ) -> Result<(), StoreError> {
     let r = ResultRow::encode(result)?;
     tx.execute(
-        "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck, phases, disturbance)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        "INSERT INTO results (run_id, seq, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck, phases, disturbance, error_phase)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
             run_id,
             seq,
@@ -180,6 +180,7 @@ fn insert_result(
             r.bottleneck,
             r.phases,
             r.disturbance,
+            r.error_phase,
         ],
     )?;
     let result_id = tx.last_insert_rowid();
@@ -457,7 +458,7 @@ impl Store for SqliteStore {
         let mut run = row.decode(id)?;
 
         let mut stmt = tx.prepare(
-            "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck, phases, disturbance
+            "SELECT id, benchmark, parameters, status, error, warnings, started_at, ended_at, bottleneck, phases, disturbance, error_phase
              FROM results WHERE run_id = ?1 ORDER BY seq, id",
         )?;
         let mut rows = stmt.query([id])?;
@@ -474,6 +475,7 @@ impl Store for SqliteStore {
                 bottleneck: row.get(8)?,
                 phases: row.get(9)?,
                 disturbance: row.get(10)?,
+                error_phase: row.get(11)?,
             };
             let mut result = r.decode(id, result_id)?;
             load_figures(&tx, result_id, &mut result)?;
@@ -486,6 +488,7 @@ impl Store for SqliteStore {
             nodebench_core::orientation::settle(r);
         }
         run.schema_version = nodebench_core::model::SCHEMA_VERSION;
+        run.error = run.first_failure();
         tx.commit()?;
         Ok(run)
     }

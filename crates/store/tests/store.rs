@@ -101,6 +101,7 @@ fn failed_result(secs: i64) -> BenchResult {
     r.ended_at = at(secs + 3);
     r.status = ResultStatus::Failed;
     r.error = Some("validation failed: checksum mismatch".into());
+    r.error_phase = Some(nodebench_core::PHASE_MEASURE.into());
     r.metrics.push(
         Metric::new("triad", 1.5e10, Unit::BytesPerSecond, Better::Higher).label("size", "1GiB"),
     );
@@ -123,8 +124,16 @@ fn run_round_trips_exactly(b: &Backend) {
     run.status = RunStatus::Complete;
     run.ended_at = Some(end);
     run.results = results;
+    run.error = run.first_failure();
     let loaded = store.load_run(id).unwrap();
     assert_eq!(loaded, run);
+    assert_eq!(
+        loaded
+            .error
+            .as_ref()
+            .map(|e| (e.benchmark.as_str(), e.phase.as_deref())),
+        Some(("memory.stream", Some("measure")))
+    );
     // Exact float and time round trips, not just PartialEq on a lucky value.
     assert_eq!(
         loaded.results[0].series[0].points[1].1.to_bits(),
@@ -151,7 +160,59 @@ fn run_with_results_given_to_begin_run_keeps_them(b: &Backend) {
     store.add_result(id, &cpu_result(4)).unwrap();
     run.id = Some(id);
     run.results.push(cpu_result(4));
+    run.error = run.first_failure();
     assert_eq!(store.load_run(id).unwrap(), run);
+}
+
+/// A failed result, and what the recorder makes of the run holding it.
+fn a_failed_result_fails_the_run_and_names_its_benchmark(b: &Backend) {
+    use nodebench_core::bench::ResultSink;
+    let store = b.open();
+    let run = nodebench_core::Run::start(vec!["nodebench".into()], Default::default());
+    let mut rec = nodebench_store::Recorder::begin(Some(store), run).unwrap();
+    let id = rec.run().id.unwrap();
+    rec.record(cpu_result(1)).unwrap();
+    let mut refused = BenchResult::new("net.tcp");
+    refused.mark_failed("cannot connect to 127.0.0.1:1: connection refused");
+    rec.record(refused).unwrap();
+    rec.record(BenchResult::failure(
+        "db.as3ap",
+        nodebench_core::PHASE_RUN,
+        "cannot connect",
+    ))
+    .unwrap();
+    // Every benchmark finished: the run would be complete but holds failures.
+    let done = rec.finish(RunStatus::Complete).unwrap();
+    assert_eq!(done.status, RunStatus::Failed);
+    let want = nodebench_core::RunError {
+        benchmark: "net.tcp".into(),
+        message: "cannot connect to 127.0.0.1:1: connection refused".into(),
+        phase: Some("measure".into()),
+    };
+    assert_eq!(done.error.as_ref(), Some(&want));
+    let loaded = b.open().load_run(id).unwrap();
+    assert_eq!(loaded.status, RunStatus::Failed);
+    assert_eq!(loaded.error, Some(want));
+    assert_eq!(loaded.results[2].error_phase.as_deref(), Some("run"));
+    assert!(loaded.results[2].never_produced() && !loaded.results[1].never_produced());
+}
+
+/// A version 7 store (no error phases) reads: its failed result has no
+/// phase and the run's error is settled from it.
+fn a_version_7_store_reads_its_failures_without_a_phase(b: &Backend) {
+    let mut store = b.open();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    store.add_result(id, &failed_result(1)).unwrap();
+    drop(store);
+    b.execute("ALTER TABLE results DROP COLUMN error_phase; UPDATE schema_version SET version = 7");
+    let store = b.open();
+    assert_eq!(b.schema_version(), 8);
+    let run = store.load_run(id).unwrap();
+    assert_eq!(run.results[0].error_phase, None);
+    let error = run.error.unwrap();
+    assert_eq!(error.benchmark, "memory.stream");
+    assert_eq!(error.message, "validation failed: checksum mismatch");
+    assert_eq!(error.phase, None);
 }
 
 fn nan_values_read_back_as_nan(b: &Backend) {
@@ -368,16 +429,16 @@ fn reopening_does_not_rerun_migrations(b: &Backend) {
     let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     drop(store);
-    assert_eq!(b.schema_version(), 7);
+    assert_eq!(b.schema_version(), 8);
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 7);
+    assert_eq!(b.schema_version(), 8);
     assert_eq!(b.count("schema_version"), 1);
     assert_eq!(store.list_runs().unwrap()[0].id, id);
     drop(store);
     let store = b.open();
     assert_eq!(store.list_runs().unwrap().len(), 1);
-    assert_eq!(b.schema_version(), 7);
+    assert_eq!(b.schema_version(), 8);
 }
 
 /// SQL turning a store holding only [`cpu_result`]s back into a version 5
@@ -386,7 +447,8 @@ fn json_series_rows() -> String {
     let points = serde_json::to_string(&cpu_result(1).series[0].points).unwrap();
     format!(
         "UPDATE series SET points = '{points}', points_packed = NULL;
-         ALTER TABLE series DROP COLUMN points_packed; ALTER TABLE results DROP COLUMN disturbance;"
+         ALTER TABLE series DROP COLUMN points_packed; ALTER TABLE results DROP COLUMN disturbance;
+         ALTER TABLE results DROP COLUMN error_phase;"
     )
 }
 
@@ -401,7 +463,7 @@ fn a_version_5_store_reads_its_json_series_and_packs_new_ones(b: &Backend) {
     ));
 
     let mut store = b.open();
-    assert_eq!(b.schema_version(), 7);
+    assert_eq!(b.schema_version(), 8);
     assert_eq!(
         b.query_i64("SELECT COUNT(*) FROM series WHERE points_packed IS NULL"),
         1
@@ -465,7 +527,7 @@ fn a_version_1_store_gains_verdicts_and_keeps_its_runs(b: &Backend) {
     ));
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 7);
+    assert_eq!(b.schema_version(), 8);
     let run = store.load_run(id).unwrap();
     assert_eq!(run.results, vec![cpu_result(1)]);
     assert!(run.verdicts.is_empty());
@@ -484,7 +546,7 @@ fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs(b: &Backend) {
     ));
 
     let mut store = b.open();
-    assert_eq!(b.schema_version(), 7);
+    assert_eq!(b.schema_version(), 8);
     let mut with_line = cpu_result(2);
     with_line.bottleneck = Some("CPU: all 2 cores saturated".into());
     let mut with_phases = cpu_result(3);
@@ -550,14 +612,14 @@ fn newer_schema_is_refused(b: &Backend) {
             err,
             StoreError::Newer {
                 found: 99,
-                supported: 7
+                supported: 8
             }
         ),
         "{err:?}"
     );
     assert_eq!(
         err.to_string(),
-        "store schema version 99 is newer than this nodebench supports (7)"
+        "store schema version 99 is newer than this nodebench supports (8)"
     );
     assert_eq!(b.schema_version(), 99);
 }
@@ -693,6 +755,8 @@ on_both_backends!(
     newer_schema_is_refused,
     unreadable_stored_values_are_errors_not_panics,
     recorder_commits_each_result_and_the_ending,
+    a_failed_result_fails_the_run_and_names_its_benchmark,
+    a_version_7_store_reads_its_failures_without_a_phase,
     recorder_judges_thresholds_and_the_store_keeps_the_verdicts,
     a_forgetful_recorder_saves_results_without_keeping_them_and_sets_verdicts,
 );

@@ -145,7 +145,7 @@ pub struct As3apArgs {
     /// Directory of the default SQLite file.
     #[arg(long, value_name = "PATH")]
     pub scratch_dir: Option<PathBuf>,
-    /// Database size: four tables of 100-byte rows (40MB: 104,857 rows each; 4GB as seeds/003).
+    /// Database size: four tables of 100-byte rows (the default 40MiB: 104,857 rows each; 4GB as seeds/003).
     #[arg(long, value_name = "SIZE", default_value = size_text(As3apConfig::default().size), value_parser = parse_size)]
     pub size: u64,
     /// Seed of the data generator (the same seed gives the same data on every engine).

@@ -421,6 +421,14 @@ fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Res
     let outcome = match outcome {
         Ok(o) => o,
         Err(e) => {
+            // The run names what failed, as every failed run does.
+            let failure = nodebench_core::BenchResult::failure(
+                nodebench_core::names::burnin::CHECKPOINT,
+                nodebench_core::PHASE_RUN,
+                e.to_string(),
+            );
+            nodebench_core::bench::ResultSink::record(&mut recorder, failure)
+                .map_err(|e| anyhow!("burnin: {e}"))?;
             recorder.finish(RunStatus::Failed)?;
             return Err(anyhow!("burnin: {e}"));
         }

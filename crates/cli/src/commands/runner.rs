@@ -15,7 +15,7 @@ use nodebench_core::inventory::Inventory;
 use nodebench_core::names;
 use nodebench_core::repeat::{self, RepeatConfig};
 use nodebench_core::threshold::Threshold;
-use nodebench_core::{ResultStatus, Run, RunStatus};
+use nodebench_core::{BenchResult, PHASE_RUN, PHASE_SETUP, ResultStatus, Run, RunStatus};
 use nodebench_machine::disturb::Watch;
 use nodebench_machine::host::tune::{self, Restore, Tuned};
 use nodebench_machine::inventory;
@@ -146,6 +146,19 @@ fn validate_all(benches: &[Box<dyn Benchmark>]) -> Result<Vec<Option<BenchError>
     Ok(refused)
 }
 
+/// Records a failed result of `benchmark` holding `error` and `phase`: a
+/// store that cannot take it stops the run.
+fn record_failure(
+    recorder: &mut Recorder,
+    benchmark: &str,
+    phase: &str,
+    error: &BenchError,
+) -> Result<()> {
+    recorder
+        .record(BenchResult::failure(benchmark, phase, error.to_string()))
+        .map_err(|e| CliError::failed(format!("{benchmark}: {e}")).into())
+}
+
 /// Runs `benches` in order into one run, saved unless `--no-save`, printed
 /// as tables (after the inventory when `show_inventory`) or as JSON.
 pub fn run_benchmarks(
@@ -205,6 +218,8 @@ pub fn run_judged(
 
     // A benchmark that cannot run (no room in the temp dir) does not stop
     // the ones after it; a store that cannot take results does.
+    // Each such benchmark leaves one failed result naming it, with its
+    // error and the phase it failed in, so the run says what failed.
     let mut errors: Vec<String> = Vec::new();
     for (bench, refusal) in benches.iter().zip(refused) {
         if cancel.is_cancelled() {
@@ -212,6 +227,7 @@ pub fn run_judged(
         }
         if let Some(e) = refusal {
             errors.push(format!("{}: {e}", bench.id()));
+            record_failure(&mut recorder, bench.id(), PHASE_SETUP, &e)?;
             continue;
         }
         // The counters at the benchmark's start: its first result's span
@@ -235,7 +251,10 @@ pub fn run_judged(
                 errors.push(format!("{}: {e}", bench.id()));
                 break;
             }
-            Err(e) => errors.push(format!("{}: {e}", bench.id())),
+            Err(e) => {
+                errors.push(format!("{}: {e}", bench.id()));
+                record_failure(&mut recorder, bench.id(), PHASE_RUN, &e)?;
+            }
         }
     }
     let interrupted = cancel.is_cancelled();

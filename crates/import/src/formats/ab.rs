@@ -44,14 +44,14 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
         connection_times(&w, &mut r)?;
     }
     // ab counts a non-2xx reply per response read, and may print more of
-    // them than complete requests: kept as printed, with a word.
-    if let Some(non_2xx) = r.metric(names::NON_2XX, &[]).map(|m| m.value)
-        && non_2xx > completed
-    {
-        r.warnings.push(format!(
-            "the source disagrees with itself: Non-2xx responses ({non_2xx}) exceed Complete requests ({completed}); both imported as printed"
-        ));
-    }
+    // them, or of failed requests, than complete requests: kept as
+    // printed, with a word.
+    let printed = |name: &str| r.metric(name, &[]).map(|m| m.value);
+    let complete = ("Complete requests", printed(names::REQUESTS_COMPLETED));
+    let non_2xx = ("Non-2xx responses", printed(names::NON_2XX));
+    let failed = ("Failed requests", printed(names::REQUESTS_FAILED));
+    super::warn_if_above(&mut r, non_2xx, complete);
+    super::warn_if_above(&mut r, failed, complete);
     served_within(&w, &mut r)?;
     Ok(vec![r])
 }
@@ -377,6 +377,24 @@ mod tests {
             r.param(param::SERVER_SOFTWARE),
             Some(&"Apache/2.0.52".into())
         );
+    }
+
+    #[test]
+    fn failed_requests_above_complete_requests_import_with_a_warning() {
+        let text = LOCAL.replace(
+            "Failed requests:        0\n",
+            "Failed requests:        5000\n   (Connect: 0, Receive: 0, Length: 5000, Exceptions: 0)\n",
+        );
+        let r = &parse(&text).unwrap()[0];
+        assert_eq!(value(r, names::REQUESTS_FAILED, &[]), 5000.0);
+        assert_eq!(value(r, names::REQUESTS_COMPLETED, &[]), 2000.0);
+        assert_eq!(
+            r.warnings,
+            [
+                "the source disagrees with itself: Failed requests (5000) exceed Complete requests (2000); both imported as printed"
+            ]
+        );
+        assert!(parse(LOCAL).unwrap()[0].warnings.is_empty());
     }
 
     #[test]

@@ -197,6 +197,11 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
     );
 
     errors(&w, m)?;
+    // A reply answers a request: more replies than requests cannot hold.
+    let printed = |name: &str| r.metric(name, &[]).map(|m| m.value);
+    let replies = ("replies", printed(names::REQUESTS_COMPLETED));
+    let requests = ("requests", printed(names::REQUESTS_SENT));
+    super::warn_if_above(&mut r, replies, requests);
     Ok(vec![r])
 }
 
@@ -394,6 +399,24 @@ mod tests {
         let cmd = r.param(TOOL_COMMAND).unwrap().as_str().unwrap();
         assert!(cmd.starts_with("httperf --hog --client=0/1"), "{cmd}");
         assert!(cmd.ends_with("--num-calls=1"), "{cmd}");
+    }
+
+    #[test]
+    fn replies_above_requests_import_with_a_warning() {
+        let text = LOCAL.replace(
+            "connections 1400 requests 1400 replies 1400",
+            "connections 1400 requests 1400 replies 1500",
+        );
+        let r = &parse(&text).unwrap()[0];
+        assert_eq!(value(r, names::REQUESTS_SENT, &[]), 1400.0);
+        assert_eq!(value(r, names::REQUESTS_COMPLETED, &[]), 1500.0);
+        assert_eq!(
+            r.warnings,
+            [
+                "the source disagrees with itself: replies (1500) exceed requests (1400); both imported as printed"
+            ]
+        );
+        assert!(parse(LOCAL).unwrap()[0].warnings.is_empty());
     }
 
     #[test]

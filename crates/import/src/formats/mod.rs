@@ -129,6 +129,23 @@ pub(crate) fn parse(format: Format, text: &str) -> Result<Vec<BenchResult>, Stri
     }
 }
 
+/// Where the source's own figures disagree (`more`, printed as
+/// `more_label`, above `fewer`, printed as `fewer_label`, which cannot
+/// hold), a warning on `r` saying so: both figures are kept as printed.
+pub(crate) fn warn_if_above(
+    r: &mut BenchResult,
+    (more_label, more): (&str, Option<f64>),
+    (fewer_label, fewer): (&str, Option<f64>),
+) {
+    if let (Some(more), Some(fewer)) = (more, fewer)
+        && more > fewer
+    {
+        r.warnings.push(format!(
+            "the source disagrees with itself: {more_label} ({more}) exceed {fewer_label} ({fewer}); both imported as printed"
+        ));
+    }
+}
+
 /// The value of a result's metric `name` with `labels`, for the format
 /// tests; panics naming what is missing.
 #[cfg(test)]

@@ -2,14 +2,18 @@
 //! CI systems (Jenkins, GitLab, GitHub Actions reporters) read. The run is
 //! one `<testsuite>`; each result is a `<testcase>` whose class is its area
 //! (`nodebench.cpu`) and whose name is its benchmark id; a failed result is
-//! a `<failure>` with its error, a cancelled one `<skipped>`; the metrics go
+//! a `<failure>` with its error, a benchmark that never produced a result
+//! (refused before it ran, stopped with an error) an `<error>` with its
+//! error, a cancelled one `<skipped>`; a failed run without any result (one
+//! stored before failures named their benchmark) is one test case with an
+//! `<error>`, never an empty green suite; the metrics go
 //! to `<system-out>` one per line and the warnings to `<system-err>`. Each
 //! acceptance threshold judged on the run is a test case of its own (class
 //! `nodebench.threshold`, named by the expression), failed when it failed.
 
 use std::fmt::Write as _;
 
-use nodebench_core::{BenchResult, ResultStatus, Run, ThresholdVerdict};
+use nodebench_core::{BenchResult, ResultStatus, Run, RunStatus, ThresholdVerdict};
 use quick_xml::escape::escape;
 
 /// The prefix of every test case's class name (`nodebench.cpu`).
@@ -24,11 +28,16 @@ pub fn to_junit(run: &Run) -> String {
         Some(id) => format!("nodebench run {id}"),
         None => "nodebench run".to_string(),
     };
-    let count = |s: ResultStatus| run.results.iter().filter(|r| r.status == s).count();
-    let failed_thresholds = run.verdicts.iter().filter(|v| !v.passed).count();
-    let failures = count(ResultStatus::Failed) + failed_thresholds;
-    let skipped = count(ResultStatus::Cancelled);
-    let tests = run.results.len() + run.verdicts.len();
+    let Counts {
+        tests,
+        failures,
+        errors,
+    } = counts(run);
+    let skipped = run
+        .results
+        .iter()
+        .filter(|r| r.status == ResultStatus::Cancelled)
+        .count();
     let seconds = run
         .ended_at
         .map(|end| seconds(end - run.started_at))
@@ -36,7 +45,7 @@ pub fn to_junit(run: &Run) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{seconds:.3}\">",
+        "<testsuites name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{seconds:.3}\">",
         text(&name),
     );
     let hostname = run
@@ -47,7 +56,7 @@ pub fn to_junit(run: &Run) -> String {
         .unwrap_or_default();
     let _ = writeln!(
         out,
-        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{seconds:.3}\" timestamp=\"{}\"{hostname}>",
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{seconds:.3}\" timestamp=\"{}\"{hostname}>",
         text(&name),
         run.started_at.format("%Y-%m-%dT%H:%M:%S"),
     );
@@ -70,6 +79,13 @@ pub fn to_junit(run: &Run) -> String {
     for r in &run.results {
         testcase(&mut out, r);
     }
+    if failed_without_result(run) {
+        let _ = writeln!(
+            out,
+            "    <testcase classname=\"{CLASS_PREFIX}.run\" name=\"{}\" time=\"{seconds:.3}\">\n      <error type=\"error\" message=\"{NO_RESULT}\"/>\n    </testcase>",
+            text(&run_benchmarks(run)),
+        );
+    }
     for v in &run.verdicts {
         threshold_testcase(&mut out, v);
     }
@@ -80,16 +96,13 @@ pub fn to_junit(run: &Run) -> String {
 /// Several runs as one JUnit XML document: each run's `<testsuite>` under
 /// one `<testsuites>` whose counts are their sums.
 pub fn to_junit_many(runs: &[Run]) -> String {
-    let (mut tests, mut failures, mut seconds) = (0, 0, 0.0);
+    let (mut tests, mut failures, mut errors, mut seconds) = (0, 0, 0, 0.0);
     let mut suites = String::new();
     for run in runs {
-        tests += run.results.len() + run.verdicts.len();
-        failures += run
-            .results
-            .iter()
-            .filter(|r| r.status == ResultStatus::Failed)
-            .count()
-            + run.verdicts.iter().filter(|v| !v.passed).count();
+        let c = counts(run);
+        tests += c.tests;
+        failures += c.failures;
+        errors += c.errors;
         seconds += run
             .ended_at
             .map(|end| self::seconds(end - run.started_at))
@@ -105,11 +118,54 @@ pub fn to_junit_many(runs: &[Run]) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites name=\"nodebench runs\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{seconds:.3}\">",
+        "<testsuites name=\"nodebench runs\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{seconds:.3}\">",
     );
     out.push_str(&suites);
     out.push_str("</testsuites>\n");
     out
+}
+
+/// The message of the test case of a failed run without any result.
+const NO_RESULT: &str = "the run failed before any benchmark produced a result";
+
+/// A run's test cases, failures and errors.
+struct Counts {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+}
+
+/// Every result and threshold is a test case; a failed result a failure,
+/// or an error when its benchmark never produced a result; a failed
+/// threshold a failure; a failed run without any result one error.
+fn counts(run: &Run) -> Counts {
+    let empty = usize::from(failed_without_result(run));
+    let errors = run.results.iter().filter(|r| r.never_produced()).count() + empty;
+    let failed = run
+        .results
+        .iter()
+        .filter(|r| r.status == ResultStatus::Failed && !r.never_produced())
+        .count();
+    Counts {
+        tests: run.results.len() + run.verdicts.len() + empty,
+        failures: failed + run.verdicts.iter().filter(|v| !v.passed).count(),
+        errors,
+    }
+}
+
+/// Whether `run` failed and holds no result (stored before a failure named
+/// its benchmark).
+fn failed_without_result(run: &Run) -> bool {
+    run.status == RunStatus::Failed && run.results.is_empty()
+}
+
+/// The run's command line without the program, for the name of its error
+/// test case (its secrets were hidden when the run started).
+fn run_benchmarks(run: &Run) -> String {
+    match run.command_line.get(1..) {
+        Some(words) if !words.is_empty() => words.join(" "),
+        _ => "run".to_string(),
+    }
 }
 
 /// One result as a `<testcase>`.
@@ -125,6 +181,15 @@ fn testcase(out: &mut String, r: &BenchResult) {
     let error = r.error.as_deref().unwrap_or("");
     match r.status {
         ResultStatus::Passed => {}
+        ResultStatus::Failed if r.never_produced() => {
+            let _ = writeln!(
+                out,
+                "      <error type=\"{}\" message=\"{}\">{}</error>",
+                text(r.error_phase.as_deref().unwrap_or("error")),
+                text(error),
+                text(error)
+            );
+        }
         ResultStatus::Failed => {
             let _ = writeln!(
                 out,

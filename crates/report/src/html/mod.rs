@@ -13,7 +13,7 @@ pub mod telemetry;
 
 use std::fmt::Write as _;
 
-use nodebench_core::{BenchResult, Run};
+use nodebench_core::{BenchResult, Run, RunStatus};
 
 use crate::compare::Side;
 use crate::reporters::{self, Reporter};
@@ -273,8 +273,15 @@ fn run_section(r: &Labelled) -> String {
         }
     }
     out.push_str(&verdicts_html(run));
+    if run.status == RunStatus::Failed && run.results.is_empty() {
+        let _ = writeln!(out, "<p class=\"error\">{}</p>", escape(table::NO_RESULT));
+    }
     let mut printed_together: Vec<&str> = Vec::new();
     for result in &run.results {
+        if result.never_produced() {
+            out.push_str(&result_section(run, result));
+            continue;
+        }
         if let Reporter::Together(_) = reporters::reporter(&result.benchmark) {
             if printed_together.contains(&result.benchmark.as_str()) {
                 continue;
@@ -321,7 +328,7 @@ fn result_section(run: &Run, result: &BenchResult) -> String {
     let mut out = String::from("<section class=\"result\">\n");
     let mut shown = vec![result];
     match reporters::reporter(&result.benchmark) {
-        _ if !reporters::has_tool_report(&result.benchmark) => {
+        _ if !reporters::has_tool_report(&result.benchmark) || result.never_produced() => {
             out.push_str(&grid_html(result));
         }
         Reporter::Each(f) => {
@@ -332,7 +339,7 @@ fn result_section(run: &Run, result: &BenchResult) -> String {
             let group: Vec<&BenchResult> = run
                 .results
                 .iter()
-                .filter(|o| o.benchmark == result.benchmark)
+                .filter(|o| o.benchmark == result.benchmark && !o.never_produced())
                 .collect();
             let _ = writeln!(out, "<h3>{}</h3>", escape(&result.benchmark));
             let _ = writeln!(out, "<pre>{}</pre>", escape(&f(&group)));
@@ -373,8 +380,8 @@ fn grid_html(result: &BenchResult) -> String {
         out.push_str("</tr>\n");
     }
     out.push_str("</table>\n");
-    if let Some(e) = &result.error {
-        let _ = writeln!(out, "<p class=\"error\">error: {}</p>", escape(e));
+    if let Some(e) = table::error_line(result) {
+        let _ = writeln!(out, "<p class=\"error\">{}</p>", escape(&e));
     }
     for w in &result.warnings {
         let _ = writeln!(out, "<p class=\"warning\">warning: {}</p>", escape(w));
