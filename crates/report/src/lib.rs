@@ -9,6 +9,7 @@ pub mod dd;
 pub mod export;
 pub mod format;
 pub mod gpu;
+pub mod hpcc;
 pub mod html;
 pub mod http;
 pub mod http_sweep;
