@@ -27,7 +27,7 @@ use nodebench_core::names::cpu::HPCC_FFT;
 use nodebench_core::names::hpcc::{THRESHOLD, label, metric, mode, param};
 use nodebench_core::rng::XorShift64;
 use nodebench_core::team::{self, SpinBarrier};
-use nodebench_core::units::format_bytes;
+use nodebench_core::units::{MAX_THREADS, format_bytes};
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 use rustfft::num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
@@ -85,7 +85,7 @@ impl Config for FftConfig {
             && n < 2
         {
             return Err(BenchError::Invalid(format!(
-                "--size: expected a transform length of at least 2 (e.g. 1m), got {n}"
+                "--size: expected a transform length of at least 2 (e.g. 1048576), got {n}"
             )));
         }
         if self.modes.is_empty() {
@@ -93,10 +93,12 @@ impl Config for FftConfig {
                 "--modes: expected a list of single, star".into(),
             ));
         }
-        if self.threads == Some(0) {
-            return Err(BenchError::Invalid(
-                "--threads: expected a positive number of threads".into(),
-            ));
+        if let Some(t) = self.threads
+            && !(1..=MAX_THREADS).contains(&t)
+        {
+            return Err(BenchError::Invalid(format!(
+                "--threads: expected a number of threads from 1 to {MAX_THREADS}, got {t}"
+            )));
         }
         if self.ntimes == 0 {
             return Err(BenchError::Invalid(
@@ -224,7 +226,7 @@ impl Benchmark for HpccFft {
         let (n, _) = c.length(total_memory_bytes(), cores)?;
         let threads = if c.modes.contains(&FftMode::Star) { cores } else { 1 };
         let flag = if c.size.is_some() { "--size" } else { "--memory-fraction" };
-        nodebench_core::buffer::check_fits((BYTES_PER_ELEMENT * (n * threads) as f64) as u64, flag)
+        nodebench_core::buffer::check_fits((BYTES_PER_ELEMENT * n as f64 * threads as f64) as u64, flag)
             .map_err(BenchError::Invalid)
     }
 

@@ -24,7 +24,7 @@ use nodebench_core::names::cpu::HPCC_DGEMM;
 use nodebench_core::names::hpcc::{THRESHOLD, label, metric, mode, param};
 use nodebench_core::rng::XorShift64;
 use nodebench_core::team::{self, SpinBarrier};
-use nodebench_core::units::format_bytes;
+use nodebench_core::units::{MAX_THREADS, format_bytes};
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 
 use crate::gemm::Kernel;
@@ -86,10 +86,12 @@ impl Config for DgemmConfig {
                 "--modes: expected a list of single, star".into(),
             ));
         }
-        if self.threads == Some(0) {
-            return Err(BenchError::Invalid(
-                "--threads: expected a positive number of threads".into(),
-            ));
+        if let Some(t) = self.threads
+            && !(1..=MAX_THREADS).contains(&t)
+        {
+            return Err(BenchError::Invalid(format!(
+                "--threads: expected a number of threads from 1 to {MAX_THREADS}, got {t}"
+            )));
         }
         if self.ntimes == 0 {
             return Err(BenchError::Invalid(
@@ -279,7 +281,13 @@ impl Benchmark for HpccDgemm {
         } else {
             "--memory-fraction"
         };
-        check_fits(24 * (n * n * threads) as u64, flag).map_err(BenchError::Invalid)
+        check_fits(
+            (n as u64)
+                .saturating_mul(n as u64)
+                .saturating_mul(24)
+                .saturating_mul(threads as u64),
+            flag,
+        ).map_err(BenchError::Invalid)
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {

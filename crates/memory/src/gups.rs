@@ -26,7 +26,7 @@ use nodebench_core::inventory::meminfo::{pow2_floor, total_memory_bytes as mem_t
 use nodebench_core::names::hpcc::{label, metric, mode, param};
 use nodebench_core::names::memory::HPCC_RANDOM_ACCESS;
 use nodebench_core::team::{self, SpinBarrier};
-use nodebench_core::units::format_bytes;
+use nodebench_core::units::{MAX_THREADS, format_bytes};
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 
 use crate::config::hugepages_param;
@@ -92,7 +92,7 @@ impl Config for GupsConfig {
             && (n < MIN_TABLE || !n.is_power_of_two())
         {
             return Err(BenchError::Invalid(format!(
-                "--table-size: expected a power of two of at least {MIN_TABLE} entries (e.g. 4m = 2^22), got {n}"
+                "--table-size: expected a power of two of at least {MIN_TABLE} entries (e.g. 4194304 = 2^22), got {n}"
             )));
         }
         if self.modes.is_empty() {
@@ -100,10 +100,12 @@ impl Config for GupsConfig {
                 "--modes: expected a list of single, star, shared".into(),
             ));
         }
-        if self.threads == Some(0) {
-            return Err(BenchError::Invalid(
-                "--threads: expected a positive number of threads".into(),
-            ));
+        if let Some(t) = self.threads
+            && !(1..=MAX_THREADS).contains(&t)
+        {
+            return Err(BenchError::Invalid(format!(
+                "--threads: expected a number of threads from 1 to {MAX_THREADS}, got {t}"
+            )));
         }
         Ok(())
     }
@@ -159,9 +161,12 @@ impl GupsConfig {
         self.modes
             .iter()
             .map(|m| match m {
-                GupsMode::Single => 8 * plan.local,
-                GupsMode::Star => 8 * plan.local * plan.threads as u64,
-                GupsMode::Shared => 8 * plan.global,
+                GupsMode::Single => plan.local.saturating_mul(8),
+                GupsMode::Star => plan
+                    .local
+                    .saturating_mul(8)
+                    .saturating_mul(plan.threads as u64),
+                GupsMode::Shared => plan.global.saturating_mul(8),
             })
             .max()
             .unwrap_or(0)

@@ -201,6 +201,15 @@ mod tests {
         assert_eq!(starts(65), 0xe);
         assert_eq!(starts(PERIOD), 1, "the period brings it back to 1");
         assert_eq!(starts(-1), starts(PERIOD - 1));
+        // Positions far out, against x^n mod (x^64 + x^2 + x + 1) in GF(2)
+        // computed independently (square and multiply over the polynomial,
+        // not HPCC's matrix): the starts of the 128 streams of a table of
+        // 2^22 entries (HPCC's RandomAccess_N here) are such positions.
+        assert_eq!(starts(1000), 0xb6b6_db00_0000_0103);
+        assert_eq!(starts(1 << 22), 0x1_0001_0013);
+        assert_eq!(starts(4 << 22), 0x1_0003);
+        assert_eq!(starts(1_000_000_000_000), 0xe9f9_6cd8_65f5_0b1c);
+        assert_eq!(starts(PERIOD - 1), 0x8000_0000_0000_0003);
         let mut v = 1u64;
         for n in 1..=5000i64 {
             v = step(v);

@@ -29,7 +29,7 @@ use nodebench_core::inventory::meminfo::total_memory_bytes;
 use nodebench_core::names::hpcc::{THRESHOLD, label, metric, mode, param};
 use nodebench_core::names::memory::HPCC_PTRANS;
 use nodebench_core::team::{self, SpinBarrier};
-use nodebench_core::units::format_bytes;
+use nodebench_core::units::{MAX_THREADS, format_bytes};
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 
 /// Tile edge, in elements: two 64 x 64 tiles of A and two of B (128 KiB)
@@ -74,10 +74,12 @@ impl Config for PtransConfig {
                 "--order: expected a positive matrix order (e.g. 2000)".into(),
             ));
         }
-        if self.threads == Some(0) {
-            return Err(BenchError::Invalid(
-                "--threads: expected a positive number of threads".into(),
-            ));
+        if let Some(t) = self.threads
+            && !(1..=MAX_THREADS).contains(&t)
+        {
+            return Err(BenchError::Invalid(format!(
+                "--threads: expected a number of threads from 1 to {MAX_THREADS}, got {t}"
+            )));
         }
         if self.ntimes == 0 {
             return Err(BenchError::Invalid(
@@ -275,7 +277,7 @@ impl Benchmark for Ptrans {
         c.validate()?;
         let (n, _) = c.order(total_memory_bytes())?;
         let flag = if c.order.is_some() { "--order" } else { "--memory-fraction" };
-        check_fits(16 * (n as u64) * (n as u64), flag).map_err(BenchError::Invalid)
+        check_fits((n as u64).saturating_mul(n as u64).saturating_mul(16), flag).map_err(BenchError::Invalid)
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use nodebench_core::names::{burnin, cpu, db, disk, gpu, http, linpack, memory, scan};
+use nodebench_core::names::{burnin, cpu, db, disk, gpu, http, linpack, memory, scan, suite};
 use nodebench_core::{BenchResult, Run};
 
 use crate::table;
@@ -214,6 +214,11 @@ fn report_of(run: &Run, telemetry: bool) -> String {
                 out.push_str(&summary);
             }
         }
+    }
+    // The hpcc suite's run ends with HPCC's summary set.
+    if run.tags.get(suite::TAG).map(String::as_str) == Some(suite::HPCC) {
+        let _ = writeln!(out);
+        out.push_str(&crate::hpcc::summary(run));
     }
     if !run.verdicts.is_empty() {
         let _ = writeln!(out);

@@ -85,7 +85,7 @@ pub struct FftArgs {
     /// within it.
     #[arg(long, value_name = "F", default_value_t = FftConfig::default().memory_fraction)]
     pub memory_fraction: f64,
-    /// The transform's length instead (1m = 2^20 = HPCC's FFT_N); any
+    /// The transform's length instead (as HPCC prints FFT_N: 1048576 = 2^20); any
     /// length >= 2 (HPCC takes only 2^a 3^b 5^c).
     #[arg(long, value_name = "N", value_parser = parse_count)]
     pub size: Option<u64>,

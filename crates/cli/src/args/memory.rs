@@ -100,8 +100,8 @@ pub struct GupsArgs {
     /// (HPCC's rule; the shared table takes the share of all memory).
     #[arg(long, value_name = "F", default_value_t = GupsConfig::default().memory_fraction)]
     pub memory_fraction: f64,
-    /// Entries (64-bit words) of each table instead, a power of two: 4m =
-    /// 2^22 (HPCC's RandomAccess_N).
+    /// Entries (64-bit words) of each table instead, a power of two, as
+    /// HPCC prints RandomAccess_N (4194304 = 2^22).
     #[arg(long, value_name = "N", value_parser = parse_count)]
     pub table_size: Option<u64>,
     /// Modes, in order: single, star, shared.

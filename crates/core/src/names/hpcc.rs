@@ -42,10 +42,7 @@ pub mod kind {
 
 /// Label keys.
 pub mod label {
-    /// HPCC's threshold of a scaled residual (HPL's 16).
-pub const THRESHOLD: f64 = 16.0;
-
-/// How a test ran (a [`mode`](super::mode) name).
+    /// How a test ran (a [`mode`](super::mode) name).
     pub const MODE: &str = "mode";
     /// Which latency/bandwidth figure (a [`kind`](super::kind) name).
     pub const KIND: &str = "kind";
