@@ -33,7 +33,17 @@ fn sizes_beyond_the_memory_are_refused_before_running() {
             &["memory", "gups", "--table-size", "1099511627776"][..],
             "--table-size",
         ),
-        (&["memory", "gups", "--memory-fraction", "0.9", "--modes", "star,shared"][..], "--memory-fraction"),
+        (
+            &[
+                "memory",
+                "gups",
+                "--memory-fraction",
+                "0.9",
+                "--modes",
+                "star,shared",
+            ][..],
+            "--memory-fraction",
+        ),
         (&["cpu", "fft", "--size", "100000000000"][..], "--size"),
         (&["memory", "ptrans", "--order", "1000000"][..], "--order"),
         (&["cpu", "dgemm", "--order", "1000000"][..], "--order"),
@@ -43,11 +53,26 @@ fn sizes_beyond_the_memory_are_refused_before_running() {
     }
     // Flags out of their range name the flag and the accepted form.
     for (args, want) in [
-        (&["memory", "gups", "--table-size", "1000"][..], "--table-size: expected a power of two"),
-        (&["memory", "gups", "--memory-fraction", "1.5"][..], "--memory-fraction: expected"),
-        (&["cpu", "fft", "--size", "1"][..], "--size: expected a transform length"),
-        (&["cpu", "dgemm", "--threads", "0"][..], "--threads: expected"),
-        (&["memory", "ptrans", "--threads", "5000"][..], "--threads: expected"),
+        (
+            &["memory", "gups", "--table-size", "1000"][..],
+            "--table-size: expected a power of two",
+        ),
+        (
+            &["memory", "gups", "--memory-fraction", "1.5"][..],
+            "--memory-fraction: expected",
+        ),
+        (
+            &["cpu", "fft", "--size", "1"][..],
+            "--size: expected a transform length",
+        ),
+        (
+            &["cpu", "dgemm", "--threads", "0"][..],
+            "--threads: expected",
+        ),
+        (
+            &["memory", "ptrans", "--threads", "5000"][..],
+            "--threads: expected",
+        ),
     ] {
         one_line_error(&run(args), 2, &[want]);
     }
@@ -84,7 +109,15 @@ fn each_test_runs_with_the_imports_ids_and_passes_hpccs_checks() {
         }
     }
     let fft = json(&run(&[
-        "--json", "cpu", "fft", "--size", "4096", "--threads", "2", "--ntimes", "2",
+        "--json",
+        "cpu",
+        "fft",
+        "--size",
+        "4096",
+        "--threads",
+        "2",
+        "--ntimes",
+        "2",
     ]));
     let rs = results(&fft);
     assert_eq!(rs.len(), 2);
@@ -94,13 +127,29 @@ fn each_test_runs_with_the_imports_ids_and_passes_hpccs_checks() {
         assert!(metric(r, "rate", &[("mode", mode)]) > 0.0);
         assert!(metric(r, "residual", &[("mode", mode)]) < 16.0);
     }
-    let pt = json(&run(&["--json", "memory", "ptrans", "--order", "300", "--threads", "2"]));
+    let pt = json(&run(&[
+        "--json",
+        "memory",
+        "ptrans",
+        "--order",
+        "300",
+        "--threads",
+        "2",
+    ]));
     let r = &results(&pt)[0];
     assert_eq!(r["benchmark"], "memory.hpcc_ptrans");
     assert_eq!(r["status"], "passed", "{r}");
     assert!(metric(r, "bandwidth", &[("mode", "mpi")]) > 0.0);
     assert_eq!(metric(r, "residual", &[("mode", "mpi")]), 0.0);
-    let dg = json(&run(&["--json", "cpu", "dgemm", "--order", "120", "--threads", "2"]));
+    let dg = json(&run(&[
+        "--json",
+        "cpu",
+        "dgemm",
+        "--order",
+        "120",
+        "--threads",
+        "2",
+    ]));
     let rs = results(&dg);
     assert_eq!(rs.len(), 2);
     for (r, mode) in rs.iter().zip(["single", "star"]) {
@@ -110,7 +159,14 @@ fn each_test_runs_with_the_imports_ids_and_passes_hpccs_checks() {
         assert!(metric(r, "residual", &[("mode", mode)]) < 16.0);
     }
     // The terminal report names the figures as HPCC's summary does.
-    let text = stdout(&run(&["memory", "gups", "--table-size", "4096", "--modes", "single"]));
+    let text = stdout(&run(&[
+        "memory",
+        "gups",
+        "--table-size",
+        "4096",
+        "--modes",
+        "single",
+    ]));
     assert!(text.contains("SingleRandomAccess_GUPs"), "{text}");
 }
 
@@ -164,7 +220,10 @@ fn the_hpcc_suite_prints_hpccs_summary_and_compares_with_an_imported_hpcc() {
             .unwrap_or_else(|| panic!("no figure on {line}"));
         assert!(value > 0.0, "{line}");
     }
-    assert!(summary.contains("StarSTREAM: HPCC's figure is one process's"), "{summary}");
+    assert!(
+        summary.contains("StarSTREAM: HPCC's figure is one process's"),
+        "{summary}"
+    );
     assert!(summary.contains("Ping-pong"), "{summary}");
     // Run 1 is HPCC's, run 2 the suite's.
     let c = json(&s.run(&["compare", "1", "2", "--json"]));
@@ -181,12 +240,23 @@ fn the_hpcc_suite_prints_hpccs_summary_and_compares_with_an_imported_hpcc() {
         ("cpu.hpcc_dgemm", "rate", &[("mode", "single")][..]),
         ("cpu.hpcc_dgemm", "rate", &[("mode", "star")][..]),
         ("memory.hpcc_ptrans", "bandwidth", &[("mode", "mpi")][..]),
-        ("memory.hpcc_random_access", "updates", &[("mode", "single")][..]),
-        ("memory.hpcc_random_access", "updates", &[("mode", "star")][..]),
+        (
+            "memory.hpcc_random_access",
+            "updates",
+            &[("mode", "single")][..],
+        ),
+        (
+            "memory.hpcc_random_access",
+            "updates",
+            &[("mode", "star")][..],
+        ),
         ("cpu.hpcc_fft", "rate", &[("mode", "single")][..]),
         ("cpu.hpcc_fft", "rate", &[("mode", "star")][..]),
     ] {
-        assert!(matched(bench, name, labels), "{bench} {name} {labels:?} not matched: {c}");
+        assert!(
+            matched(bench, name, labels),
+            "{bench} {name} {labels:?} not matched: {c}"
+        );
     }
     // The suite's own results carry their step.
     let run2 = json(&s.run(&["runs", "show", "2", "--json"]));

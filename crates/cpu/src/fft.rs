@@ -112,7 +112,11 @@ impl Config for FftConfig {
 impl FftConfig {
     /// The length and where it came from, on a machine of `mem_total`
     /// bytes with `cores` star cores.
-    pub fn length(&self, mem_total: Option<u64>, cores: usize) -> Result<(usize, String), BenchError> {
+    pub fn length(
+        &self,
+        mem_total: Option<u64>,
+        cores: usize,
+    ) -> Result<(usize, String), BenchError> {
         if let Some(n) = self.size {
             return Ok((n, format!("--size {n}")));
         }
@@ -180,7 +184,13 @@ pub fn scaled_residual(input: &[Complex64], back: &[Complex64]) -> f64 {
 /// One core's transforms: the best of `ntimes` forward transforms of a
 /// random vector (seeded by `seed`), then the check. `barrier` lines the
 /// cores of a star run up before each timed transform.
-fn transforms(plans: &Plans, n: usize, ntimes: usize, seed: u64, barrier: &SpinBarrier) -> (f64, f64) {
+fn transforms(
+    plans: &Plans,
+    n: usize,
+    ntimes: usize,
+    seed: u64,
+    barrier: &SpinBarrier,
+) -> (f64, f64) {
     let input = random_vector(n, seed);
     let mut data = input.clone();
     let mut scratch = vec![Complex64::default(); plans.forward.get_inplace_scratch_len()];
@@ -224,10 +234,21 @@ impl Benchmark for HpccFft {
         c.validate()?;
         let cores = self.cores();
         let (n, _) = c.length(total_memory_bytes(), cores)?;
-        let threads = if c.modes.contains(&FftMode::Star) { cores } else { 1 };
-        let flag = if c.size.is_some() { "--size" } else { "--memory-fraction" };
-        nodebench_core::buffer::check_fits((BYTES_PER_ELEMENT * n as f64 * threads as f64) as u64, flag)
-            .map_err(BenchError::Invalid)
+        let threads = if c.modes.contains(&FftMode::Star) {
+            cores
+        } else {
+            1
+        };
+        let flag = if c.size.is_some() {
+            "--size"
+        } else {
+            "--memory-fraction"
+        };
+        nodebench_core::buffer::check_fits(
+            (BYTES_PER_ELEMENT * n as f64 * threads as f64) as u64,
+            flag,
+        )
+        .map_err(BenchError::Invalid)
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
@@ -312,7 +333,9 @@ mod tests {
         assert!(forward(&impulse).iter().all(|v| (v - 1.0).norm() < 1e-12));
         let k0 = 37;
         let tone: Vec<Complex64> = (0..n)
-            .map(|j| Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * (k0 * j) as f64 / n as f64))
+            .map(|j| {
+                Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * (k0 * j) as f64 / n as f64)
+            })
             .collect();
         for (k, v) in forward(&tone).iter().enumerate() {
             let expected = if k == k0 { n as f64 } else { 0.0 };
@@ -327,7 +350,11 @@ mod tests {
         for n in [2, 60, 1000, 1009, 2 * 1031] {
             let x = random_vector(n, n as u64);
             let (fast, slow) = (forward(&x), naive(&x));
-            let err = fast.iter().zip(&slow).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+            let err = fast
+                .iter()
+                .zip(&slow)
+                .map(|(a, b)| (a - b).norm())
+                .fold(0.0, f64::max);
             assert!(err < 1e-9 * n as f64, "n = {n}: error {err}");
         }
     }
@@ -357,6 +384,11 @@ mod tests {
             size: Some(1),
             ..FftConfig::default()
         };
-        assert!(bad.validate().unwrap_err().to_string().starts_with("--size:"));
+        assert!(
+            bad.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("--size:")
+        );
     }
 }

@@ -232,10 +232,8 @@ fn multiplies(
         .zip(c0x.iter().zip(&abx))
         .map(|(y, (y0, p))| (y - (y0 - k * p)).abs())
         .fold(0.0, f64::max);
-    let scale = f64::EPSILON
-        * n as f64
-        * (k * norm_inf(n, &a) * norm_inf(n, &b) + c0_norm)
-        * max_abs(&x);
+    let scale =
+        f64::EPSILON * n as f64 * (k * norm_inf(n, &a) * norm_inf(n, &b) + c0_norm) * max_abs(&x);
     let residual = if diff.is_nan() {
         f64::INFINITY
     } else {
@@ -287,7 +285,8 @@ impl Benchmark for HpccDgemm {
                 .saturating_mul(24)
                 .saturating_mul(threads as u64),
             flag,
-        ).map_err(BenchError::Invalid)
+        )
+        .map_err(BenchError::Invalid)
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
@@ -360,7 +359,11 @@ mod tests {
                     }
                 }
                 multiply_sub(&kernel, n, &a, &b, &mut c);
-                let err = c.iter().zip(&want).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+                let err = c
+                    .iter()
+                    .zip(&want)
+                    .map(|(x, y)| (x - y).abs())
+                    .fold(0.0, f64::max);
                 assert!(err < 1e-12 * n as f64, "{} n={n}: {err}", kernel.isa);
             }
         }
@@ -385,6 +388,11 @@ mod tests {
             order: Some(0),
             ..DgemmConfig::default()
         };
-        assert!(bad.validate().unwrap_err().to_string().starts_with("--order:"));
+        assert!(
+            bad.validate()
+                .unwrap_err()
+                .to_string()
+                .starts_with("--order:")
+        );
     }
 }

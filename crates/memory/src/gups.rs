@@ -319,8 +319,13 @@ impl Benchmark for Gups {
             }
             .map_err(BenchError::System)?;
             r.metrics.push(
-                Metric::new(metric::UPDATES, out.rate, Unit::OpsPerSecond, Better::Higher)
-                    .label(label::MODE, m.as_str()),
+                Metric::new(
+                    metric::UPDATES,
+                    out.rate,
+                    Unit::OpsPerSecond,
+                    Better::Higher,
+                )
+                .label(label::MODE, m.as_str()),
             );
             r.metrics.push(
                 Metric::new(
@@ -408,10 +413,16 @@ mod tests {
 
     #[test]
     fn every_mode_runs_and_verifies() {
-        for (threads, f) in [(1, own_tables as fn(u64, usize, bool) -> _), (2, shared_table)] {
-            let out = f(1 << 12, threads, false).unwrap();
-            assert_eq!(out.entries, 1 << 12);
-            assert!(passes(out.errors, 1 << 12), "{} errors", out.errors);
+        // The shared table loses updates where two threads hit one entry at
+        // once: fewer the larger the table (2^12 entries lost 52 here, over
+        // HPCC's 1 %; 2^16 a handful).
+        for (threads, f) in [
+            (1, own_tables as fn(u64, usize, bool) -> _),
+            (2, shared_table),
+        ] {
+            let out = f(1 << 16, threads, false).unwrap();
+            assert_eq!(out.entries, 1 << 16);
+            assert!(passes(out.errors, 1 << 16), "{} errors", out.errors);
             assert!(out.rate > 0.0 && out.seconds > 0.0);
         }
         let star = own_tables(1 << 12, 2, false).unwrap();

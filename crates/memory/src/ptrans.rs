@@ -189,26 +189,26 @@ impl Matrices {
     #[inline(always)]
     fn tile_pair(&self, a: *mut f64, b: *const f64, ti: usize, tj: usize) {
         let n = self.n;
-            let (r0, r1) = (ti * BLOCK, ((ti + 1) * BLOCK).min(n));
-            let (c0, c1) = (tj * BLOCK, ((tj + 1) * BLOCK).min(n));
-            for i in r0..r1 {
-                // On a diagonal tile each pair once: j > i, and (i, i) alone.
-                let from = if ti == tj { i + 1 } else { c0 };
-                // SAFETY: tiles (I, J) and (J, I), J >= I, belong to the
-                // thread the counter handed tile row I to, alone; every
-                // index is < n*n.
-                unsafe {
-                    if ti == tj {
-                        *a.add(i * n + i) += *b.add(i * n + i);
-                    }
-                    for j in from..c1 {
-                        let x = *a.add(i * n + j);
-                        let y = *a.add(j * n + i);
-                        *a.add(i * n + j) = y + *b.add(i * n + j);
-                        *a.add(j * n + i) = x + *b.add(j * n + i);
-                    }
+        let (r0, r1) = (ti * BLOCK, ((ti + 1) * BLOCK).min(n));
+        let (c0, c1) = (tj * BLOCK, ((tj + 1) * BLOCK).min(n));
+        for i in r0..r1 {
+            // On a diagonal tile each pair once: j > i, and (i, i) alone.
+            let from = if ti == tj { i + 1 } else { c0 };
+            // SAFETY: tiles (I, J) and (J, I), J >= I, belong to the
+            // thread the counter handed tile row I to, alone; every
+            // index is < n*n.
+            unsafe {
+                if ti == tj {
+                    *a.add(i * n + i) += *b.add(i * n + i);
+                }
+                for j in from..c1 {
+                    let x = *a.add(i * n + j);
+                    let y = *a.add(j * n + i);
+                    *a.add(i * n + j) = y + *b.add(i * n + j);
+                    *a.add(j * n + i) = x + *b.add(j * n + i);
                 }
             }
+        }
     }
 
     /// HPCC's scaled residual of A after `k` passes: the largest difference
@@ -248,7 +248,8 @@ pub fn timed_passes(m: &Matrices, threads: usize, ntimes: usize) -> Vec<f64> {
         .collect();
     team::run(threads, true, |_| {
         for (next, (start, end)) in counters.iter().zip(&stamps) {
-            barrier.wait_then(|| start.store(clock.elapsed().as_nanos() as usize, Ordering::SeqCst));
+            barrier
+                .wait_then(|| start.store(clock.elapsed().as_nanos() as usize, Ordering::SeqCst));
             m.pass(next);
             barrier.wait_then(|| end.store(clock.elapsed().as_nanos() as usize, Ordering::SeqCst));
         }
@@ -276,14 +277,20 @@ impl Benchmark for Ptrans {
         let c = &self.config;
         c.validate()?;
         let (n, _) = c.order(total_memory_bytes())?;
-        let flag = if c.order.is_some() { "--order" } else { "--memory-fraction" };
-        check_fits((n as u64).saturating_mul(n as u64).saturating_mul(16), flag).map_err(BenchError::Invalid)
+        let flag = if c.order.is_some() {
+            "--order"
+        } else {
+            "--memory-fraction"
+        };
+        check_fits((n as u64).saturating_mul(n as u64).saturating_mul(16), flag)
+            .map_err(BenchError::Invalid)
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.validate()?;
         let c = &self.config;
-        let (n, sized_by) = c.order(ctx.inventory.memory.total_bytes.or_else(total_memory_bytes))?;
+        let (n, sized_by) =
+            c.order(ctx.inventory.memory.total_bytes.or_else(total_memory_bytes))?;
         let threads = c
             .threads
             .unwrap_or_else(|| affinity::allowed_cpus().len())
@@ -341,7 +348,11 @@ mod tests {
                 let after = read(&m);
                 for i in 0..n {
                     for j in 0..n {
-                        assert_eq!(after[i * n + j], before[j * n + i] + b0(i, j), "n={n} ({i},{j})");
+                        assert_eq!(
+                            after[i * n + j],
+                            before[j * n + i] + b0(i, j),
+                            "n={n} ({i},{j})"
+                        );
                     }
                 }
                 assert_eq!(m.residual(1, threads), 0.0);
@@ -355,7 +366,10 @@ mod tests {
         let m = Matrices::new(n, 2).unwrap();
         assert_eq!(timed_passes(&m, 2, 4).len(), 4);
         assert_eq!(m.residual(4, 2), 0.0);
-        assert!(m.residual(3, 2) > THRESHOLD, "the wrong pass count is caught");
+        assert!(
+            m.residual(3, 2) > THRESHOLD,
+            "the wrong pass count is caught"
+        );
         // SAFETY: no pass is running.
         unsafe { *m.a.as_ptr().add(17 * n + 99) += 0.5 };
         assert!(m.residual(4, 2) > THRESHOLD);

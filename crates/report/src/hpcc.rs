@@ -229,7 +229,10 @@ pub fn summary(run: &Run) -> String {
         }
     }
     let mut out = String::from("HPC Challenge summary (HPCC's names and units)\n");
-    let header: Vec<String> = ["figure", "value", "n"].iter().map(|s| s.to_string()).collect();
+    let header: Vec<String> = ["figure", "value", "n"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     out.push_str(&text_table(&header, &rows, 1));
     out.push('\n');
     if star.is_some() {
@@ -268,11 +271,17 @@ mod tests {
             .lines()
             .find(|l| l.contains("SingleRandomAccess_GUPs"))
             .unwrap();
-        assert!(single.contains("0.073666") && single.contains("4194304"), "{text}");
+        assert!(
+            single.contains("0.073666") && single.contains("4194304"),
+            "{text}"
+        );
         let star = text
             .lines()
             .find(|l| l.contains("StarRandomAccess_GUPs"))
             .unwrap();
-        assert!(star.contains("0.070000") && star.contains(" 3 wrong "), "{text}");
+        assert!(
+            star.contains("0.070000") && star.contains(" 3 wrong "),
+            "{text}"
+        );
     }
 }

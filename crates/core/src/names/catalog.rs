@@ -287,7 +287,10 @@ static SPECS: &[BenchSpec] = &[
             m(hpcc::metric::RATE, Unit::FlopsPerSecond),
             m(hpcc::metric::RESIDUAL, Unit::Count),
         ],
-        labels: &[of(hpcc::label::MODE, &[hpcc::mode::SINGLE, hpcc::mode::STAR])],
+        labels: &[of(
+            hpcc::label::MODE,
+            &[hpcc::mode::SINGLE, hpcc::mode::STAR],
+        )],
     },
     BenchSpec {
         id: cpu::HPCC_FFT,
@@ -295,7 +298,10 @@ static SPECS: &[BenchSpec] = &[
             m(hpcc::metric::RATE, Unit::FlopsPerSecond),
             m(hpcc::metric::RESIDUAL, Unit::Count),
         ],
-        labels: &[of(hpcc::label::MODE, &[hpcc::mode::SINGLE, hpcc::mode::STAR])],
+        labels: &[of(
+            hpcc::label::MODE,
+            &[hpcc::mode::SINGLE, hpcc::mode::STAR],
+        )],
     },
     BenchSpec {
         id: memory::HPCC_PTRANS,

@@ -103,7 +103,11 @@ mod tests {
     fn huge_pages_decide_between_latency_and_tlb() {
         let big = 4u64 << 30;
         let l = |asked, thp| line(&result(big, asked), Some(&inventory(thp))).unwrap();
-        assert!(l(true, "madvise").starts_with("latency-bound"), "{}", l(true, "madvise"));
+        assert!(
+            l(true, "madvise").starts_with("latency-bound"),
+            "{}",
+            l(true, "madvise")
+        );
         assert!(l(false, "madvise").starts_with("TLB-bound"));
         assert!(l(false, "always").starts_with("latency-bound"));
         assert!(l(true, "never").starts_with("TLB-bound"));
