@@ -33,17 +33,6 @@ fn sizes_beyond_the_memory_are_refused_before_running() {
             &["memory", "gups", "--table-size", "1099511627776"][..],
             "--table-size",
         ),
-        (
-            &[
-                "memory",
-                "gups",
-                "--memory-fraction",
-                "0.9",
-                "--modes",
-                "star,shared",
-            ][..],
-            "--memory-fraction",
-        ),
         (&["cpu", "fft", "--size", "100000000000"][..], "--size"),
         (&["memory", "ptrans", "--order", "1000000"][..], "--order"),
         (&["cpu", "dgemm", "--order", "1000000"][..], "--order"),

@@ -317,7 +317,7 @@ impl Benchmark for Ptrans {
             Metric::new(metric::RESIDUAL, residual, Unit::Count, Better::Lower)
                 .label(label::MODE, mode::MPI),
         );
-        if !(residual <= THRESHOLD) {
+        if residual.is_nan() || residual > THRESHOLD {
             r.mark_failed(format!(
                 "check failed: scaled residual {residual:.3e} of A^T + B is above HPCC's {THRESHOLD}"
             ));

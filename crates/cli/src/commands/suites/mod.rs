@@ -65,8 +65,8 @@ pub const BUILTINS: [(&str, &str); 8] = [
         "iozone-auto",
         include_str!("../../../suites/iozone-auto.toml"),
     ),
-    ("gpu-node", include_str!("../../../suites/gpu-node.toml")),
     ("hpcc", include_str!("../../../suites/hpcc.toml")),
+    ("gpu-node", include_str!("../../../suites/gpu-node.toml")),
 ];
 
 /// The benchmark ids a step may name. Each runs as the subcommand its id
