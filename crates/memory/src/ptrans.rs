@@ -126,7 +126,7 @@ fn b0(i: usize, j: usize) -> f64 {
 /// Entry (i, j) after `k` passes of `A = A^T + B` from A0.
 fn expected(i: usize, j: usize, k: usize) -> f64 {
     let both = b0(i, j) + b0(j, i);
-    if k % 2 == 0 {
+    if k.is_multiple_of(2) {
         a0(i, j) + (k / 2) as f64 * both
     } else {
         a0(j, i) + b0(i, j) + ((k - 1) / 2) as f64 * both

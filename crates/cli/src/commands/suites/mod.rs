@@ -663,7 +663,7 @@ pub fn apply(suite: &mut Suite, sets: &[Setting]) -> Result<(), SuiteError> {
 /// checking each key against `cmd`, the step's subcommand.
 fn argv(suite: &Suite, step: &Step, cmd: &clap::Command) -> Result<Vec<String>, SuiteError> {
     let mut flags: Vec<String> = vec!["nodebench".into()];
-    flags.extend(command_path(&step.bench).into_iter().map(str::to_string));
+    flags.extend(command_path(step.bench).into_iter().map(str::to_string));
     let mut positional: Vec<String> = Vec::new();
     let given = |key: &str| step.params.iter().any(|p| p.key == key);
     for p in &step.params {
