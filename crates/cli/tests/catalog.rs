@@ -30,6 +30,13 @@ const CPU_AND_MEMORY: &[&str] = &[
     memory::NUMA,
     memory::LOADED_LATENCY,
 ];
+/// HPC Challenge's tests.
+const HPCC: &[&str] = &[
+    cpu::HPCC_DGEMM,
+    cpu::HPCC_FFT,
+    memory::HPCC_PTRANS,
+    memory::HPCC_RANDOM_ACCESS,
+];
 const DISK: &[&str] = &[disk::IOZONE, disk::DD, disk::BLOCKS];
 const NET: &[&str] = &[net::TCP, net::UDP, net::PINGPONG];
 const HTTP_AND_SCAN: &[&str] = &[http::LOAD, http::SWEEP, http::DOWNLOAD, scan::SCAN];
@@ -183,6 +190,7 @@ fn check(runs: &[Value], ids: &[&str]) {
 fn every_runnable_benchmark_is_run_here() {
     let run_here: BTreeSet<&str> = [
         CPU_AND_MEMORY,
+        HPCC,
         DISK,
         NET,
         HTTP_AND_SCAN,
@@ -271,6 +279,26 @@ fn cpu_and_memory_results_are_in_the_catalog() {
         ]),
     ];
     check(&runs, CPU_AND_MEMORY);
+}
+
+#[test]
+fn hpcc_results_are_in_the_catalog() {
+    let runs = [
+        run(&["cpu", "dgemm", "--order", "64", "--threads", "2"]),
+        run(&["cpu", "fft", "--size", "1024", "--threads", "2"]),
+        run(&["memory", "ptrans", "--order", "100", "--threads", "2"]),
+        run(&[
+            "memory",
+            "gups",
+            "--table-size",
+            "65536",
+            "--threads",
+            "2",
+            "--modes",
+            "single,star,shared",
+        ]),
+    ];
+    check(&runs, HPCC);
 }
 
 #[test]

@@ -10,13 +10,14 @@ use common::{TempStore, json, one_line_error, stderr, stdout};
 use serde_json::Value;
 
 /// The built-ins that run without a GPU, in `suite list` order.
-const BUILTINS: [&str; 6] = [
+const BUILTINS: [&str; 7] = [
     "quick",
     "compute-node",
     "node-pair",
     "resource-sweep",
     "amp-stack",
     "iozone-auto",
+    "hpcc",
 ];
 /// The one that needs an NVIDIA GPU, listed last (tests/gpu.rs: exit 3
 /// without one).
@@ -55,7 +56,7 @@ fn steps(run: &Value) -> Vec<(String, String, u64)> {
 }
 
 #[test]
-fn list_shows_the_seven_builtins_in_order_with_descriptions() {
+fn list_shows_the_eight_builtins_in_order_with_descriptions() {
     let out = common::run(&["suite", "list"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
@@ -342,6 +343,15 @@ fn shrunk(name: &str) -> &'static [&'static str] {
             "db-ir.time-limit=300ms",
         ],
         "iozone-auto" => &["max-file-size=256KiB"],
+        "hpcc" => &[
+            "cpu.linpack.sizes=200",
+            "cpu.hpcc_dgemm.order=100",
+            "array-size=200000",
+            "ntimes=2",
+            "memory.hpcc_ptrans.order=200",
+            "memory.hpcc_random_access.table-size=16384",
+            "cpu.hpcc_fft.size=4096",
+        ],
         _ => unreachable!("{name}"),
     }
 }

@@ -4,7 +4,9 @@
 //! - config.rs: the kernels, the scaling modes and `cpu ops`' options.
 //! - kernels.rs: the kernels themselves, per instruction set.
 //! - ops.rs: the `cpu.ops` benchmark (calibration, thread teams, figures).
+//! - fft.rs: HPCC's FFT (`cpu.hpcc_fft`) through rustfft.
 
 pub mod config;
+pub mod fft;
 pub mod kernels;
 pub mod ops;

@@ -13,11 +13,13 @@
 //! - rust.rs: the faer backend. blas.rs: dlopen'd dgesv (OpenBLAS, MKL,
 //!   libFLAME, any LAPACK).
 //! - backend.rs: the solver `--blas` names, and `auto`'s calibration.
+//! - dgemm.rs: HPCC's DGEMM (`cpu.hpcc_dgemm`) on gemm.rs's kernel.
 //! - this file: the `cpu.linpack` benchmark.
 
 pub mod backend;
 pub mod blas;
 pub mod config;
+pub mod dgemm;
 pub mod error;
 pub mod gemm;
 pub mod matrix;

@@ -1,10 +1,14 @@
-//! Memory benchmarks: STREAM, the block-size x thread matrix, and the
-//! latency sweep by working-set size.
+//! Memory benchmarks: STREAM, the block-size x thread matrix, the
+//! latency sweep by working-set size, and HPCC's RandomAccess (GUPS) and
+//! PTRANS.
 
 pub mod blocks;
+pub mod gups;
+pub mod gups_kernel;
 pub mod latency;
 pub mod loaded;
 pub mod numa;
+pub mod ptrans;
 pub mod stream;
 pub mod stream_numa;
 

@@ -10,6 +10,7 @@ pub mod export;
 pub mod format;
 pub mod gpu;
 pub mod host;
+pub mod hpcc;
 pub mod html;
 pub mod http;
 pub mod http_sweep;

@@ -1,12 +1,12 @@
 //! Which reporter prints a result: one table keyed by benchmark id. The
 //! benchmarks that print the way their classic tool does (LINPACK, IOzone,
-//! dd, ab/httperf, JMeter, wget, gpu-burn) and AS3AP (its load, query and
+//! dd, ab/httperf, JMeter, wget, gpu-burn, HPCC's summary names) and AS3AP (its load, query and
 //! multi-user tables) have an entry; every other result gets the
 //! generic table of [`table::result_table`].
 
 use std::fmt::Write as _;
 
-use nodebench_core::names::{burnin, db, disk, gpu, http, linpack, memory, scan};
+use nodebench_core::names::{burnin, cpu, db, disk, gpu, http, linpack, memory, scan, suite};
 use nodebench_core::{BenchResult, Run, RunStatus};
 
 use crate::table;
@@ -44,6 +44,13 @@ const REPORTERS: &[(&str, Reporter)] = &[
         Reporter::Together(crate::burnin::report),
     ),
     (gpu::BURN, Reporter::Each(crate::gpu::burn)),
+    (
+        memory::HPCC_RANDOM_ACCESS,
+        Reporter::Together(crate::hpcc::report),
+    ),
+    (cpu::HPCC_FFT, Reporter::Together(crate::hpcc::report)),
+    (memory::HPCC_PTRANS, Reporter::Together(crate::hpcc::report)),
+    (cpu::HPCC_DGEMM, Reporter::Together(crate::hpcc::report)),
 ];
 
 /// The reporter of benchmark `id`: its entry in the table, else the
@@ -212,6 +219,11 @@ fn report_of(run: &Run, telemetry: bool) -> String {
                 out.push_str(&summary);
             }
         }
+    }
+    // The hpcc suite's run ends with HPCC's summary set.
+    if run.tags.get(suite::TAG).map(String::as_str) == Some(suite::HPCC) {
+        let _ = writeln!(out);
+        out.push_str(&crate::hpcc::summary(run));
     }
     if !run.verdicts.is_empty() {
         let _ = writeln!(out);

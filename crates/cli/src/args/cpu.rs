@@ -1,4 +1,5 @@
-//! `nodebench cpu ...`: the flags of `cpu ops` and `cpu linpack`, and the
+//! `nodebench cpu ...`: the flags of `cpu ops`, `cpu linpack`, `cpu fft` and
+//! `cpu dgemm`, and the
 //! one conversion of each into its benchmark's config.
 
 use std::fmt;
@@ -8,7 +9,9 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use nodebench_core::config::{Choice, UnknownChoice};
 use nodebench_cpu::config::{Kernel, OpsConfig, Scaling};
+use nodebench_cpu::fft::{FftConfig, FftMode};
 use nodebench_linpack::config::{BlasChoice, FULL_MEMORY_FRACTION, LinpackConfig, Sizes};
+use nodebench_linpack::dgemm::{DgemmConfig, DgemmMode};
 
 use super::parse::{
     ThreadList, duration_text, or_default, parse_count, parse_duration, parse_threads,
@@ -29,6 +32,84 @@ pub enum CpuCommand {
     /// 2/3 n^3 + 3/2 n^2 operations per solve, as HPL does, and are shown as
     /// % of the theoretical peak.
     Linpack(LinpackArgs),
+    /// HPC Challenge's FFT: a 1-D complex double-precision transform
+    /// (rustfft), single (one core) and star (every core its own), GFLOPS
+    /// as HPCC counts them (5 N log2 N / t), checked by the inverse
+    /// transform and HPCC's scaled residual (fails above 16).
+    Fft(FftArgs),
+    /// HPC Challenge's DGEMM through nodebench's own packed GEMM (LINPACK's
+    /// kernel): C = C - A B of order n, single (one core) and star (every
+    /// core its own), GFLOPS (2 n^3 per multiply) and HPCC's residual check
+    /// (fails above 16).
+    Dgemm(DgemmArgs),
+}
+
+/// Options of `cpu dgemm`.
+#[derive(Debug, Args)]
+pub struct DgemmArgs {
+    /// The share of each core's memory (MemTotal over the cores) the three
+    /// matrices (24 n^2 bytes) may take; the order is the largest that fits.
+    #[arg(long, value_name = "F", default_value_t = DgemmConfig::default().memory_fraction)]
+    pub memory_fraction: f64,
+    /// The matrix order instead (HPCC's DGEMM_N).
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub order: Option<u64>,
+    /// Modes, in order: single, star.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DgemmConfig::default().modes)]
+    pub modes: Vec<DgemmMode>,
+    /// Threads of star. Default: every allowed CPU.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Timed multiplies; the best counts.
+    #[arg(long, value_name = "N", default_value_t = DgemmConfig::default().ntimes as u64, value_parser = parse_count)]
+    pub ntimes: u64,
+}
+
+impl From<&DgemmArgs> for DgemmConfig {
+    fn from(a: &DgemmArgs) -> DgemmConfig {
+        DgemmConfig {
+            memory_fraction: a.memory_fraction,
+            order: a.order.map(|n| n as usize),
+            modes: a.modes.clone(),
+            threads: a.threads,
+            ntimes: a.ntimes as usize,
+        }
+    }
+}
+
+/// Options of `cpu fft`.
+#[derive(Debug, Args)]
+pub struct FftArgs {
+    /// The share of each core's memory (MemTotal over the cores) the four
+    /// vectors of N complex doubles may take; N is the largest power of two
+    /// within it.
+    #[arg(long, value_name = "F", default_value_t = FftConfig::default().memory_fraction)]
+    pub memory_fraction: f64,
+    /// The transform's length instead (as HPCC prints FFT_N: 1048576 = 2^20); any
+    /// length >= 2 (HPCC takes only 2^a 3^b 5^c).
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub size: Option<u64>,
+    /// Modes, in order: single, star.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = FftConfig::default().modes)]
+    pub modes: Vec<FftMode>,
+    /// Threads of star. Default: every allowed CPU.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Timed forward transforms; the best counts.
+    #[arg(long, value_name = "N", default_value_t = FftConfig::default().ntimes as u64, value_parser = parse_count)]
+    pub ntimes: u64,
+}
+
+impl From<&FftArgs> for FftConfig {
+    fn from(a: &FftArgs) -> FftConfig {
+        FftConfig {
+            memory_fraction: a.memory_fraction,
+            size: a.size.map(|n| n as usize),
+            modes: a.modes.clone(),
+            threads: a.threads,
+            ntimes: a.ntimes as usize,
+        }
+    }
 }
 
 /// Options of `cpu ops`.

@@ -1,14 +1,16 @@
-//! `nodebench memory ...`: the flags of `memory stream`, `memory blocks`
-//! and `memory latency`, and the one conversion of each into its
+//! `nodebench memory ...`: the flags of `memory stream`, `memory blocks`,
+//! `memory latency`, `memory gups` and the others, and the one conversion of each into its
 //! benchmark's config.
 
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use nodebench_memory::blocks::{BlockOp, BlocksConfig};
+use nodebench_memory::gups::{GupsConfig, GupsMode};
 use nodebench_memory::latency::LatencyConfig;
 use nodebench_memory::loaded::LoadedConfig;
 use nodebench_memory::numa::NumaConfig;
+use nodebench_memory::ptrans::PtransConfig;
 use nodebench_memory::stream::StreamConfig;
 use nodebench_memory::stream_numa::StreamNuma;
 
@@ -48,6 +50,82 @@ pub enum MemoryCommand {
     /// latency against bandwidth and its knee; first the peak injection
     /// bandwidth of each mix on every CPU.
     LoadedLatency(LoadedArgs),
+    /// HPC Challenge's RandomAccess (GUPS): 4 x table-size XOR updates at
+    /// random entries of a table of 2^n 64-bit words, with HPCC's generator
+    /// and its verification (fails at 1 % wrong entries); single (one
+    /// core), star (every core its own table) and shared (one table,
+    /// lock-free) modes, in GUP/s.
+    Gups(GupsArgs),
+    /// HPC Challenge's PTRANS on one node: A = A^T + B for square matrices
+    /// of doubles, blocked, on every thread, in GB/s as HPCC counts them
+    /// (8 n^2 bytes per pass), checked against the exact result (fails
+    /// above HPCC's scaled residual of 16).
+    Ptrans(PtransArgs),
+}
+
+/// Options of `memory ptrans`.
+#[derive(Debug, Args)]
+pub struct PtransArgs {
+    /// The share of the machine's memory the two matrices (16 n^2 bytes)
+    /// may take; the order is the largest that fits.
+    #[arg(long, value_name = "F", default_value_t = PtransConfig::default().memory_fraction)]
+    pub memory_fraction: f64,
+    /// The matrix order instead (HPCC's PTRANS_n).
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub order: Option<u64>,
+    /// Threads. Default: every allowed CPU.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Timed passes; the best counts.
+    #[arg(long, value_name = "N", default_value_t = PtransConfig::default().ntimes as u64, value_parser = parse_count)]
+    pub ntimes: u64,
+}
+
+impl From<&PtransArgs> for PtransConfig {
+    fn from(a: &PtransArgs) -> PtransConfig {
+        PtransConfig {
+            memory_fraction: a.memory_fraction,
+            order: a.order.map(|n| n as usize),
+            threads: a.threads,
+            ntimes: a.ntimes as usize,
+        }
+    }
+}
+
+/// Options of `memory gups`.
+#[derive(Debug, Args)]
+pub struct GupsArgs {
+    /// The share of each core's memory (MemTotal over the cores) one table
+    /// may take; the table is the largest power of two of words within it
+    /// (HPCC's rule; the shared table takes the share of all memory).
+    #[arg(long, value_name = "F", default_value_t = GupsConfig::default().memory_fraction)]
+    pub memory_fraction: f64,
+    /// Entries (64-bit words) of each table instead, a power of two, as
+    /// HPCC prints RandomAccess_N (4194304 = 2^22).
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub table_size: Option<u64>,
+    /// Modes, in order: single, star, shared.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = GupsConfig::default().modes)]
+    pub modes: Vec<GupsMode>,
+    /// Threads of star and shared. Default: every allowed CPU.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Do not ask for transparent huge pages (each update then misses the
+    /// TLB, as an HPCC binary's malloc'ed table does when THP is `madvise`).
+    #[arg(long)]
+    pub no_hugepages: bool,
+}
+
+impl From<&GupsArgs> for GupsConfig {
+    fn from(a: &GupsArgs) -> GupsConfig {
+        GupsConfig {
+            memory_fraction: a.memory_fraction,
+            table_size: a.table_size,
+            modes: a.modes.clone(),
+            threads: a.threads,
+            hugepages: !a.no_hugepages,
+        }
+    }
 }
 
 /// Options of `memory numa`.

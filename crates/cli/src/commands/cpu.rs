@@ -2,8 +2,10 @@
 
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
+use nodebench_cpu::fft::HpccFft;
 use nodebench_cpu::ops::CpuOps;
 use nodebench_linpack::Linpack;
+use nodebench_linpack::dgemm::HpccDgemm;
 
 use super::runner::run_benchmarks;
 use crate::args::Cli;
@@ -19,5 +21,7 @@ pub fn benchmark(cmd: &CpuCommand) -> Box<dyn Benchmark> {
     match cmd {
         CpuCommand::Ops(a) => Box::new(CpuOps { config: a.into() }),
         CpuCommand::Linpack(a) => Box::new(Linpack { config: a.into() }),
+        CpuCommand::Fft(a) => Box::new(HpccFft { config: a.into() }),
+        CpuCommand::Dgemm(a) => Box::new(HpccDgemm { config: a.into() }),
     }
 }

@@ -3,9 +3,11 @@
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 use nodebench_memory::blocks::Blocks;
+use nodebench_memory::gups::Gups;
 use nodebench_memory::latency::Latency;
 use nodebench_memory::loaded::LoadedLatency;
 use nodebench_memory::numa::Numa;
+use nodebench_memory::ptrans::Ptrans;
 use nodebench_memory::stream::Stream;
 
 use super::runner::run_benchmarks;
@@ -25,5 +27,7 @@ pub fn benchmark(cmd: &MemoryCommand) -> Box<dyn Benchmark> {
         MemoryCommand::Latency(a) => Box::new(Latency { config: a.into() }),
         MemoryCommand::Numa(a) => Box::new(Numa { config: a.into() }),
         MemoryCommand::LoadedLatency(a) => Box::new(LoadedLatency { config: a.into() }),
+        MemoryCommand::Gups(a) => Box::new(Gups { config: a.into() }),
+        MemoryCommand::Ptrans(a) => Box::new(Ptrans { config: a.into() }),
     }
 }

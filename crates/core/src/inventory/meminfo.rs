@@ -50,6 +50,22 @@ pub fn available_memory_bytes() -> Option<u64> {
     parse_meminfo(&text).available
 }
 
+/// The machine's memory (`MemTotal` of the live `/proc/meminfo`), which
+/// HPCC's size rules take a share of (`--memory-fraction`).
+pub fn total_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_meminfo(&text).total
+}
+
+/// The largest power of two not above `x`, at least 1 (HPCC's table and
+/// vector sizes).
+pub fn pow2_floor(x: f64) -> u64 {
+    if x < 2.0 {
+        return 1;
+    }
+    1u64 << (x.log2().floor() as u32).min(62)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

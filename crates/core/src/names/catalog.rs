@@ -6,7 +6,7 @@
 //!
 //! Only [`crate::model::BenchResult::metrics`] are listed (thresholds judge
 //! metrics, not histograms or series). Imported benchmarks (`disk.fio`,
-//! `cpu.sysbench`, HPCC...) are not runnable and not here.
+//! `cpu.sysbench`, HPCC's ping-pong...) are not runnable and not here.
 //!
 //! Two metric names are recorded in more than one unit; each is listed in
 //! the unit most of its results carry:
@@ -24,7 +24,7 @@ use super::labels::{KERNEL, PERCENTILE, SIZE, THREADS};
 use super::latency::{
     LATENCY_MAX, LATENCY_MEAN, LATENCY_P50, LATENCY_P90, LATENCY_P99, LATENCY_P999,
 };
-use super::{cpu, db, disk, gpu, linpack, memory, net, scan};
+use super::{cpu, db, disk, gpu, hpcc, linpack, memory, net, scan};
 use crate::model::Unit;
 
 /// One metric a benchmark produces.
@@ -280,6 +280,47 @@ static SPECS: &[BenchSpec] = &[
             of(memory::label::MIX, &memory::mix::ALL),
             open(memory::label::DELAY),
         ],
+    },
+    BenchSpec {
+        id: cpu::HPCC_DGEMM,
+        metrics: &[
+            m(hpcc::metric::RATE, Unit::FlopsPerSecond),
+            m(hpcc::metric::RESIDUAL, Unit::Count),
+        ],
+        labels: &[of(
+            hpcc::label::MODE,
+            &[hpcc::mode::SINGLE, hpcc::mode::STAR],
+        )],
+    },
+    BenchSpec {
+        id: cpu::HPCC_FFT,
+        metrics: &[
+            m(hpcc::metric::RATE, Unit::FlopsPerSecond),
+            m(hpcc::metric::RESIDUAL, Unit::Count),
+        ],
+        labels: &[of(
+            hpcc::label::MODE,
+            &[hpcc::mode::SINGLE, hpcc::mode::STAR],
+        )],
+    },
+    BenchSpec {
+        id: memory::HPCC_PTRANS,
+        metrics: &[
+            m(hpcc::metric::BANDWIDTH, Unit::BytesPerSecond),
+            m(hpcc::metric::RESIDUAL, Unit::Count),
+        ],
+        labels: &[of(hpcc::label::MODE, &[hpcc::mode::MPI])],
+    },
+    BenchSpec {
+        id: memory::HPCC_RANDOM_ACCESS,
+        metrics: &[
+            m(hpcc::metric::UPDATES, Unit::OpsPerSecond),
+            m(hpcc::metric::ERRORS, Unit::Count),
+        ],
+        labels: &[of(
+            hpcc::label::MODE,
+            &[hpcc::mode::SINGLE, hpcc::mode::STAR, hpcc::mode::SHARED],
+        )],
     },
     BenchSpec {
         id: gpu::STREAM,

@@ -6,6 +6,9 @@
 //! [`super::memory::HPCC_PTRANS`], [`super::memory::HPCC_RANDOM_ACCESS`],
 //! [`super::net::HPCC_LATENCY_BANDWIDTH`]).
 
+/// HPCC's threshold of a scaled residual (HPL's 16).
+pub const THRESHOLD: f64 = 16.0;
+
 /// How a test ran (the [`label::MODE`] label).
 pub mod mode {
     /// One process ran it while the others idled (`Single`).
@@ -13,8 +16,13 @@ pub mod mode {
     /// Every process ran its own copy at once (`Star`, embarrassingly
     /// parallel); the figure is one process's.
     pub const STAR: &str = "star";
-    /// All processes ran one distributed test (`MPI`).
+    /// All processes ran one distributed test (`MPI`); nodebench's PTRANS,
+    /// every thread on one matrix, is labelled so too.
     pub const MPI: &str = "mpi";
+    /// Every core updated one table shared without locks (nodebench's
+    /// `memory gups --mode shared`, the one-node form of MPIRandomAccess;
+    /// HPCC's rule allows the lost updates up to 1 % of the table).
+    pub const SHARED: &str = "shared";
 }
 
 /// Which latency/bandwidth figure (the [`label::KIND`] label).
@@ -50,6 +58,11 @@ pub mod metric {
     pub const BANDWIDTH: &str = "bandwidth";
     /// Seconds: a ping-pong or ring latency.
     pub const LATENCY: &str = "latency";
+    /// RandomAccess: table entries found wrong by the verification (count).
+    pub const ERRORS: &str = "errors";
+    /// FFT, PTRANS, DGEMM: HPCC's scaled residual of the check (a result
+    /// fails above [`super::THRESHOLD`]).
+    pub const RESIDUAL: &str = "residual";
 }
 
 /// Parameter names.
@@ -59,4 +72,17 @@ pub mod param {
     /// The problem size of a test (matrix order, vector length, table
     /// size), as HPCC names it (`DGEMM_N`, `FFT_N`, `PTRANS_n`...).
     pub const N: &str = "n";
+    /// Bytes of one RandomAccess table.
+    pub const TABLE_BYTES: &str = "table_bytes";
+    /// Updates each RandomAccess table gets (4 x its entries).
+    pub const UPDATES: &str = "updates";
+    /// Threads of a star or shared run.
+    pub const THREADS: &str = "threads";
+    /// Where the problem size came from: `--memory-fraction F` (of the
+    /// memory per core, HPCC's rule) or the size flag.
+    pub const SIZED_BY: &str = "sized_by";
+    /// Transparent huge pages for the table (a memory `hugepages` value).
+    pub const HUGEPAGES: &str = "hugepages";
+    /// The micro-kernel of a DGEMM run (instruction set and tile).
+    pub const KERNEL: &str = "kernel";
 }

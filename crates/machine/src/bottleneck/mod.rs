@@ -42,8 +42,10 @@
 //!     kernel.
 //!
 //! A result without telemetry (`--no-telemetry`) gets no line: the rules
-//! need the machine's view of the run.
+//! need the machine's view of the run. HPCC RandomAccess is the exception:
+//! its line comes from the table's size and pages ([`random_access`]).
 
+mod random_access;
 mod span;
 
 use nodebench_core::inventory::Inventory;
@@ -121,6 +123,10 @@ pub fn attribute_all(
         p.bottleneck = None;
     }
     result.bottleneck = None;
+    if result.benchmark == memory::HPCC_RANDOM_ACCESS {
+        result.bottleneck = random_access::line(result, inventory);
+        return;
+    }
     if !ATTRIBUTED.contains(&result.benchmark.as_str()) {
         return;
     }

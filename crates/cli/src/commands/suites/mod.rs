@@ -49,7 +49,7 @@ pub const QUICK: &str = "quick";
 
 /// The built-in suites in `suite list` order: name and TOML text (the files
 /// under `crates/cli/suites/`).
-pub const BUILTINS: [(&str, &str); 7] = [
+pub const BUILTINS: [(&str, &str); 8] = [
     (QUICK, include_str!("../../../suites/quick.toml")),
     (
         "compute-node",
@@ -65,12 +65,15 @@ pub const BUILTINS: [(&str, &str); 7] = [
         "iozone-auto",
         include_str!("../../../suites/iozone-auto.toml"),
     ),
+    ("hpcc", include_str!("../../../suites/hpcc.toml")),
     ("gpu-node", include_str!("../../../suites/gpu-node.toml")),
 ];
 
 /// The benchmark ids a step may name. Each runs as the subcommand its id
-/// spells, area then name: `cpu.ops` is `cpu ops`.
-pub const BENCHMARKS: [&str; 19] = [
+/// spells, area then name: `cpu.ops` is `cpu ops`; the HPCC tests, whose
+/// ids are those `import` gives HPCC's figures, run as the subcommand
+/// [`command_path`] names (`memory.hpcc_random_access` is `memory gups`).
+pub const BENCHMARKS: [&str; 23] = [
     names::cpu::OPS,
     names::linpack::LINPACK,
     names::memory::STREAM,
@@ -90,7 +93,24 @@ pub const BENCHMARKS: [&str; 19] = [
     names::gpu::GEMM,
     names::gpu::BANDWIDTH,
     names::gpu::BURN,
+    names::cpu::HPCC_DGEMM,
+    names::cpu::HPCC_FFT,
+    names::memory::HPCC_PTRANS,
+    names::memory::HPCC_RANDOM_ACCESS,
 ];
+
+/// The subcommand words of benchmark `id`: area and name, as the id
+/// spells them, but for the HPCC tests (the import fixed their ids; their
+/// subcommands have the names users know them by).
+pub fn command_path(id: &str) -> Vec<&str> {
+    match id {
+        names::cpu::HPCC_DGEMM => vec!["cpu", "dgemm"],
+        names::cpu::HPCC_FFT => vec!["cpu", "fft"],
+        names::memory::HPCC_PTRANS => vec!["memory", "ptrans"],
+        names::memory::HPCC_RANDOM_ACCESS => vec!["memory", "gups"],
+        _ => id.split('.').collect(),
+    }
+}
 
 /// The keys of a suite's top level.
 const SUITE_KEYS: &str = "name, description, thresholds, [[step]]";
@@ -541,7 +561,7 @@ fn value_of(
 fn subcommand(id: &str) -> clap::Command {
     let root = Cli::command();
     let mut cmd = root;
-    for part in id.split('.') {
+    for part in command_path(id) {
         cmd = cmd
             .find_subcommand(part)
             .cloned()
@@ -643,7 +663,7 @@ pub fn apply(suite: &mut Suite, sets: &[Setting]) -> Result<(), SuiteError> {
 /// checking each key against `cmd`, the step's subcommand.
 fn argv(suite: &Suite, step: &Step, cmd: &clap::Command) -> Result<Vec<String>, SuiteError> {
     let mut flags: Vec<String> = vec!["nodebench".into()];
-    flags.extend(step.bench.split('.').map(str::to_string));
+    flags.extend(command_path(step.bench).into_iter().map(str::to_string));
     let mut positional: Vec<String> = Vec::new();
     let given = |key: &str| step.params.iter().any(|p| p.key == key);
     for p in &step.params {
