@@ -123,6 +123,9 @@ pub enum Unit {
     /// Power, watts.
     #[serde(rename = "W")]
     Watts,
+    /// Energy, joules.
+    #[serde(rename = "J")]
+    Joules,
 }
 
 impl Unit {
@@ -139,6 +142,7 @@ impl Unit {
             Unit::Percent => "%",
             Unit::Count => "1",
             Unit::Watts => "W",
+            Unit::Joules => "J",
         }
     }
 
@@ -155,6 +159,7 @@ impl Unit {
             Unit::Percent,
             Unit::Count,
             Unit::Watts,
+            Unit::Joules,
         ]
         .into_iter()
         .find(|u| u.symbol() == s)

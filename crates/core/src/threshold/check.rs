@@ -73,8 +73,8 @@ impl Threshold {
         let Some(spec) = catalog::spec(&self.benchmark) else {
             return Ok(());
         };
-        let Some(metric) = spec.metrics.iter().find(|m| m.name == self.metric) else {
-            let names: Vec<&str> = spec.metrics.iter().map(|m| m.name).collect();
+        let Some(metric) = spec.metric(&self.metric) else {
+            let names: Vec<&str> = spec.metric_names();
             return refuse(format!(
                 "unknown metric '{}' for {}{}",
                 self.metric,
@@ -83,8 +83,8 @@ impl Threshold {
             ));
         };
         for (key, value) in &self.labels {
-            let Some(label) = spec.labels.iter().find(|l| l.key == key) else {
-                let keys: Vec<&str> = spec.labels.iter().map(|l| l.key).collect();
+            let Some(label) = spec.label(key) else {
+                let keys: Vec<&str> = spec.label_keys();
                 return refuse(format!(
                     "unknown label '{key}' for {}{}",
                     spec.id,
