@@ -255,6 +255,43 @@ mod tests {
     }
 
     #[test]
+    fn energy_thresholds_are_checked_like_any_other() {
+        for (text, runs) in [
+            ("cpu.linpack gflops_per_watt >= 4", &["cpu.linpack"][..]),
+            (
+                "gpu.gemm gflops_per_watt{precision=bf16} >= 500",
+                &["gpu.gemm"],
+            ),
+            ("gpu.gemm energy{power_source=nvml} <= 5 kJ", &["gpu.gemm"]),
+            ("http.load requests_per_joule >= 100", &["http.load"]),
+            (
+                "memory.stream power{power_scope=package+dram} <= 400 W",
+                &["memory.stream"],
+            ),
+        ] {
+            let t: Threshold = text.parse().unwrap();
+            assert_eq!(t.check(runs), Ok(()), "{text}");
+        }
+        let e = refusal("memory.stream gflops_per_watt >= 1", &["memory.stream"]);
+        assert!(
+            e.contains("unknown metric 'gflops_per_watt' for memory.stream"),
+            "{e}"
+        );
+        let e = refusal(
+            "cpu.linpack energy{power_source=acpi} <= 1 kJ",
+            &["cpu.linpack"],
+        );
+        assert!(
+            e.contains("unknown value 'acpi' of label power_source"),
+            "{e}"
+        );
+        assert!(e.contains("accepted: rapl, hwmon, ipmi, nvml"), "{e}");
+        let e = refusal("cpu.linpack energy <= 1 kW", &["cpu.linpack"]);
+        assert!(e.contains("the bound is in W"), "{e}");
+        assert!(e.contains("is in J"), "{e}");
+    }
+
+    #[test]
     fn nearest_takes_only_slips() {
         assert_eq!(
             nearest("bandwith", ["bandwidth", "time_avg"]),

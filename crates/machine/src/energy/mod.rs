@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 
 pub use watch::Watch;
 
+use nodebench_core::inventory::{PowerSource, PowerSources};
+
 use crate::sysroot::Roots;
 
 /// What is read: a cumulative counter in joules, or watts now.
@@ -88,6 +90,26 @@ impl Found {
         } else {
             format!("{NONE_READABLE} ({})", self.notes.join("; "))
         })
+    }
+}
+
+impl Found {
+    /// The inventory's section: each source, the notes, or why none.
+    pub fn describe(&self) -> PowerSources {
+        PowerSources {
+            unavailable: self.why_none(),
+            sources: self
+                .sources
+                .iter()
+                .map(|s| PowerSource {
+                    source: s.source.into(),
+                    scope: s.scope.into(),
+                    sensor: s.sensor.clone(),
+                    how: s.how.clone(),
+                })
+                .collect(),
+            notes: self.notes.clone(),
+        }
     }
 }
 

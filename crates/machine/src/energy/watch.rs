@@ -29,6 +29,9 @@ struct Mark {
     totals: Vec<Option<f64>>,
 }
 
+/// A phase's labels and the marks at its start and end.
+type Span = (Vec<(String, String)>, Mark, Mark);
+
 /// The energy watch: the sources, the polling thread and the marks since
 /// the last result.
 pub struct Watch {
@@ -114,7 +117,7 @@ impl Watch {
         let start = self.mark_at(result.started_at).clone();
         let mut added = self.per_source(&start, &end, &[]);
         let offset = |s: f64| result.started_at + chrono::Duration::microseconds((s * 1e6) as i64);
-        let spans: Vec<(Vec<(String, String)>, Mark, Mark)> = result
+        let spans: Vec<Span> = result
             .phases
             .iter()
             .map(|p| {
