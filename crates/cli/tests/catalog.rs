@@ -136,9 +136,7 @@ fn check(runs: &[Value], ids: &[&str]) {
                 let name = text(&m["name"]);
                 let unit = Unit::from_symbol(text(&m["unit"])).unwrap();
                 let want = spec
-                    .metrics
-                    .iter()
-                    .find(|s| s.name == name)
+                    .metric(name)
                     .unwrap_or_else(|| panic!("{id} {name}: not in the catalog: {m}"));
                 let varies = UNIT_VARIES
                     .iter()
@@ -151,9 +149,7 @@ fn check(runs: &[Value], ids: &[&str]) {
                 );
                 for (key, value) in m["labels"].as_object().into_iter().flatten() {
                     let label = spec
-                        .labels
-                        .iter()
-                        .find(|l| l.key == key)
+                        .label(key)
                         .unwrap_or_else(|| panic!("{id} {name}: label {key} not in the catalog"));
                     if let Some(values) = label.values {
                         assert!(

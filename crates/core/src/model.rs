@@ -140,6 +140,9 @@ pub enum Unit {
     /// Power, watts.
     #[serde(rename = "W")]
     Watts,
+    /// Energy, joules.
+    #[serde(rename = "J")]
+    Joules,
 }
 
 impl Unit {
@@ -156,6 +159,7 @@ impl Unit {
             Unit::Percent => "%",
             Unit::Count => "1",
             Unit::Watts => "W",
+            Unit::Joules => "J",
         }
     }
 
@@ -172,6 +176,7 @@ impl Unit {
             Unit::Percent,
             Unit::Count,
             Unit::Watts,
+            Unit::Joules,
         ]
         .into_iter()
         .find(|u| u.symbol() == s)

@@ -5,6 +5,7 @@
 use nodebench_core::BenchResult;
 use nodebench_core::bench::{BenchError, Context};
 use nodebench_core::inventory::{GpuInfo, Inventory};
+use nodebench_core::names::gpu::param;
 use nodebench_machine::gpu::cuda::{self, CuDevice, Driver, Function, attr};
 use nodebench_machine::gpu::nvml::normalise_bus_id;
 
@@ -138,14 +139,26 @@ pub fn run_each(
     id: &str,
     chosen: Option<&[u32]>,
     ctx: &mut Context<'_>,
-    mut measure: impl FnMut(&Gpu, &Context<'_>, &mut BenchResult) -> Result<(), String>,
+    mut measure: impl FnMut(&Gpu, &mut Context<'_>, &mut BenchResult) -> Result<(), String>,
 ) -> Result<(), BenchError> {
     for g in ordinals(chosen).map_err(BenchError::System)? {
         if ctx.cancel.is_cancelled() {
             break;
         }
+        // The counters at the result's start (energy, disturbance): the
+        // driver's start-up before it is not the result's.
+        ctx.sink.boundary();
         let mut result = BenchResult::new(id);
-        let outcome = Gpu::open(g, ctx.inventory).and_then(|gpu| measure(&gpu, ctx, &mut result));
+        let outcome = Gpu::open(g, ctx.inventory).and_then(|gpu| {
+            if let Some(bus) = gpu
+                .driver
+                .pci_bus_id(gpu.device)
+                .and_then(|b| normalise_bus_id(&b))
+            {
+                result.set_param(param::BUS_ID, bus);
+            }
+            measure(&gpu, ctx, &mut result)
+        });
         if let Err(e) = outcome {
             result.mark_failed(e);
         } else if ctx.cancel.is_cancelled() {

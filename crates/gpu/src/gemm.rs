@@ -262,7 +262,7 @@ impl Benchmark for GpuGemm {
         self.config.validate()?;
         let c = &self.config;
         device::run_each(self.id(), c.gpus.as_deref(), ctx, |gpu, ctx, result| {
-            measure(gpu, c, result, &|| ctx.cancel.is_cancelled())
+            measure(gpu, c, result, ctx)
         })
     }
 }
@@ -271,7 +271,7 @@ fn measure(
     gpu: &Gpu,
     c: &GemmConfig,
     result: &mut BenchResult,
-    cancelled: &dyn Fn() -> bool,
+    ctx: &mut Context<'_>,
 ) -> Result<(), String> {
     let d = gpu.driver;
     result.set_param(param::GPU, gpu.label());
@@ -291,7 +291,7 @@ fn measure(
         let a_host = random_matrix(&mut rng, n);
         let b_host = random_matrix(&mut rng, n);
         for p in &c.precisions {
-            if cancelled() {
+            if ctx.cancel.is_cancelled() {
                 return Ok(());
             }
             let m = match Multiply::new(gpu, &blas, p, n, &a_host, &b_host) {
@@ -321,12 +321,24 @@ fn measure(
                 .ceil()
                 .clamp(1.0, 10_000.0) as u32;
             let (start, end) = (d.event()?, d.event()?);
+            // The timed multiplies are a phase of their own (the GPU idle
+            // before it, done after it): their energy is the phase's.
+            let phase = ctx.begin_phase();
             d.record(start, Stream::DEFAULT)?;
             for _ in 0..reps {
                 m.run()?;
             }
             d.record(end, Stream::DEFAULT)?;
             let secs = d.elapsed(start, end)?;
+            ctx.end_phase(
+                result,
+                phase,
+                &[
+                    (label::GPU, gpu.ordinal.to_string()),
+                    (label::PRECISION, p.to_string()),
+                    (label::N, n.to_string()),
+                ],
+            );
             let rate = 2.0 * f64::from(n).powi(3) * f64::from(reps) / secs;
             m.check(&mut rng)?;
             let labelled = |m: Metric| {

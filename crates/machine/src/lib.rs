@@ -14,6 +14,7 @@ pub mod bottleneck;
 pub mod clock;
 pub mod cores;
 pub mod disturb;
+pub mod energy;
 #[cfg(target_arch = "x86_64")]
 mod fma;
 pub mod gpu;

@@ -54,6 +54,7 @@ pub fn display_unit(unit: Unit, prefix: &str) -> String {
         Unit::Percent => "%".into(),
         Unit::Count => String::new(),
         Unit::Watts => format!("{prefix}W"),
+        Unit::Joules => format!("{prefix}J"),
     }
 }
 

@@ -200,6 +200,22 @@ pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
             }
         }
     }
+    if let Some(p) = &inv.power {
+        if let Some(why) = &p.unavailable {
+            push("power", "sources", why.clone());
+        } else {
+            for s in &p.sources {
+                push(
+                    "power",
+                    &format!("{} {}", s.source, s.sensor),
+                    format!("{}: {}", s.scope, s.how),
+                );
+            }
+            for n in &p.notes {
+                push("power", "not read", n.clone());
+            }
+        }
+    }
     if let Some(h) = &inv.host {
         for (k, v) in crate::host::rows(h) {
             push("host", &k, v);
@@ -481,6 +497,7 @@ mod tests {
             topology: None,
             gpus: None,
             host: None,
+            power: None,
         }
     }
 
@@ -670,6 +687,7 @@ mod tests {
                 "[filesystem]",
                 "[network]",
                 "[gpu]",
+                "[power]",
                 "[host]"
             ]
         );
@@ -679,6 +697,14 @@ mod tests {
                 text.contains("no NVIDIA driver: libnvidia-ml.so.1"),
                 "{text}"
             );
+        }
+        // Where no power source is readable the section says so in one row,
+        // never a figure.
+        if let Some(row) = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("sources "))
+        {
+            assert!(row.contains("no power sensor readable"), "{text}");
         }
         assert!(
             text.lines()

@@ -6,6 +6,9 @@
 //! what limited it (`machine::bottleneck`). With a disturbance watch
 //! (`machine::disturb::Watch`, started by the runner) it marks every phase
 //! boundary and has the watch attach to each result what disturbed it.
+//! With an energy watch (`machine::energy::Watch`) it reads the power
+//! sources at the same boundaries and has each result carry its joules,
+//! watts and work per joule.
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, ResultSink};
@@ -13,6 +16,7 @@ use nodebench_core::threshold::Threshold;
 use nodebench_core::{BenchResult, ResultStatus, Run, RunError, RunStatus, ThresholdVerdict};
 use nodebench_machine::bottleneck;
 use nodebench_machine::disturb::Watch;
+use nodebench_machine::energy;
 use nodebench_machine::telemetry::Sampler;
 
 use crate::{Store, StoreError};
@@ -23,6 +27,7 @@ pub struct Recorder {
     run: Run,
     telemetry: Option<Sampler>,
     watch: Option<Watch>,
+    energy: Option<energy::Watch>,
     keep_saved: bool,
     /// The first failed result recorded (kept when the results are not).
     failure: Option<RunError>,
@@ -40,6 +45,7 @@ impl Recorder {
             run,
             telemetry: None,
             watch: None,
+            energy: None,
             keep_saved: true,
             failure: None,
         })
@@ -74,6 +80,13 @@ impl Recorder {
     /// disturbed it, marking each phase boundary.
     pub fn with_watch(mut self, watch: Watch) -> Recorder {
         self.watch = Some(watch);
+        self
+    }
+
+    /// Has `watch` add to every result recorded from now on the energy
+    /// its power sources counted, reading them at each phase boundary.
+    pub fn with_energy(mut self, watch: energy::Watch) -> Recorder {
+        self.energy = Some(watch);
         self
     }
 
@@ -117,6 +130,10 @@ impl Recorder {
 
 impl ResultSink for Recorder {
     fn record(&mut self, mut result: BenchResult) -> Result<(), BenchError> {
+        // The energy first: its end is read closest to the result's.
+        if let Some(energy) = &mut self.energy {
+            energy.finish(&mut result);
+        }
         if let Some(watch) = &mut self.watch {
             watch.finish(&mut result);
         }
@@ -153,6 +170,9 @@ impl ResultSink for Recorder {
     }
 
     fn boundary(&mut self) {
+        if let Some(energy) = &mut self.energy {
+            energy.mark();
+        }
         if let Some(watch) = &mut self.watch {
             watch.mark();
         }

@@ -17,6 +17,7 @@ use nodebench_core::repeat::{self, RepeatConfig};
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{BenchResult, PHASE_RUN, PHASE_SETUP, ResultStatus, Run, RunStatus};
 use nodebench_machine::disturb::Watch;
+use nodebench_machine::energy;
 use nodebench_machine::host::tune::{self, Restore, Tuned};
 use nodebench_machine::inventory;
 use nodebench_machine::sysroot::Roots;
@@ -208,7 +209,9 @@ pub fn run_judged(
     let tags: BTreeMap<String, String> = tags.iter().chain(&cli.tags).cloned().collect();
     let mut run = Run::start(std::env::args().collect(), tags);
     run.inventory = Some(inventory.clone());
-    let mut recorder = Recorder::begin(store, run)?.with_watch(Watch::begin());
+    let mut recorder = Recorder::begin(store, run)?
+        .with_watch(Watch::begin())
+        .with_energy(energy::Watch::begin());
     if !cli.no_telemetry {
         let sampler = Sampler::start(cli.telemetry_interval)
             .map_err(|e| anyhow!("cannot start the telemetry sampler: {e}"))?;

@@ -14,12 +14,14 @@ pub mod fixtures;
 pub mod gpu;
 pub mod host;
 pub mod meminfo;
+pub mod power;
 pub mod topology;
 mod types;
 
 pub use gpu::{GpuInfo, Gpus};
 pub use host::HostState;
 pub use meminfo::available_memory_bytes;
+pub use power::{PowerSource, PowerSources};
 pub use topology::Topology;
 pub use types::{
     BlockDevice, CacheInfo, CpuInfo, EffectiveCores, Filesystem, Inventory, MemoryInfo,

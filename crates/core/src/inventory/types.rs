@@ -37,6 +37,10 @@ pub struct Inventory {
     /// what `--tune` changed; `None` in runs stored before it was read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<super::HostState>,
+    /// The power sources (RAPL, hwmon, IPMI, NVML) with their scopes, or
+    /// why none is readable; `None` in runs stored before they were read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power: Option<super::PowerSources>,
 }
 
 /// The processor(s) of the machine.

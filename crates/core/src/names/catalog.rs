@@ -24,7 +24,7 @@ use super::labels::{KERNEL, PERCENTILE, SIZE, THREADS};
 use super::latency::{
     LATENCY_MAX, LATENCY_MEAN, LATENCY_P50, LATENCY_P90, LATENCY_P99, LATENCY_P999,
 };
-use super::{cpu, db, disk, gpu, hpcc, linpack, memory, net, scan};
+use super::{cpu, db, disk, energy, gpu, hpcc, linpack, memory, net, scan};
 use crate::model::Unit;
 
 /// One metric a benchmark produces.
@@ -56,6 +56,82 @@ pub struct BenchSpec {
     pub metrics: &'static [MetricSpec],
     /// Every label key its metrics may carry.
     pub labels: &'static [LabelSpec],
+}
+
+/// The energy figures any result may carry (`machine::energy`), where a
+/// power source is readable: joules and average watts per source.
+pub const ENERGY_METRICS: &[MetricSpec] = &[
+    m(energy::metric::ENERGY, Unit::Joules),
+    m(energy::metric::POWER, Unit::Watts),
+];
+
+/// The work-per-joule figures, each recorded by the benchmarks
+/// [`energy::EFFICIENCY`] names for it.
+pub const EFFICIENCY_METRICS: &[MetricSpec] = &[
+    m(energy::metric::GFLOPS_PER_WATT, Unit::Count),
+    m(energy::metric::GB_PER_S_PER_WATT, Unit::Count),
+    m(energy::metric::REQUESTS_PER_JOULE, Unit::Count),
+    m(energy::metric::QUERIES_PER_JOULE, Unit::Count),
+    m(energy::metric::BITS_PER_JOULE, Unit::Count),
+];
+
+/// The label keys of the energy figures.
+pub const ENERGY_LABELS: &[LabelSpec] = &[
+    of(energy::label::SOURCE, &energy::source::ALL),
+    of(energy::label::SCOPE, &energy::scope::ALL),
+    open(energy::label::SENSOR),
+    of(energy::label::DRAW, &energy::draw::ALL),
+];
+
+impl BenchSpec {
+    /// The spec of metric `name`: one of [`BenchSpec::metrics`], an energy
+    /// figure, or the benchmark's work per joule.
+    pub fn metric(&self, name: &str) -> Option<&'static MetricSpec> {
+        let id = self.id;
+        self.metrics
+            .iter()
+            .chain(ENERGY_METRICS)
+            .chain(
+                EFFICIENCY_METRICS
+                    .iter()
+                    .filter(move |s| energy::efficiency_of(id).any(|e| e.metric == s.name)),
+            )
+            .find(|s| s.name == name)
+    }
+
+    /// Every metric name [`BenchSpec::metric`] knows.
+    pub fn metric_names(&self) -> Vec<&'static str> {
+        let id = self.id;
+        self.metrics
+            .iter()
+            .chain(ENERGY_METRICS)
+            .map(|s| s.name)
+            .chain(energy::efficiency_of(id).map(|e| e.metric))
+            .fold(Vec::new(), |mut v, n| {
+                if !v.contains(&n) {
+                    v.push(n);
+                }
+                v
+            })
+    }
+
+    /// The spec of label `key`: one of [`BenchSpec::labels`] or an energy
+    /// figure's.
+    pub fn label(&self, key: &str) -> Option<&'static LabelSpec> {
+        self.labels
+            .iter()
+            .chain(ENERGY_LABELS)
+            .find(|l| l.key == key)
+    }
+
+    /// Every label key [`BenchSpec::label`] knows.
+    pub fn label_keys(&self) -> Vec<&'static str> {
+        self.labels
+            .iter()
+            .chain(ENERGY_LABELS)
+            .map(|l| l.key)
+            .collect()
+    }
 }
 
 /// Every runnable benchmark's spec.

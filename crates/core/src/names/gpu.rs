@@ -146,6 +146,9 @@ pub mod host_memory {
 pub mod param {
     /// The GPU measured: "0: NVIDIA H200".
     pub const GPU: &str = "gpu";
+    /// The GPU's PCI bus id in sysfs's form ("0000:8a:00.0"): which NVML
+    /// energy counter its efficiency figures divide by.
+    pub const BUS_ID: &str = "pci_bus_id";
     /// Compute capability ("9.0").
     pub const COMPUTE_CAPABILITY: &str = "compute_capability";
     /// Elements (doubles) per stream array.

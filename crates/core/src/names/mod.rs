@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod cpu;
 pub mod db;
 pub mod disk;
+pub mod energy;
 pub mod fleet;
 pub mod gpu;
 pub mod headline;

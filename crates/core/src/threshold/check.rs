@@ -73,8 +73,8 @@ impl Threshold {
         let Some(spec) = catalog::spec(&self.benchmark) else {
             return Ok(());
         };
-        let Some(metric) = spec.metrics.iter().find(|m| m.name == self.metric) else {
-            let names: Vec<&str> = spec.metrics.iter().map(|m| m.name).collect();
+        let Some(metric) = spec.metric(&self.metric) else {
+            let names: Vec<&str> = spec.metric_names();
             return refuse(format!(
                 "unknown metric '{}' for {}{}",
                 self.metric,
@@ -83,8 +83,8 @@ impl Threshold {
             ));
         };
         for (key, value) in &self.labels {
-            let Some(label) = spec.labels.iter().find(|l| l.key == key) else {
-                let keys: Vec<&str> = spec.labels.iter().map(|l| l.key).collect();
+            let Some(label) = spec.label(key) else {
+                let keys: Vec<&str> = spec.label_keys();
                 return refuse(format!(
                     "unknown label '{key}' for {}{}",
                     spec.id,
@@ -252,6 +252,43 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("mismatched_elements, xid_errors"), "{e}");
+    }
+
+    #[test]
+    fn energy_thresholds_are_checked_like_any_other() {
+        for (text, runs) in [
+            ("cpu.linpack gflops_per_watt >= 4", &["cpu.linpack"][..]),
+            (
+                "gpu.gemm gflops_per_watt{precision=bf16} >= 500",
+                &["gpu.gemm"],
+            ),
+            ("gpu.gemm energy{power_source=nvml} <= 5 kJ", &["gpu.gemm"]),
+            ("http.load requests_per_joule >= 100", &["http.load"]),
+            (
+                "memory.stream power{power_scope=package+dram} <= 400 W",
+                &["memory.stream"],
+            ),
+        ] {
+            let t: Threshold = text.parse().unwrap();
+            assert_eq!(t.check(runs), Ok(()), "{text}");
+        }
+        let e = refusal("memory.stream gflops_per_watt >= 1", &["memory.stream"]);
+        assert!(
+            e.contains("unknown metric 'gflops_per_watt' for memory.stream"),
+            "{e}"
+        );
+        let e = refusal(
+            "cpu.linpack energy{power_source=acpi} <= 1 kJ",
+            &["cpu.linpack"],
+        );
+        assert!(
+            e.contains("unknown value 'acpi' of label power_source"),
+            "{e}"
+        );
+        assert!(e.contains("accepted: rapl, hwmon, ipmi, nvml"), "{e}");
+        let e = refusal("cpu.linpack energy <= 1 kW", &["cpu.linpack"]);
+        assert!(e.contains("the bound is in W"), "{e}");
+        assert!(e.contains("is in J"), "{e}");
     }
 
     #[test]

@@ -235,7 +235,7 @@ fn unit_factor(unit: &str) -> Option<(f64, f64, Unit)> {
         return fixed;
     }
     // A prefix (k, M, G, T, or Ki, Mi, Gi, Ti) and a base unit.
-    const BASES: [(&str, f64, Unit); 14] = [
+    const BASES: [(&str, f64, Unit); 15] = [
         ("B/s", 1.0, Unit::BytesPerSecond),
         ("bit/s", 8.0, Unit::BytesPerSecond),
         ("bps", 8.0, Unit::BytesPerSecond),
@@ -248,6 +248,7 @@ fn unit_factor(unit: &str) -> Option<(f64, f64, Unit)> {
         ("IOPS", 1.0, Unit::OpsPerSecond),
         ("Hz", 1.0, Unit::Hertz),
         ("W", 1.0, Unit::Watts),
+        ("J", 1.0, Unit::Joules),
         ("/s", 1.0, Unit::OpsPerSecond),
         ("s", 1.0, Unit::Seconds),
     ];

@@ -142,7 +142,7 @@ pub fn collect(roots: &Roots) -> Gpus {
 }
 
 /// An empty `nvmlPciInfo_t`.
-fn zero_pci() -> PciInfo {
+pub(crate) fn zero_pci() -> PciInfo {
     PciInfo {
         bus_id_legacy: [0; 16],
         domain: 0,

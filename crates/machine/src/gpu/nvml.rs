@@ -86,6 +86,7 @@ nvml_api! {
     bus_width = "nvmlDeviceGetMemoryBusWidth": fn(Device, *mut c_uint);
     power_limit = "nvmlDeviceGetPowerManagementLimit": fn(Device, *mut c_uint);
     power_usage = "nvmlDeviceGetPowerUsage": fn(Device, *mut c_uint);
+    total_energy = "nvmlDeviceGetTotalEnergyConsumption": fn(Device, *mut u64);
     temperature = "nvmlDeviceGetTemperature": fn(Device, c_uint, *mut c_uint);
     utilization = "nvmlDeviceGetUtilizationRates": fn(Device, *mut [c_uint; 2]);
     pcie_generation = "nvmlDeviceGetMaxPcieLinkGeneration": fn(Device, *mut c_uint);

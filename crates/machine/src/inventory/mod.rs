@@ -70,6 +70,7 @@ pub fn collect() -> Inventory {
         topology: topology::collect_topology(&roots),
         gpus: Some(crate::gpu::collect(&roots)),
         host: Some(host::read(&roots)),
+        power: Some(crate::energy::discover_at(&roots).describe()),
     }
 }
 
