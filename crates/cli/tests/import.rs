@@ -260,3 +260,11 @@ fn an_imported_ab_run_prints_only_figures_ab_printed() {
 fn an_imported_iozone_run_prints_only_figures_iozone_printed() {
     every_printed_figure_is_the_sources("iozone-seed000.txt");
 }
+
+#[test]
+fn an_imported_intel_linpack_run_prints_only_figures_linpack_printed() {
+    let report = every_printed_figure_is_the_sources("linpack-seed002-relaid.txt");
+    // nodebench's note on how it counts flop is not Intel's.
+    assert!(!report.contains("GFlops count"), "{report}");
+    assert!(report.contains("Performance Summary (GFlops)"), "{report}");
+}

@@ -179,10 +179,16 @@ pub fn report(results: &[&BenchResult]) -> String {
     if let Some(peak) = known(param::PEAK) {
         let _ = writeln!(out, "Peak: {peak}");
     }
-    let _ = writeln!(
-        out,
-        "GFlops count 2/3 n^3 + 3/2 n^2 per solve, as HPL; Align. in KiB."
-    );
+    // How the flop were counted is nodebench's own note; an imported run
+    // (Intel's LINPACK counted them itself) has none.
+    match known(param::FLOPS_COUNTED) {
+        Some(counted) => {
+            let _ = writeln!(out, "GFlops count {counted}; Align. in KiB.");
+        }
+        None => {
+            let _ = writeln!(out, "Align. in KiB.");
+        }
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -283,6 +289,7 @@ mod tests {
             "blocked LU, AVX-512 24x8 GEMM, faer 0.24 (pure Rust)",
         );
         r.set_param(param::PEAK, "theoretical peak: 100 GFLOPS");
+        r.set_param(param::FLOPS_COUNTED, "2/3 n^3 + 3/2 n^2 per solve, as HPL");
         let peak = Some(Reference {
             name: "peak".into(),
             value: 100e9,
@@ -319,9 +326,14 @@ mod tests {
     #[test]
     fn a_result_without_backend_threads_or_peak_prints_no_blank_line_for_them() {
         let mut r = result(1000, 0.02);
+        let text = report(&[&r]);
+        assert!(
+            text.contains("GFlops count 2/3 n^3 + 3/2 n^2 per solve, as HPL; Align. in KiB."),
+            "{text}"
+        );
         r.parameters.clear();
         let text = report(&[&r]);
-        for absent in ["Backend:", "Number of threads:", "Peak:"] {
+        for absent in ["Backend:", "Number of threads:", "Peak:", "GFlops count"] {
             assert!(!text.contains(absent), "{absent} in\n{text}");
         }
         assert!(text.lines().all(|l| !l.trim_end().ends_with(':')), "{text}");
