@@ -224,17 +224,29 @@ fn ab_tables(w: &mut String, r: &BenchResult) {
         w,
         "Percentage of the requests served within a certain time (ms)"
     );
-    for pct in names::SERVED_WITHIN_PERCENTS {
-        let p = pct.to_string();
-        if let Some(v) = metric(r, names::SERVED_WITHIN, &[(label::PERCENT, p.as_str())]) {
-            let _ = writeln!(
-                w,
-                "{:>4}% {:>9.3}{}",
-                pct,
-                v * 1e3,
-                if pct == 100 { " (longest request)" } else { "" }
-            );
-        }
+    let within: Vec<(u32, f64)> = names::SERVED_WITHIN_PERCENTS
+        .into_iter()
+        .filter_map(|pct| {
+            let p = pct.to_string();
+            metric(r, names::SERVED_WITHIN, &[(label::PERCENT, p.as_str())]).map(|v| (pct, v * 1e3))
+        })
+        .collect();
+    // ab prints whole ms (`3`, never `3.000`): the column keeps that form
+    // when every figure is whole, else all figures in µs precision.
+    let whole = within.iter().all(|(_, v)| (v - v.round()).abs() < 1e-6);
+    for (pct, v) in within {
+        let figure = if whole {
+            format!("{v:>6.0}")
+        } else {
+            format!("{v:>9.3}")
+        };
+        let _ = writeln!(
+            w,
+            "{:>4}% {}{}",
+            pct,
+            figure,
+            if pct == 100 { " (longest request)" } else { "" }
+        );
     }
 }
 
@@ -450,7 +462,7 @@ mod tests {
             "Requests per second:    500.00 [#/sec] (mean)",
             "Transfer rate:          2.00 [Kbytes/sec] received",
             "Total:          1     2   0.5      2       9",
-            " 100%     9.000 (longest request)",
+            " 100%      9 (longest request)",
             "Reply status: 1xx=0 2xx=1000 3xx=0 4xx=0 5xx=0",
             "Errors: total 3 client-timo 3",
             "      99%             2.100",
@@ -480,5 +492,12 @@ mod tests {
             ),
             "{text}"
         );
+        // A figure finer than a ms prints the whole column to the µs.
+        r.metrics
+            .push(m("served_within", 0.0025, Unit::Seconds).label("percent", 50));
+        let text = report(&r);
+        for want in ["  50%     2.500", " 100%     9.000 (longest request)"] {
+            assert!(text.contains(want), "missing {want:?} in\n{text}");
+        }
     }
 }

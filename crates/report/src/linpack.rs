@@ -35,7 +35,12 @@ fn gflops(m: &Metric) -> String {
 /// `v` with six decimals and C's exponent (`9.298118e-13`, `2.030536e-03`),
 /// as Intel's LINPACK prints residuals.
 fn c_exp(v: f64) -> String {
-    let s = format!("{v:.6e}");
+    c_exp_digits(v, 6)
+}
+
+/// `v` with `digits` decimals and C's exponent.
+fn c_exp_digits(v: f64, digits: usize) -> String {
+    let s = format!("{v:.digits$e}");
     match s.split_once('e') {
         Some((mantissa, exp)) => {
             let (sign, digits) = match exp.strip_prefix('-') {
@@ -58,12 +63,98 @@ fn size_columns(r: &BenchResult) -> String {
     )
 }
 
-/// The Intel-style report of consecutive LINPACK results (one per size).
+/// `v` with at least `min` decimals, more where `v` needs them to be the
+/// figure it holds (up to 9): a figure read from HPL's `0.18` prints as
+/// `0.18`, never `0.180000`.
+fn decimals(v: f64, min: usize) -> String {
+    (min..=9)
+        .map(|d| format!("{v:.d$}"))
+        .find(|s| s.parse::<f64>().is_ok_and(|p| p == v))
+        .unwrap_or_else(|| format!("{v:.9}"))
+}
+
+/// GFLOPS as HPL prints them (`3.797e+00`): C's exponent, at least three
+/// decimals.
+fn hpl_gflops(rate: f64) -> String {
+    let g = rate / 1e9;
+    (3..=9)
+        .map(|d| c_exp_digits(g, d))
+        .find(|s| {
+            s.parse::<f64>()
+                .is_ok_and(|p| (p - g).abs() <= g.abs() * 1e-12)
+        })
+        .unwrap_or_else(|| c_exp_digits(g, 9))
+}
+
+/// HPL's own layout for results imported from HPL or HPCC (they hold N, NB,
+/// P, Q and the variant, no LDA, alignment or absolute residual): one
+/// `T/V N NB P Q Time Gflops` row per result with its scaled residual
+/// check, as HPL printed them.
+fn hpl_report(results: &[&BenchResult]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "cpu.linpack: HPL (High-Performance Linpack) results");
+    for r in results {
+        let (Some(time), Some(rate)) = (of_trial(r, names::TIME, 1), of_trial(r, names::RATE, 1))
+        else {
+            continue;
+        };
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "{:<10} {:>9} {:>5} {:>5} {:>5} {:>18} {:>22}",
+            "T/V", "N", "NB", "P", "Q", "Time", "Gflops"
+        );
+        let percent = rate
+            .percent_of_reference
+            .map(|p| format!(" ({p:.1}%)"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{:<10} {:>9} {:>5} {:>5} {:>5} {:>18} {:>22}{percent}",
+            param(r, param::VARIANT),
+            param(r, param::N),
+            param(r, param::NB),
+            param(r, param::P),
+            param(r, param::Q),
+            decimals(time.value, 2),
+            hpl_gflops(rate.value),
+        );
+        if let Some(norm) = of_trial(r, names::RESIDUAL_NORM, 1) {
+            let _ = writeln!(
+                out,
+                "||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N)= {:>16} ...... {}",
+                decimals(norm.value, 7),
+                if r.status == ResultStatus::Failed {
+                    "FAILED"
+                } else {
+                    "PASSED"
+                }
+            );
+        }
+    }
+    let _ = writeln!(out);
+    let all_passed = results.iter().all(|r| r.status != ResultStatus::Failed);
+    let _ = writeln!(
+        out,
+        "Residual checks {}",
+        if all_passed { "PASSED" } else { "FAILED" }
+    );
+    for w in results.iter().flat_map(|r| &r.warnings) {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+/// The Intel-style report of consecutive LINPACK results (one per size),
+/// or HPL's layout for results read from HPL's output.
 pub fn report(results: &[&BenchResult]) -> String {
     let mut out = String::new();
     let Some(first) = results.first() else {
         return out;
     };
+    if first.param(param::NB).is_some() {
+        return hpl_report(results);
+    }
     let _ = writeln!(
         out,
         "cpu.linpack: LINPACK benchmark data (HPL-style LU solve)"
@@ -88,10 +179,16 @@ pub fn report(results: &[&BenchResult]) -> String {
     if let Some(peak) = known(param::PEAK) {
         let _ = writeln!(out, "Peak: {peak}");
     }
-    let _ = writeln!(
-        out,
-        "GFlops count 2/3 n^3 + 3/2 n^2 per solve, as HPL; Align. in KiB."
-    );
+    // How the flop were counted is nodebench's own note; an imported run
+    // (Intel's LINPACK counted them itself) has none.
+    match known(param::FLOPS_COUNTED) {
+        Some(counted) => {
+            let _ = writeln!(out, "GFlops count {counted}; Align. in KiB.");
+        }
+        None => {
+            let _ = writeln!(out, "Align. in KiB.");
+        }
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -192,6 +289,7 @@ mod tests {
             "blocked LU, AVX-512 24x8 GEMM, faer 0.24 (pure Rust)",
         );
         r.set_param(param::PEAK, "theoretical peak: 100 GFLOPS");
+        r.set_param(param::FLOPS_COUNTED, "2/3 n^3 + 3/2 n^2 per solve, as HPL");
         let peak = Some(Reference {
             name: "peak".into(),
             value: 100e9,
@@ -228,9 +326,14 @@ mod tests {
     #[test]
     fn a_result_without_backend_threads_or_peak_prints_no_blank_line_for_them() {
         let mut r = result(1000, 0.02);
+        let text = report(&[&r]);
+        assert!(
+            text.contains("GFlops count 2/3 n^3 + 3/2 n^2 per solve, as HPL; Align. in KiB."),
+            "{text}"
+        );
         r.parameters.clear();
         let text = report(&[&r]);
-        for absent in ["Backend:", "Number of threads:", "Peak:"] {
+        for absent in ["Backend:", "Number of threads:", "Peak:", "GFlops count"] {
             assert!(!text.contains(absent), "{absent} in\n{text}");
         }
         assert!(text.lines().all(|l| !l.trim_end().ends_with(':')), "{text}");
@@ -316,6 +419,52 @@ mod tests {
                 "Residual checks PASSED"
             ]
         );
+    }
+
+    #[test]
+    fn an_hpl_result_prints_as_hpl_printed_it() {
+        let mut r = BenchResult::new(names::LINPACK);
+        r.set_param(param::VARIANT, "WR11C2R4");
+        r.set_param(param::N, 1000);
+        r.set_param(param::NB, 80);
+        r.set_param(param::P, 1);
+        r.set_param(param::Q, 1);
+        r.set_param(param::TRIALS, 1);
+        r.metrics.extend([
+            Metric::new(names::TIME, 0.18, Unit::Seconds, Better::Lower).label(TRIAL, 1),
+            Metric::new(
+                names::RATE,
+                3.797 * 1e9,
+                Unit::FlopsPerSecond,
+                Better::Higher,
+            )
+            .label(TRIAL, 1),
+            Metric::new(names::RESIDUAL_NORM, 0.007196, Unit::Count, Better::Lower).label(TRIAL, 1),
+        ]);
+        let text = report(&[&r]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            words(lines[2]),
+            ["T/V", "N", "NB", "P", "Q", "Time", "Gflops"],
+            "{text}"
+        );
+        assert_eq!(
+            words(lines[3]),
+            ["WR11C2R4", "1000", "80", "1", "1", "0.18", "3.797e+00"],
+            "{text}"
+        );
+        assert!(
+            lines[4].ends_with("=        0.0071960 ...... PASSED"),
+            "{text}"
+        );
+        assert_eq!(lines.last(), Some(&"Residual checks PASSED"));
+        for absent in ["LDA", "Align.", "Performance Summary"] {
+            assert!(!text.contains(absent), "{absent} in\n{text}");
+        }
+        r.mark_failed("trial 1: scaled residual 20 (FAILED)");
+        let text = report(&[&r]);
+        assert!(text.contains("...... FAILED"), "{text}");
+        assert_eq!(text.lines().last(), Some("Residual checks FAILED"));
     }
 
     #[test]
