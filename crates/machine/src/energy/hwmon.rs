@@ -90,6 +90,7 @@ pub fn discover(roots: &Roots, found: &mut Found) {
                 ),
                 bus_id: None,
                 nested: false,
+                shortest: Duration::ZERO,
                 reader: Reader::Watts {
                     read: Box::new(move || read_w(&path)),
                     every: Duration::ZERO,

@@ -27,6 +27,12 @@ use nodebench_core::inventory::{PowerSource, PowerSources};
 
 use crate::sysroot::Roots;
 
+/// The shortest span NVML's energy is given for. Its counter advances in
+/// steps (tens of milliseconds apart on an H200): over a 60 ms phase it
+/// read 0 J, or twice the GPU's idle draw, where a second's span was within
+/// 1.5 % of the counter sampled every 10 ms (`bench/gpu-check`).
+pub const NVML_SHORTEST: Duration = Duration::from_secs(1);
+
 /// What is read: a cumulative counter in joules, or watts now.
 pub enum Reader {
     /// A counter of joules that wraps back to 0 after `range` joules
@@ -58,6 +64,11 @@ pub struct Source {
     /// Whether it is nested in another source (a RAPL subzone in its
     /// package): recorded, never summed with its parent.
     pub nested: bool,
+    /// The shortest span its energy is given for: a counter that moves in
+    /// steps (NVML's, [`NVML_SHORTEST`]) reads 0 or a whole step too many
+    /// over a shorter one, so such a span gets no figure rather than a
+    /// wrong one. Zero for sources read exactly at any span.
+    pub shortest: Duration,
     pub reader: Reader,
 }
 

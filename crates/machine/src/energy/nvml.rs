@@ -52,6 +52,7 @@ pub fn discover(found: &mut Found) {
             how: HOW.into(),
             bus_id,
             nested: false,
+            shortest: super::NVML_SHORTEST,
             reader: Reader::Counter {
                 read: Box::new(move || energy_j(index)),
                 range: None,

@@ -11,6 +11,7 @@
 
 use std::io::ErrorKind;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use nodebench_core::names::energy::{scope, source};
 
@@ -104,6 +105,7 @@ pub fn discover_with(
             bus_id: None,
             // A package's core and uncore are inside its figure; DRAM is not.
             nested: subzone && scope != scope::DRAM,
+            shortest: Duration::ZERO,
             reader: Reader::Counter {
                 read: Box::new(move || read_j(&energy).ok()),
                 range,

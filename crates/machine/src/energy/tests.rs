@@ -22,6 +22,7 @@ fn counter(src: &'static str, scope: &'static str, sensor: &str, mj: &Arc<Atomic
         how: "test".into(),
         bus_id: (src == source::NVML).then(|| "0000:8a:00.0".to_string()),
         nested: false,
+        shortest: Duration::ZERO,
         reader: Reader::Counter {
             read: Box::new(move || Some(theirs.load(Ordering::SeqCst) as f64 / 1e3)),
             range: None,
@@ -323,4 +324,29 @@ fn unreadable_zones_say_rapl_needs_root() {
         found.why_none().as_deref(),
         Some("no power sensor readable (RAPL needs root)")
     );
+}
+
+/// A span shorter than a stepping counter's shortest (NVML's) gets no
+/// energy, power or efficiency figure: never the 0 J or the doubled watts
+/// a step read over 60 ms gave.
+#[test]
+fn a_span_shorter_than_the_counters_step_gets_no_figure() {
+    let gpu0 = Arc::new(AtomicU64::new(5_000_000));
+    let mut nvml = counter(source::NVML, scope::GPU, "gpu0", &gpu0);
+    nvml.shortest = Duration::from_secs(1);
+    let mut w = Watch::with(Found {
+        sources: vec![nvml],
+        notes: vec![],
+    });
+    let mut r = BenchResult::new(gpu::GEMM);
+    r.set_param(gpu::param::BUS_ID, "0000:8a:00.0");
+    r.metrics.push(Metric::new(
+        gpu::metric::RATE,
+        50e12,
+        Unit::FlopsPerSecond,
+        Better::Higher,
+    ));
+    std::thread::sleep(Duration::from_millis(50));
+    w.finish(&mut r);
+    assert_eq!(r.metrics.len(), 1, "{:#?}", r.metrics);
 }

@@ -171,6 +171,9 @@ impl Watch {
             let (Some(x), Some(y)) = (a.totals[i], b.totals[i]) else {
                 continue;
             };
+            if secs < s.shortest.as_secs_f64() {
+                continue;
+            }
             let joules = (y - x).max(0.0);
             let tag = |mut m: Metric| {
                 for (k, v) in labels {
@@ -216,6 +219,7 @@ impl Watch {
                 source: source::NVML,
                 scope: scope::GPU,
                 sensor: sources[first].sensor.clone(),
+                shortest: sources[first].shortest,
                 indices: vec![first],
             });
         }
@@ -225,6 +229,7 @@ impl Watch {
                 source: sources[first].source,
                 scope: scope::NODE,
                 sensor: sources[first].sensor.clone(),
+                shortest: sources[first].shortest,
                 indices: vec![first],
             });
         }
@@ -247,6 +252,11 @@ impl Watch {
                 .map(|&i| sources[i].sensor.as_str())
                 .collect::<Vec<_>>()
                 .join("+"),
+            shortest: cpu
+                .iter()
+                .map(|&i| sources[i].shortest)
+                .max()
+                .unwrap_or_default(),
             indices: cpu,
         })
     }
@@ -257,6 +267,8 @@ struct Divisor {
     source: &'static str,
     scope: &'static str,
     sensor: String,
+    /// The longest of its sources' shortest spans.
+    shortest: Duration,
     indices: Vec<usize>,
 }
 
@@ -269,7 +281,7 @@ impl Divisor {
         for &i in &self.indices {
             joules += b.totals[i]? - a.totals[i]?;
         }
-        (secs > 0.0 && joules > 0.0).then(|| joules / secs)
+        (secs > 0.0 && secs >= self.shortest.as_secs_f64() && joules > 0.0).then(|| joules / secs)
     }
 
     fn label(&self, m: Metric) -> Metric {
