@@ -14,6 +14,7 @@
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
 pub mod hwmon;
+pub mod ipmi;
 pub mod nvml;
 pub mod rapl;
 mod watch;
@@ -131,13 +132,14 @@ pub fn discover() -> Found {
 }
 
 /// Every power source under `roots`: RAPL zones and hwmon sensors there;
-/// NVML only on the live machine.
+/// NVML and the BMC (IPMI DCMI) only on the live machine.
 pub fn discover_at(roots: &Roots) -> Found {
     let mut found = Found::default();
     rapl::discover(roots, &mut found);
     hwmon::discover(roots, &mut found);
     if roots.is_live() {
         nvml::discover(&mut found);
+        ipmi::discover(&mut found);
     }
     found
 }
