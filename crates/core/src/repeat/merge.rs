@@ -31,7 +31,8 @@ fn workload(r: &BenchResult) -> Vec<String> {
 ///   only the passed repeats' values count when any passed;
 /// * the first repeat's status, unless a repeat did not pass (then the
 ///   first that did not, with its error);
-/// * every repeat's warnings once, their histograms added up, their series
+/// * every repeat's warnings once ([`merged_warnings`]), their histograms
+///   added up, their series
 ///   one after another (each point's time since the merged start), and the
 ///   last repeat's phases (their spans since the merged start); no
 ///   bottleneck line (the recorder names it over the whole span).
@@ -81,12 +82,7 @@ fn merge_one(members: &[&BenchResult]) -> BenchResult {
         out.status = bad.status;
         out.error = bad.error.clone();
     }
-    out.warnings = Vec::new();
-    for w in members.iter().flat_map(|r| &r.warnings) {
-        if !out.warnings.contains(w) {
-            out.warnings.push(w.clone());
-        }
-    }
+    out.warnings = merged_warnings(members);
     let passed: Vec<&BenchResult> = members
         .iter()
         .copied()
@@ -190,6 +186,44 @@ fn merge_histograms(results: &[&BenchResult]) -> Vec<Histogram> {
                 Histogram::from_hdr(h.name, h.unit, h.scale, h.labels, &sum)
             }
             _ => h,
+        })
+        .collect()
+}
+
+/// Every repeat's warnings once: a warning of the same kind (the same text
+/// before its first `": "`, e.g. `coefficient of variation over 5 %
+/// (noisy machine?)`) in several repeats is kept as the first repeat's,
+/// followed by `[and in K more of the N repeats]`, not printed once a
+/// repeat with other figures.
+pub fn merged_warnings(members: &[&BenchResult]) -> Vec<String> {
+    let kind = |w: &str| w.split_once(": ").map_or(w, |(k, _)| k).to_string();
+    let mut first: Vec<(String, String, usize)> = Vec::new();
+    for r in members {
+        let mut seen_here: Vec<String> = Vec::new();
+        for w in &r.warnings {
+            let k = kind(w);
+            if seen_here.contains(&k) && !first.iter().any(|(_, f, _)| f == w) {
+                // A second warning of one kind in one repeat: its own.
+                first.push((w.clone(), w.clone(), 1));
+                continue;
+            }
+            match first.iter_mut().find(|(fk, _, _)| *fk == k) {
+                Some((_, _, n)) if !seen_here.contains(&k) => *n += 1,
+                Some(_) => {}
+                None => first.push((k.clone(), w.clone(), 1)),
+            }
+            seen_here.push(k);
+        }
+    }
+    let total = members.len();
+    first
+        .into_iter()
+        .map(|(_, w, n)| {
+            if n > 1 {
+                format!("{w} [and in {} more of the {total} repeats]", n - 1)
+            } else {
+                w
+            }
         })
         .collect()
 }

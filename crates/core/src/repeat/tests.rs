@@ -380,3 +380,33 @@ fn once_is_the_benchmark_as_it_is() {
     assert!(out[0].param(PARAM).is_none());
     assert!(out[0].metrics.iter().all(|m| m.stats.is_none()));
 }
+
+/// A warning of one kind in every repeat is printed once, the first
+/// repeat's, with how many more repeats had it; warnings of other kinds
+/// stay as they were.
+#[test]
+fn a_warning_every_repeat_gave_is_printed_once_with_its_count() {
+    let with = |ws: &[&str]| {
+        let mut r = BenchResult::new(cpu::OPS);
+        r.warnings = ws.iter().map(|w| w.to_string()).collect();
+        r
+    };
+    let cv = "coefficient of variation over 5 % (noisy machine?)";
+    let a = with(&[
+        &format!("{cv}: strong threads=1 (10.9 %)"),
+        "peak uncertain: x",
+    ]);
+    let b = with(&[&format!("{cv}: strong threads=4 (11.2 %)")]);
+    let c = with(&[&format!("{cv}: weak threads=8 (13.9 %)"), "in cache: y"]);
+    let merged = merge::merged_warnings(&[&a, &b, &c]);
+    assert_eq!(
+        merged,
+        vec![
+            format!("{cv}: strong threads=1 (10.9 %) [and in 2 more of the 3 repeats]"),
+            "peak uncertain: x".to_string(),
+            "in cache: y".to_string(),
+        ]
+    );
+    // One repeat: as it was.
+    assert_eq!(merge::merged_warnings(&[&a]), a.warnings);
+}
