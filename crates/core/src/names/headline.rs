@@ -10,7 +10,7 @@
 //! orientation is the headline: the highest rate, the lowest time.
 
 use super::labels::KERNEL;
-use super::{burnin, cpu, db, disk, gpu, http, linpack, memory, net, scan};
+use super::{burnin, cpu, db, disk, gpu, hpcc, http, linpack, memory, net, scan};
 use crate::model::{BenchResult, Better, Metric};
 
 /// One benchmark's headline figure.
@@ -100,6 +100,12 @@ pub const HEADLINES: &[Headline] = &[
     // to convergence on its own).
     h(db::TPCC, db::tpcc::metric::NOPM, &[]),
     h(scan::SCAN, scan::metric::SECONDS, &[]),
+    // HPCC's figures: the best of the modes run (star, every core, where
+    // it ran; single where only that did).
+    h(cpu::HPCC_DGEMM, hpcc::metric::RATE, &[]),
+    h(cpu::HPCC_FFT, hpcc::metric::RATE, &[]),
+    h(memory::HPCC_PTRANS, hpcc::metric::BANDWIDTH, &[]),
+    h(memory::HPCC_RANDOM_ACCESS, hpcc::metric::UPDATES, &[]),
     h(burnin::CHECKPOINT, burnin::metric::THROUGHPUT_MEAN, &[]),
 ];
 
