@@ -19,11 +19,10 @@ use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::{Choice, Config};
 use nodebench_core::names::cpu::{self as names, label, param};
 use nodebench_core::names::labels::{KERNEL, THREADS};
-use nodebench_core::names::peak::PEAK_CORES;
 use nodebench_core::stats::{
     MIN_TIMER_STEPS, Stats, noisy_warning, timer_resolution, timer_too_coarse,
 };
-use nodebench_core::{BenchResult, Better, Metric, Reference, Unit, team};
+use nodebench_core::{BenchResult, Better, Metric, Unit, team};
 use nodebench_machine::peak::{self, Peak};
 
 use crate::config::{Kernel, OpsConfig, Scaling};
@@ -68,15 +67,6 @@ fn calibrate(imp: &KernelImpl, target: Duration, pin: bool) -> u64 {
         }
         iters *= 4;
     }
-}
-
-/// The reference of a cell of `threads` threads: the peak of the cores
-/// they can use (float kernels with a known peak only).
-fn reference_for(kernel: Kernel, peak: &Result<Peak, String>, threads: usize) -> Option<Reference> {
-    let p = peak.as_ref().ok()?;
-    kernel
-        .is_float()
-        .then(|| p.cell_reference(threads, kernel.is_double()))
 }
 
 /// The peak `kernel` is set against: one lane per FMA port for a scalar
@@ -124,16 +114,6 @@ impl Benchmark for CpuOps {
             );
             result.set_param(param::PINNED, c.pin);
             result.set_param(param::OPS_PER_ITERATION, imp.ops_per_iter);
-            if kernel.is_float() {
-                match &peak {
-                    Ok(p) => {
-                        result.set_param(param::PEAK, p.describe(kernel.is_double()));
-                        result.set_param(PEAK_CORES, p.cores);
-                        result.warnings.extend(p.uncertain_warning());
-                    }
-                    Err(why) => result.set_param(param::PEAK, format!("unknown: {why}")),
-                }
-            }
             let unit = if kernel.is_float() {
                 Unit::FlopsPerSecond
             } else {
@@ -143,6 +123,8 @@ impl Benchmark for CpuOps {
             result.set_param(param::ITERATIONS_PER_UNIT, work);
 
             let mut noisy: Vec<String> = Vec::new();
+            // Each cell: (what, threads, median rate).
+            let mut cells: Vec<(String, usize, f64)> = Vec::new();
             'modes: for &scaling in &c.scaling {
                 let mut rates: BTreeMap<usize, f64> = BTreeMap::new();
                 for &t in &c.threads {
@@ -192,22 +174,17 @@ impl Benchmark for CpuOps {
                         ));
                     }
                     rates.insert(t, stats.median);
-                    if let (Ok(p), true) = (&peak, kernel.is_float()) {
-                        let what = format!("{} {} threads={t}", kernel.as_str(), scaling.as_str());
-                        result.warnings.extend(p.above_peak(
-                            &what,
-                            stats.median,
-                            t,
-                            kernel.is_double(),
-                        ));
-                    }
+                    cells.push((
+                        format!("{} {} threads={t}", kernel.as_str(), scaling.as_str()),
+                        t,
+                        stats.median,
+                    ));
                     result.metrics.push(
                         Metric::new(names::RATE, stats.median, unit, Better::Higher)
                             .label(KERNEL, kernel.as_str())
                             .label(label::SCALING, scaling.as_str())
                             .label(THREADS, t)
-                            .with_stats(stats)
-                            .with_reference(reference_for(kernel, &peak, t)),
+                            .with_stats(stats),
                     );
                 }
                 if let Some(&base) = rates.get(&1) {
@@ -234,6 +211,17 @@ impl Benchmark for CpuOps {
                     }
                 }
             }
+            if kernel.is_float() {
+                peak::set_result_against(
+                    &mut result,
+                    &peak,
+                    param::PEAK,
+                    &cells,
+                    &[names::RATE],
+                    None,
+                    kernel.is_double(),
+                );
+            }
             result.warnings.extend(noisy_warning(&noisy));
             if !ctx.record(result)? {
                 break;
@@ -249,6 +237,7 @@ mod tests {
     use super::*;
     use nodebench_core::bench::{Cancel, collect};
     use nodebench_core::inventory::Inventory;
+    use nodebench_core::names::peak::PEAK_CORES;
 
     fn quick(kernels: Vec<Kernel>, threads: Vec<usize>) -> CpuOps {
         CpuOps {
@@ -360,17 +349,98 @@ mod tests {
                 one_lane: false,
             },
             uncertain: None,
+            floating_cpus: None,
         };
         let peak = Ok(p);
         // Vector: 1 core x 3 GHz x 32 = 96 GFLOPS; scalar: x 4 = 12 GFLOPS.
-        let vector = reference_for(Kernel::F64Vector, &kernel_peak(Kernel::F64Vector, &peak), 1);
-        assert_eq!(vector.unwrap().value, 96.0e9);
+        let vector = set(Kernel::F64Vector, &peak, &[(1, 48.0e9)]);
+        assert_eq!(vector.metrics[0].reference.as_ref().unwrap().value, 96.0e9);
+        assert_eq!(vector.metrics[0].percent_of_reference, Some(50.0));
         for k in [Kernel::F64Scalar, Kernel::F32Scalar] {
-            let r = reference_for(k, &kernel_peak(k, &peak), 1).unwrap();
-            assert_eq!(r.value, 12.0e9, "{k:?}");
-            assert!(r.name.contains("x 4 "), "{}", r.name);
+            let r = set(k, &peak, &[(1, 6.0e9), (8, 24.0e9)]);
+            let one = r.metrics[0].reference.as_ref().unwrap();
+            assert_eq!(one.value, 12.0e9, "{k:?}");
+            assert!(one.name.contains("x 4 "), "{}", one.name);
+            // Eight threads on four cores: the four cores' 48 GFLOPS.
+            assert_eq!(r.metrics[1].reference.as_ref().unwrap().value, 48.0e9);
+            assert_eq!(r.metrics[1].percent_of_reference, Some(50.0));
         }
-        let all = reference_for(Kernel::F64Scalar, &kernel_peak(Kernel::F64Scalar, &peak), 8);
-        assert_eq!(all.unwrap().value, 48.0e9);
+    }
+
+    /// A result of `kernel` with a rate per (threads, FLOP/s), set against `peak`.
+    fn set(kernel: Kernel, peak: &Result<Peak, String>, cells: &[(usize, f64)]) -> BenchResult {
+        let mut r = BenchResult::new(names::OPS);
+        let mut what = Vec::new();
+        for &(t, rate) in cells {
+            r.metrics.push(
+                Metric::new(names::RATE, rate, Unit::FlopsPerSecond, Better::Higher)
+                    .label(KERNEL, kernel.as_str())
+                    .label(THREADS, t),
+            );
+            what.push((format!("{} threads={t}", kernel.as_str()), t, rate));
+        }
+        peak::set_result_against(
+            &mut r,
+            &kernel_peak(kernel, peak),
+            param::PEAK,
+            &what,
+            &[names::RATE],
+            None,
+            kernel.is_double(),
+        );
+        r
+    }
+
+    #[test]
+    fn a_cell_past_a_floating_count_is_set_against_every_usable_cpu_in_every_view() {
+        use nodebench_machine::peak::CoreFlops;
+        // The 16-vCPU guest: 8 floating cores at 2.555 GHz; f32.vector ran
+        // 2000.37 GFLOPS on 16 threads, 152.9 % of 8 cores' peak.
+        let peak = Ok(Peak {
+            cores: 8,
+            cores_source: "effective",
+            clock_hz: 2.555e9,
+            clock_source: "measured all-core under 512-bit FMA".into(),
+            core: CoreFlops {
+                dp_per_cycle: 32,
+                basis: "Emerald Rapids: AVX-512, 2 x 512-bit FMA".into(),
+                scalar_fma_ports: 2,
+                one_lane: false,
+            },
+            uncertain: None,
+            floating_cpus: Some(16),
+        });
+        let r = set(Kernel::F32Vector, &peak, &[(1, 160.9e9), (16, 2000.37e9)]);
+        assert_eq!(r.param(PEAK_CORES).and_then(|c| c.as_u64()), Some(16));
+        let share = r.metrics[1].percent_of_reference.unwrap();
+        assert!((share - 76.5).abs() < 0.05, "{share}");
+        assert!(
+            r.metrics
+                .iter()
+                .all(|m| m.percent_of_reference.unwrap() <= 100.0)
+        );
+        assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+        assert!(
+            r.warnings[0].starts_with(
+                "peak uncertain (not lowered): effective cores: the probe's 8 of 16 CPUs"
+            ),
+            "{}",
+            r.warnings[0]
+        );
+        assert!(
+            r.param(param::PEAK)
+                .and_then(|p| p.as_str())
+                .unwrap()
+                .starts_with("theoretical peak: 16 usable cores")
+        );
+        // f64.vector at 102.3 %: the count stays, the clock warning speaks.
+        let r = set(Kernel::F64Vector, &peak, &[(16, 669.29e9)]);
+        assert_eq!(r.param(PEAK_CORES).and_then(|c| c.as_u64()), Some(8));
+        assert_eq!(r.warnings.len(), 1);
+        assert!(
+            r.warnings[0].contains("102.3 % of the peak of the 8 cores"),
+            "{}",
+            r.warnings[0]
+        );
     }
 }

@@ -30,7 +30,6 @@ use nodebench_core::buffer::FIT_FRACTION;
 use nodebench_core::config::Config;
 use nodebench_core::inventory::available_memory_bytes;
 use nodebench_core::names::linpack::{self as names, label::TRIAL, param};
-use nodebench_core::names::peak::PEAK_CORES;
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Better, Metric, Unit};
 use nodebench_machine::peak;
@@ -111,10 +110,10 @@ impl Benchmark for Linpack {
         let largest = orders.iter().copied().max().unwrap_or(0);
         let Selection { solver, notes } =
             select(&c.blas, threads, largest).map_err(BenchError::System)?;
+        // Each order's rates are set against the peak of the cores the
+        // solver's threads can use once measured (`set_result_against`):
+        // the one "% of peak" every view prints.
         let peak = peak::theoretical_peak(ctx.inventory, peak::all_core_clock);
-        // The peak of the cores the solver's threads can use: the one
-        // "% of peak" every view prints.
-        let reference = peak.as_ref().ok().map(|p| p.cell_reference(threads, true));
 
         for &n in &orders {
             if ctx.cancel.is_cancelled() {
@@ -135,14 +134,6 @@ impl Benchmark for Linpack {
             }
             result.set_param(param::FLOPS_COUNTED, "2/3 n^3 + 3/2 n^2 per solve, as HPL");
             result.set_param(param::SEED, c.seed);
-            match &peak {
-                Ok(p) => {
-                    result.set_param(param::PEAK, p.describe(true));
-                    result.set_param(PEAK_CORES, p.cores);
-                    result.warnings.extend(p.uncertain_warning());
-                }
-                Err(why) => result.set_param(param::PEAK, format!("unknown: {why}")),
-            }
 
             ctx.progress
                 .start(&format!("linpack n={n}"), c.trials as u64);
@@ -175,8 +166,7 @@ impl Benchmark for Linpack {
                 );
                 result.metrics.push(
                     Metric::new(names::RATE, rate, Unit::FlopsPerSecond, Better::Higher)
-                        .label(TRIAL, trial)
-                        .with_reference(reference.clone()),
+                        .label(TRIAL, trial),
                 );
                 result.metrics.push(
                     Metric::new(
@@ -208,21 +198,26 @@ impl Benchmark for Linpack {
             if !rates.is_empty() {
                 let avg = rates.iter().sum::<f64>() / rates.len() as f64;
                 let max = rates.iter().cloned().fold(0.0, f64::max);
-                if let Ok(p) = &peak {
-                    result.warnings.extend(p.above_peak(
-                        &format!("linpack n={n} (best trial)"),
-                        max,
-                        threads,
-                        true,
-                    ));
-                }
                 for (name, v) in [(names::RATE_AVERAGE, avg), (names::RATE_MAXIMAL, max)] {
-                    result.metrics.push(
-                        Metric::new(name, v, Unit::FlopsPerSecond, Better::Higher)
-                            .with_reference(reference.clone()),
-                    );
+                    result
+                        .metrics
+                        .push(Metric::new(name, v, Unit::FlopsPerSecond, Better::Higher));
                 }
             }
+            let best = rates.iter().cloned().fold(0.0, f64::max);
+            let cells: Vec<(String, usize, f64)> = (best > 0.0)
+                .then(|| (format!("linpack n={n} (best trial)"), threads, best))
+                .into_iter()
+                .collect();
+            peak::set_result_against(
+                &mut result,
+                &peak,
+                param::PEAK,
+                &cells,
+                &[names::RATE, names::RATE_AVERAGE, names::RATE_MAXIMAL],
+                Some(threads),
+                true,
+            );
             if !failures.is_empty() {
                 result.mark_failed(failures.join("; "));
             } else if ctx.cancel.is_cancelled() {
