@@ -75,6 +75,7 @@ pub mod latency {
 pub fn scale_params(id: &str) -> &'static [&'static str] {
     match id {
         memory::STREAM => &[memory::param::ARRAY_SIZE],
+        linpack::LINPACK => &[linpack::param::N, linpack::param::LDA],
         memory::BLOCKS => &[memory::param::TOTAL_BYTES],
         disk::IOZONE => &[disk::param::FILE_SIZE, disk::param::RECORD_SIZE],
         disk::DD => &[disk::param::BLOCK_SIZE, disk::param::COUNT],

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use nodebench_core::model::{BenchResult, Better, Metric, Unit};
 use nodebench_core::names::hpcc::{kind, label, metric, mode, param};
 use nodebench_core::names::labels::{KERNEL, THREADS};
-use nodebench_core::names::{cpu, memory, net};
+use nodebench_core::names::{cpu, linpack, memory, net};
 
 /// HPCC's banner line.
 const BANNER: &str = "HPC Challenge Benchmark";
@@ -69,6 +69,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
     );
     let processes = s.get("CommWorldProcs")?;
     let mut results = hpl_results(&lines)?;
+    best_hpl(&mut results, &s)?;
     results.extend(stream(&s)?);
     for (id, test, unit, per) in [
         (
@@ -148,6 +149,29 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
     Ok(results)
 }
 
+/// HPCC's `HPL_Tflops` (the best row, at `HPL_N`) as `rate_maximal` of
+/// that row's result, as nodebench's LINPACK gives its best trial.
+fn best_hpl(results: &mut [BenchResult], s: &Summary) -> Result<(), String> {
+    let n = s.get("HPL_N")?;
+    let rate = s.get("HPL_Tflops")? * 1e12;
+    let best = results
+        .iter_mut()
+        .filter(|r| r.param(linpack::param::N).and_then(|v| v.as_f64()) == Some(n))
+        .max_by(|a, b| {
+            let r = |x: &BenchResult| x.metric(linpack::RATE, &[]).map_or(0.0, |m| m.value);
+            r(a).total_cmp(&r(b))
+        });
+    if let Some(r) = best {
+        r.metrics.push(Metric::new(
+            linpack::RATE_MAXIMAL,
+            rate,
+            Unit::FlopsPerSecond,
+            Better::Higher,
+        ));
+    }
+    Ok(())
+}
+
 /// The HPL section's rows.
 fn hpl_results(lines: &[&str]) -> Result<Vec<BenchResult>, String> {
     let begin = lines
@@ -161,32 +185,55 @@ fn hpl_results(lines: &[&str]) -> Result<Vec<BenchResult>, String> {
 }
 
 /// `SingleSTREAM_Copy`... and `StarSTREAM_Copy`... (GB/s, 10^9 bytes) as
-/// two `memory.stream` results.
+/// `memory.stream` results labelled as nodebench's own STREAM labels them,
+/// so that `compare` sets them beside a native run: HPCC's STREAM is plain
+/// C loops (`stores=normal`). Single is one process of `STREAM_Threads`
+/// threads. Star is one process's figure while every process ran its own:
+/// times the processes it is the machine's total on that many threads, as
+/// nodebench's all-core STREAM gives it (derived, and the result says so).
+/// With one process Star is another Single, kept apart by `mode=star`.
 fn stream(s: &Summary) -> Result<Vec<BenchResult>, String> {
-    let threads = s.get("STREAM_Threads")?;
-    let size = s.get("STREAM_VectorSize")?;
+    let threads = s.get("STREAM_Threads")?.max(1.0) as u64;
+    let size = s.get("STREAM_VectorSize")? as u64;
+    let processes = s.get("CommWorldProcs")?.max(1.0) as u64;
     let mut results = Vec::new();
     for (m, prefix) in [(mode::SINGLE, "SingleSTREAM_"), (mode::STAR, "StarSTREAM_")] {
+        let star = m == mode::STAR;
+        let (all, times) = if star && processes > 1 {
+            (threads * processes, processes as f64)
+        } else {
+            (threads, 1.0)
+        };
         let mut r = BenchResult::new(memory::STREAM);
-        r.set_param(memory::param::THREADS, threads);
+        r.set_param(memory::param::THREADS, all);
         r.set_param(memory::param::ARRAY_SIZE, size);
+        if times > 1.0 {
+            r.set_param(
+                crate::param::DERIVED,
+                format!(
+                    "bandwidth = {prefix}* (one process's GB/s while all ran) x {processes} processes: the machine's total"
+                ),
+            );
+        }
         for (kernel, key) in [
             (memory::kernel::COPY, "Copy"),
             (memory::kernel::SCALE, "Scale"),
             (memory::kernel::ADD, "Add"),
             (memory::kernel::TRIAD, "Triad"),
         ] {
-            r.metrics.push(
-                Metric::new(
-                    memory::metric::BANDWIDTH,
-                    s.get(&format!("{prefix}{key}"))? * 1e9,
-                    Unit::BytesPerSecond,
-                    Better::Higher,
-                )
-                .label(KERNEL, kernel)
-                .label(THREADS, threads)
-                .label(label::MODE, m),
-            );
+            let mut metric = Metric::new(
+                memory::metric::BANDWIDTH,
+                s.get(&format!("{prefix}{key}"))? * 1e9 * times,
+                Unit::BytesPerSecond,
+                Better::Higher,
+            )
+            .label(KERNEL, kernel)
+            .label(memory::label::STORES, memory::stores::NORMAL)
+            .label(THREADS, all);
+            if star && processes == 1 {
+                metric = metric.label(label::MODE, m);
+            }
+            r.metrics.push(metric);
         }
         results.push(r);
     }
@@ -230,7 +277,6 @@ fn latency_bandwidth(s: &Summary) -> Result<Option<BenchResult>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::names::linpack;
 
     const NP1: &str = include_str!("../../tests/fixtures/hpcc-np1.txt");
     const NP2: &str = include_str!("../../tests/fixtures/hpcc-np2.txt");
@@ -259,13 +305,29 @@ mod tests {
                 .value,
             3.797e9
         );
-        let star = rs
+        // HPL_Tflops is the best row's (n = HPL_N = 1000) rate_maximal.
+        assert_eq!(
+            hpl[0].metric(linpack::RATE_MAXIMAL, &[]).unwrap().value,
+            0.00379685e12
+        );
+        assert!(hpl[1].metric(linpack::RATE_MAXIMAL, &[]).is_none());
+        // One process: Star is another Single, kept apart by mode=star.
+        let streams: Vec<&BenchResult> = rs
             .iter()
-            .find(|r| {
-                r.benchmark == memory::STREAM
-                    && r.metrics[0].label_value(label::MODE) == Some(mode::STAR)
-            })
-            .unwrap();
+            .filter(|r| r.benchmark == memory::STREAM)
+            .collect();
+        assert_eq!(streams.len(), 2);
+        let star = streams[1];
+        assert!(streams[0].metrics.iter().all(|m| {
+            m.label_value(label::MODE).is_none()
+                && m.label_value(THREADS) == Some("1")
+                && m.label_value(memory::label::STORES) == Some(memory::stores::NORMAL)
+        }));
+        assert!(
+            star.metrics
+                .iter()
+                .all(|m| m.label_value(label::MODE) == Some(mode::STAR))
+        );
         let bw = |k: &str| {
             star.metric(memory::metric::BANDWIDTH, &[(KERNEL, k)])
                 .unwrap()
@@ -275,10 +337,8 @@ mod tests {
         assert_eq!(bw(memory::kernel::SCALE), 28.9254e9);
         assert_eq!(bw(memory::kernel::ADD), 29.6332e9);
         assert_eq!(bw(memory::kernel::TRIAD), 29.2672e9);
-        assert_eq!(
-            star.param(memory::param::ARRAY_SIZE),
-            Some(&480000.0.into())
-        );
+        assert_eq!(star.param(memory::param::ARRAY_SIZE), Some(&480000.into()));
+        assert!(star.param(crate::param::DERIVED).is_none());
         assert_eq!(find(&rs, cpu::HPCC_DGEMM, mode::STAR).value, 3.5762e9);
         assert_eq!(find(&rs, cpu::HPCC_FFT, mode::SINGLE).value, 2.75886e9);
         assert_eq!(find(&rs, cpu::HPCC_FFT, mode::MPI).value, 3.515e9);
@@ -340,6 +400,22 @@ mod tests {
         );
         let hpl = rs.iter().find(|r| r.benchmark == linpack::LINPACK).unwrap();
         assert_eq!(hpl.param(linpack::param::Q), Some(&2.into()));
+        // Two processes: StarSTREAM times 2 is the machine's total on 2
+        // threads, as nodebench's all-core STREAM labels it.
+        let star = rs
+            .iter()
+            .filter(|r| r.benchmark == memory::STREAM)
+            .nth(1)
+            .unwrap();
+        assert!(star.metrics.iter().all(|m| {
+            m.label_value(label::MODE).is_none() && m.label_value(THREADS) == Some("2")
+        }));
+        assert!(
+            star.param(crate::param::DERIVED)
+                .and_then(|d| d.as_str())
+                .unwrap()
+                .contains("x 2 processes")
+        );
     }
 
     #[test]
