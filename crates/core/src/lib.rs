@@ -33,6 +33,7 @@ pub mod repeat;
 pub mod repeat_mode;
 pub mod rng;
 pub mod route;
+pub mod sizing;
 pub mod stats;
 pub mod team;
 pub mod threshold;

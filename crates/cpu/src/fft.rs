@@ -26,8 +26,8 @@ use nodebench_core::inventory::meminfo::{pow2_floor, total_memory_bytes};
 use nodebench_core::names::cpu::HPCC_FFT;
 use nodebench_core::names::hpcc::{THRESHOLD, label, metric, mode, param};
 use nodebench_core::rng::XorShift64;
+use nodebench_core::sizing;
 use nodebench_core::team::{self, SpinBarrier};
-use nodebench_core::units::{MAX_THREADS, format_bytes};
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 use rustfft::num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
@@ -75,12 +75,7 @@ impl Default for FftConfig {
 
 impl Config for FftConfig {
     fn validate(&self) -> Result<(), BenchError> {
-        if !(self.memory_fraction > 0.0 && self.memory_fraction <= 0.9) {
-            return Err(BenchError::Invalid(
-                "--memory-fraction: expected a share of memory above 0 and at most 0.9 (e.g. 0.5)"
-                    .into(),
-            ));
-        }
+        sizing::check_memory_fraction(self.memory_fraction)?;
         if let Some(n) = self.size
             && n < 2
         {
@@ -88,23 +83,9 @@ impl Config for FftConfig {
                 "--size: expected a transform length of at least 2 (e.g. 1048576), got {n}"
             )));
         }
-        if self.modes.is_empty() {
-            return Err(BenchError::Invalid(
-                "--modes: expected a list of single, star".into(),
-            ));
-        }
-        if let Some(t) = self.threads
-            && !(1..=MAX_THREADS).contains(&t)
-        {
-            return Err(BenchError::Invalid(format!(
-                "--threads: expected a number of threads from 1 to {MAX_THREADS}, got {t}"
-            )));
-        }
-        if self.ntimes == 0 {
-            return Err(BenchError::Invalid(
-                "--ntimes: expected at least 1 timed transform".into(),
-            ));
-        }
+        sizing::check_modes(&self.modes, "single, star")?;
+        sizing::check_threads(self.threads)?;
+        sizing::check_ntimes(self.ntimes, "timed transform")?;
         Ok(())
     }
 }
@@ -120,21 +101,11 @@ impl FftConfig {
         if let Some(n) = self.size {
             return Ok((n, format!("--size {n}")));
         }
-        let total = mem_total.ok_or_else(|| {
-            BenchError::System(
-                "--memory-fraction: MemTotal unknown (no /proc/meminfo); give --size".into(),
-            )
-        })?;
-        let per_core = self.memory_fraction * total as f64 / cores.max(1) as f64;
+        let (share, sized_by) =
+            sizing::memory_share(self.memory_fraction, mem_total, Some(cores), "--size")?;
+        let per_core = share / cores.max(1) as f64;
         let n = pow2_floor(per_core / BYTES_PER_ELEMENT).max(2) as usize;
-        Ok((
-            n,
-            format!(
-                "--memory-fraction {} of {} over {cores} cores",
-                self.memory_fraction,
-                format_bytes(total)
-            ),
-        ))
+        Ok((n, sized_by))
     }
 }
 

@@ -23,8 +23,8 @@ use nodebench_core::inventory::meminfo::total_memory_bytes;
 use nodebench_core::names::cpu::HPCC_DGEMM;
 use nodebench_core::names::hpcc::{THRESHOLD, label, metric, mode, param};
 use nodebench_core::rng::XorShift64;
+use nodebench_core::sizing;
 use nodebench_core::team::{self, SpinBarrier};
-use nodebench_core::units::{MAX_THREADS, format_bytes};
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 
 use crate::gemm::Kernel;
@@ -70,34 +70,15 @@ impl Default for DgemmConfig {
 
 impl Config for DgemmConfig {
     fn validate(&self) -> Result<(), BenchError> {
-        if !(self.memory_fraction > 0.0 && self.memory_fraction <= 0.9) {
-            return Err(BenchError::Invalid(
-                "--memory-fraction: expected a share of memory above 0 and at most 0.9 (e.g. 0.5)"
-                    .into(),
-            ));
-        }
+        sizing::check_memory_fraction(self.memory_fraction)?;
         if self.order == Some(0) {
             return Err(BenchError::Invalid(
                 "--order: expected a positive matrix order (e.g. 1632)".into(),
             ));
         }
-        if self.modes.is_empty() {
-            return Err(BenchError::Invalid(
-                "--modes: expected a list of single, star".into(),
-            ));
-        }
-        if let Some(t) = self.threads
-            && !(1..=MAX_THREADS).contains(&t)
-        {
-            return Err(BenchError::Invalid(format!(
-                "--threads: expected a number of threads from 1 to {MAX_THREADS}, got {t}"
-            )));
-        }
-        if self.ntimes == 0 {
-            return Err(BenchError::Invalid(
-                "--ntimes: expected at least 1 timed multiply".into(),
-            ));
-        }
+        sizing::check_modes(&self.modes, "single, star")?;
+        sizing::check_threads(self.threads)?;
+        sizing::check_ntimes(self.ntimes, "timed multiply")?;
         Ok(())
     }
 }
@@ -113,21 +94,11 @@ impl DgemmConfig {
         if let Some(n) = self.order {
             return Ok((n, format!("--order {n}")));
         }
-        let total = mem_total.ok_or_else(|| {
-            BenchError::System(
-                "--memory-fraction: MemTotal unknown (no /proc/meminfo); give --order".into(),
-            )
-        })?;
-        let per_core = self.memory_fraction * total as f64 / cores.max(1) as f64;
+        let (share, sized_by) =
+            sizing::memory_share(self.memory_fraction, mem_total, Some(cores), "--order")?;
+        let per_core = share / cores.max(1) as f64;
         let n = ((per_core / 24.0).sqrt().floor() as usize).max(1);
-        Ok((
-            n,
-            format!(
-                "--memory-fraction {} of {} over {cores} cores",
-                self.memory_fraction,
-                format_bytes(total)
-            ),
-        ))
+        Ok((n, sized_by))
     }
 }
 

@@ -25,8 +25,8 @@ use nodebench_core::config::{Choice, Config};
 use nodebench_core::inventory::meminfo::{pow2_floor, total_memory_bytes as mem_total};
 use nodebench_core::names::hpcc::{label, metric, mode, param};
 use nodebench_core::names::memory::HPCC_RANDOM_ACCESS;
+use nodebench_core::sizing;
 use nodebench_core::team::{self, SpinBarrier};
-use nodebench_core::units::{MAX_THREADS, format_bytes};
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 
 use crate::config::hugepages_param;
@@ -82,12 +82,7 @@ impl Default for GupsConfig {
 
 impl Config for GupsConfig {
     fn validate(&self) -> Result<(), BenchError> {
-        if !(self.memory_fraction > 0.0 && self.memory_fraction <= 0.9) {
-            return Err(BenchError::Invalid(
-                "--memory-fraction: expected a share of memory above 0 and at most 0.9 (e.g. 0.5)"
-                    .into(),
-            ));
-        }
+        sizing::check_memory_fraction(self.memory_fraction)?;
         if let Some(n) = self.table_size
             && (n < MIN_TABLE || !n.is_power_of_two())
         {
@@ -95,18 +90,8 @@ impl Config for GupsConfig {
                 "--table-size: expected a power of two of at least {MIN_TABLE} entries (e.g. 4194304 = 2^22), got {n}"
             )));
         }
-        if self.modes.is_empty() {
-            return Err(BenchError::Invalid(
-                "--modes: expected a list of single, star, shared".into(),
-            ));
-        }
-        if let Some(t) = self.threads
-            && !(1..=MAX_THREADS).contains(&t)
-        {
-            return Err(BenchError::Invalid(format!(
-                "--threads: expected a number of threads from 1 to {MAX_THREADS}, got {t}"
-            )));
-        }
+        sizing::check_modes(&self.modes, "single, star, shared")?;
+        sizing::check_threads(self.threads)?;
         Ok(())
     }
 }
@@ -138,21 +123,18 @@ impl GupsConfig {
                 sized_by: format!("--table-size {n}"),
             });
         }
-        let total = mem_total.ok_or_else(|| {
-            BenchError::System(
-                "--memory-fraction: MemTotal unknown (no /proc/meminfo); give --table-size".into(),
-            )
-        })?;
-        let share = self.memory_fraction * total as f64 / 8.0;
+        let (bytes, sized_by) = sizing::memory_share(
+            self.memory_fraction,
+            mem_total,
+            Some(threads),
+            "--table-size",
+        )?;
+        let share = bytes / 8.0;
         Ok(Plan {
             threads,
             local: pow2_floor(share / threads as f64).max(MIN_TABLE),
             global: pow2_floor(share).max(MIN_TABLE),
-            sized_by: format!(
-                "--memory-fraction {} of {} over {threads} cores",
-                self.memory_fraction,
-                format_bytes(total)
-            ),
+            sized_by,
         })
     }
 

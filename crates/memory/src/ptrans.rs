@@ -28,8 +28,8 @@ use nodebench_core::config::Config;
 use nodebench_core::inventory::meminfo::total_memory_bytes;
 use nodebench_core::names::hpcc::{THRESHOLD, label, metric, mode, param};
 use nodebench_core::names::memory::HPCC_PTRANS;
+use nodebench_core::sizing;
 use nodebench_core::team::{self, SpinBarrier};
-use nodebench_core::units::{MAX_THREADS, format_bytes};
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 
 /// Tile edge, in elements: two 64 x 64 tiles of A and two of B (128 KiB)
@@ -63,29 +63,14 @@ impl Default for PtransConfig {
 
 impl Config for PtransConfig {
     fn validate(&self) -> Result<(), BenchError> {
-        if !(self.memory_fraction > 0.0 && self.memory_fraction <= 0.9) {
-            return Err(BenchError::Invalid(
-                "--memory-fraction: expected a share of memory above 0 and at most 0.9 (e.g. 0.5)"
-                    .into(),
-            ));
-        }
+        sizing::check_memory_fraction(self.memory_fraction)?;
         if self.order == Some(0) {
             return Err(BenchError::Invalid(
                 "--order: expected a positive matrix order (e.g. 2000)".into(),
             ));
         }
-        if let Some(t) = self.threads
-            && !(1..=MAX_THREADS).contains(&t)
-        {
-            return Err(BenchError::Invalid(format!(
-                "--threads: expected a number of threads from 1 to {MAX_THREADS}, got {t}"
-            )));
-        }
-        if self.ntimes == 0 {
-            return Err(BenchError::Invalid(
-                "--ntimes: expected at least 1 timed pass".into(),
-            ));
-        }
+        sizing::check_threads(self.threads)?;
+        sizing::check_ntimes(self.ntimes, "timed pass")?;
         Ok(())
     }
 }
@@ -96,20 +81,10 @@ impl PtransConfig {
         if let Some(n) = self.order {
             return Ok((n, format!("--order {n}")));
         }
-        let total = mem_total.ok_or_else(|| {
-            BenchError::System(
-                "--memory-fraction: MemTotal unknown (no /proc/meminfo); give --order".into(),
-            )
-        })?;
-        let n = ((self.memory_fraction * total as f64 / 16.0).sqrt().floor() as usize).max(1);
-        Ok((
-            n,
-            format!(
-                "--memory-fraction {} of {}",
-                self.memory_fraction,
-                format_bytes(total)
-            ),
-        ))
+        let (share, sized_by) =
+            sizing::memory_share(self.memory_fraction, mem_total, None, "--order")?;
+        let n = ((share / 16.0).sqrt().floor() as usize).max(1);
+        Ok((n, sized_by))
     }
 }
 
