@@ -3,7 +3,7 @@
 //! `ir_select` of a random key of `updates` (or `?key=N`) on a database
 //! loaded by `nodebench db as3ap`, the row as the body. It implements
 //! core's [`Endpoint`] (the http crate knows only that trait); each server
-//! worker gets its own connection, as each PHP worker of seeds/003's stack
+//! worker gets its own connection, as each PHP worker of the AMP-stack study's stack
 //! held its own MySQL connection.
 
 use crate::data::{dense_index, dense_key};

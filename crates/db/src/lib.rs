@@ -1,6 +1,6 @@
 //! nodebench-db: the AS3AP database benchmark (`nodebench db as3ap`) on
 //! SQLite, MariaDB/MySQL and PostgreSQL: the five tables generated from a seed and loaded, the spec's
-//! indexes, the single-user query set and seeds/003's multi-user tests.
+//! indexes, the single-user query set and the AMP-stack study's multi-user tests.
 //!
 //! Bottom to top: `config` (flags), `data` (the generator and checksum),
 //! `schema` (indexes), `engine` (the sessions), `queries`, `load` (the

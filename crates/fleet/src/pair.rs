@@ -27,7 +27,7 @@ nodebench_core::choice! {
         /// TCP and UDP round trips (`net pingpong`).
         Pingpong => "pingpong",
         /// One large HTTP download from the built-in server (`http
-        /// download`, seeds/001's 10 GB wget), for the test's duration.
+        /// download`, the E3-1220 node-pair report's 10 GB wget), for the test's duration.
         Download => "download",
     }
 }

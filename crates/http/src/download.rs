@@ -1,5 +1,5 @@
 //! `nodebench http download URL`: one large download over one connection,
-//! as seeds/001 measures with `wget http://host/10g.bin`: the body is read
+//! as the E3-1220 node-pair report measures with `wget http://host/10g.bin`: the body is read
 //! with a 1 MiB buffer and thrown away (no disk in the way), and the result
 //! carries the body's byte count (checked against `Content-Length`), the time
 //! to the first byte, the average rate (body bytes over the time from the

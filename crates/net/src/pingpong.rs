@@ -1,4 +1,4 @@
-//! `nodebench net pingpong HOST`: the TCP and UDP ping-pong of seeds/002.
+//! `nodebench net pingpong HOST`: the TCP and UDP ping-pong of the CS 553 benchmarking report.
 //! Client threads each send a message of the given size and wait for the
 //! same bytes back, as fast as they can, for a fixed time per cell (protocol
 //! x message size x thread count); every round trip is timed into an

@@ -221,7 +221,7 @@ fn local_checks_read_the_workers_user_and_the_document_root() {
     assert!(!got.contains(&"local.docroot-world-writable"), "{got:?}");
     drop(server);
 
-    // seeds/003's case: User nobody; a world-writable upload directory
+    // the AMP-stack study's case: User nobody; a world-writable upload directory
     // and a readable .htpasswd planted in the document root.
     let server = apache(Setup::Hardened, "nobody");
     let www = server.docroot();

@@ -16,7 +16,7 @@ use super::parse::{duration_text, or_default, parse_duration, parse_size, size_t
 pub enum DbCommand {
     /// The AS3AP benchmark: the five tables generated from --seed and
     /// loaded (rows/s), the spec's indexes, the single-user query set and
-    /// the multi-user tests of seeds/003 (IR and cross-section with IR or
+    /// the multi-user tests of the AMP-stack study (IR and cross-section with IR or
     /// OLTP background); queries/s, latency percentiles, per-query times.
     As3ap(As3apArgs),
     /// A TPC-C-derived OLTP workload (TPC-C-derived, not audited, not
@@ -145,7 +145,7 @@ pub struct As3apArgs {
     /// Directory of the default SQLite file.
     #[arg(long, value_name = "PATH")]
     pub scratch_dir: Option<PathBuf>,
-    /// Database size: four tables of 100-byte rows (the default 40MiB: 104,857 rows each; 4GB as seeds/003).
+    /// Database size: four tables of 100-byte rows (the default 40MiB: 104,857 rows each; 4GB as the AMP-stack study).
     #[arg(long, value_name = "SIZE", default_value = size_text(As3apConfig::default().size), value_parser = parse_size)]
     pub size: u64,
     /// Seed of the data generator (the same seed gives the same data on every engine).

@@ -190,7 +190,7 @@ fn dd_size(s: &str) -> Option<u64> {
 mod tests {
     use super::*;
 
-    /// seeds/001: three dd runs of 10 GB, the commands above each.
+    /// the E3-1220 node-pair report: three dd runs of 10 GB, the commands above each.
     const SEED_001: &str = include_str!("../../tests/fixtures/dd-seed001.txt");
 
     #[test]

@@ -8,7 +8,7 @@
 //!   file size, record size and one worker. Columns of tests that did not
 //!   run are blank: such a row is matched to the header by where its
 //!   numbers end; a row as long as the header (or longer, when a report
-//!   re-typed the header and lost words, as seeds/002's did) is read in
+//!   re-typed the header and lost words, as the CS 553 benchmarking report's did) is read in
 //!   IOzone's fixed column order.
 //! - the blocks of a `-t` throughput-mode run: `Children see throughput
 //!   for N initial writers = R kB/sec`, `Parent sees ...`, `Min/Max/Avg
@@ -16,7 +16,7 @@
 //!   throughput metric name, and the children's figure as `bandwidth`.
 //!
 //! Every row and block must be complete; `iozone test complete.` is not
-//! required, because reports often stop before it (seeds/000 does).
+//! required, because reports often stop before it (the compute-node proposal report does).
 
 use nodebench_core::model::{BenchResult, Better, Metric, Unit};
 use nodebench_core::names::disk::{self as names, label, metric, param, test};

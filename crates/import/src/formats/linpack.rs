@@ -199,7 +199,7 @@ mod tests {
         assert_eq!(r.metric(names::TIME, &t("2")).unwrap().value, 51.704);
     }
 
-    /// seeds/002's paste lost its columns (one figure per line, in no
+    /// the CS 553 benchmarking report's paste lost its columns (one figure per line, in no
     /// order): it is refused, never half-read.
     #[test]
     fn seed_002_mangled_paste_is_refused() {

@@ -218,7 +218,7 @@ mod tests {
         assert!(parse(dd).is_err());
     }
 
-    /// seeds/002's paste lost its layout: the summary lines are split over
+    /// the CS 553 benchmarking report's paste lost its layout: the summary lines are split over
     /// lines (`send` / `eiver`, `nder` / `se`), so no total can be read and
     /// the file is refused rather than half-imported.
     #[test]
