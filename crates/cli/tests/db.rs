@@ -188,11 +188,12 @@ fn postgres() -> Option<String> {
     match std::env::var("NODEBENCH_TEST_POSTGRES") {
         Ok(url) => Some(url),
         Err(_) => {
-            assert!(
-                std::env::var("CI").is_err(),
-                "NODEBENCH_TEST_POSTGRES is not set: scripts/test starts the server (scripts/db-servers start)"
+            nodebench_core::test_require::missing(
+                "db (PostgreSQL)",
+                nodebench_core::test_require::need::POSTGRES,
+                "NODEBENCH_TEST_POSTGRES is not set",
+                "scripts/db-servers start",
             );
-            eprintln!("db: PostgreSQL tests skipped: NODEBENCH_TEST_POSTGRES not set");
             None
         }
     }
@@ -508,11 +509,12 @@ fn runs_show_and_the_html_report_print_the_as3ap_tables_of_a_stored_run() {
 fn ctrl_c_during_a_mariadb_load_drops_the_tables_and_says_so() {
     // The server scripts/db-servers starts; CI (which sets CI) must have it.
     let Ok(url) = std::env::var("NODEBENCH_TEST_MYSQL") else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "NODEBENCH_TEST_MYSQL is not set: scripts/test starts the server (scripts/db-servers start)"
+        nodebench_core::test_require::missing(
+            "ctrl_c_during_a_mariadb_load_drops_the_tables_and_says_so",
+            nodebench_core::test_require::need::MYSQL,
+            "NODEBENCH_TEST_MYSQL is not set",
+            "scripts/db-servers start",
         );
-        eprintln!("skipped: NODEBENCH_TEST_MYSQL not set (scripts/db-servers start)");
         return;
     };
     use nodebench_db::data::TABLES;

@@ -228,11 +228,12 @@ fn a_span_no_other_process_took_1_percent_of_a_cpu_is_not_disturbed() {
 #[test]
 fn a_local_database_server_is_the_workload_not_a_disturbance() {
     let Ok(url) = std::env::var("NODEBENCH_TEST_MYSQL") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "NODEBENCH_TEST_MYSQL is not set: scripts/test starts the servers (scripts/db-servers start)"
+        nodebench_core::test_require::missing(
+            "a_local_database_server_is_the_workload_not_a_disturbance",
+            nodebench_core::test_require::need::MYSQL,
+            "NODEBENCH_TEST_MYSQL is not set",
+            "scripts/db-servers start",
         );
-        eprintln!("skipped: NODEBENCH_TEST_MYSQL not set (scripts/db-servers start)");
         return;
     };
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());

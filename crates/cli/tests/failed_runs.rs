@@ -28,7 +28,12 @@ fn validate_junit(xml: &str) {
         .arg(file.path())
         .output()
     else {
-        eprintln!("skipped: xmllint not found (apt-get install libxml2-utils)");
+        nodebench_core::test_require::missing(
+            "failed_runs (JUnit schema)",
+            nodebench_core::test_require::need::XMLLINT,
+            "xmllint not found",
+            "apt-get install libxml2-utils",
+        );
         return;
     };
     assert!(

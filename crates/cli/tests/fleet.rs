@@ -39,11 +39,12 @@ impl Drop for TestHosts {
 /// are no test hosts and this is not CI.
 fn hosts_file(test: &str, names: &[&str], into: &Path) -> Option<TestHosts> {
     let Ok(file) = std::env::var("NODEBENCH_TEST_HOSTS") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{test}: NODEBENCH_TEST_HOSTS is not set: scripts/test starts the ssh hosts (scripts/ssh-hosts start) as root"
+        nodebench_core::test_require::missing(
+            test,
+            nodebench_core::test_require::need::SSH_HOSTS,
+            "NODEBENCH_TEST_HOSTS is not set (no ssh test hosts)",
+            "scripts/ssh-hosts start, as root",
         );
-        eprintln!("{test}: skipped: no ssh test hosts (run scripts/ssh-hosts start as root)");
         return None;
     };
     let text = std::fs::read_to_string(&file).expect("the test hosts file");

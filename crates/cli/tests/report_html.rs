@@ -42,8 +42,11 @@ impl Shown {
 /// error and fetched nothing; None (said on stderr) without Chromium.
 fn load(file: &Path) -> Option<Vec<Shown>> {
     let Some(chromium) = devtools::find_chromium() else {
-        eprintln!(
-            "report_html: skipped: chromium not found (Debian package `chromium`, or set NODEBENCH_CHROMIUM)"
+        nodebench_core::test_require::missing(
+            "report_html",
+            nodebench_core::test_require::need::CHROMIUM,
+            "chromium not found",
+            "apt-get install chromium, or set NODEBENCH_CHROMIUM",
         );
         return None;
     };

@@ -36,11 +36,12 @@ fn cluster_ready(test: &str) -> bool {
                     .any(|l| l.starts_with("idle") || l.starts_with("mixed"))
         });
     if !up {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "no Slurm cluster with an idle node: scripts/test starts one (scripts/slurm-cluster start)"
+        nodebench_core::test_require::missing(
+            test,
+            nodebench_core::test_require::need::SLURM,
+            "no Slurm cluster with an idle node",
+            "scripts/slurm-cluster start",
         );
-        eprintln!("{test}: skipped: no Slurm cluster (scripts/slurm-cluster start)");
     }
     up
 }

@@ -36,6 +36,7 @@ pub mod route;
 pub mod sizing;
 pub mod stats;
 pub mod team;
+pub mod test_require;
 pub mod threshold;
 pub mod units;
 

@@ -10,9 +10,10 @@ use nodebench_disk::scratch::{OpenMode, ScratchFile};
 
 #[test]
 fn a_full_file_system_is_a_clear_error_and_leaves_no_file() {
-    // SAFETY: geteuid has no failure mode.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("a_full_file_system_is_a_clear_error_and_leaves_no_file: skipped: needs root");
+    if !nodebench_core::test_require::root(
+        "a_full_file_system_is_a_clear_error_and_leaves_no_file",
+        "mounts a tmpfs",
+    ) {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();

@@ -75,7 +75,12 @@ fn validate(xml: &str) -> bool {
     {
         Ok(out) => out,
         Err(_) => {
-            eprintln!("skipped: xmllint not found (apt-get install libxml2-utils)");
+            nodebench_core::test_require::missing(
+                "junit (schema)",
+                nodebench_core::test_require::need::XMLLINT,
+                "xmllint not found",
+                "apt-get install libxml2-utils",
+            );
             return false;
         }
     };

@@ -156,10 +156,5 @@ pub fn interrupt(pid: u32) {
 /// True, after saying so on stderr, when this process is not root: the
 /// caller returns at once. `what` says what needs root.
 pub fn skipped_without_root(test: &str, what: &str) -> bool {
-    // SAFETY: geteuid has no failure mode.
-    if unsafe { libc::geteuid() } == 0 {
-        return false;
-    }
-    eprintln!("{test}: skipped: needs root ({what})");
-    true
+    !nodebench_core::test_require::root(test, what)
 }

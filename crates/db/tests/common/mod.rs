@@ -23,11 +23,17 @@ pub fn server(var: &str, test: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(url) => Some(url),
         Err(_) => {
-            assert!(
-                std::env::var("CI").is_err(),
-                "{var} is not set: scripts/test starts the server (scripts/db-servers start)"
+            let need = if var.contains("POSTGRES") {
+                nodebench_core::test_require::need::POSTGRES
+            } else {
+                nodebench_core::test_require::need::MYSQL
+            };
+            nodebench_core::test_require::missing(
+                test,
+                need,
+                &format!("{var} is not set"),
+                "scripts/db-servers start",
             );
-            eprintln!("{test}: skipped: {var} not set (scripts/db-servers start)");
             None
         }
     }

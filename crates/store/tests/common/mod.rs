@@ -41,11 +41,12 @@ pub fn postgres_url() -> Option<String> {
     match std::env::var(POSTGRES_VAR) {
         Ok(url) if !url.is_empty() => Some(url),
         _ => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{POSTGRES_VAR} is not set: scripts/test starts the server (scripts/db-servers start)"
+            nodebench_core::test_require::missing(
+                "store (PostgreSQL)",
+                nodebench_core::test_require::need::POSTGRES,
+                &format!("{POSTGRES_VAR} is not set"),
+                "scripts/db-servers start",
             );
-            eprintln!("skipped: {POSTGRES_VAR} not set (scripts/db-servers start)");
             None
         }
     }
