@@ -42,8 +42,8 @@ impl Epoll {
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
-        // SAFETY: `fd` is a valid descriptor nobody else owns.
         Ok(Epoll {
+            // SAFETY: `fd` is a valid descriptor nobody else owns.
             fd: unsafe { OwnedFd::from_raw_fd(fd) },
         })
     }

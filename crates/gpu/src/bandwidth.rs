@@ -134,6 +134,7 @@ fn measure(
             host_memory::PINNED,
             &mut || {
                 timed(
+                    // SAFETY: host and device buffers of `bytes` each, alive for the call, on a live stream.
                     &|| unsafe { (api.memcpy_htod_async)(dev_a.ptr, pa, bytes, s1.raw()) },
                     "cuMemcpyHtoDAsync_v2",
                 )
@@ -145,6 +146,7 @@ fn measure(
             host_memory::PINNED,
             &mut || {
                 timed(
+                    // SAFETY: host and device buffers of `bytes` each, alive for the call, on a live stream.
                     &|| unsafe { (api.memcpy_dtoh_async)(pa, dev_a.ptr, bytes, s1.raw()) },
                     "cuMemcpyDtoHAsync_v2",
                 )
@@ -156,15 +158,19 @@ fn measure(
             host_memory::PINNED,
             &mut || {
                 let t = Instant::now();
+                // SAFETY: host and device buffers of `bytes` each, alive for the call, on a live stream.
                 d.check("cuMemcpyHtoDAsync_v2", unsafe {
                     (api.memcpy_htod_async)(dev_a.ptr, pa, bytes, s1.raw())
                 })?;
+                // SAFETY: host and device buffers of `bytes` each, alive for the call, on a live stream.
                 d.check("cuMemcpyDtoHAsync_v2", unsafe {
                     (api.memcpy_dtoh_async)(pb, dev_b.ptr, bytes, s2.raw())
                 })?;
+                // SAFETY: host and device buffers of `bytes` each, alive for the call, on a live stream.
                 d.check("cuStreamSynchronize", unsafe {
                     (api.stream_synchronize)(s1.raw())
                 })?;
+                // SAFETY: host and device buffers of `bytes` each, alive for the call, on a live stream.
                 d.check("cuStreamSynchronize", unsafe {
                     (api.stream_synchronize)(s2.raw())
                 })?;
@@ -178,9 +184,11 @@ fn measure(
             host_memory::PAGEABLE,
             &mut || {
                 let t = Instant::now();
+                // SAFETY: host and device buffers of `bytes` each, alive for the call, on a live stream.
                 d.check("cuMemcpyHtoDAsync_v2", unsafe {
                     (api.memcpy_htod_async)(dev_a.ptr, host, bytes, s1.raw())
                 })?;
+                // SAFETY: host and device buffers of `bytes` each, alive for the call, on a live stream.
                 d.check("cuStreamSynchronize", unsafe {
                     (api.stream_synchronize)(s1.raw())
                 })?;
@@ -193,9 +201,11 @@ fn measure(
             host_memory::PAGEABLE,
             &mut || {
                 let t = Instant::now();
+                // SAFETY: host and device buffers of `bytes` each, alive for the call, on a live stream.
                 d.check("cuMemcpyDtoHAsync_v2", unsafe {
                     (api.memcpy_dtoh_async)(host, dev_a.ptr, bytes, s1.raw())
                 })?;
+                // SAFETY: host and device buffers of `bytes` each, alive for the call, on a live stream.
                 d.check("cuStreamSynchronize", unsafe {
                     (api.stream_synchronize)(s1.raw())
                 })?;

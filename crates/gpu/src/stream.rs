@@ -143,6 +143,7 @@ fn measure(gpu: &Gpu, c: &StreamConfig, result: &mut BenchResult) -> Result<(), 
     // (kernels::SOURCE), as pointers to locals that outlive the call.
     let launch = |f, grid, args: &mut [*mut c_void]| unsafe { d.launch(f, grid, BLOCK, 0, args) };
     let launch_stream =
+        // SAFETY: the kernel's parameters in order (kernels::SOURCE), as pointers to locals that outlive the call.
         |f, args: &mut [*mut c_void]| unsafe { d.launch(f, grid, STREAM_BLOCK, 0, args) };
     let arg = |x: &mut u64| x as *mut u64 as *mut c_void;
     let argf = |x: &mut f64| x as *mut f64 as *mut c_void;

@@ -131,6 +131,7 @@ impl Nvrtc {
             // SAFETY: writes the size, then that many bytes.
             unsafe { (self.log_size)(prog, &mut n) };
             let mut buf = vec![0 as c_char; n.max(1)];
+            // SAFETY: `buf` holds the `n` bytes the size call reported.
             unsafe { (self.log)(prog, buf.as_mut_ptr()) };
             let log: String = buf
                 .iter()
@@ -146,6 +147,7 @@ impl Nvrtc {
             // SAFETY: writes the size, then that many bytes.
             unsafe { (self.cubin_size)(prog, &mut n) };
             let mut buf = vec![0u8; n];
+            // SAFETY: `buf` holds the `n` bytes the size call reported.
             unsafe { (self.cubin)(prog, buf.as_mut_ptr() as *mut c_char) };
             Ok(buf)
         };

@@ -99,6 +99,7 @@ unsafe fn symbol<T: Copy>(lib: &Library, name: &str) -> Option<T> {
 unsafe fn text(p: *const c_char) -> Option<String> {
     // SAFETY: per the caller.
     (!p.is_null()).then(|| {
+        // SAFETY: `p` is not null (checked) and NUL-terminated, per the caller.
         unsafe { CStr::from_ptr(p) }
             .to_string_lossy()
             .trim()
@@ -162,6 +163,7 @@ impl BlasLibrary {
         let lib = unsafe { Library::new(path) }.map_err(|e| format!("{e}"))?;
         // SAFETY (all lookups below): the types are those of the documented
         // C interfaces of LAPACK, OpenBLAS, MKL and BLIS.
+        // SAFETY: the types are those of the documented C interfaces of LAPACK, OpenBLAS, MKL and BLIS.
         let dgesv = unsafe {
             if let Some(f) = symbol::<DgesvFn<i32>>(&lib, "dgesv_") {
                 Dgesv::Lp64(f)
@@ -179,6 +181,7 @@ impl BlasLibrary {
         type SetInt = unsafe extern "C" fn(c_int);
         type SetI64 = unsafe extern "C" fn(i64);
         type MklVersion = unsafe extern "C" fn(*mut c_char, c_int);
+        // SAFETY: the types are those of the documented C interfaces of LAPACK, OpenBLAS, MKL and BLIS.
         let (kind, version, set_threads): (&'static str, String, Option<ThreadControl>) = unsafe {
             let openblas = ["", "scipy_"].iter().find_map(|prefix| {
                 let suffix = if prefix.is_empty() { "" } else { "64_" };

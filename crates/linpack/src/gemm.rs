@@ -243,7 +243,7 @@ mod x86 {
         m: usize,
         n: usize,
     ) {
-        // SAFETY (whole body): the pointers stay inside the slivers (p < k)
+        // SAFETY: (whole body) the pointers stay inside the slivers (p < k)
         // and the tile, as the caller promises; unaligned loads throughout.
         unsafe {
             for j in 0..n {
@@ -309,7 +309,7 @@ mod x86 {
         m: usize,
         n: usize,
     ) {
-        // SAFETY (whole body): as for the AVX-512 kernel.
+        // SAFETY: (whole body) as for the AVX-512 kernel.
         unsafe {
             for j in 0..n {
                 let col = c.add(j * ldc);

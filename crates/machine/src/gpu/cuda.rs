@@ -64,6 +64,7 @@ macro_rules! driver_api {
             /// # Safety
             /// The types are those of CUDA's `cuda.h`.
             unsafe fn load(lib: &Loaded) -> Result<Api, String> {
+                // SAFETY: the types are those of CUDA's `cuda.h`, as `load`'s caller promises.
                 Ok(Api { $($field: unsafe { lib.symbol($sym)? },)* })
             }
         }
@@ -117,6 +118,7 @@ pub struct Driver {
 
 // SAFETY: the driver API is thread-safe; the struct holds function pointers.
 unsafe impl Send for Driver {}
+// SAFETY: as for Send: shared use only calls the thread-safe API.
 unsafe impl Sync for Driver {}
 
 static DRIVER: OnceLock<Result<Driver, String>> = OnceLock::new();
@@ -136,6 +138,7 @@ pub fn driver() -> Result<&'static Driver, String> {
                 path: lib.path.clone(),
                 _lib: lib,
             };
+            // SAFETY: cuInit takes the flags 0 and no pointer.
             d.check("cuInit", unsafe { (d.api.init)(0) })
                 .map_err(|e| format!("no NVIDIA GPU: {e}"))?;
             Ok(d)
@@ -210,6 +213,7 @@ impl Driver {
         let r = unsafe { (self.api.device_get_name)(buf.as_mut_ptr(), buf.len() as c_int, dev) };
         // SAFETY: NUL-terminated by the driver.
         (r == 0).then(|| {
+            // SAFETY: the driver wrote a NUL-terminated name into `buf`.
             unsafe { CStr::from_ptr(buf.as_ptr()) }
                 .to_string_lossy()
                 .into_owned()
@@ -232,6 +236,7 @@ impl Driver {
             unsafe { (self.api.device_get_pci_bus_id)(buf.as_mut_ptr(), buf.len() as c_int, dev) };
         // SAFETY: NUL-terminated by the driver.
         (r == 0).then(|| {
+            // SAFETY: the driver wrote a NUL-terminated id into `buf`.
             unsafe { CStr::from_ptr(buf.as_ptr()) }
                 .to_string_lossy()
                 .into_owned()

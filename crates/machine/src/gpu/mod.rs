@@ -64,15 +64,22 @@ pub fn collect(roots: &Roots) -> Gpus {
         // SAFETY (text, uint below): `d` is a handle NVML gave.
         let mut g = GpuInfo {
             index: i as u32,
+            // SAFETY: `d` is a handle NVML gave.
             name: unsafe { nvml.text(nvml.api.name, d) },
+            // SAFETY: `d` is a handle NVML gave.
             uuid: unsafe { nvml.text(nvml.api.uuid, d) },
+            // SAFETY: `d` is a handle NVML gave.
             architecture: unsafe { nvml.uint(nvml.api.architecture, d) }
                 .and_then(nvml::architecture_name)
                 .map(String::from),
+            // SAFETY: `d` is a handle NVML gave.
             memory_bus_bits: unsafe { nvml.uint(nvml.api.bus_width, d) },
+            // SAFETY: `d` is a handle NVML gave.
             power_limit_w: unsafe { nvml.uint(nvml.api.power_limit, d) }
                 .map(|mw| f64::from(mw) / 1e3),
+            // SAFETY: `d` is a handle NVML gave.
             pcie_generation: unsafe { nvml.uint(nvml.api.pcie_generation, d) },
+            // SAFETY: `d` is a handle NVML gave.
             pcie_width: unsafe { nvml.uint(nvml.api.pcie_width, d) },
             ..GpuInfo::default()
         };

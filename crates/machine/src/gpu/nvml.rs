@@ -64,6 +64,7 @@ macro_rules! nvml_api {
             /// # Safety
             /// The types are those of NVIDIA's `nvml.h`.
             unsafe fn load(lib: &Loaded) -> Api {
+                // SAFETY: the types are those of NVIDIA's `nvml.h`.
                 Api { $($field: unsafe { lib.symbol($sym) }.ok(),)* }
             }
         }
@@ -118,6 +119,7 @@ pub struct Nvml {
 
 // SAFETY: NVML is thread-safe; the struct holds function pointers.
 unsafe impl Send for Nvml {}
+// SAFETY: as for Send: shared use only calls the thread-safe API.
 unsafe impl Sync for Nvml {}
 
 static NVML: OnceLock<Result<Nvml, String>> = OnceLock::new();
