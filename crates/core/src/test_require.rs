@@ -26,6 +26,8 @@ pub mod need {
     pub const CHROMIUM: &str = "chromium";
     /// xmllint (the JUnit schema checks).
     pub const XMLLINT: &str = "xmllint";
+    /// OpenBLAS (Debian's libopenblas0).
+    pub const OPENBLAS: &str = "openblas";
     /// Root (namespaces, mounts, `--tune`).
     pub const ROOT: &str = "root";
 }

@@ -29,6 +29,32 @@ type DgesvFn<I> = unsafe extern "C" fn(
     *mut I,
 );
 
+/// BLAS's dgemm with integers of type `I` (the character arguments are
+/// one byte each; the hidden Fortran lengths are not read by the C
+/// libraries this loads).
+type DgemmFn<I> = unsafe extern "C" fn(
+    *const c_char,
+    *const c_char,
+    *const I,
+    *const I,
+    *const I,
+    *const f64,
+    *const f64,
+    *const I,
+    *const f64,
+    *const I,
+    *const f64,
+    *mut f64,
+    *const I,
+);
+
+/// The dgemm entry point found, with its integer width.
+#[derive(Clone, Copy)]
+enum Dgemm {
+    Lp64(DgemmFn<i32>),
+    Ilp64(DgemmFn<i64>),
+}
+
 /// Stack of the thread that calls into the library: OpenBLAS's LU puts
 /// buffers on the stack and overflows the 2 MiB of an ordinary thread.
 const BLAS_STACK: usize = 64 << 20;
@@ -73,6 +99,7 @@ pub struct BlasLibrary {
     // outlive their code.
     _lib: ManuallyDrop<Library>,
     dgesv: Dgesv,
+    dgemm: Option<Dgemm>,
     set_threads: Option<ThreadControl>,
     /// What was loaded: the name or path given to dlopen.
     pub path: String,
@@ -161,8 +188,6 @@ impl BlasLibrary {
         // SAFETY: loading a BLAS runs its initialisers, which set up its
         // thread pool and touch nothing of ours.
         let lib = unsafe { Library::new(path) }.map_err(|e| format!("{e}"))?;
-        // SAFETY (all lookups below): the types are those of the documented
-        // C interfaces of LAPACK, OpenBLAS, MKL and BLIS.
         // SAFETY: the types are those of the documented C interfaces of LAPACK, OpenBLAS, MKL and BLIS.
         let dgesv = unsafe {
             if let Some(f) = symbol::<DgesvFn<i32>>(&lib, "dgesv_") {
@@ -176,6 +201,16 @@ impl BlasLibrary {
                     "--blas {path}: the library has no dgesv_ (LAPACK) entry point"
                 ));
             }
+        };
+        // SAFETY: the types are those of the reference BLAS's dgemm.
+        let dgemm = unsafe {
+            symbol::<DgemmFn<i32>>(&lib, "dgemm_")
+                .map(Dgemm::Lp64)
+                .or_else(|| {
+                    symbol::<DgemmFn<i64>>(&lib, "dgemm_64_")
+                        .or_else(|| symbol::<DgemmFn<i64>>(&lib, "scipy_dgemm_64_"))
+                        .map(Dgemm::Ilp64)
+                })
         };
         type GetConfig = unsafe extern "C" fn() -> *const c_char;
         type SetInt = unsafe extern "C" fn(c_int);
@@ -227,6 +262,7 @@ impl BlasLibrary {
         Ok(BlasLibrary {
             _lib: ManuallyDrop::new(lib),
             dgesv,
+            dgemm,
             set_threads,
             path: path.to_string(),
             version,
@@ -278,6 +314,74 @@ impl BlasLibrary {
             ))),
         }
     }
+}
+
+impl BlasLibrary {
+    /// Whether the library exports dgemm.
+    pub fn has_dgemm(&self) -> bool {
+        self.dgemm.is_some()
+    }
+
+    /// `C -= A B` for `n` x `n` column-major matrices with the library's
+    /// dgemm. Calls are not serialised: HPCC's StarDGEMM runs one multiply
+    /// per core at once, so the caller sets the library to one thread
+    /// first ([`BlasLibrary::set_threads`]).
+    pub fn multiply_sub(
+        &self,
+        n: usize,
+        a: &[f64],
+        b: &[f64],
+        c: &mut [f64],
+    ) -> Result<(), String> {
+        assert!(a.len() >= n * n && b.len() >= n * n && c.len() >= n * n);
+        let too_large = || {
+            format!(
+                "{}: order {n} is too large for its BLAS interface",
+                self.path
+            )
+        };
+        match self.dgemm {
+            Some(Dgemm::Lp64(f)) => gemm_call(f, n, a, b, c).map_err(|()| too_large()),
+            Some(Dgemm::Ilp64(f)) => gemm_call(f, n, a, b, c).map_err(|()| too_large()),
+            None => Err(format!(
+                "{}: the library has no dgemm_ entry point",
+                self.path
+            )),
+        }
+    }
+}
+
+/// Calls dgemm `f` for `C = -1 A B + 1 C`; `Err` when `n * n` does not fit
+/// in `I`.
+fn gemm_call<I>(f: DgemmFn<I>, n: usize, a: &[f64], b: &[f64], c: &mut [f64]) -> Result<(), ()>
+where
+    I: Copy + TryFrom<usize>,
+{
+    let n_i = I::try_from(n).map_err(|_| ())?;
+    I::try_from(n * n).map_err(|_| ())?;
+    let no = b'N' as c_char;
+    let (alpha, beta) = (-1.0f64, 1.0f64);
+    // SAFETY: A, B and C each hold n x n elements with leading dimension n
+    // (asserted by the caller), as dgemm reads and writes them; every
+    // scalar is passed by a pointer to a local that outlives the call.
+    unsafe {
+        f(
+            &no,
+            &no,
+            &n_i,
+            &n_i,
+            &n_i,
+            &alpha,
+            a.as_ptr(),
+            &n_i,
+            b.as_ptr(),
+            &n_i,
+            &beta,
+            c.as_mut_ptr(),
+            &n_i,
+        )
+    };
+    Ok(())
 }
 
 /// Calls dgesv `f` with integers of type `I` on a thread with a large stack,

@@ -1,7 +1,10 @@
 //! `nodebench cpu dgemm`: HPC Challenge's DGEMM through nodebench's own
 //! GEMM ([`crate::gemm`], the packed micro-kernel of LINPACK's trailing
-//! update), single (one core, the others idle) and star (every core its
-//! own multiply at once, the figure the mean of each core's).
+//! update; `--blas rust`, the default) or a system BLAS's dgemm (`--blas
+//! openblas|mkl|flame|auto|PATH`, loaded at run time and set to one thread:
+//! HPCC's StarDGEMM is one single-threaded multiply per core), single (one
+//! core, the others idle) and star (every core its own multiply at once,
+//! the figure the mean of each core's).
 //!
 //! * The order: the largest n whose three matrices (24 n^2 bytes) fit in
 //!   `--memory-fraction` of each core's memory (MemTotal over the cores;
@@ -27,6 +30,8 @@ use nodebench_core::sizing;
 use nodebench_core::team::{self, SpinBarrier};
 use nodebench_core::{BenchResult, Better, Metric, Unit, affinity};
 
+use crate::blas::BlasLibrary;
+use crate::config::{BlasChoice, Family};
 use crate::gemm::Kernel;
 use crate::rust::{CHUNK, PANEL};
 
@@ -53,6 +58,8 @@ pub struct DgemmConfig {
     pub threads: Option<usize>,
     /// Timed multiplies; the best counts.
     pub ntimes: usize,
+    /// Whose multiply: nodebench's own GEMM (`rust`) or a system BLAS.
+    pub blas: BlasChoice,
 }
 
 impl Default for DgemmConfig {
@@ -64,6 +71,7 @@ impl Default for DgemmConfig {
             modes: vec![DgemmMode::Single, DgemmMode::Star],
             threads: None,
             ntimes: 2,
+            blas: BlasChoice::Rust,
         }
     }
 }
@@ -99,6 +107,68 @@ impl DgemmConfig {
         let per_core = share / cores.max(1) as f64;
         let n = ((per_core / 24.0).sqrt().floor() as usize).max(1);
         Ok((n, sized_by))
+    }
+}
+
+/// Whose multiply DGEMM times.
+pub enum Multiplier {
+    /// nodebench's own packed GEMM.
+    Own(Kernel),
+    /// A system BLAS's dgemm, set to one thread.
+    Blas(BlasLibrary),
+}
+
+impl Multiplier {
+    /// The multiplier `choice` names: `rust` nodebench's own; a family or
+    /// a path that library's dgemm; `auto` the first family found, else
+    /// nodebench's own. `Err` names `--blas` and what is missing.
+    pub fn select(choice: &BlasChoice) -> Result<Multiplier, String> {
+        let blas = |lib: BlasLibrary| {
+            if !lib.has_dgemm() {
+                return Err(format!(
+                    "--blas {}: the library has no dgemm_ entry point",
+                    lib.path
+                ));
+            }
+            lib.set_threads(1);
+            Ok(Multiplier::Blas(lib))
+        };
+        match choice {
+            BlasChoice::Rust => Ok(Multiplier::Own(Kernel::detect())),
+            BlasChoice::Family(f) => blas(BlasLibrary::find(*f)?),
+            BlasChoice::Path(p) => {
+                blas(BlasLibrary::open(p).map_err(|e| format!("--blas {p}: {e}"))?)
+            }
+            BlasChoice::Auto => Family::ALL
+                .iter()
+                .find_map(|&f| BlasLibrary::find(f).ok().filter(BlasLibrary::has_dgemm))
+                .map_or_else(|| Ok(Multiplier::Own(Kernel::detect())), blas),
+        }
+    }
+
+    /// `C -= A B` for `n` x `n` column-major matrices.
+    pub fn multiply_sub(
+        &self,
+        n: usize,
+        a: &[f64],
+        b: &[f64],
+        c: &mut [f64],
+    ) -> Result<(), String> {
+        match self {
+            Multiplier::Own(k) => {
+                multiply_sub(k, n, a, b, c);
+                Ok(())
+            }
+            Multiplier::Blas(lib) => lib.multiply_sub(n, a, b, c),
+        }
+    }
+
+    /// The backend's name (`rust`, `openblas`...) and what it is.
+    pub fn describe(&self) -> (&'static str, String) {
+        match self {
+            Multiplier::Own(k) => ("rust", format!("nodebench's packed GEMM ({})", k.isa)),
+            Multiplier::Blas(lib) => (lib.kind, lib.version.clone()),
+        }
     }
 }
 
@@ -171,13 +241,13 @@ fn random(len: usize, rng: &mut XorShift64) -> Vec<f64> {
 /// One core's multiplies: the best time of `ntimes`, and the scaled
 /// residual. `corrupt` adds to one entry of C before the check (tests).
 fn multiplies(
-    kernel: &Kernel,
+    multiplier: &Multiplier,
     n: usize,
     ntimes: usize,
     seed: u64,
     barrier: &SpinBarrier,
     corrupt: f64,
-) -> (f64, f64) {
+) -> Result<(f64, f64), String> {
     let mut rng = XorShift64::new(seed);
     let (a, b, mut c) = (
         random(n * n, &mut rng),
@@ -191,7 +261,7 @@ fn multiplies(
     for _ in 0..ntimes {
         barrier.wait();
         let t = Instant::now();
-        multiply_sub(kernel, n, &a, &b, &mut c);
+        multiplier.multiply_sub(n, &a, &b, &mut c)?;
         best = best.min(t.elapsed().as_secs_f64());
     }
     c[n / 2] += corrupt;
@@ -210,7 +280,7 @@ fn multiplies(
     } else {
         diff / scale
     };
-    (best, residual)
+    Ok((best, residual))
 }
 
 /// The `cpu.hpcc_dgemm` benchmark.
@@ -268,7 +338,8 @@ impl Benchmark for HpccDgemm {
             ctx.inventory.memory.total_bytes.or_else(total_memory_bytes),
             cores,
         )?;
-        let kernel = Kernel::detect();
+        let multiplier = Multiplier::select(&c.blas).map_err(BenchError::System)?;
+        let (backend, version) = multiplier.describe();
         ctx.progress.start("cpu dgemm", c.modes.len() as u64);
         for &m in &c.modes {
             if ctx.cancel.is_cancelled() {
@@ -277,8 +348,11 @@ impl Benchmark for HpccDgemm {
             let threads = if m == DgemmMode::Star { cores } else { 1 };
             let barrier = SpinBarrier::new(threads);
             let per = team::run(threads, true, |t| {
-                multiplies(&kernel, n, c.ntimes, 0xd9e + t as u64, &barrier, 0.0)
-            });
+                multiplies(&multiplier, n, c.ntimes, 0xd9e + t as u64, &barrier, 0.0)
+            })
+            .into_iter()
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(BenchError::System)?;
             let flops = 2.0 * (n as f64).powi(3);
             let rate = per.iter().map(|(s, _)| flops / s).sum::<f64>() / threads as f64;
             let residual = per.iter().map(|(_, r)| *r).fold(0.0, f64::max);
@@ -286,7 +360,8 @@ impl Benchmark for HpccDgemm {
             r.set_param(param::N, n);
             r.set_param(param::THREADS, threads);
             r.set_param(param::SIZED_BY, &sized_by);
-            r.set_param(param::KERNEL, kernel.isa);
+            r.set_param(param::BACKEND, backend);
+            r.set_param(param::BACKEND_VERSION, &version);
             r.metrics.push(
                 Metric::new(metric::RATE, rate, Unit::FlopsPerSecond, Better::Higher)
                     .label(label::MODE, m.as_str()),
@@ -342,12 +417,57 @@ mod tests {
 
     #[test]
     fn the_residual_check_passes_and_catches_a_planted_error() {
-        let k = Kernel::detect();
+        let k = Multiplier::Own(Kernel::detect());
         let one = SpinBarrier::new(1);
-        let (t, r) = multiplies(&k, 200, 2, 1, &one, 0.0);
+        let (t, r) = multiplies(&k, 200, 2, 1, &one, 0.0).unwrap();
         assert!(t > 0.0 && r < THRESHOLD, "residual {r}");
-        let (_, bad) = multiplies(&k, 200, 2, 1, &one, 1e-4);
+        let (_, bad) = multiplies(&k, 200, 2, 1, &one, 1e-4).unwrap();
         assert!(bad > THRESHOLD, "residual {bad}");
+    }
+
+    /// OpenBLAS's dgemm (Debian's libopenblas0, which scripts/test
+    /// installs) computes the same C - A B as nodebench's GEMM and passes
+    /// HPCC's check; a planted error fails it.
+    #[test]
+    fn a_system_blas_dgemm_matches_the_own_gemm_and_passes_hpccs_check() {
+        let blas = match Multiplier::select(&BlasChoice::Family(Family::OpenBlas)) {
+            Ok(m) => m,
+            Err(e) => {
+                nodebench_core::test_require::missing(
+                    "a_system_blas_dgemm_matches_the_own_gemm_and_passes_hpccs_check",
+                    nodebench_core::test_require::need::OPENBLAS,
+                    &e,
+                    "apt-get install libopenblas0",
+                );
+                return;
+            }
+        };
+        assert_eq!(blas.describe().0, "openblas");
+        let n = 150;
+        let mut rng = XorShift64::new(7);
+        let (a, b) = (random(n * n, &mut rng), random(n * n, &mut rng));
+        let c0 = random(n * n, &mut rng);
+        let (mut own, mut lib) = (c0.clone(), c0);
+        Multiplier::Own(Kernel::detect())
+            .multiply_sub(n, &a, &b, &mut own)
+            .unwrap();
+        blas.multiply_sub(n, &a, &b, &mut lib).unwrap();
+        let err = own
+            .iter()
+            .zip(&lib)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        assert!(err < 1e-12 * n as f64, "{err}");
+        let one = SpinBarrier::new(1);
+        let (_, r) = multiplies(&blas, 200, 2, 1, &one, 0.0).unwrap();
+        assert!(r < THRESHOLD, "residual {r}");
+        let (_, bad) = multiplies(&blas, 200, 2, 1, &one, 1e-4).unwrap();
+        assert!(bad > THRESHOLD, "residual {bad}");
+        // A library without dgemm_ is refused naming --blas.
+        let err = Multiplier::select(&BlasChoice::Path("/nonexistent/libx.so".into()))
+            .err()
+            .unwrap();
+        assert!(err.starts_with("--blas /nonexistent/libx.so: "), "{err}");
     }
 
     #[test]

@@ -63,6 +63,12 @@ pub struct DgemmArgs {
     /// Timed multiplies; the best counts.
     #[arg(long, value_name = "N", default_value_t = DgemmConfig::default().ntimes as u64, value_parser = parse_count)]
     pub ntimes: u64,
+    /// Whose multiply: rust (nodebench's own packed GEMM, the default),
+    /// openblas, mkl, flame, auto (the first of those found, else rust) or
+    /// a library path; a BLAS is set to one thread, as HPCC runs one
+    /// single-threaded multiply per core.
+    #[arg(long, value_name = "BACKEND", default_value_t = DgemmConfig::default().blas)]
+    pub blas: BlasChoice,
 }
 
 impl From<&DgemmArgs> for DgemmConfig {
@@ -73,6 +79,7 @@ impl From<&DgemmArgs> for DgemmConfig {
             modes: a.modes.clone(),
             threads: a.threads,
             ntimes: a.ntimes as usize,
+            blas: a.blas.clone(),
         }
     }
 }

@@ -83,6 +83,10 @@ pub mod param {
     pub const SIZED_BY: &str = "sized_by";
     /// Transparent huge pages for the table (a memory `hugepages` value).
     pub const HUGEPAGES: &str = "hugepages";
-    /// The micro-kernel of a DGEMM run (instruction set and tile).
-    pub const KERNEL: &str = "kernel";
+    /// Whose multiply a DGEMM run timed: `rust` (nodebench's packed GEMM)
+    /// or the BLAS loaded (`openblas`, `mkl`, `flame`, `lapack`).
+    pub const BACKEND: &str = "backend";
+    /// What that backend is: the GEMM's instruction set, or the library's
+    /// own version string.
+    pub const BACKEND_VERSION: &str = "backend_version";
 }
