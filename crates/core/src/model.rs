@@ -520,6 +520,13 @@ impl Phase {
 }
 
 impl BenchResult {
+    /// True when the result was imported from a tool's output: some
+    /// figure carries the form its source printed ([`Metric::printed`]);
+    /// its figures without one are figures nodebench derived from them.
+    pub fn quotes_source(&self) -> bool {
+        self.metrics.iter().any(|m| m.printed.is_some())
+    }
+
     /// An empty, passed result for `benchmark` starting now.
     pub fn new(benchmark: impl Into<String>) -> Self {
         let now = Utc::now();

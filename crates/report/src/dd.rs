@@ -13,6 +13,26 @@ use crate::format;
 pub fn closing_lines(result: &BenchResult) -> String {
     let mut out = String::new();
     for mode in [sync::NONE, sync::FDATASYNC] {
+        let printed = |name: &str| {
+            let m = result.metric(name, &[(label::SYNC, mode)])?;
+            m.printed.as_ref().map(|p| p.text.as_str())
+        };
+        // An imported summary as dd printed it: its own figures, nothing
+        // recomputed.
+        if let (Some(bytes), Some(secs), Some(rate)) = (
+            printed(metric::BYTES),
+            printed(metric::SECONDS),
+            result
+                .metric(metric::BANDWIDTH, &[(label::SYNC, mode)])
+                .and_then(|m| m.printed.as_ref()),
+        ) {
+            let _ = writeln!(
+                out,
+                "{mode:>9}: {bytes} bytes copied, {secs} s, {}",
+                rate.with_unit()
+            );
+            continue;
+        }
         let get = |name: &str| result.metric(name, &[(label::SYNC, mode)]).map(|m| m.value);
         if let (Some(bytes), Some(secs)) = (get(metric::BYTES), get(metric::SECONDS)) {
             let (dp, dd) = format::si_prefix(bytes);
