@@ -93,7 +93,7 @@ pub fn export_many(runs: &[Run], format: Format) -> Result<String, String> {
 }
 
 /// The CSV header, in column order.
-pub const CSV_COLUMNS: [&str; 21] = [
+pub const CSV_COLUMNS: [&str; 23] = [
     "run_id",
     "result",
     "benchmark",
@@ -113,6 +113,8 @@ pub const CSV_COLUMNS: [&str; 21] = [
     "reference",
     "reference_value",
     "percent_of_reference",
+    "printed",
+    "printed_unit",
     "started_at",
     "disturbed",
 ];
@@ -130,7 +132,9 @@ fn opt(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-/// Every metric of the run, one row each, values in canonical units.
+/// Every metric of the run, one row each, values in canonical units; an
+/// imported figure also as its source printed it (`printed`,
+/// `printed_unit`), empty for a figure nodebench measured or derived.
 pub fn to_csv(run: &Run) -> Result<String, String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(CSV_COLUMNS).map_err(|e| e.to_string())?;
@@ -161,6 +165,14 @@ pub fn to_csv(run: &Run) -> Result<String, String> {
                     .unwrap_or_default(),
                 opt(m.reference.as_ref().map(|r| r.value)),
                 opt(m.percent_of_reference),
+                m.printed
+                    .as_ref()
+                    .map(|p| p.text.clone())
+                    .unwrap_or_default(),
+                m.printed
+                    .as_ref()
+                    .map(|p| p.unit.clone())
+                    .unwrap_or_default(),
                 r.started_at.to_rfc3339(),
                 r.metric_disturbed(m).to_string(),
             ])

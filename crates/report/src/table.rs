@@ -263,7 +263,15 @@ pub fn result_table(result: &BenchResult) -> String {
     for series in result.series.iter().filter(|s| {
         s.labels.get(telemetry::SOURCE).map(String::as_str) != Some(telemetry::SOURCE_TELEMETRY)
     }) {
-        out.push_str(&series_lines(series));
+        let lines = series_lines(series);
+        if result.quotes_source() {
+            // An imported tool's intervals, converted to nodebench's unit.
+            for l in lines.lines() {
+                let _ = writeln!(out, "{l} (derived)");
+            }
+        } else {
+            out.push_str(&lines);
+        }
     }
     if let Some(note) = peak_note(result) {
         let _ = writeln!(out, "{note}");
