@@ -262,12 +262,14 @@ pub struct Metric {
 }
 
 /// A figure as an imported tool printed it: its text and unit, each
-/// exactly as written (`824.79` `KB`, `1027` `Mbits/sec`, `23618` ``).
+/// exactly as written (`824.79` `KB`, `1027` `Mbits/sec`, `23618` and no
+/// unit).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Printed {
-    /// The number as written (`3.05`, `0.012711`, `1.18k`).
+    /// The number as written (`3.05`, `0.012711`, `1.18`).
     pub text: String,
-    /// Its unit as written (`s`, `MB/s`, `Gbits/sec`); empty for a count.
+    /// Its unit as written (`s`, `MB/s`, `Gbits/sec`, wrk's `k`); empty
+    /// for a count.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub unit: String,
 }

@@ -71,4 +71,36 @@ mod tests {
              fdatasync: 104857600 bytes (105 MB, 100 MiB) copied, 2.000 s, 52 MB/s\n"
         );
     }
+
+    #[test]
+    fn an_imported_summary_closes_with_dd_own_figures() {
+        let mut r = BenchResult::new(disk::DD);
+        for (name, v, u, text, unit) in [
+            (
+                metric::BYTES,
+                10485760000.0,
+                Unit::Bytes,
+                "10485760000",
+                "bytes",
+            ),
+            (metric::SECONDS, 11.6923, Unit::Seconds, "11.6923", "s"),
+            (
+                metric::BANDWIDTH,
+                897e6,
+                Unit::BytesPerSecond,
+                "897",
+                "MB/s",
+            ),
+        ] {
+            r.metrics.push(
+                Metric::new(name, v, u, Better::Higher)
+                    .label(label::SYNC, sync::NONE)
+                    .printed(text, unit),
+            );
+        }
+        assert_eq!(
+            closing_lines(&r),
+            "     none: 10485760000 bytes copied, 11.6923 s, 897 MB/s\n"
+        );
+    }
 }

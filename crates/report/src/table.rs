@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use comfy_table::{CellAlignment, Table, presets};
 use nodebench_core::names::labels::THREADS;
 use nodebench_core::names::peak::PEAK_CORES;
-use nodebench_core::names::{cpu, memory, telemetry};
+use nodebench_core::names::{cpu, imported, memory, telemetry};
 use nodebench_core::{BenchResult, Metric, Unit};
 
 use crate::format;
@@ -165,11 +165,16 @@ pub fn grid(result: &BenchResult) -> Grid {
     threads.dedup();
 
     let mut heading = format!("{} [{}]", result.benchmark, result.status.as_str());
+    // A label an importer derived (a thread count the tool did not print).
+    let derived = |k: &str| match result.param(imported::DERIVED_LABELS) {
+        Some(serde_json::Value::String(keys)) if keys.split(',').any(|d| d == k) => " (derived)",
+        _ => "",
+    };
     for (k, v) in &common {
-        let _ = write!(heading, "  {k}={v}");
+        let _ = write!(heading, "  {k}={v}{}", derived(k));
     }
     if let [t] = threads[..] {
-        let _ = write!(heading, "  {THREADS}={t}");
+        let _ = write!(heading, "  {THREADS}={t}{}", derived(THREADS));
     }
     if let Some(serde_json::Value::String(isa)) = result.param(cpu::param::ISA) {
         let _ = write!(heading, "  isa={isa}");
@@ -668,6 +673,55 @@ mod tests {
         assert_eq!(
             text,
             "net.tcp [failed]\nerror: cannot connect to 127.0.0.1:1: connection refused\n"
+        );
+    }
+
+    /// An imported result prints each figure as its source printed it; a
+    /// figure nodebench derived says so; a stored value's unit is never
+    /// shown converted in its place.
+    #[test]
+    fn imported_figures_print_as_their_source_printed_them() {
+        let mut r = BenchResult::new(memory::STREAM);
+        for (kernel, rate, text) in [
+            ("copy", 25386.0e6, "25386.0"),
+            ("triad", 2720.6e6, "2720.6"),
+        ] {
+            r.metrics.push(
+                Metric::new("bandwidth", rate, Unit::BytesPerSecond, Better::Higher)
+                    .label(KERNEL, kernel)
+                    .printed(text, "MB/s"),
+            );
+            r.metrics.push(
+                Metric::new("time_min", 0.001261, Unit::Seconds, Better::Lower)
+                    .label(KERNEL, kernel)
+                    .printed("0.001261", "s"),
+            );
+        }
+        let text = result_table(&r);
+        for want in [
+            "bandwidth (MB/s)",
+            "time_min (s)",
+            "25386.0",
+            "2720.6",
+            "0.001261",
+        ] {
+            assert!(text.contains(want), "{want:?} missing in\n{text}");
+        }
+        assert!(!text.contains("1.261") && !text.contains("(ms)"), "{text}");
+        // One figure derived (no printed form): marked, with its unit.
+        r.metrics.push(
+            Metric::new("bandwidth", 1e9, Unit::BytesPerSecond, Better::Higher)
+                .label(KERNEL, "add"),
+        );
+        let text = result_table(&r);
+        assert!(text.contains("1000.0 MB/s derived"), "{text}");
+        assert!(text.contains("2720.6 MB/s"), "{text}");
+        // A measured result has no such marks.
+        r.metrics.iter_mut().for_each(|m| m.printed = None);
+        let text = result_table(&r);
+        assert!(
+            !text.contains("derived") && text.contains("bandwidth (MB/s)"),
+            "{text}"
         );
     }
 }

@@ -118,20 +118,7 @@ fn report(line: &str) -> Option<Report> {
     }
     let datagrams = match w.get(4..8) {
         Some([jitter, "ms", lost_total, percent]) => {
-            let (lost, total) = lost_total.split_once('/')?;
-            let percent = percent.strip_prefix('(')?.strip_suffix("%)")?;
-            Some(Datagrams {
-                jitter_ms: number(jitter)?,
-                lost: number(lost)?,
-                total: number(total)?,
-                lost_percent: number(percent)?,
-                printed: [
-                    Printed::new(*jitter, "ms"),
-                    Printed::new(lost, ""),
-                    Printed::new(total, ""),
-                    Printed::new(percent, "%"),
-                ],
-            })
+            Some(Datagrams::read(jitter, lost_total, percent)?)
         }
         _ => None,
     };

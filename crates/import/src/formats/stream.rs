@@ -78,10 +78,17 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
                 w.line(i)
             )
         })? as u64,
-        None => text
-            .matches("Printing one line per active thread")
-            .count()
-            .max(1) as u64,
+        None => {
+            // No thread count printed: one thread, or one line per thread
+            // OpenMP ran; nodebench's count, not STREAM's.
+            r.set_param(
+                nodebench_core::names::imported::DERIVED_LABELS,
+                labels::THREADS,
+            );
+            text.matches("Printing one line per active thread")
+                .count()
+                .max(1) as u64
+        }
     };
     r.set_param(param::THREADS, threads);
     r.set_param(param::ARRAY_SIZE, n);

@@ -32,6 +32,28 @@ pub(super) struct Datagrams {
     pub printed: [Printed; 4],
 }
 
+impl Datagrams {
+    /// A UDP receiver's report as both iperfs print it: `0.006` `ms`
+    /// `0/1145` `(0%)`, each figure kept as printed.
+    pub(super) fn read(jitter: &str, lost_total: &str, percent: &str) -> Option<Datagrams> {
+        use crate::text::number;
+        let (lost, total) = lost_total.split_once('/')?;
+        let percent = percent.strip_prefix('(')?.strip_suffix("%)")?;
+        Some(Datagrams {
+            jitter_ms: number(jitter)?,
+            lost: number(lost)?,
+            total: number(total)?,
+            lost_percent: number(percent)?,
+            printed: [
+                Printed::new(jitter, "ms"),
+                Printed::new(lost, ""),
+                Printed::new(total, ""),
+                Printed::new(percent, "%"),
+            ],
+        })
+    }
+}
+
 /// A new `net.tcp` or `net.udp` result.
 pub(super) fn result(udp: bool) -> BenchResult {
     BenchResult::new(if udp { names::UDP } else { names::TCP })

@@ -40,7 +40,49 @@ fn num(v: &Value, key: &str) -> Option<f64> {
 /// (`"bits_per_second": 8216395776.432` is `8216395776.432`
 /// `bits_per_second`).
 fn as_printed(v: &Value, key: &str) -> Printed {
-    Printed::new(v.get(key).map(Value::to_string).unwrap_or_default(), key)
+    Printed::new(v.get(key).map(as_cjson_prints).unwrap_or_default(), key)
+}
+
+/// A JSON number as iperf3's cJSON prints it: an integer as it is, a
+/// float as C's `%1.15g` when that reads back as the same double, else
+/// `%1.17g` (`8215659115.1011086`).
+fn as_cjson_prints(v: &Value) -> String {
+    match v.as_f64() {
+        Some(f) if v.is_f64() => {
+            let short = c_g(f, 15);
+            if short.parse::<f64>() == Ok(f) {
+                short
+            } else {
+                c_g(f, 17)
+            }
+        }
+        _ => v.to_string(),
+    }
+}
+
+/// C's `%.{precision}g` of `v`: `precision` significant digits, trailing
+/// zeros dropped, in exponent form below 1e-4 or from 10^precision.
+fn c_g(v: f64, precision: usize) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let trim = |s: &str| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    let e = format!("{:.*e}", precision - 1, v);
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if exp < -4 || exp >= precision as i32 {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
+    } else {
+        let decimals = usize::try_from(precision as i32 - 1 - exp).unwrap_or(0);
+        trim(&format!("{v:.decimals$}"))
+    }
 }
 
 /// The `bytes` and `bits_per_second` of a sum.
@@ -243,5 +285,20 @@ fn set_params(r: &mut BenchResult, start: &Value, settings: &Value) {
     }
     if let Some(v) = start.get("version").and_then(Value::as_str) {
         r.set_param(crate::param::TOOL_VERSION, v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_as_cjson_prints_them() {
+        let n = |s: &str| as_cjson_prints(&serde_json::from_str::<Value>(s).unwrap());
+        assert_eq!(n("8215659115.1011086"), "8215659115.1011086");
+        assert_eq!(n("43.034886787944778"), "43.034886787944778");
+        assert_eq!(n("3081502720"), "3081502720");
+        assert_eq!(n("0.5"), "0.5");
+        assert_eq!(n("1.5e-07"), "1.5e-07");
     }
 }

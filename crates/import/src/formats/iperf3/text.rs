@@ -99,20 +99,7 @@ fn summary(line: &str) -> Option<Summary> {
         [] => {}
         [retr] => s.retransmits = Some((number(retr)?, Printed::new(*retr, ""))),
         [jitter, "ms", lost_total, percent] => {
-            let (lost, total) = lost_total.split_once('/')?;
-            let percent = percent.strip_prefix('(')?.strip_suffix("%)")?;
-            s.datagrams = Some(Datagrams {
-                jitter_ms: number(jitter)?,
-                lost: number(lost)?,
-                total: number(total)?,
-                lost_percent: number(percent)?,
-                printed: [
-                    Printed::new(*jitter, "ms"),
-                    Printed::new(lost, ""),
-                    Printed::new(total, ""),
-                    Printed::new(percent, "%"),
-                ],
-            });
+            s.datagrams = Some(Datagrams::read(jitter, lost_total, percent)?);
         }
         _ => return None,
     }
