@@ -399,7 +399,9 @@ fn wrk2_latency(w: &mut String, r: &BenchResult, closed: bool) {
         })
     };
     let shown = |which: &str| metric(r, names::LATENCY, &[(label::LATENCY, which)]).is_some();
-    if !shown(names::CORRECTED) && !(imported && shown(names::UNCORRECTED)) {
+    // wrk2 prints corrected latency; an imported wrk its uncorrected rows.
+    let any = shown(names::CORRECTED) || (imported && shown(names::UNCORRECTED));
+    if !any {
         return;
     }
     let _ = writeln!(w);

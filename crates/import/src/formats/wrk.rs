@@ -254,9 +254,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
         m.push(Metric::new(names::ERROR_STATUS, v, Unit::Count, Better::Lower).printed(text, unit));
     }
     let rps = w.number_after("Requests/sec:")?;
-    let (text, unit) = w
-        .find("Requests/sec:", 0)
-        .map_or(("", ""), |i| as_written(i));
+    let (text, unit) = w.find("Requests/sec:", 0).map_or(("", ""), &as_written);
     m.push(
         Metric::new(
             names::REQUESTS_PER_SECOND,
