@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use common::{TempStore, json, metric, one_line_error, stdout};
@@ -149,42 +150,269 @@ fn numbers(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The figures a report prints: its numbers ([`numbers`]) but the digits
+/// of a name (`p99.9`, `f64`, `SingleDGEMM_Gflops`, `net.tcp`'s words): a
+/// number glued after a letter or `_` is part of a word.
+fn figures(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut named = false;
+    let mut before = ' ';
+    for c in text.chars().chain([' ']) {
+        if c.is_ascii_digit() || c == '.' {
+            if word.is_empty() {
+                named = before.is_alphabetic() || before == '_';
+            }
+            word.push(c);
+        } else {
+            let t = word.trim_matches('.');
+            if !named && t.starts_with(|c: char| c.is_ascii_digit()) {
+                out.push(t.to_string());
+            }
+            word.clear();
+        }
+        before = c;
+    }
+    out
+}
+
 /// Imports fixture `name` into a fresh store and walks every figure that
 /// `runs show` prints for it (after the run's own header line: its id and
 /// date) back to the source: each number is one the source wrote, as it
 /// wrote it, unless its line says the figure is derived; no line is left
 /// without its figure. Returns the printed report.
 fn every_printed_figure_is_the_sources(name: &str) -> String {
-    let s = TempStore::new();
-    let path = fixture(name);
-    let source = std::fs::read_to_string(&path).unwrap();
-    let out = s.run(&["import", &path]);
-    assert!(out.status.success(), "{}", common::stderr(&out));
+    let (s, path) = imported(name);
     let shown = stdout(&s.run(&["runs", "show", "1"]));
     let report = shown
         .split_once('\n')
         .map_or(String::new(), |(_, rest)| rest.to_string());
-    assert!(
-        report.lines().any(|l| !numbers(l).is_empty()),
-        "no figure printed for {name}:\n{shown}"
-    );
-    let written: std::collections::BTreeSet<String> = numbers(&source).into_iter().collect();
+    if let Err(e) = walk(&path, &report) {
+        panic!("{e}");
+    }
+    report
+}
+
+/// A fresh store holding fixture `name` imported as run 1, and its path.
+fn imported(name: &str) -> (TempStore, String) {
+    let s = TempStore::new();
+    let path = fixture(name);
+    let out = s.run(&["import", &path]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    (s, path)
+}
+
+/// Every number of `report` is one the source at `path` wrote, as it wrote
+/// it, unless its line says the figure is derived; no line ends blank
+/// after its colon; some figure is printed at all.
+fn walk(path: &str, report: &str) -> Result<(), String> {
+    let source = std::fs::read_to_string(path).unwrap();
+    if !report.lines().any(|l| !figures(l).is_empty()) {
+        return Err(format!("no figure printed for {path}:\n{report}"));
+    }
+    let mut written: std::collections::BTreeSet<String> = numbers(&source).into_iter().collect();
+    // A number with the source's trailing zeros dropped names the same
+    // figure (fio's percentile `99.950000` labels its row `99.95`, wrk2's
+    // `99.990%` row is the 99.99th percentile); a form the source did not
+    // write (`3.050` for `3.05`, `897.0` for `897`) is not.
+    let trimmed: Vec<String> = written
+        .iter()
+        .filter(|n| n.contains('.'))
+        .map(|n| n.trim_end_matches('0').trim_end_matches('.').to_string())
+        .collect();
+    written.extend(trimmed);
     for line in report.lines() {
         if line.contains("derived") {
             continue;
         }
-        for n in numbers(line) {
-            assert!(
-                written.contains(&n),
+        if let Some(n) = figures(line).into_iter().find(|n| !written.contains(n)) {
+            return Err(format!(
                 "{n} in {line:?} is not a figure of {path}:\n{report}"
-            );
+            ));
         }
-        assert!(
-            !line.trim_end().ends_with(':'),
-            "blank {line:?} in\n{report}"
-        );
+        if line.trim_end().ends_with(':') {
+            return Err(format!("blank {line:?} in\n{report}"));
+        }
     }
-    report
+    Ok(())
+}
+
+/// The fixtures of the import crate (every tool output it holds, the
+/// refused ones aside), by name.
+fn all_fixtures() -> Vec<String> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../import/tests/fixtures");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .filter(|n| n != "README.md")
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every fixture of every format, imported and shown: each figure `runs
+/// show` prints is the source's as written, or on a line saying it is
+/// derived. One failure list names every fixture that prints another
+/// figure.
+#[test]
+fn every_format_prints_only_figures_its_source_printed() {
+    let names = all_fixtures();
+    let formats: std::collections::BTreeSet<&str> = names
+        .iter()
+        .map(|n| n.split(['-', '.']).next().unwrap())
+        .collect();
+    assert_eq!(
+        formats.into_iter().collect::<Vec<_>>(),
+        [
+            "ab", "dd", "fio", "hpcc", "hpl", "httperf", "iozone", "iperf", "iperf3", "linpack",
+            "stream", "sysbench", "wrk"
+        ]
+    );
+    let failed: Vec<String> = names
+        .iter()
+        .filter_map(|name| {
+            let (s, path) = imported(name);
+            let shown = stdout(&s.run(&["runs", "show", "1"]));
+            let report = shown.split_once('\n').map_or("", |(_, rest)| rest);
+            walk(&path, report).err()
+        })
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n\n"));
+}
+
+/// The CSV export of an imported run: every metric's row carries the
+/// figure as the source printed it (`printed`, `printed_unit`), each a
+/// figure and a unit of the source's text; `value` stays in nodebench's
+/// canonical unit, the one compare matches on.
+fn csv_rows_carry_the_sources_figures(name: &str) -> Vec<BTreeMap<String, String>> {
+    let (s, path) = imported(name);
+    let source = std::fs::read_to_string(&path).unwrap();
+    let written: std::collections::BTreeSet<String> = numbers(&source).into_iter().collect();
+    let csv = stdout(&s.run(&["runs", "export", "1", "--format", "csv"]));
+    let mut r = csv::Reader::from_reader(csv.as_bytes());
+    let header = r.headers().unwrap().clone();
+    let rows: Vec<BTreeMap<String, String>> = r
+        .records()
+        .map(|x| {
+            let x = x.unwrap();
+            header
+                .iter()
+                .zip(x.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect();
+    assert!(!rows.is_empty(), "{csv}");
+    for row in &rows {
+        let text = &row["printed"];
+        assert!(
+            numbers(text) == [text.to_string()] && written.contains(text),
+            "{text:?} is not a figure of {path}: {row:?}"
+        );
+        assert!(source.contains(&row["printed_unit"]), "{row:?}");
+    }
+    rows
+}
+
+#[test]
+fn an_imported_runs_csv_carries_each_figure_as_printed() {
+    let rows = csv_rows_carry_the_sources_figures("wrk-local.txt");
+    let row = |rows: &[BTreeMap<String, String>], metric: &str, label: &str| {
+        rows.iter()
+            .find(|r| r["metric"] == metric && r["labels"].contains(label))
+            .unwrap_or_else(|| panic!("no {metric} {label} in {rows:?}"))
+            .clone()
+    };
+    let time = row(&rows, "time_taken", "");
+    assert_eq!(
+        [
+            &time["value"],
+            &time["unit"],
+            &time["printed"],
+            &time["printed_unit"]
+        ],
+        ["3.05", "s", "3.05", "s"]
+    );
+    // Stored in bytes (compare's unit), printed as wrk wrote it.
+    let read = row(&rows, "total_transferred", "");
+    assert_eq!(read["unit"], "B");
+    let bytes: f64 = read["value"].parse().unwrap();
+    assert!((bytes - 2.46 * 1048576.0).abs() < 1e-3, "{read:?}");
+    assert_eq!([&read["printed"], &read["printed_unit"]], ["2.46", "MB"]);
+    let stream = csv_rows_carry_the_sources_figures("stream-ref-local.txt");
+    assert_eq!(stream.len(), 16);
+    let triad = row(&stream, "bandwidth", "kernel=triad");
+    assert_eq!(
+        [
+            &triad["value"],
+            &triad["unit"],
+            &triad["printed"],
+            &triad["printed_unit"]
+        ],
+        ["2720600000", "B/s", "2720.6", "MB/s"]
+    );
+    let rate = row(
+        &csv_rows_carry_the_sources_figures("iperf3-tcp.txt"),
+        "throughput",
+        "side=receiver",
+    );
+    assert_eq!(rate["unit"], "B/s");
+    assert_eq!(rate["printed_unit"], "Gbits/sec");
+}
+
+/// The text of the HTML report's result tables and tool-format blocks
+/// (`<table>`, `<pre>`), tags stripped, entities read back; the table of
+/// the runs themselves (ids, dates, nodebench's version, the command) is
+/// nodebench's record of the import, not a figure of the source.
+fn html_text(html: &str) -> String {
+    let mut out = String::new();
+    for (open, close) in [("<table", "</table>"), ("<pre", "</pre>")] {
+        let mut rest = html;
+        while let Some(i) = rest.find(open) {
+            let block = &rest[i..];
+            let end = block.find(close).unwrap();
+            if block[..end].contains("started (UTC)") {
+                rest = &block[end..];
+                continue;
+            }
+            let mut inside = false;
+            for c in block[..end].chars() {
+                match c {
+                    '<' => inside = true,
+                    '>' => {
+                        inside = false;
+                        out.push(' ');
+                    }
+                    c if !inside => out.push(c),
+                    _ => {}
+                }
+            }
+            out.push('\n');
+            rest = &block[end..];
+        }
+    }
+    out.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+#[test]
+fn an_imported_runs_html_report_prints_only_the_sources_figures() {
+    for name in ["stream-ref-local.txt", "wrk-local.txt", "sysbench-oltp.txt"] {
+        let (s, path) = imported(name);
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("r.html");
+        let o = s.run(&["report", "1", "-o", page.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        let text = html_text(&std::fs::read_to_string(&page).unwrap());
+        if let Err(e) = walk(&path, &text) {
+            panic!("{e}");
+        }
+    }
 }
 
 #[test]

@@ -252,6 +252,45 @@ pub struct Metric {
     /// `value` as a percentage of `reference.value`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percent_of_reference: Option<f64>,
+    /// An imported figure as its source printed it (`3.05` `s` where
+    /// `value` holds 3.05 seconds, `2.46` `MB` where it holds 2579496.96
+    /// bytes): what every view of an imported run prints. `None` for a
+    /// figure nodebench measured, or one an importer derived from the
+    /// source's figures (printed marked "derived").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed: Option<Printed>,
+}
+
+/// A figure as an imported tool printed it: its text and unit, each
+/// exactly as written (`824.79` `KB`, `1027` `Mbits/sec`, `23618` and no
+/// unit).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Printed {
+    /// The number as written (`3.05`, `0.012711`, `1.18`).
+    pub text: String,
+    /// Its unit as written (`s`, `MB/s`, `Gbits/sec`, wrk's `k`); empty
+    /// for a count.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub unit: String,
+}
+
+impl Printed {
+    /// `text` and `unit` as written.
+    pub fn new(text: impl Into<String>, unit: impl Into<String>) -> Self {
+        Printed {
+            text: text.into(),
+            unit: unit.into(),
+        }
+    }
+
+    /// `TEXT UNIT`, or `TEXT` for a figure without a unit.
+    pub fn with_unit(&self) -> String {
+        if self.unit.is_empty() {
+            self.text.clone()
+        } else {
+            format!("{} {}", self.text, self.unit)
+        }
+    }
 }
 
 impl Metric {
@@ -266,7 +305,14 @@ impl Metric {
             stats: None,
             reference: None,
             percent_of_reference: None,
+            printed: None,
         }
+    }
+
+    /// Records the figure as the imported source printed it ([`Printed`]).
+    pub fn printed(mut self, text: impl Into<String>, unit: impl Into<String>) -> Self {
+        self.printed = Some(Printed::new(text, unit));
+        self
     }
 
     /// Adds a label.
@@ -476,6 +522,13 @@ impl Phase {
 }
 
 impl BenchResult {
+    /// True when the result was imported from a tool's output: some
+    /// figure carries the form its source printed ([`Metric::printed`]);
+    /// its figures without one are figures nodebench derived from them.
+    pub fn quotes_source(&self) -> bool {
+        self.metrics.iter().any(|m| m.printed.is_some())
+    }
+
     /// An empty, passed result for `benchmark` starting now.
     pub fn new(benchmark: impl Into<String>) -> Self {
         let now = Utc::now();

@@ -114,11 +114,17 @@ impl<'a> Words<'a> {
 
 /// Splits `12.5ms` into the number and its unit (`12.5`, `ms`).
 pub(crate) fn number_unit(s: &str) -> Option<(f64, &str)> {
+    let (n, unit) = split_figure(s);
+    Some((number(n)?, unit))
+}
+
+/// `12.5ms` as written, split into its number's text and its unit
+/// (`12.5`, `ms`): the form an imported figure is printed in.
+pub(crate) fn split_figure(s: &str) -> (&str, &str) {
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
         .unwrap_or(s.len());
-    let (n, unit) = s.split_at(split);
-    Some((number(n)?, unit))
+    s.split_at(split)
 }
 
 /// Seconds in a duration written with its unit: `us`, `ms`, `s`, `m`,

@@ -13,6 +13,26 @@ use crate::format;
 pub fn closing_lines(result: &BenchResult) -> String {
     let mut out = String::new();
     for mode in [sync::NONE, sync::FDATASYNC] {
+        let printed = |name: &str| {
+            let m = result.metric(name, &[(label::SYNC, mode)])?;
+            m.printed.as_ref().map(|p| p.text.as_str())
+        };
+        // An imported summary as dd printed it: its own figures, nothing
+        // recomputed.
+        if let (Some(bytes), Some(secs), Some(rate)) = (
+            printed(metric::BYTES),
+            printed(metric::SECONDS),
+            result
+                .metric(metric::BANDWIDTH, &[(label::SYNC, mode)])
+                .and_then(|m| m.printed.as_ref()),
+        ) {
+            let _ = writeln!(
+                out,
+                "{mode:>9}: {bytes} bytes copied, {secs} s, {}",
+                rate.with_unit()
+            );
+            continue;
+        }
         let get = |name: &str| result.metric(name, &[(label::SYNC, mode)]).map(|m| m.value);
         if let (Some(bytes), Some(secs)) = (get(metric::BYTES), get(metric::SECONDS)) {
             let (dp, dd) = format::si_prefix(bytes);
@@ -49,6 +69,38 @@ mod tests {
             closing_lines(&r),
             "     none: 104857600 bytes (105 MB, 100 MiB) copied, 0.500 s, 210 MB/s\n\
              fdatasync: 104857600 bytes (105 MB, 100 MiB) copied, 2.000 s, 52 MB/s\n"
+        );
+    }
+
+    #[test]
+    fn an_imported_summary_closes_with_dd_own_figures() {
+        let mut r = BenchResult::new(disk::DD);
+        for (name, v, u, text, unit) in [
+            (
+                metric::BYTES,
+                10485760000.0,
+                Unit::Bytes,
+                "10485760000",
+                "bytes",
+            ),
+            (metric::SECONDS, 11.6923, Unit::Seconds, "11.6923", "s"),
+            (
+                metric::BANDWIDTH,
+                897e6,
+                Unit::BytesPerSecond,
+                "897",
+                "MB/s",
+            ),
+        ] {
+            r.metrics.push(
+                Metric::new(name, v, u, Better::Higher)
+                    .label(label::SYNC, sync::NONE)
+                    .printed(text, unit),
+            );
+        }
+        assert_eq!(
+            closing_lines(&r),
+            "     none: 10485760000 bytes copied, 11.6923 s, 897 MB/s\n"
         );
     }
 }

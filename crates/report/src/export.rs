@@ -93,7 +93,7 @@ pub fn export_many(runs: &[Run], format: Format) -> Result<String, String> {
 }
 
 /// The CSV header, in column order.
-pub const CSV_COLUMNS: [&str; 21] = [
+pub const CSV_COLUMNS: [&str; 23] = [
     "run_id",
     "result",
     "benchmark",
@@ -113,6 +113,8 @@ pub const CSV_COLUMNS: [&str; 21] = [
     "reference",
     "reference_value",
     "percent_of_reference",
+    "printed",
+    "printed_unit",
     "started_at",
     "disturbed",
 ];
@@ -130,7 +132,9 @@ fn opt(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-/// Every metric of the run, one row each, values in canonical units.
+/// Every metric of the run, one row each, values in canonical units; an
+/// imported figure also as its source printed it (`printed`,
+/// `printed_unit`), empty for a figure nodebench measured or derived.
 pub fn to_csv(run: &Run) -> Result<String, String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(CSV_COLUMNS).map_err(|e| e.to_string())?;
@@ -161,6 +165,14 @@ pub fn to_csv(run: &Run) -> Result<String, String> {
                     .unwrap_or_default(),
                 opt(m.reference.as_ref().map(|r| r.value)),
                 opt(m.percent_of_reference),
+                m.printed
+                    .as_ref()
+                    .map(|p| p.text.clone())
+                    .unwrap_or_default(),
+                m.printed
+                    .as_ref()
+                    .map(|p| p.unit.clone())
+                    .unwrap_or_default(),
                 r.started_at.to_rfc3339(),
                 r.metric_disturbed(m).to_string(),
             ])
@@ -172,7 +184,9 @@ pub fn to_csv(run: &Run) -> Result<String, String> {
 }
 
 /// The host's state (a `## host` table, where the run has it), then one
-/// Markdown table per result, values in canonical units.
+/// Markdown table per result, values in canonical units; an imported
+/// result's table adds each figure as its source printed it (`as printed`,
+/// `derived` for a figure nodebench derived).
 pub fn to_markdown(run: &Run) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -192,12 +206,24 @@ pub fn to_markdown(run: &Run) -> String {
     }
     for r in &run.results {
         let _ = writeln!(out, "## {} ({})\n", r.benchmark, r.status.as_str());
-        let _ = writeln!(out, "| metric | labels | value | unit | % of limit |");
-        let _ = writeln!(out, "|---|---|---:|---|---:|");
+        // An imported result also says each figure as its source printed it.
+        let imported = r.quotes_source();
+        let (more, rule) = if imported {
+            (" as printed |", "---:|")
+        } else {
+            ("", "")
+        };
+        let _ = writeln!(out, "| metric | labels | value | unit | % of limit |{more}");
+        let _ = writeln!(out, "|---|---|---:|---|---:|{rule}");
         for m in &r.metrics {
+            let printed = match (&m.printed, imported) {
+                (Some(p), _) => format!(" {} |", p.with_unit()),
+                (None, true) => " derived |".to_string(),
+                (None, false) => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |{printed}",
                 m.name,
                 labels(m),
                 m.value,
@@ -236,6 +262,28 @@ mod tests {
         assert_eq!(lines.len(), 3);
         assert!(lines[1].starts_with("7,0,cpu.ops,passed,rate,threads=2,1500000000,op/s,higher"));
         assert!(to_markdown(&run).contains("| speedup | threads=2 | 1.9 |"));
+        assert!(!to_markdown(&run).contains("as printed"));
+        // An imported figure: its source's form beside the stored value.
+        let mut imported = BenchResult::new("http.load");
+        imported.metrics.push(
+            Metric::new("time_taken", 3.05, Unit::Seconds, Better::Lower).printed("3.05", "s"),
+        );
+        imported
+            .metrics
+            .push(Metric::new("mean", 0.5, Unit::Seconds, Better::Lower));
+        run.results.push(imported);
+        let md = to_markdown(&run);
+        assert!(
+            md.contains("| time_taken |  | 3.05 | s |  | 3.05 s |"),
+            "{md}"
+        );
+        assert!(md.contains("| mean |  | 0.5 | s |  | derived |"), "{md}");
+        let csv = to_csv(&run).unwrap();
+        assert!(
+            csv.lines()
+                .any(|l| l.contains(",time_taken,,3.05,s,lower,") && l.contains(",3.05,s,")),
+            "{csv}"
+        );
         assert_eq!("md".parse(), Ok(Format::Markdown));
         assert_eq!("markdown".parse(), Ok(Format::Markdown));
         assert_eq!(Format::Markdown.to_string(), "md");

@@ -22,6 +22,15 @@ fn metric(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
     r.metric(name, labels).map(|m| m.value)
 }
 
+/// Metric `name` as an imported source printed it (`3.05 s`, `2.46 MB`),
+/// when it was imported with its source's form.
+fn quoted(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> Option<String> {
+    r.metric(name, labels)?
+        .printed
+        .as_ref()
+        .map(|p| p.with_unit())
+}
+
 fn count(r: &BenchResult, name: &str, labels: &[(&str, &str)]) -> u64 {
     metric(r, name, labels).map_or(0, |v| v.round() as u64)
 }
@@ -116,13 +125,16 @@ fn ab_summary(w: &mut String, r: &BenchResult) {
     line_if(
         w,
         "Time taken for tests",
-        metric(r, names::TIME_TAKEN, &[]).map(|t| format!("{t:.3} seconds")),
+        quoted(r, names::TIME_TAKEN, &[])
+            .or_else(|| metric(r, names::TIME_TAKEN, &[]).map(|t| format!("{t:.3} seconds"))),
     );
     line_if(
         w,
         "Complete requests",
-        metric(r, names::REQUESTS_COMPLETED, &[])
-            .map(|_| count(r, names::REQUESTS_COMPLETED, &[]).to_string()),
+        quoted(r, names::REQUESTS_COMPLETED, &[]).or_else(|| {
+            metric(r, names::REQUESTS_COMPLETED, &[])
+                .map(|_| count(r, names::REQUESTS_COMPLETED, &[]).to_string())
+        }),
     );
     let failed = count(r, names::REQUESTS_FAILED, &[]);
     line_if(
@@ -149,10 +161,13 @@ fn ab_summary(w: &mut String, r: &BenchResult) {
         line_if(
             w,
             key,
-            metric(r, name, &[]).map(|_| format!("{} bytes", count(r, name, &[]))),
+            quoted(r, name, &[])
+                .or_else(|| metric(r, name, &[]).map(|_| format!("{} bytes", count(r, name, &[])))),
         );
     }
-    if let Some(rps) = metric(r, names::REQUESTS_PER_SECOND, &[]) {
+    if let Some(rps) = quoted(r, names::REQUESTS_PER_SECOND, &[]) {
+        line(w, "Requests per second", format!("{rps} [#/sec] (mean)"));
+    } else if let Some(rps) = metric(r, names::REQUESTS_PER_SECOND, &[]) {
         line(w, "Requests per second", format!("{rps:.2} [#/sec] (mean)"));
     }
     for (scope, how) in [
@@ -170,7 +185,10 @@ fn ab_summary(w: &mut String, r: &BenchResult) {
             );
         }
     }
-    if let Some(t) = metric(r, names::TRANSFER_RATE, &[]) {
+    if let Some(t) = quoted(r, names::TRANSFER_RATE, &[]) {
+        // wrk's `Transfer/sec: 824.79KB`.
+        line(w, "Transfer rate", format!("{t}/sec received"));
+    } else if let Some(t) = metric(r, names::TRANSFER_RATE, &[]) {
         line(
             w,
             "Transfer rate",
@@ -368,22 +386,33 @@ fn httperf_lines(w: &mut String, r: &BenchResult, closed: bool) {
 }
 
 /// wrk2's latency block: each percentile, corrected (the total latency in
-/// the closed model) and uncorrected.
+/// the closed model) and uncorrected. An imported wrk or wrk2 report's
+/// figures print as the tool printed them, each with its unit (`3.02ms`,
+/// `3.59s`), and only its rows.
 fn wrk2_latency(w: &mut String, r: &BenchResult, closed: bool) {
+    let imported = r.quotes_source();
     let latency = |which: &str, p: &str| {
-        metric(
-            r,
-            names::LATENCY,
-            &[(label::LATENCY, which), (PERCENTILE, p)],
-        )
+        let m = r.metric(names::LATENCY, &[(label::LATENCY, which), (PERCENTILE, p)])?;
+        Some(match &m.printed {
+            Some(printed) => format!("{}{}", printed.text, printed.unit),
+            None => ms(Some(m.value)),
+        })
     };
-    if metric(r, names::LATENCY, &[(label::LATENCY, names::CORRECTED)]).is_none() {
+    let shown = |which: &str| metric(r, names::LATENCY, &[(label::LATENCY, which)]).is_some();
+    // wrk2 prints corrected latency; an imported wrk its uncorrected rows.
+    let any = shown(names::CORRECTED) || (imported && shown(names::UNCORRECTED));
+    if !any {
         return;
     }
     let _ = writeln!(w);
     let _ = writeln!(
         w,
-        "Latency (ms)   {:>12} {:>12}",
+        "{}   {:>12} {:>12}",
+        if imported {
+            "Latency     "
+        } else {
+            "Latency (ms)"
+        },
         if closed { "total" } else { names::CORRECTED },
         names::UNCORRECTED
     );
@@ -397,7 +426,15 @@ fn wrk2_latency(w: &mut String, r: &BenchResult, closed: bool) {
     for (p, row) in percentiles {
         let c = latency(names::CORRECTED, &p);
         let u = latency(names::UNCORRECTED, &p);
-        let _ = writeln!(w, "{row:>9}      {:>12} {:>12}", ms(c), ms(u));
+        if imported && c.is_none() && u.is_none() {
+            continue;
+        }
+        let _ = writeln!(
+            w,
+            "{row:>9}      {:>12} {:>12}",
+            c.unwrap_or_default(),
+            u.unwrap_or_default()
+        );
     }
 }
 

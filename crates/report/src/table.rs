@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use comfy_table::{CellAlignment, Table, presets};
 use nodebench_core::names::labels::THREADS;
 use nodebench_core::names::peak::PEAK_CORES;
-use nodebench_core::names::{cpu, memory, telemetry};
+use nodebench_core::names::{cpu, imported, memory, telemetry};
 use nodebench_core::{BenchResult, Metric, Unit};
 
 use crate::format;
@@ -56,12 +56,84 @@ fn row_key(m: &Metric, common: &BTreeMap<String, String>) -> String {
     }
 }
 
-fn cell(m: &Metric, divisor: f64) -> String {
-    let mut s = format::scaled(m.value, m.unit, divisor);
-    if let Some(p) = m.percent_of_reference {
-        let _ = write!(s, " ({p:.1}%)");
+/// How a column (or a row) of figures prints: nodebench's unit scaled by
+/// `divisor`, or, for an imported result, the form its source printed.
+struct Column {
+    /// Scale of nodebench's own figures in the column.
+    divisor: f64,
+    /// The unit every figure of the column was printed in by its source,
+    /// named once in the column's title: its cells print the text alone.
+    printed_unit: Option<String>,
+    /// Some figure of the column carries its source's form, so the title
+    /// names no unit and each other cell carries its own.
+    any_printed: bool,
+    /// nodebench's unit, as shown (`MB/s`), for a derived figure among
+    /// printed ones.
+    shown: String,
+    /// The result was imported: a figure without its source's form is one
+    /// nodebench derived, and says so.
+    imported: bool,
+}
+
+impl Column {
+    fn of(cells: &[&Metric], unit: Unit, max: f64, imported: bool) -> Column {
+        let (prefix, divisor) = format::prefix_for(unit, max);
+        let units: Vec<Option<&str>> = cells
+            .iter()
+            .map(|m| m.printed.as_ref().map(|p| p.unit.as_str()))
+            .collect();
+        let printed_unit = match units.first() {
+            Some(Some(u)) if units.iter().all(|x| *x == Some(*u)) => Some(u.to_string()),
+            _ => None,
+        };
+        Column {
+            divisor,
+            any_printed: units.iter().any(Option::is_some),
+            printed_unit,
+            shown: format::display_unit(unit, prefix),
+            imported,
+        }
     }
-    s
+
+    /// The unit the column's title names (empty: none).
+    fn title_unit(&self) -> &str {
+        match &self.printed_unit {
+            Some(u) => u,
+            None if self.any_printed => "",
+            None => &self.shown,
+        }
+    }
+
+    /// `name (unit)`, or `name` where the title names no unit.
+    fn title(&self, name: &str) -> String {
+        match self.title_unit() {
+            "" => name.to_string(),
+            u => format!("{name} ({u})"),
+        }
+    }
+
+    /// The cell of `m`: the source's text as printed (with its unit where
+    /// the title does not name it), else nodebench's figure, marked
+    /// derived in an imported result.
+    fn cell(&self, m: &Metric) -> String {
+        if let Some(p) = &m.printed {
+            return match &self.printed_unit {
+                Some(_) => p.text.clone(),
+                None => p.with_unit(),
+            };
+        }
+        let mut s = format::scaled(m.value, m.unit, self.divisor);
+        if self.any_printed && !self.shown.is_empty() {
+            let _ = write!(s, " {}", self.shown);
+        }
+        if let Some(p) = m.percent_of_reference {
+            let _ = write!(s, " ({p:.1}%)");
+        }
+        if self.imported {
+            s.push_str(" derived");
+        }
+        s
+    }
 }
 
 /// The generic table of one result as cells, before it is drawn as text
@@ -93,11 +165,16 @@ pub fn grid(result: &BenchResult) -> Grid {
     threads.dedup();
 
     let mut heading = format!("{} [{}]", result.benchmark, result.status.as_str());
+    // A label an importer derived (a thread count the tool did not print).
+    let derived = |k: &str| match result.param(imported::DERIVED_LABELS) {
+        Some(serde_json::Value::String(keys)) if keys.split(',').any(|d| d == k) => " (derived)",
+        _ => "",
+    };
     for (k, v) in &common {
-        let _ = write!(heading, "  {k}={v}");
+        let _ = write!(heading, "  {k}={v}{}", derived(k));
     }
     if let [t] = threads[..] {
-        let _ = write!(heading, "  {THREADS}={t}");
+        let _ = write!(heading, "  {THREADS}={t}{}", derived(THREADS));
     }
     if let Some(serde_json::Value::String(isa)) = result.param(cpu::param::ISA) {
         let _ = write!(heading, "  isa={isa}");
@@ -191,7 +268,15 @@ pub fn result_table(result: &BenchResult) -> String {
     for series in result.series.iter().filter(|s| {
         s.labels.get(telemetry::SOURCE).map(String::as_str) != Some(telemetry::SOURCE_TELEMETRY)
     }) {
-        out.push_str(&series_lines(series));
+        let lines = series_lines(series);
+        if result.quotes_source() {
+            // An imported tool's intervals, converted to nodebench's unit.
+            for l in lines.lines() {
+                let _ = writeln!(out, "{l} (derived)");
+            }
+        } else {
+            out.push_str(&lines);
+        }
     }
     if let Some(note) = peak_note(result) {
         let _ = writeln!(out, "{note}");
@@ -245,12 +330,14 @@ fn thread_pivot(
         numbers_from: 2,
         turned: false,
     };
+    let imported = result.quotes_source();
     for (key, cells, unit) in by_row_key(result, common) {
         let max = cells.values().map(|m| m.value.abs()).fold(0.0, f64::max);
-        let (prefix, divisor) = format::prefix_for(unit, max);
-        let mut row = vec![key, format::display_unit(unit, prefix)];
+        let all: Vec<&Metric> = cells.values().copied().collect();
+        let column = Column::of(&all, unit, max, imported);
+        let mut row = vec![key, column.title_unit().to_string()];
         for t in threads {
-            row.push(cells.get(t).map(|m| cell(m, divisor)).unwrap_or_default());
+            row.push(cells.get(t).map(|m| column.cell(m)).unwrap_or_default());
         }
         grid.rows.push(row);
     }
@@ -270,28 +357,34 @@ fn thread_rows(
 ) -> Grid {
     let mut columns = Vec::new();
     let mut header = vec![THREADS.to_string()];
+    let imported = result.quotes_source();
     for (key, cells, unit) in by_row_key(result, common) {
         let least = cells
             .values()
             .map(|m| m.value.abs())
             .filter(|v| *v > 0.0)
             .fold(f64::INFINITY, f64::min);
-        let (prefix, divisor) =
-            format::prefix_for(unit, if least.is_finite() { least } else { 0.0 });
+        let all: Vec<&Metric> = cells.values().copied().collect();
+        let column = Column::of(
+            &all,
+            unit,
+            if least.is_finite() { least } else { 0.0 },
+            imported,
+        );
         let mut title = key.split(' ').collect::<Vec<_>>().join("\n");
-        let shown = format::display_unit(unit, prefix);
+        let shown = column.title_unit();
         if !shown.is_empty() {
             let _ = write!(title, "\n({shown})");
         }
         header.push(title);
-        columns.push((cells, divisor));
+        columns.push((cells, column));
     }
     let rows = threads
         .iter()
         .map(|t| {
             let mut row = vec![t.to_string()];
-            for (cells, divisor) in &columns {
-                row.push(cells.get(t).map(|m| cell(m, *divisor)).unwrap_or_default());
+            for (cells, column) in &columns {
+                row.push(cells.get(t).map(|m| column.cell(m)).unwrap_or_default());
             }
             row
         })
@@ -375,7 +468,8 @@ fn name_pivot(heading: String, result: &BenchResult, common: &BTreeMap<String, S
         }
     }
     let mut header = vec![String::new()];
-    let mut scales = Vec::new();
+    let mut columns = Vec::new();
+    let imported = result.quotes_source();
     for name in &names {
         let col: Vec<&Metric> = rows
             .iter()
@@ -383,26 +477,16 @@ fn name_pivot(heading: String, result: &BenchResult, common: &BTreeMap<String, S
             .collect();
         let max = col.iter().map(|m| m.value.abs()).fold(0.0, f64::max);
         let unit = col.first().map(|m| m.unit).unwrap_or(Unit::Count);
-        let (prefix, divisor) = format::prefix_for(unit, max);
-        let shown = format::display_unit(unit, prefix);
-        header.push(if shown.is_empty() {
-            name.to_string()
-        } else {
-            format!("{name} ({shown})")
-        });
-        scales.push(divisor);
+        let column = Column::of(&col, unit, max, imported);
+        header.push(column.title(name));
+        columns.push(column);
     }
     let rows = rows
         .iter()
         .map(|(key, cells)| {
             let mut row = vec![key.clone()];
-            for (name, divisor) in names.iter().zip(&scales) {
-                row.push(
-                    cells
-                        .get(name)
-                        .map(|m| cell(m, *divisor))
-                        .unwrap_or_default(),
-                );
+            for (name, column) in names.iter().zip(&columns) {
+                row.push(cells.get(name).map(|m| column.cell(m)).unwrap_or_default());
             }
             row
         })
@@ -589,6 +673,55 @@ mod tests {
         assert_eq!(
             text,
             "net.tcp [failed]\nerror: cannot connect to 127.0.0.1:1: connection refused\n"
+        );
+    }
+
+    /// An imported result prints each figure as its source printed it; a
+    /// figure nodebench derived says so; a stored value's unit is never
+    /// shown converted in its place.
+    #[test]
+    fn imported_figures_print_as_their_source_printed_them() {
+        let mut r = BenchResult::new(memory::STREAM);
+        for (kernel, rate, text) in [
+            ("copy", 25386.0e6, "25386.0"),
+            ("triad", 2720.6e6, "2720.6"),
+        ] {
+            r.metrics.push(
+                Metric::new("bandwidth", rate, Unit::BytesPerSecond, Better::Higher)
+                    .label(KERNEL, kernel)
+                    .printed(text, "MB/s"),
+            );
+            r.metrics.push(
+                Metric::new("time_min", 0.001261, Unit::Seconds, Better::Lower)
+                    .label(KERNEL, kernel)
+                    .printed("0.001261", "s"),
+            );
+        }
+        let text = result_table(&r);
+        for want in [
+            "bandwidth (MB/s)",
+            "time_min (s)",
+            "25386.0",
+            "2720.6",
+            "0.001261",
+        ] {
+            assert!(text.contains(want), "{want:?} missing in\n{text}");
+        }
+        assert!(!text.contains("1.261") && !text.contains("(ms)"), "{text}");
+        // One figure derived (no printed form): marked, with its unit.
+        r.metrics.push(
+            Metric::new("bandwidth", 1e9, Unit::BytesPerSecond, Better::Higher)
+                .label(KERNEL, "add"),
+        );
+        let text = result_table(&r);
+        assert!(text.contains("1000.0 MB/s derived"), "{text}");
+        assert!(text.contains("2720.6 MB/s"), "{text}");
+        // A measured result has no such marks.
+        r.metrics.iter_mut().for_each(|m| m.printed = None);
+        let text = result_table(&r);
+        assert!(
+            !text.contains("derived") && text.contains("bandwidth (MB/s)"),
+            "{text}"
         );
     }
 }

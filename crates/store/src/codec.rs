@@ -8,8 +8,8 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use nodebench_core::inventory::Inventory;
 use nodebench_core::stats::Stats;
 use nodebench_core::{
-    BenchResult, Better, Histogram, Metric, Reference, ResultStatus, Run, RunStatus, TimeSeries,
-    Unit,
+    BenchResult, Better, Histogram, Metric, Printed, Reference, ResultStatus, Run, RunStatus,
+    TimeSeries, Unit,
 };
 use serde::de::DeserializeOwned;
 
@@ -267,6 +267,8 @@ pub(crate) struct MetricRow {
     pub reference_name: Option<String>,
     pub reference_value: Option<f64>,
     pub percent_of_reference: Option<f64>,
+    /// The figure as an imported source printed it ([`Printed`]), as JSON.
+    pub printed: Option<String>,
 }
 
 impl MetricRow {
@@ -282,6 +284,7 @@ impl MetricRow {
             reference_name: m.reference.as_ref().map(|r| r.name.clone()),
             reference_value: m.reference.as_ref().map(|r| r.value),
             percent_of_reference: m.percent_of_reference,
+            printed: m.printed.as_ref().map(json).transpose()?,
         })
     }
 
@@ -297,6 +300,10 @@ impl MetricRow {
             None => None,
         };
         let reference_value = self.reference_value;
+        let printed = match self.printed {
+            Some(p) => Some(parse_json::<Printed>(&p, what("printed"))?),
+            None => None,
+        };
         Ok(Metric {
             value: real(self.value),
             unit: parse_unit(&self.unit, what("unit"))?,
@@ -308,6 +315,7 @@ impl MetricRow {
                 value: real(reference_value),
             }),
             percent_of_reference: self.percent_of_reference,
+            printed,
             name,
         })
     }

@@ -176,8 +176,8 @@ fn insert_result(
     if !result.metrics.is_empty() {
         let stmt = tx.prepare(
             "INSERT INTO metrics (result_id, name, value, unit, better, labels, stats,
-                                  reference_name, reference_value, percent_of_reference)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                                  reference_name, reference_value, percent_of_reference, printed)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         )?;
         for m in &result.metrics {
             let m = MetricRow::encode(m)?;
@@ -194,6 +194,7 @@ fn insert_result(
                     &m.reference_name,
                     &m.reference_value,
                     &m.percent_of_reference,
+                    &m.printed,
                 ],
             )?;
         }
@@ -263,7 +264,7 @@ fn load_figures(
     };
     for row in tx.query(
         "SELECT m.result_id, m.name, m.value, m.unit, m.better, m.labels, m.stats,
-                m.reference_name, m.reference_value, m.percent_of_reference
+                m.reference_name, m.reference_value, m.percent_of_reference, m.printed
          FROM metrics m JOIN results r ON r.id = m.result_id
          WHERE r.run_id = $1 ORDER BY m.id",
         &[&run_id],
@@ -279,6 +280,7 @@ fn load_figures(
             reference_name: row.try_get(7)?,
             reference_value: row.try_get(8)?,
             percent_of_reference: row.try_get(9)?,
+            printed: row.try_get(10)?,
         };
         results[place(result_id)?]
             .metrics

@@ -97,6 +97,9 @@ ALTER TABLE results ADD COLUMN disturbance TEXT;
     r#"
 ALTER TABLE results ADD COLUMN error_phase TEXT;
 "#,
+    r#"
+ALTER TABLE metrics ADD COLUMN printed TEXT;
+"#,
 ];
 
 /// The schema version this build writes and understands.

@@ -187,8 +187,8 @@ fn insert_result(
 
     let mut stmt = tx.prepare_cached(
         "INSERT INTO metrics (result_id, name, value, unit, better, labels, stats,
-                              reference_name, reference_value, percent_of_reference)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                              reference_name, reference_value, percent_of_reference, printed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
     for m in &result.metrics {
         let m = MetricRow::encode(m)?;
@@ -203,6 +203,7 @@ fn insert_result(
             m.reference_name,
             m.reference_value,
             m.percent_of_reference,
+            m.printed,
         ])?;
     }
 
@@ -256,7 +257,7 @@ fn check_run_exists(conn: &Connection, id: i64) -> Result<(), StoreError> {
 /// Reads the metrics, histograms and series of result `result_id` into `r`.
 fn load_figures(conn: &Connection, result_id: i64, r: &mut BenchResult) -> Result<(), StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT name, value, unit, better, labels, stats, reference_name, reference_value, percent_of_reference
+        "SELECT name, value, unit, better, labels, stats, reference_name, reference_value, percent_of_reference, printed
          FROM metrics WHERE result_id = ?1 ORDER BY id",
     )?;
     let mut rows = stmt.query([result_id])?;
@@ -271,6 +272,7 @@ fn load_figures(conn: &Connection, result_id: i64, r: &mut BenchResult) -> Resul
             reference_name: row.get(6)?,
             reference_value: row.get(7)?,
             percent_of_reference: row.get(8)?,
+            printed: row.get(9)?,
         };
         r.metrics.push(m.decode(result_id)?);
     }

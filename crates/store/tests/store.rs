@@ -13,8 +13,8 @@ use nodebench_core::build_info::BuildInfo;
 use nodebench_core::inventory::Inventory;
 use nodebench_core::stats::Stats;
 use nodebench_core::{
-    BenchResult, Better, Histogram, Metric, Reference, ResultStatus, Run, RunStatus, TimeSeries,
-    Unit,
+    BenchResult, Better, Histogram, Metric, Printed, Reference, ResultStatus, Run, RunStatus,
+    TimeSeries, Unit,
 };
 use nodebench_store::{SqliteStore, StoreError};
 
@@ -204,9 +204,12 @@ fn a_version_7_store_reads_its_failures_without_a_phase(b: &Backend) {
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     store.add_result(id, &failed_result(1)).unwrap();
     drop(store);
-    b.execute("ALTER TABLE results DROP COLUMN error_phase; UPDATE schema_version SET version = 7");
+    b.execute(
+        "ALTER TABLE results DROP COLUMN error_phase; ALTER TABLE metrics DROP COLUMN printed;
+         UPDATE schema_version SET version = 7",
+    );
     let store = b.open();
-    assert_eq!(b.schema_version(), 8);
+    assert_eq!(b.schema_version(), 9);
     let run = store.load_run(id).unwrap();
     assert_eq!(run.results[0].error_phase, None);
     let error = run.error.unwrap();
@@ -381,6 +384,34 @@ fn delete_run_removes_everything_under_it(b: &Backend) {
     assert_eq!(b.count("series"), 0);
 }
 
+/// An imported figure keeps the source's form ([`Printed`]) through the
+/// store; a version 8 store (no such column) reads its metrics without one
+/// and stores new ones with it.
+fn a_version_8_store_reads_its_metrics_and_keeps_printed_forms(b: &Backend) {
+    let mut store = b.open();
+    let id = store.begin_run(&new_run(0, &[])).unwrap();
+    store.add_result(id, &cpu_result(1)).unwrap();
+    drop(store);
+    b.execute("ALTER TABLE metrics DROP COLUMN printed; UPDATE schema_version SET version = 8");
+    let mut store = b.open();
+    assert_eq!(b.schema_version(), 9);
+    assert_eq!(store.load_run(id).unwrap().results, vec![cpu_result(1)]);
+    let mut imported = BenchResult::new("http.load");
+    imported
+        .metrics
+        .push(Metric::new("time_taken", 3.05, Unit::Seconds, Better::Lower).printed("3.05", "s"));
+    imported.metrics.push(
+        Metric::new("requests_completed", 4420.0, Unit::Count, Better::Higher).printed("4420", ""),
+    );
+    store.add_result(id, &imported).unwrap();
+    let run = store.load_run(id).unwrap();
+    assert_eq!(run.results[1].metrics, imported.metrics);
+    assert_eq!(
+        run.results[1].metrics[0].printed,
+        Some(Printed::new("3.05", "s"))
+    );
+}
+
 fn missing_run_is_not_found_everywhere(b: &Backend) {
     let mut store = b.open();
     assert!(matches!(store.load_run(7), Err(StoreError::NotFound(7))));
@@ -429,16 +460,16 @@ fn reopening_does_not_rerun_migrations(b: &Backend) {
     let mut store = b.open();
     let id = store.begin_run(&new_run(0, &[])).unwrap();
     drop(store);
-    assert_eq!(b.schema_version(), 8);
+    assert_eq!(b.schema_version(), 9);
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 8);
+    assert_eq!(b.schema_version(), 9);
     assert_eq!(b.count("schema_version"), 1);
     assert_eq!(store.list_runs().unwrap()[0].id, id);
     drop(store);
     let store = b.open();
     assert_eq!(store.list_runs().unwrap().len(), 1);
-    assert_eq!(b.schema_version(), 8);
+    assert_eq!(b.schema_version(), 9);
 }
 
 /// SQL turning a store holding only [`cpu_result`]s back into a version 5
@@ -448,7 +479,7 @@ fn json_series_rows() -> String {
     format!(
         "UPDATE series SET points = '{points}', points_packed = NULL;
          ALTER TABLE series DROP COLUMN points_packed; ALTER TABLE results DROP COLUMN disturbance;
-         ALTER TABLE results DROP COLUMN error_phase;"
+         ALTER TABLE results DROP COLUMN error_phase; ALTER TABLE metrics DROP COLUMN printed;"
     )
 }
 
@@ -463,7 +494,7 @@ fn a_version_5_store_reads_its_json_series_and_packs_new_ones(b: &Backend) {
     ));
 
     let mut store = b.open();
-    assert_eq!(b.schema_version(), 8);
+    assert_eq!(b.schema_version(), 9);
     assert_eq!(
         b.query_i64("SELECT COUNT(*) FROM series WHERE points_packed IS NULL"),
         1
@@ -527,7 +558,7 @@ fn a_version_1_store_gains_verdicts_and_keeps_its_runs(b: &Backend) {
     ));
 
     let store = b.open();
-    assert_eq!(b.schema_version(), 8);
+    assert_eq!(b.schema_version(), 9);
     let run = store.load_run(id).unwrap();
     assert_eq!(run.results, vec![cpu_result(1)]);
     assert!(run.verdicts.is_empty());
@@ -546,7 +577,7 @@ fn a_version_2_store_gains_bottleneck_lines_and_keeps_its_runs(b: &Backend) {
     ));
 
     let mut store = b.open();
-    assert_eq!(b.schema_version(), 8);
+    assert_eq!(b.schema_version(), 9);
     let mut with_line = cpu_result(2);
     with_line.bottleneck = Some("CPU: all 2 cores saturated".into());
     let mut with_phases = cpu_result(3);
@@ -612,14 +643,14 @@ fn newer_schema_is_refused(b: &Backend) {
             err,
             StoreError::Newer {
                 found: 99,
-                supported: 8
+                supported: 9
             }
         ),
         "{err:?}"
     );
     assert_eq!(
         err.to_string(),
-        "store schema version 99 is newer than this nodebench supports (8)"
+        "store schema version 99 is newer than this nodebench supports (9)"
     );
     assert_eq!(b.schema_version(), 99);
 }
@@ -757,6 +788,7 @@ on_both_backends!(
     recorder_commits_each_result_and_the_ending,
     a_failed_result_fails_the_run_and_names_its_benchmark,
     a_version_7_store_reads_its_failures_without_a_phase,
+    a_version_8_store_reads_its_metrics_and_keeps_printed_forms,
     recorder_judges_thresholds_and_the_store_keeps_the_verdicts,
     a_forgetful_recorder_saves_results_without_keeping_them_and_sets_verdicts,
 );

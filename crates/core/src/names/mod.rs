@@ -37,6 +37,14 @@ pub mod labels {
     pub const PERCENTILE: &str = "percentile";
 }
 
+/// Parameters of imported results.
+pub mod imported {
+    /// The label keys whose values nodebench derived rather than read from
+    /// the source, comma-separated (`threads` of a STREAM that printed no
+    /// thread count: it ran one): shown marked derived.
+    pub const DERIVED_LABELS: &str = "derived_labels";
+}
+
 /// Parameters of results set against the theoretical peak
 /// (`cpu.ops`, `cpu.linpack`).
 pub mod peak {

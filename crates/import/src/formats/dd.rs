@@ -67,19 +67,23 @@ fn is_command(line: &str) -> bool {
     l.starts_with("dd ") && l.contains('=')
 }
 
-/// What one summary line says: bytes, seconds, bytes per second.
-struct Figures {
+/// What one summary line says: bytes, seconds, bytes per second, and the
+/// text of each as dd printed it (the rate with its unit, `897` `MB/s`).
+struct Figures<'a> {
     bytes: f64,
     seconds: f64,
     rate: f64,
+    printed: [(&'a str, &'a str); 3],
 }
 
 /// Reads `B bytes (...) copied, S s, R U/s`.
-fn summary_figures(line: &str) -> Option<Figures> {
-    let bytes = number(line.split_whitespace().next()?)?;
+fn summary_figures(line: &str) -> Option<Figures<'_>> {
+    let bytes_text = line.split_whitespace().next()?;
+    let bytes = number(bytes_text)?;
     let (_, after) = line.split_once(COPIED)?;
     let mut parts = after.split(',');
-    let seconds = number(parts.next()?.trim().strip_suffix(" s")?)?;
+    let seconds_text = parts.next()?.trim().strip_suffix(" s")?;
+    let seconds = number(seconds_text)?;
     let rate_text = parts.next()?.trim();
     let (value, unit) = rate_text.split_once(' ')?;
     let prefix = unit.strip_suffix("B/s")?;
@@ -92,6 +96,7 @@ fn summary_figures(line: &str) -> Option<Figures> {
         bytes,
         seconds,
         rate: number(value)? * multiplier,
+        printed: [(bytes_text, "bytes"), (seconds_text, "s"), (value, unit)],
     })
 }
 
@@ -128,19 +133,23 @@ fn result(f: &Figures, command: Option<&str>) -> BenchResult {
             }
         }
     }
-    let m = |name: &str, v: f64, u: Unit, b: Better| {
-        Metric::new(name, v, u, b).label(label::SYNC, end_sync)
-    };
-    r.metrics
-        .push(m(metric::BYTES, f.bytes, Unit::Bytes, Better::Higher));
-    r.metrics
-        .push(m(metric::SECONDS, f.seconds, Unit::Seconds, Better::Lower));
-    r.metrics.push(m(
-        metric::BANDWIDTH,
-        f.rate,
-        Unit::BytesPerSecond,
-        Better::Higher,
-    ));
+    let figures = [
+        (metric::BYTES, f.bytes, Unit::Bytes, Better::Higher),
+        (metric::SECONDS, f.seconds, Unit::Seconds, Better::Lower),
+        (
+            metric::BANDWIDTH,
+            f.rate,
+            Unit::BytesPerSecond,
+            Better::Higher,
+        ),
+    ];
+    for ((name, v, u, b), (text, unit)) in figures.into_iter().zip(f.printed) {
+        r.metrics.push(
+            Metric::new(name, v, u, b)
+                .label(label::SYNC, end_sync)
+                .printed(text, unit),
+        );
+    }
     r
 }
 
@@ -159,11 +168,12 @@ fn disagreement(f: &Figures, line: usize) -> Option<String> {
     let off = f.rate / implied - 1.0;
     (off.abs() > RATE_TOLERANCE).then(|| {
         format!(
-            "line {line}: the source disagrees with itself: {} bytes in {} s is {:.1} MB/s, but the printed rate is {:.1} MB/s ({:+.1} %); both imported as printed",
-            f.bytes,
-            f.seconds,
+            "line {line}: the source disagrees with itself: {} bytes in {} s is {:.1} MB/s (derived), but the printed rate is {} {} ({:+.1} %, derived); both imported as printed",
+            f.printed[0].0,
+            f.printed[1].0,
             implied / 1e6,
-            f.rate / 1e6,
+            f.printed[2].0,
+            f.printed[2].1,
             off * 100.0
         )
     })
@@ -203,6 +213,12 @@ mod tests {
             .map(|r| r.metric(metric::BANDWIDTH, &[]).unwrap().value)
             .collect();
         assert_eq!(rates, vec![897e6, 548e6, 499e6]);
+        let printed: Vec<String> = results[2]
+            .metrics
+            .iter()
+            .map(|m| m.printed.as_ref().unwrap().with_unit())
+            .collect();
+        assert_eq!(printed, ["10485760000 bytes", "21.0164 s", "499 MB/s"]);
         // The second block prints 548 MB/s for the first one's bytes and
         // seconds (897 MB/s): imported as printed, with a warning.
         assert!(results[0].warnings.is_empty(), "{:?}", results[0].warnings);
@@ -210,7 +226,7 @@ mod tests {
         assert_eq!(
             results[1].warnings,
             vec![
-                "line 19: the source disagrees with itself: 10485760000 bytes in 11.6923 s is 896.8 MB/s, but the printed rate is 548.0 MB/s (-38.9 %); both imported as printed"
+                "line 19: the source disagrees with itself: 10485760000 bytes in 11.6923 s is 896.8 MB/s (derived), but the printed rate is 548 MB/s (-38.9 %, derived); both imported as printed"
             ]
         );
         let r = &results[2];

@@ -84,6 +84,15 @@ fn job_result(job: &Value, global: Option<&Value>) -> Result<BenchResult, String
     Ok(r)
 }
 
+/// A JSON number as fio prints it: an integer as it is, a float as C's
+/// `%f` (`7870.043319`, `0.000000`).
+fn as_fio_prints(v: &Value) -> String {
+    match v.as_f64() {
+        Some(f) if v.is_f64() => format!("{f:.6}"),
+        _ => v.to_string(),
+    }
+}
+
 /// One direction's figures.
 fn push_direction(r: &mut BenchResult, job: &str, dir: &str, d: &Value) -> Result<(), String> {
     let field = |key: &str| {
@@ -92,43 +101,58 @@ fn push_direction(r: &mut BenchResult, job: &str, dir: &str, d: &Value) -> Resul
             .ok_or_else(|| format!("expected `{dir}.{key}`"))
     };
     let at = |m: Metric| m.label(label::JOB, job).label(label::DIRECTION, dir);
+    // Each figure as fio printed it, named by its key (`bw_bytes`).
+    let printed = |key: &str| d.get(key).map(as_fio_prints).unwrap_or_default();
     // fio 3 prints bytes per second; older versions KiB/s only.
-    let bandwidth = match d.get("bw_bytes").and_then(Value::as_f64) {
-        Some(b) => b,
-        None => field("bw")? * 1024.0,
+    let (bandwidth, bw_key) = match d.get("bw_bytes").and_then(Value::as_f64) {
+        Some(b) => (b, "bw_bytes"),
+        None => (field("bw")? * 1024.0, "bw"),
     };
-    for (name, v, unit) in [
-        (metric::IOPS, field("iops")?, Unit::OpsPerSecond),
-        (metric::BANDWIDTH, bandwidth, Unit::BytesPerSecond),
-        (metric::BYTES, field("io_bytes")?, Unit::Bytes),
-        (metric::OPERATIONS, field("total_ios")?, Unit::Count),
+    for (name, v, unit, key) in [
+        (metric::IOPS, field("iops")?, Unit::OpsPerSecond, "iops"),
+        (metric::BANDWIDTH, bandwidth, Unit::BytesPerSecond, bw_key),
+        (metric::BYTES, field("io_bytes")?, Unit::Bytes, "io_bytes"),
+        (
+            metric::OPERATIONS,
+            field("total_ios")?,
+            Unit::Count,
+            "total_ios",
+        ),
     ] {
         r.metrics
-            .push(at(Metric::new(name, v, unit, Better::Higher)));
+            .push(at(Metric::new(name, v, unit, Better::Higher)).printed(printed(key), key));
     }
     // fio 3: `clat_ns`; fio 2: `clat` in microseconds.
-    let (clat, per_second) = match (d.get("clat_ns"), d.get("clat")) {
-        (Some(c), _) => (c, 1e9),
-        (None, Some(c)) => (c, 1e6),
+    let (clat, per_second, clat_unit) = match (d.get("clat_ns"), d.get("clat")) {
+        (Some(c), _) => (c, 1e9, "ns"),
+        (None, Some(c)) => (c, 1e6, "us"),
         (None, None) => return Err(format!("expected `{dir}.clat_ns`")),
     };
+    let clat_printed = |key: &str| clat.get(key).map(as_fio_prints).unwrap_or_default();
     let clat_field = |key: &str| {
         clat.get(key)
             .and_then(Value::as_f64)
             .map(|v| v / per_second)
             .ok_or_else(|| format!("expected `{dir}.clat_ns.{key}`"))
     };
-    for (name, v) in [
-        (metric::LATENCY, clat_field("mean")?),
-        (LATENCY_MIN, clat_field("min")?),
-        (metric::LATENCY_MAX, clat_field("max")?),
+    for (name, key) in [
+        (metric::LATENCY, "mean"),
+        (LATENCY_MIN, "min"),
+        (metric::LATENCY_MAX, "max"),
     ] {
-        r.metrics
-            .push(at(Metric::new(name, v, Unit::Seconds, Better::Lower)));
+        r.metrics.push(
+            at(Metric::new(
+                name,
+                clat_field(key)?,
+                Unit::Seconds,
+                Better::Lower,
+            ))
+            .printed(clat_printed(key), clat_unit),
+        );
     }
     if let Some(pcts) = clat.get("percentile").and_then(Value::as_object) {
-        for (p, v) in pcts {
-            let v = v
+        for (p, value) in pcts {
+            let v = value
                 .as_f64()
                 .ok_or_else(|| format!("expected a number at `{dir}.clat_ns.percentile.{p}`"))?;
             r.metrics.push(
@@ -138,7 +162,8 @@ fn push_direction(r: &mut BenchResult, job: &str, dir: &str, d: &Value) -> Resul
                     Unit::Seconds,
                     Better::Lower,
                 ))
-                .label(PERCENTILE, percentile_name(p)),
+                .label(PERCENTILE, percentile_name(p))
+                .printed(as_fio_prints(value), clat_unit),
             );
         }
     }

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use nodebench_core::model::{BenchResult, Better, Metric, Unit};
+use nodebench_core::model::{BenchResult, Better, Metric, Printed, Unit};
 use nodebench_core::names::hpcc::{kind, label, metric, mode, param};
 use nodebench_core::names::labels::{KERNEL, THREADS};
 use nodebench_core::names::{cpu, linpack, memory, net};
@@ -37,6 +37,29 @@ impl Summary<'_> {
             .and_then(|v| crate::text::number(v))
             .ok_or_else(|| format!("expected `{key}=` with a number in the summary section"))
     }
+
+    /// The whole number under `key` (a problem size, `DGEMM_N=692`).
+    fn size(&self, key: &str) -> Result<u64, String> {
+        let v = self.get(key)?;
+        if v >= 0.0 && v.fract() == 0.0 && v < u64::MAX as f64 {
+            Ok(v as u64)
+        } else {
+            Err(format!(
+                "expected `{key}=` with a whole number in the summary section"
+            ))
+        }
+    }
+
+    /// The figure under `key` as HPCC printed it, in `unit` (the key's
+    /// own suffix: `Gflops`, `GUPs`, `GBs`, `usec`).
+    fn printed(&self, key: &str, unit: &str) -> Printed {
+        Printed::new(self.0.get(key).copied().unwrap_or_default(), unit)
+    }
+}
+
+/// The unit a summary key names by its suffix (`SingleDGEMM_Gflops`).
+fn key_unit(key: &str) -> &str {
+    key.rsplit_once('_').map_or("", |(_, u)| u)
 }
 
 /// The results of one file.
@@ -88,21 +111,17 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
     ] {
         for (m, prefix) in [(mode::SINGLE, "Single"), (mode::STAR, "Star")] {
             let mut r = BenchResult::new(id);
-            r.set_param(param::N, s.get(per)?);
+            r.set_param(param::N, s.size(per)?);
             let name = if unit == Unit::OpsPerSecond {
                 metric::UPDATES
             } else {
                 metric::RATE
             };
-            r.metrics.push(
-                Metric::new(
-                    name,
-                    s.get(&format!("{prefix}{test}"))? * 1e9,
-                    unit,
-                    Better::Higher,
-                )
-                .label(label::MODE, m),
-            );
+            let key = format!("{prefix}{test}");
+            r.metrics.push(Metric {
+                printed: Some(s.printed(&key, key_unit(&key))),
+                ..Metric::new(name, s.get(&key)? * 1e9, unit, Better::Higher).label(label::MODE, m)
+            });
             results.push(r);
         }
     }
@@ -127,16 +146,17 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
         ),
     ] {
         let mut r = BenchResult::new(id);
-        r.set_param(param::N, s.get(n)?);
+        r.set_param(param::N, s.size(n)?);
         let name = match unit {
             Unit::OpsPerSecond => metric::UPDATES,
             Unit::BytesPerSecond => metric::BANDWIDTH,
             _ => metric::RATE,
         };
-        r.metrics.push(
-            Metric::new(name, s.get(key)? * 1e9, unit, Better::Higher)
-                .label(label::MODE, mode::MPI),
-        );
+        r.metrics.push(Metric {
+            printed: Some(s.printed(key, key_unit(key))),
+            ..Metric::new(name, s.get(key)? * 1e9, unit, Better::Higher)
+                .label(label::MODE, mode::MPI)
+        });
         results.push(r);
     }
     if let Some(r) = latency_bandwidth(&s)? {
@@ -162,12 +182,15 @@ fn best_hpl(results: &mut [BenchResult], s: &Summary) -> Result<(), String> {
             r(a).total_cmp(&r(b))
         });
     if let Some(r) = best {
-        r.metrics.push(Metric::new(
-            linpack::RATE_MAXIMAL,
-            rate,
-            Unit::FlopsPerSecond,
-            Better::Higher,
-        ));
+        r.metrics.push(Metric {
+            printed: Some(s.printed("HPL_Tflops", "Tflops")),
+            ..Metric::new(
+                linpack::RATE_MAXIMAL,
+                rate,
+                Unit::FlopsPerSecond,
+                Better::Higher,
+            )
+        });
     }
     Ok(())
 }
@@ -207,6 +230,15 @@ fn stream(s: &Summary) -> Result<Vec<BenchResult>, String> {
         let mut r = BenchResult::new(memory::STREAM);
         r.set_param(memory::param::THREADS, all);
         r.set_param(memory::param::ARRAY_SIZE, size);
+        // HPCC prints no store kind; the star's threads are its processes'.
+        r.set_param(
+            nodebench_core::names::imported::DERIVED_LABELS,
+            if times > 1.0 {
+                format!("{},{THREADS}", memory::label::STORES)
+            } else {
+                memory::label::STORES.to_string()
+            },
+        );
         if times > 1.0 {
             r.set_param(
                 crate::param::DERIVED,
@@ -221,15 +253,20 @@ fn stream(s: &Summary) -> Result<Vec<BenchResult>, String> {
             (memory::kernel::ADD, "Add"),
             (memory::kernel::TRIAD, "Triad"),
         ] {
-            let mut metric = Metric::new(
-                memory::metric::BANDWIDTH,
-                s.get(&format!("{prefix}{key}"))? * 1e9 * times,
-                Unit::BytesPerSecond,
-                Better::Higher,
-            )
-            .label(KERNEL, kernel)
-            .label(memory::label::STORES, memory::stores::NORMAL)
-            .label(THREADS, all);
+            let key = format!("{prefix}{key}");
+            let mut metric = Metric {
+                // Star times the processes is derived: no printed form.
+                printed: (times == 1.0).then(|| s.printed(&key, "GB/s")),
+                ..Metric::new(
+                    memory::metric::BANDWIDTH,
+                    s.get(&key)? * 1e9 * times,
+                    Unit::BytesPerSecond,
+                    Better::Higher,
+                )
+                .label(KERNEL, kernel)
+                .label(memory::label::STORES, memory::stores::NORMAL)
+                .label(THREADS, all)
+            };
             if star && processes == 1 {
                 metric = metric.label(label::MODE, m);
             }
@@ -252,24 +289,30 @@ fn latency_bandwidth(s: &Summary) -> Result<Option<BenchResult>, String> {
     ];
     let mut r = BenchResult::new(net::HPCC_LATENCY_BANDWIDTH);
     for (k, key) in figures {
-        let us = s.get(&format!("{key}Latency_usec"))?;
-        let gb = s.get(&format!("{key}Bandwidth_GBytes"))?;
+        let (us_key, gb_key) = (
+            format!("{key}Latency_usec"),
+            format!("{key}Bandwidth_GBytes"),
+        );
+        let us = s.get(&us_key)?;
+        let gb = s.get(&gb_key)?;
         if us < 0.0 || gb < 0.0 {
             return Ok(None);
         }
-        r.metrics.push(
-            Metric::new(metric::LATENCY, us / 1e6, Unit::Seconds, Better::Lower)
-                .label(label::KIND, k),
-        );
-        r.metrics.push(
-            Metric::new(
+        r.metrics.push(Metric {
+            printed: Some(s.printed(&us_key, "usec")),
+            ..Metric::new(metric::LATENCY, us / 1e6, Unit::Seconds, Better::Lower)
+                .label(label::KIND, k)
+        });
+        r.metrics.push(Metric {
+            printed: Some(s.printed(&gb_key, "GBytes")),
+            ..Metric::new(
                 metric::BANDWIDTH,
                 gb * 1e9,
                 Unit::BytesPerSecond,
                 Better::Higher,
             )
-            .label(label::KIND, k),
-        );
+            .label(label::KIND, k)
+        });
     }
     Ok(Some(r))
 }

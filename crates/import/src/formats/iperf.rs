@@ -5,7 +5,7 @@
 //! of a stream is its last one starting at 0.0 (the `-i` intervals come
 //! before it).
 
-use nodebench_core::model::BenchResult;
+use nodebench_core::model::{BenchResult, Printed};
 use nodebench_core::names::net::{direction, host, param, side};
 
 use crate::formats::transfer::{self, Datagrams, Transfer};
@@ -118,13 +118,7 @@ fn report(line: &str) -> Option<Report> {
     }
     let datagrams = match w.get(4..8) {
         Some([jitter, "ms", lost_total, percent]) => {
-            let (lost, total) = lost_total.split_once('/')?;
-            Some(Datagrams {
-                jitter_ms: number(jitter)?,
-                lost: number(lost)?,
-                total: number(total)?,
-                lost_percent: number(percent.strip_prefix('(')?.strip_suffix("%)")?)?,
-            })
+            Some(Datagrams::read(jitter, lost_total, percent)?)
         }
         _ => None,
     };
@@ -135,6 +129,7 @@ fn report(line: &str) -> Option<Report> {
         transfer: Transfer {
             bytes: iperf_bytes(w[0], w[1])?,
             bits_per_second: iperf_bits(w[2], w[3])?,
+            printed: [Printed::new(w[0], w[1]), Printed::new(w[2], w[3])],
         },
         datagrams,
     })
@@ -209,7 +204,7 @@ fn client(block: &[&str], at: usize, command: Option<&str>) -> Result<BenchResul
         direction::CLIENT_TO_SERVER
     };
     let mut r = transfer::result(udp);
-    transfer::push_transfer(&mut r, dir, side::SENDER, sent.transfer);
+    transfer::push_transfer(&mut r, dir, side::SENDER, &sent.transfer);
     transfer::push_intervals(&mut r, host::CLIENT, &intervals(&own, sent));
     if split < block.len() {
         let theirs: Vec<Report> = block[split..].iter().filter_map(|l| report(l)).collect();
@@ -219,8 +214,8 @@ fn client(block: &[&str], at: usize, command: Option<&str>) -> Result<BenchResul
                 at + split + 1
             )
         })?;
-        transfer::push_transfer(&mut r, dir, side::RECEIVER, received.transfer);
-        if let Some(d) = received.datagrams {
+        transfer::push_transfer(&mut r, dir, side::RECEIVER, &received.transfer);
+        if let Some(d) = &received.datagrams {
             transfer::push_datagrams(&mut r, dir, d);
         }
     } else if udp
@@ -278,8 +273,8 @@ fn server(test: &[&str], at: usize, command: Option<&str>) -> Result<BenchResult
     let received = total(&reports, "server", at)?;
     let mut r = transfer::result(received.datagrams.is_some());
     let dir = direction::CLIENT_TO_SERVER;
-    transfer::push_transfer(&mut r, dir, side::RECEIVER, received.transfer);
-    if let Some(d) = received.datagrams {
+    transfer::push_transfer(&mut r, dir, side::RECEIVER, &received.transfer);
+    if let Some(d) = &received.datagrams {
         transfer::push_datagrams(&mut r, dir, d);
     }
     transfer::push_intervals(&mut r, host::SERVER, &intervals(&reports, received));

@@ -78,10 +78,17 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
                 w.line(i)
             )
         })? as u64,
-        None => text
-            .matches("Printing one line per active thread")
-            .count()
-            .max(1) as u64,
+        None => {
+            // No thread count printed: one thread, or one line per thread
+            // OpenMP ran; nodebench's count, not STREAM's.
+            r.set_param(
+                nodebench_core::names::imported::DERIVED_LABELS,
+                labels::THREADS,
+            );
+            text.matches("Printing one line per active thread")
+                .count()
+                .max(1) as u64
+        }
     };
     r.set_param(param::THREADS, threads);
     r.set_param(param::ARRAY_SIZE, n);
@@ -109,19 +116,23 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
                 .label(label::STORES, stores::NORMAL)
                 .label(labels::THREADS, threads)
         };
-        r.metrics.push(labelled(Metric::new(
-            metric::BANDWIDTH,
-            rate,
-            Unit::BytesPerSecond,
-            Better::Higher,
-        )));
-        for (name, v) in [
-            (metric::TIME_AVG, times[1]),
-            (metric::TIME_MIN, times[2]),
-            (metric::TIME_MAX, times[3]),
-        ] {
-            r.metrics
-                .push(labelled(Metric::new(name, v, Unit::Seconds, Better::Lower)));
+        r.metrics.push(labelled(
+            Metric::new(
+                metric::BANDWIDTH,
+                rate,
+                Unit::BytesPerSecond,
+                Better::Higher,
+            )
+            .printed(words[0], "MB/s"),
+        ));
+        for (k, name) in [metric::TIME_AVG, metric::TIME_MIN, metric::TIME_MAX]
+            .into_iter()
+            .enumerate()
+        {
+            r.metrics.push(labelled(
+                Metric::new(name, times[k + 1], Unit::Seconds, Better::Lower)
+                    .printed(words[k + 1], "s"),
+            ));
         }
         at = i + 4;
     }

@@ -56,10 +56,13 @@ fn after<'a>(lines: &[&'a str], key: &str) -> Option<&'a str> {
         .map(str::trim)
 }
 
-/// A number after `key`, or what was expected.
-fn figure(lines: &[&str], key: &str, at: usize) -> Result<f64, String> {
+/// A number after `key` and its text as printed, or what was expected.
+fn figure<'a>(lines: &[&'a str], key: &str, at: usize) -> Result<(f64, &'a str), String> {
     after(lines, key)
-        .and_then(|v| number(v.split_whitespace().next()?))
+        .and_then(|v| {
+            let text = v.split_whitespace().next()?;
+            Some((number(text)?, text))
+        })
         .ok_or_else(|| format!("report at line {}: expected `{key} N`", at + 1))
 }
 
@@ -73,9 +76,17 @@ fn size(v: &str) -> Option<u64> {
     Some((number(n)? * binary_prefix(unit.strip_suffix('B').unwrap_or(unit))?) as u64)
 }
 
-/// A metric pushed without labels.
-fn push(r: &mut BenchResult, name: &str, v: f64, unit: Unit, better: Better) {
-    r.metrics.push(Metric::new(name, v, unit, better));
+/// A metric pushed without labels, with its `(text, unit)` as sysbench
+/// printed it.
+fn push(
+    r: &mut BenchResult,
+    name: &str,
+    v: f64,
+    (unit, better): (Unit, Better),
+    (text, printed_unit): (&str, &str),
+) {
+    r.metrics
+        .push(Metric::new(name, v, unit, better).printed(text.trim(), printed_unit));
 }
 
 /// One report.
@@ -110,18 +121,26 @@ fn report(lines: &[&str], at: usize) -> Result<BenchResult, String> {
     if let Some(t) = after(lines, "Number of threads:").and_then(|v| v.parse::<u32>().ok()) {
         r.set_param(param::THREADS, t);
     }
-    let total = after(lines, "total time:")
-        .and_then(|v| number(v.strip_suffix('s')?))
+    let total_text = after(lines, "total time:")
+        .and_then(|v| v.strip_suffix('s'))
+        .ok_or_else(|| format!("report at line {}: expected `total time: Ns`", at + 1))?;
+    let total = number(total_text)
         .ok_or_else(|| format!("report at line {}: expected `total time: Ns`", at + 1))?;
     push(
         &mut r,
         metric::TOTAL_TIME,
         total,
-        Unit::Seconds,
-        Better::Lower,
+        (Unit::Seconds, Better::Lower),
+        (total_text, "s"),
     );
-    let events = figure(lines, "total number of events:", at)?;
-    push(&mut r, metric::EVENTS, events, Unit::Count, Better::Higher);
+    let (events, text) = figure(lines, "total number of events:", at)?;
+    push(
+        &mut r,
+        metric::EVENTS,
+        events,
+        (Unit::Count, Better::Higher),
+        (text, ""),
+    );
     latency(&mut r, lines, at)?;
     Ok(r)
 }
@@ -133,30 +152,32 @@ fn latency(r: &mut BenchResult, lines: &[&str], at: usize) -> Result<(), String>
         .position(|l| l.trim() == "Latency (ms):")
         .ok_or_else(|| format!("report at line {}: expected `Latency (ms):`", at + 1))?;
     let block = &lines[from + 1..];
-    let ms = |key: &str| figure(block, key, at).map(|v| v / 1e3);
-    push(r, LATENCY_MIN, ms("min:")?, Unit::Seconds, Better::Lower);
-    push(r, LATENCY_MEAN, ms("avg:")?, Unit::Seconds, Better::Lower);
-    push(r, LATENCY_MAX, ms("max:")?, Unit::Seconds, Better::Lower);
+    // Milliseconds, as printed under `Latency (ms):`.
+    let lower = (Unit::Seconds, Better::Lower);
+    for (key, name) in [
+        ("min:", LATENCY_MIN),
+        ("avg:", LATENCY_MEAN),
+        ("max:", LATENCY_MAX),
+    ] {
+        let (v, text) = figure(block, key, at)?;
+        push(r, name, v / 1e3, lower, (text, "ms"));
+    }
     // `95th percentile:   3.68`
-    let (pct, v) = block
+    let (pct, v, text) = block
         .iter()
         .find_map(|l| {
             let (p, rest) = l.trim().split_once("th percentile:")?;
-            Some((p.to_string(), number(rest)?))
+            Some((p.to_string(), number(rest)?, rest.trim()))
         })
         .ok_or_else(|| format!("report at line {}: expected `NNth percentile: V`", at + 1))?;
     r.metrics.push(
         Metric::new(LATENCY_PERCENTILE, v / 1e3, Unit::Seconds, Better::Lower)
-            .label(PERCENTILE, &pct),
+            .label(PERCENTILE, &pct)
+            .printed(text, "ms"),
     );
     r.set_param(param::PERCENTILE, pct);
-    push(
-        r,
-        metric::LATENCY_SUM,
-        ms("sum:")?,
-        Unit::Seconds,
-        Better::Lower,
-    );
+    let (v, text) = figure(block, "sum:", at)?;
+    push(r, metric::LATENCY_SUM, v / 1e3, lower, (text, "ms"));
     Ok(())
 }
 
@@ -167,13 +188,13 @@ fn cpu_test(lines: &[&str], at: usize) -> Result<BenchResult, String> {
     if let Some(p) = after(lines, "Prime numbers limit:").and_then(|v| v.parse::<u64>().ok()) {
         r.set_param(param::CPU_MAX_PRIME, p);
     }
-    let eps = figure(lines, "events per second:", at)?;
+    let (eps, text) = figure(lines, "events per second:", at)?;
     push(
         &mut r,
         metric::EVENTS_PER_SECOND,
         eps,
-        Unit::OpsPerSecond,
-        Better::Higher,
+        (Unit::OpsPerSecond, Better::Higher),
+        (text, ""),
     );
     Ok(r)
 }
@@ -204,23 +225,21 @@ fn memory_test(lines: &[&str], at: usize) -> Result<BenchResult, String> {
     };
     let ops = after(lines, "Total operations:").ok_or_else(expected)?;
     let (n, rate) = ops.split_once(" (").ok_or_else(expected)?;
-    let rate = rate
-        .strip_suffix(" per second)")
-        .and_then(number)
-        .ok_or_else(expected)?;
+    let rate_text = rate.strip_suffix(" per second)").ok_or_else(expected)?;
+    let rate = number(rate_text).ok_or_else(expected)?;
     push(
         &mut r,
         metric::OPERATIONS,
         number(n).ok_or_else(expected)?,
-        Unit::Count,
-        Better::Higher,
+        (Unit::Count, Better::Higher),
+        (n, ""),
     );
     push(
         &mut r,
         metric::OPERATIONS_PER_SECOND,
         rate,
-        Unit::OpsPerSecond,
-        Better::Higher,
+        (Unit::OpsPerSecond, Better::Higher),
+        (rate_text, "per second"),
     );
     let expected = || {
         format!(
@@ -233,24 +252,21 @@ fn memory_test(lines: &[&str], at: usize) -> Result<BenchResult, String> {
         .find(|l| l.contains(" MiB transferred ("))
         .ok_or_else(expected)?;
     let (mib, rate) = line.split_once(" MiB transferred (").ok_or_else(expected)?;
-    let rate = rate
-        .trim()
-        .strip_suffix(" MiB/sec)")
-        .and_then(number)
-        .ok_or_else(expected)?;
+    let rate_text = rate.trim().strip_suffix(" MiB/sec)").ok_or_else(expected)?;
+    let rate = number(rate_text).ok_or_else(expected)?;
     push(
         &mut r,
         metric::TRANSFERRED,
         number(mib).ok_or_else(expected)? * MIB,
-        Unit::Bytes,
-        Better::Higher,
+        (Unit::Bytes, Better::Higher),
+        (mib, "MiB"),
     );
     push(
         &mut r,
         metric::BANDWIDTH,
         rate * MIB,
-        Unit::BytesPerSecond,
-        Better::Higher,
+        (Unit::BytesPerSecond, Better::Higher),
+        (rate_text, "MiB/sec"),
     );
     Ok(r)
 }
@@ -291,15 +307,27 @@ fn fileio_test(lines: &[&str], at: usize) -> Result<BenchResult, String> {
         ("writes/s:", metric::WRITES_PER_SECOND),
         ("fsyncs/s:", metric::FSYNCS_PER_SECOND),
     ] {
-        let v = figure(lines, key, at)?;
-        push(&mut r, name, v, Unit::OpsPerSecond, Better::Higher);
+        let (v, text) = figure(lines, key, at)?;
+        push(
+            &mut r,
+            name,
+            v,
+            (Unit::OpsPerSecond, Better::Higher),
+            (text, ""),
+        );
     }
     for (key, name) in [
         ("read, MiB/s:", metric::READ_BANDWIDTH),
         ("written, MiB/s:", metric::WRITE_BANDWIDTH),
     ] {
-        let v = figure(lines, key, at)?;
-        push(&mut r, name, v * MIB, Unit::BytesPerSecond, Better::Higher);
+        let (v, text) = figure(lines, key, at)?;
+        push(
+            &mut r,
+            name,
+            v * MIB,
+            (Unit::BytesPerSecond, Better::Higher),
+            (text, "MiB/s"),
+        );
     }
     Ok(r)
 }
@@ -313,8 +341,8 @@ fn oltp_test(lines: &[&str], at: usize) -> Result<BenchResult, String> {
         ("write:", metric::QUERIES_WRITE),
         ("other:", metric::QUERIES_OTHER),
     ] {
-        let v = figure(lines, key, at)?;
-        push(&mut r, name, v, Unit::Count, Better::Higher);
+        let (v, text) = figure(lines, key, at)?;
+        push(&mut r, name, v, (Unit::Count, Better::Higher), (text, ""));
     }
     // `transactions:   5085   (1016.32 per sec.)`
     for (key, count, rate, better) in [
@@ -345,15 +373,19 @@ fn oltp_test(lines: &[&str], at: usize) -> Result<BenchResult, String> {
             &mut r,
             count,
             number(n).ok_or_else(expected)?,
-            Unit::Count,
-            better,
+            (Unit::Count, better),
+            (n, ""),
         );
         if let Some(rate) = rate {
-            let per = per
-                .strip_suffix(" per sec.)")
-                .and_then(number)
-                .ok_or_else(expected)?;
-            push(&mut r, rate, per, Unit::OpsPerSecond, Better::Higher);
+            let per_text = per.strip_suffix(" per sec.)").ok_or_else(expected)?;
+            let per = number(per_text).ok_or_else(expected)?;
+            push(
+                &mut r,
+                rate,
+                per,
+                (Unit::OpsPerSecond, Better::Higher),
+                (per_text, "per sec."),
+            );
         }
     }
     Ok(r)

@@ -19,7 +19,9 @@ use nodebench_core::model::{BenchResult, Better, Histogram, Metric, Unit};
 use nodebench_core::names::http::{self as ids, load as names};
 use nodebench_core::names::labels::PERCENTILE;
 
-use crate::text::{Words, binary_prefix, decimal_prefix, number, number_unit, seconds};
+use crate::text::{
+    Words, binary_prefix, decimal_prefix, number, number_unit, seconds, split_figure,
+};
 
 /// The header wrk prints before its distribution.
 const DISTRIBUTION: &str = "Latency Distribution";
@@ -87,10 +89,13 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
         r.set_param(param::TIME_LIMIT_S, duration);
     }
 
-    let latency = |p: &str, v: f64| {
+    // Each figure with its text as wrk printed it (`6.50ms`).
+    let latency = |p: &str, v: f64, written: &str| {
+        let (text, unit) = split_figure(written);
         Metric::new(names::LATENCY, v, Unit::Seconds, Better::Lower)
             .label(label::LATENCY, which)
             .label(PERCENTILE, p)
+            .printed(text, unit)
     };
     // Latency  6.50ms  17.54ms  212.40ms  97.24%
     let l = w
@@ -104,7 +109,11 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
             w.line(l)
         ));
     };
-    r.metrics.push(latency(names::PERCENTILE_MEAN, avg));
+    r.metrics.push(latency(
+        names::PERCENTILE_MEAN,
+        avg,
+        w.get(l).unwrap_or_default(),
+    ));
     // Req/Sec  734.60  180.46  1.18k  65.00%  (wrk2 may print -nan: left out)
     if let Some(q) = w.find("Req/Sec", l) {
         let rate = |i: usize| {
@@ -119,15 +128,20 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
             (rate(q), rate(q + 1), rate(q + 2), within)
         {
             let [s_mean, s_sd, s_max, s_within] = names::THREAD_RATE_STATS;
-            for (stat, v, unit) in [
+            for (k, (stat, v, unit)) in [
                 (s_mean, mean, Unit::OpsPerSecond),
                 (s_sd, sd, Unit::OpsPerSecond),
                 (s_max, max, Unit::OpsPerSecond),
                 (s_within, within, Unit::Percent),
-            ] {
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let (text, printed_unit) = split_figure(w.get(q + k).unwrap_or_default());
                 r.metrics.push(
                     Metric::new(names::THREAD_REQUESTS_PER_SECOND, v, unit, Better::Higher)
-                        .label(label::STAT, stat),
+                        .label(label::STAT, stat)
+                        .printed(text, printed_unit),
                 );
             }
         }
@@ -141,11 +155,12 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
                 .get(i + 1)
                 .and_then(seconds)
                 .ok_or_else(|| format!("line {}: expected a time after `{p}%`", w.line(i)))?;
+            let written = w.get(i + 1).unwrap_or_default();
             if p == 100.0 {
-                r.metrics.push(latency(names::PERCENTILE_MAX, v));
+                r.metrics.push(latency(names::PERCENTILE_MAX, v, written));
                 printed_max = true;
             } else {
-                r.metrics.push(latency(&p.to_string(), v));
+                r.metrics.push(latency(&p.to_string(), v, written));
             }
             i += 2;
         }
@@ -157,7 +172,11 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
         }
     }
     if !printed_max {
-        r.metrics.push(latency(names::PERCENTILE_MAX, max));
+        r.metrics.push(latency(
+            names::PERCENTILE_MAX,
+            max,
+            w.get(l + 2).unwrap_or_default(),
+        ));
     }
     if let Some(h) = spectrum(&w, which)? {
         r.histograms.push(h);
@@ -179,25 +198,26 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
             w.line(q)
         ));
     };
+    let as_written =
+        |i: usize| split_figure(w.get(i).unwrap_or_default().trim_end_matches([',', ']']));
     let m = &mut r.metrics;
-    m.push(Metric::new(
-        names::REQUESTS_COMPLETED,
-        requests,
-        Unit::Count,
-        Better::Higher,
-    ));
-    m.push(Metric::new(
-        names::TIME_TAKEN,
-        taken,
-        Unit::Seconds,
-        Better::Lower,
-    ));
-    m.push(Metric::new(
-        names::TOTAL_TRANSFERRED,
-        read,
-        Unit::Bytes,
-        Better::Higher,
-    ));
+    let (text, unit) = as_written(q - 3);
+    m.push(
+        Metric::new(
+            names::REQUESTS_COMPLETED,
+            requests,
+            Unit::Count,
+            Better::Higher,
+        )
+        .printed(text, unit),
+    );
+    let (text, unit) = as_written(q);
+    m.push(Metric::new(names::TIME_TAKEN, taken, Unit::Seconds, Better::Lower).printed(text, unit));
+    let (text, unit) = as_written(q + 1);
+    m.push(
+        Metric::new(names::TOTAL_TRANSFERRED, read, Unit::Bytes, Better::Higher)
+            .printed(text, unit),
+    );
     // Socket errors: connect 0, read 0, write 0, timeout 0
     if let Some(e) = w.find("Socket errors:", q) {
         let kinds = [
@@ -217,8 +237,11 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
                         w.line(e)
                     )
                 })?;
+            let (text, unit) = as_written(e + 2 * k + 1);
             m.push(
-                Metric::new(names::ERRORS, v, Unit::Count, Better::Lower).label(label::KIND, kind),
+                Metric::new(names::ERRORS, v, Unit::Count, Better::Lower)
+                    .label(label::KIND, kind)
+                    .printed(text, unit),
             );
         }
     }
@@ -227,19 +250,20 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
             .get(n)
             .and_then(|s| number(s.trim_end_matches(']')))
             .ok_or_else(|| format!("line {}: expected `Non-2xx or 3xx responses: N`", w.line(n)))?;
-        m.push(Metric::new(
-            names::ERROR_STATUS,
-            v,
-            Unit::Count,
-            Better::Lower,
-        ));
+        let (text, unit) = as_written(n);
+        m.push(Metric::new(names::ERROR_STATUS, v, Unit::Count, Better::Lower).printed(text, unit));
     }
-    m.push(Metric::new(
-        names::REQUESTS_PER_SECOND,
-        w.number_after("Requests/sec:")?,
-        Unit::OpsPerSecond,
-        Better::Higher,
-    ));
+    let rps = w.number_after("Requests/sec:")?;
+    let (text, unit) = w.find("Requests/sec:", 0).map_or(("", ""), &as_written);
+    m.push(
+        Metric::new(
+            names::REQUESTS_PER_SECOND,
+            rps,
+            Unit::OpsPerSecond,
+            Better::Higher,
+        )
+        .printed(text, unit),
+    );
     let tr = w
         .find("Transfer/sec:", 0)
         .ok_or("expected `Transfer/sec:`")?;
@@ -247,12 +271,16 @@ pub(crate) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
         .get(tr)
         .and_then(bytes)
         .ok_or_else(|| format!("line {}: expected `Transfer/sec: N[KB|MB|GB]`", w.line(tr)))?;
-    m.push(Metric::new(
-        names::TRANSFER_RATE,
-        rate,
-        Unit::BytesPerSecond,
-        Better::Higher,
-    ));
+    let (text, unit) = as_written(tr);
+    m.push(
+        Metric::new(
+            names::TRANSFER_RATE,
+            rate,
+            Unit::BytesPerSecond,
+            Better::Higher,
+        )
+        .printed(text, unit),
+    );
     Ok(vec![r])
 }
 

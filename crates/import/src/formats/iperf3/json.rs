@@ -2,7 +2,7 @@
 //! runs one after the other). The `end` object's `sum_sent` and
 //! `sum_received` are the sender's and the receiver's totals.
 
-use nodebench_core::model::{BenchResult, Better, Metric, Unit};
+use nodebench_core::model::{BenchResult, Better, Metric, Printed, Unit};
 use nodebench_core::names::net::{direction, host, label, metric, param, side};
 use serde_json::Value;
 
@@ -36,11 +36,61 @@ fn num(v: &Value, key: &str) -> Option<f64> {
     v.get(key)?.as_f64()
 }
 
+/// `v[key]` as iperf3 printed it: the number's JSON text, named by its key
+/// (`"bits_per_second": 8216395776.432` is `8216395776.432`
+/// `bits_per_second`).
+fn as_printed(v: &Value, key: &str) -> Printed {
+    Printed::new(v.get(key).map(as_cjson_prints).unwrap_or_default(), key)
+}
+
+/// A JSON number as iperf3's cJSON prints it: an integer as it is, a
+/// float as C's `%1.15g` when that reads back as the same double, else
+/// `%1.17g` (`8215659115.1011086`).
+fn as_cjson_prints(v: &Value) -> String {
+    match v.as_f64() {
+        Some(f) if v.is_f64() => {
+            let short = c_g(f, 15);
+            if short.parse::<f64>() == Ok(f) {
+                short
+            } else {
+                c_g(f, 17)
+            }
+        }
+        _ => v.to_string(),
+    }
+}
+
+/// C's `%.{precision}g` of `v`: `precision` significant digits, trailing
+/// zeros dropped, in exponent form below 1e-4 or from 10^precision.
+fn c_g(v: f64, precision: usize) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let trim = |s: &str| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    let e = format!("{:.*e}", precision - 1, v);
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if exp < -4 || exp >= precision as i32 {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
+    } else {
+        let decimals = usize::try_from(precision as i32 - 1 - exp).unwrap_or(0);
+        trim(&format!("{v:.decimals$}"))
+    }
+}
+
 /// The `bytes` and `bits_per_second` of a sum.
 fn transfer_of(sum: &Value) -> Option<Transfer> {
     Some(Transfer {
         bytes: num(sum, "bytes")?,
         bits_per_second: num(sum, "bits_per_second")?,
+        printed: [as_printed(sum, "bytes"), as_printed(sum, "bits_per_second")],
     })
 }
 
@@ -87,7 +137,7 @@ fn test(v: &Value) -> Result<BenchResult, String> {
             let t = transfer_of(sum).ok_or_else(|| {
                 format!("expected `bytes` and `bits_per_second` in the {s}'s sum")
             })?;
-            transfer::push_transfer(&mut r, dir, s, t);
+            transfer::push_transfer(&mut r, dir, s, &t);
         }
         if udp {
             // The receiver's report; iperf3 before 3.8 has it in `sum` only.
@@ -101,10 +151,18 @@ fn test(v: &Value) -> Result<BenchResult, String> {
                 lost: num(report, "lost_packets").ok_or("expected `lost_packets`")?,
                 total: num(report, "packets").ok_or("expected `packets`")?,
                 lost_percent: num(report, "lost_percent").ok_or("expected `lost_percent`")?,
+                printed: ["jitter_ms", "lost_packets", "packets", "lost_percent"]
+                    .map(|k| as_printed(report, k)),
             };
-            transfer::push_datagrams(&mut r, dir, d);
+            transfer::push_datagrams(&mut r, dir, &d);
         } else if let Some(retr) = num(sent, "retransmits") {
-            transfer::push_count(&mut r, dir, metric::RETRANSMITS, retr, Better::Lower);
+            transfer::push_count(
+                &mut r,
+                dir,
+                (metric::RETRANSMITS, Better::Lower),
+                retr,
+                as_printed(sent, "retransmits"),
+            );
         }
         if suffix.is_empty() && !udp {
             push_stream_tcp_info(&mut r, dir, end);
@@ -139,7 +197,7 @@ fn test(v: &Value) -> Result<BenchResult, String> {
         };
         for (h, key) in [(local, "host_total"), (remote, "remote_total")] {
             if let Some(p) = num(cpu, key) {
-                transfer::push_cpu(&mut r, h, p);
+                transfer::push_cpu(&mut r, h, p, as_printed(cpu, key));
             }
         }
     }
@@ -161,23 +219,35 @@ fn push_stream_tcp_info(r: &mut BenchResult, dir: &str, end: &Value) {
                 .collect()
         })
         .unwrap_or_default();
+    // The largest stream's window, as that stream printed it.
     let cwnd = senders
         .iter()
-        .filter_map(|s| num(s, "max_snd_cwnd"))
-        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
-    if let Some(c) = cwnd {
-        r.metrics.push(
-            Metric::new(metric::SND_CWND_MAX, c, Unit::Bytes, Better::Higher)
-                .label(label::DIRECTION, dir),
-        );
+        .filter_map(|s| Some((num(s, "max_snd_cwnd")?, *s)))
+        .fold(None, |m: Option<(f64, &Value)>, (v, s)| match m {
+            Some((best, _)) if best >= v => m,
+            _ => Some((v, s)),
+        });
+    if let Some((c, stream)) = cwnd {
+        r.metrics.push(Metric {
+            printed: Some(as_printed(stream, "max_snd_cwnd")),
+            ..Metric::new(metric::SND_CWND_MAX, c, Unit::Bytes, Better::Higher)
+                .label(label::DIRECTION, dir)
+        });
     }
     let rtts: Vec<f64> = senders.iter().filter_map(|s| num(s, "mean_rtt")).collect();
     if !rtts.is_empty() {
         let mean_us = rtts.iter().sum::<f64>() / rtts.len() as f64;
-        r.metrics.push(
-            Metric::new(metric::RTT, mean_us / 1e6, Unit::Seconds, Better::Lower)
-                .label(label::DIRECTION, dir),
-        );
+        // One stream's mean RTT is iperf3's figure; the mean of several
+        // streams' is nodebench's (derived).
+        let printed = match senders[..] {
+            [one] if rtts.len() == 1 => Some(as_printed(one, "mean_rtt")),
+            _ => None,
+        };
+        r.metrics.push(Metric {
+            printed,
+            ..Metric::new(metric::RTT, mean_us / 1e6, Unit::Seconds, Better::Lower)
+                .label(label::DIRECTION, dir)
+        });
     }
 }
 
@@ -215,5 +285,20 @@ fn set_params(r: &mut BenchResult, start: &Value, settings: &Value) {
     }
     if let Some(v) = start.get("version").and_then(Value::as_str) {
         r.set_param(crate::param::TOOL_VERSION, v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_as_cjson_prints_them() {
+        let n = |s: &str| as_cjson_prints(&serde_json::from_str::<Value>(s).unwrap());
+        assert_eq!(n("8215659115.1011086"), "8215659115.1011086");
+        assert_eq!(n("43.034886787944778"), "43.034886787944778");
+        assert_eq!(n("3081502720"), "3081502720");
+        assert_eq!(n("0.5"), "0.5");
+        assert_eq!(n("1.5e-07"), "1.5e-07");
     }
 }

@@ -4,7 +4,7 @@
 //! end in `sender` or `receiver` (the `[SUM]` lines when there are parallel
 //! streams).
 
-use nodebench_core::model::{BenchResult, Better};
+use nodebench_core::model::{BenchResult, Better, Printed};
 use nodebench_core::names::net::{direction, host, metric, param, side};
 
 use crate::formats::transfer::{self, Datagrams, Transfer};
@@ -60,8 +60,8 @@ pub(super) fn parse(text: &str) -> Result<Vec<BenchResult>, String> {
 struct Summary {
     stream: String,
     transfer: Transfer,
-    /// TCP sender: retransmits, when printed.
-    retransmits: Option<f64>,
+    /// TCP sender: retransmits, when printed, and as printed.
+    retransmits: Option<(f64, Printed)>,
     /// UDP: the receiver's (or the sender's own) datagram report.
     datagrams: Option<Datagrams>,
     sender: bool,
@@ -86,6 +86,7 @@ fn summary(line: &str) -> Option<Summary> {
     let transfer = Transfer {
         bytes: iperf_bytes(w[2], w[3])?,
         bits_per_second: iperf_bits(w[4], w[5])?,
+        printed: [Printed::new(w[2], w[3]), Printed::new(w[4], w[5])],
     };
     let mut s = Summary {
         stream: stream.trim().to_string(),
@@ -96,15 +97,9 @@ fn summary(line: &str) -> Option<Summary> {
     };
     match &w[6..] {
         [] => {}
-        [retr] => s.retransmits = Some(number(retr)?),
+        [retr] => s.retransmits = Some((number(retr)?, Printed::new(*retr, ""))),
         [jitter, "ms", lost_total, percent] => {
-            let (lost, total) = lost_total.split_once('/')?;
-            s.datagrams = Some(Datagrams {
-                jitter_ms: number(jitter)?,
-                lost: number(lost)?,
-                total: number(total)?,
-                lost_percent: number(percent.strip_prefix('(')?.strip_suffix("%)")?)?,
-            });
+            s.datagrams = Some(Datagrams::read(jitter, lost_total, percent)?);
         }
         _ => return None,
     }
@@ -184,11 +179,17 @@ fn test(header: &[&str], body: &[&str], at: usize) -> Result<BenchResult, String
             // A server prints the side it did not play as zeros.
             continue;
         }
-        transfer::push_transfer(&mut r, dir, which, s.transfer);
-        if let Some(retr) = s.retransmits {
-            transfer::push_count(&mut r, dir, metric::RETRANSMITS, retr, Better::Lower);
+        transfer::push_transfer(&mut r, dir, which, &s.transfer);
+        if let Some((retr, printed)) = &s.retransmits {
+            transfer::push_count(
+                &mut r,
+                dir,
+                (metric::RETRANSMITS, Better::Lower),
+                *retr,
+                printed.clone(),
+            );
         }
-        if let (Some(d), false) = (s.datagrams, s.sender) {
+        if let (Some(d), false) = (&s.datagrams, s.sender) {
             transfer::push_datagrams(&mut r, dir, d);
         }
     }
@@ -237,7 +238,7 @@ fn push_cpu(r: &mut BenchResult, body: &[&str], client: bool) {
         let (Some(who), Some(pct)) = (w.next(), w.next()) else {
             continue;
         };
-        let Some(p) = pct.strip_suffix('%').and_then(number) else {
+        let Some((p, text)) = pct.strip_suffix('%').and_then(|t| Some((number(t)?, t))) else {
             continue;
         };
         let h = if who.starts_with("local") {
@@ -245,7 +246,7 @@ fn push_cpu(r: &mut BenchResult, body: &[&str], client: bool) {
         } else {
             remote
         };
-        transfer::push_cpu(r, h, p);
+        transfer::push_cpu(r, h, p, Printed::new(text, "%"));
     }
 }
 
