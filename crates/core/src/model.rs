@@ -525,8 +525,13 @@ impl BenchResult {
     /// True when the result was imported from a tool's output: some
     /// figure carries the form its source printed ([`Metric::printed`]);
     /// its figures without one are figures nodebench derived from them.
+    /// A result whose every figure was derived says how
+    /// ([`crate::names::imported::DERIVED`]).
     pub fn quotes_source(&self) -> bool {
         self.metrics.iter().any(|m| m.printed.is_some())
+            || self
+                .parameters
+                .contains_key(crate::names::imported::DERIVED)
     }
 
     /// An empty, passed result for `benchmark` starting now.

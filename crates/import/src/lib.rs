@@ -31,9 +31,6 @@ pub mod param {
     pub const TOOL_VERSION: &str = "tool_version";
     /// The tool's command line as its output prints it.
     pub const TOOL_COMMAND: &str = "tool_command";
-    /// How a figure the tool did not print as such was derived from its
-    /// figures (HPCC's StarSTREAM times the processes), in words.
-    pub const DERIVED: &str = "derived";
 }
 
 /// One file's figures, parsed.

@@ -43,6 +43,10 @@ pub mod imported {
     /// the source, comma-separated (`threads` of a STREAM that printed no
     /// thread count: it ran one): shown marked derived.
     pub const DERIVED_LABELS: &str = "derived_labels";
+    /// How an imported result's figures were derived from the source's, in
+    /// words, where none is one the source printed (HPCC's StarSTREAM times
+    /// the processes).
+    pub const DERIVED: &str = "derived";
 }
 
 /// Parameters of results set against the theoretical peak

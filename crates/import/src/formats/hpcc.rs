@@ -241,7 +241,7 @@ fn stream(s: &Summary) -> Result<Vec<BenchResult>, String> {
         );
         if times > 1.0 {
             r.set_param(
-                crate::param::DERIVED,
+                nodebench_core::names::imported::DERIVED,
                 format!(
                     "bandwidth = {prefix}* (one process's GB/s while all ran) x {processes} processes: the machine's total"
                 ),
@@ -381,7 +381,10 @@ mod tests {
         assert_eq!(bw(memory::kernel::ADD), 29.6332e9);
         assert_eq!(bw(memory::kernel::TRIAD), 29.2672e9);
         assert_eq!(star.param(memory::param::ARRAY_SIZE), Some(&480000.into()));
-        assert!(star.param(crate::param::DERIVED).is_none());
+        assert!(
+            star.param(nodebench_core::names::imported::DERIVED)
+                .is_none()
+        );
         assert_eq!(find(&rs, cpu::HPCC_DGEMM, mode::STAR).value, 3.5762e9);
         assert_eq!(find(&rs, cpu::HPCC_FFT, mode::SINGLE).value, 2.75886e9);
         assert_eq!(find(&rs, cpu::HPCC_FFT, mode::MPI).value, 3.515e9);
@@ -454,7 +457,7 @@ mod tests {
             m.label_value(label::MODE).is_none() && m.label_value(THREADS) == Some("2")
         }));
         assert!(
-            star.param(crate::param::DERIVED)
+            star.param(nodebench_core::names::imported::DERIVED)
                 .and_then(|d| d.as_str())
                 .unwrap()
                 .contains("x 2 processes")
