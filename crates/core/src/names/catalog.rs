@@ -63,6 +63,8 @@ pub struct BenchSpec {
 pub const ENERGY_METRICS: &[MetricSpec] = &[
     m(energy::metric::ENERGY, Unit::Joules),
     m(energy::metric::POWER, Unit::Watts),
+    m(energy::metric::POWER_ABOVE_IDLE, Unit::Watts),
+    m(energy::metric::ENERGY_ABOVE_IDLE, Unit::Joules),
 ];
 
 /// The work-per-joule figures, each recorded by the benchmarks
@@ -836,6 +838,14 @@ static SPECS: &[BenchSpec] = &[
                 scan::severity::HIGH,
             ],
         )],
+    },
+    BenchSpec {
+        id: energy::IDLE,
+        metrics: &[
+            m(energy::metric::ENERGY, Unit::Joules),
+            m(energy::metric::POWER, Unit::Watts),
+        ],
+        labels: &[],
     },
     BenchSpec {
         id: burnin::CHECKPOINT,
