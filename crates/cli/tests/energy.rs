@@ -16,6 +16,7 @@ use nodebench_machine::inventory::fixtures::trees;
 use nodebench_machine::sysroot::{PROCFS_ROOT_ENV, SYSFS_ROOT_ENV};
 use rapl::{Rapl, ZONE, at};
 use serde_json::Value;
+use std::time::Duration;
 
 /// The counter's range: 200 J, so that at [`WATTS`] it wraps every 2 s,
 /// at least once in the 3 s result wherever it begins (the watch reads the
@@ -292,5 +293,104 @@ fn power_idle_refuses_a_bad_duration_and_fails_without_a_sensor() {
             .nth(1)
             .is_some_and(|l| l.contains("failed") && l.contains(names::IDLE)),
         "{list}"
+    );
+}
+
+/// The `+H:MM:SS` offset after `began` in a warning line, seconds.
+fn began_offset(line: &str) -> u64 {
+    let tail = &line[line.find("began").unwrap()..];
+    let off = &tail[tail.find("(+").unwrap() + 2..tail.find(')').unwrap()];
+    let parts: Vec<u64> = off.split(':').map(|p| p.parse().unwrap()).collect();
+    parts[0] * 3600 + parts[1] * 60 + parts[2]
+}
+
+#[test]
+fn a_burn_in_keeps_the_power_series_and_warns_when_power_rises_above_the_first_window() {
+    const LOW: f64 = 40.0;
+    const HIGH: f64 = 80.0;
+    const RAISED_AT: Duration = Duration::from_secs(7);
+    let t = TempStore::new();
+    let mut zone = Rapl::start(1 << 40, LOW);
+    // 12 s with 2 s checkpoints: the first window is its first sixth (2 s,
+    // from when the cpu workload finished an iteration); the rate doubles
+    // 7 s in.
+    let out = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(RAISED_AT);
+            zone.set_watts(HIGH);
+        });
+        zone.env(&mut t.command())
+            .args(["-q", "--no-telemetry", "burnin", "--workloads", "cpu"])
+            .args(["--duration", "12s", "--checkpoint", "2s"])
+            .output()
+            .unwrap()
+    });
+    zone.stop();
+    let text = stdout(&out);
+    // Power is a warning, never a failure (the cpu's own throughput on a
+    // busy machine is the verdict's to judge).
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    let warnings: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with(&format!("warning: power {ZONE}: ")))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{text}");
+    assert!(warnings[0].contains("% of the first window's"), "{text}");
+    let began = began_offset(warnings[0]);
+    assert!(
+        (7..=9).contains(&began),
+        "raised 7 s in, warned from {began} s: {text}"
+    );
+    let run = json(&t.run(&["runs", "show", "1", "--json"]));
+    for v in run["verdicts"].as_array().unwrap() {
+        assert!(!v.to_string().contains("power"), "a power verdict: {v}");
+    }
+    // The series: every machine checkpoint's median watts per source.
+    let system: Vec<&Value> = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["parameters"]["workload"] == "system")
+        .collect();
+    assert_eq!(system.len(), 6);
+    let median = |r: &Value| {
+        metric_of(r, "power_median", &[(label::SENSOR, ZONE)])
+            .unwrap_or_else(|| panic!("no power_median in {r}"))["value"]
+            .as_f64()
+            .unwrap()
+    };
+    for (r, want) in [(system[0], LOW), (system[1], LOW), (system[5], HIGH)] {
+        let w = median(r);
+        assert!((w / want - 1.0).abs() < 0.02, "{w} W, {want} W written");
+    }
+    let steps = system[5]["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "power_median")
+        .unwrap()["points"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!((1..=3).contains(&steps), "{steps} one-second steps in 2 s");
+    let base =
+        metric_of(system[5], "power_baseline_median", &[(label::SENSOR, ZONE)]).unwrap()["value"]
+            .as_f64()
+            .unwrap();
+    assert!((base / LOW - 1.0).abs() < 0.02, "baseline {base} W");
+    assert!(
+        system[5]["warnings"]
+            .to_string()
+            .contains("power above the first window"),
+        "{}",
+        system[5]
+    );
+    // The summary: a column of each source's median watts over time.
+    let shown = stdout(&t.run(&["runs", "show", "1"]));
+    assert!(
+        shown.contains("and median power per source over time")
+            && shown.contains(&format!("power {ZONE}"))
+            && shown.contains("(above)"),
+        "{shown}"
     );
 }
