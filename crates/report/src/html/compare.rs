@@ -7,6 +7,8 @@
 
 use std::fmt::Write as _;
 
+use nodebench_core::names::energy::{self as energy, label};
+
 use super::chart::BarChart;
 use super::escape;
 use crate::compare::render::{
@@ -161,4 +163,55 @@ pub fn geomean_bars(c: &Comparison, names: &[String]) -> String {
         neutral: Some(0),
     }
     .figure()
+}
+
+/// Performance per watt: every matched work-per-joule figure
+/// (`names::energy::EFFICIENCY`) as % of the baseline, a group per figure
+/// (benchmark, metric and the labels that tell them apart), a bar per side;
+/// higher is better, as for the rates. `None` where no side has one.
+pub fn efficiency_bars(c: &Comparison, names: &[String]) -> Option<String> {
+    let rows: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| energy::EFFICIENCY.iter().any(|e| e.metric == r.metric))
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let group = |r: &crate::compare::MetricRow| {
+        let labels: Vec<String> = r
+            .labels
+            .iter()
+            .filter(|(k, _)| ![label::SOURCE, label::SCOPE, label::SENSOR].contains(&k.as_str()))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!("{} {} {}", r.benchmark, r.metric, labels.join(" "))
+            .trim_end()
+            .to_string()
+    };
+    Some(
+        BarChart {
+            kind: "efficiency",
+            title: "performance per watt: % of baseline (over 100 % is better)".into(),
+            groups: (
+                "work per joule".into(),
+                rows.iter().map(|r| group(r)).collect(),
+            ),
+            y: "% of baseline".into(),
+            series: names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    let values = rows
+                        .iter()
+                        .map(|r| r.cells.get(i).and_then(|c| c.percent_of_baseline))
+                        .collect();
+                    (name.clone(), values)
+                })
+                .collect(),
+            reference: Some((100.0, "baseline (100 %)".into())),
+            neutral: Some(0),
+        }
+        .figure(),
+    )
 }
