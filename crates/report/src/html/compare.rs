@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use nodebench_core::names::energy::{self as energy, label};
+use nodebench_core::names::labels::THREADS;
 
 use super::chart::BarChart;
 use super::escape;
@@ -15,7 +16,7 @@ use crate::compare::render::{
     geomean_text, group_heading, groups, interval_text, is_better, metric_text, percent_text,
     row_unit, sides_text, unmatched_text, value_text,
 };
-use crate::compare::{Comparison, GEOMEAN_NOTE, PERCENT_OF_BASELINE};
+use crate::compare::{Comparison, GEOMEAN_NOTE, MetricRow, PERCENT_OF_BASELINE};
 
 /// The class of a "% of baseline" cell: `better`, `worse` or none.
 fn class(better: Option<bool>) -> &'static str {
@@ -165,53 +166,78 @@ pub fn geomean_bars(c: &Comparison, names: &[String]) -> String {
     .figure()
 }
 
-/// Performance per watt: every matched work-per-joule figure
-/// (`names::energy::EFFICIENCY`) as % of the baseline, a group per figure
-/// (benchmark, metric and the labels that tell them apart), a bar per side;
-/// higher is better, as for the rates. `None` where no side has one.
-pub fn efficiency_bars(c: &Comparison, names: &[String]) -> Option<String> {
-    let rows: Vec<_> = c
-        .rows
-        .iter()
-        .filter(|r| energy::EFFICIENCY.iter().any(|e| e.metric == r.metric))
-        .collect();
-    if rows.is_empty() {
-        return None;
+/// `LABEL` values shown in a group name: a word as itself, a thread
+/// count as `N thr`, another number as `key=N`.
+fn short(key: &str, value: &str) -> String {
+    match (key, value.parse::<f64>().is_ok()) {
+        (THREADS, true) => format!("{value} thr"),
+        (_, true) => format!("{key}={value}"),
+        _ => value.to_string(),
     }
-    let group = |r: &crate::compare::MetricRow| {
-        let labels: Vec<String> = r
-            .labels
-            .iter()
-            .filter(|(k, _)| ![label::SOURCE, label::SCOPE, label::SENSOR].contains(&k.as_str()))
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        format!("{} {} {}", r.benchmark, r.metric, labels.join(" "))
-            .trim_end()
-            .to_string()
-    };
-    Some(
-        BarChart {
-            kind: "efficiency",
-            title: "performance per watt: % of baseline (over 100 % is better)".into(),
-            groups: (
-                "work per joule".into(),
-                rows.iter().map(|r| group(r)).collect(),
-            ),
-            y: "% of baseline".into(),
-            series: names
-                .iter()
-                .enumerate()
-                .map(|(i, name)| {
-                    let values = rows
-                        .iter()
-                        .map(|r| r.cells.get(i).and_then(|c| c.percent_of_baseline))
-                        .collect();
-                    (name.clone(), values)
-                })
-                .collect(),
-            reference: Some((100.0, "baseline (100 %)".into())),
-            neutral: Some(0),
+}
+
+/// Performance per watt: per benchmark and work-per-joule metric
+/// (`names::energy::EFFICIENCY`), its matched figures over the total draw
+/// as % of the baseline, a group per figure (named by the labels that
+/// tell them apart), a bar per side; higher is better, as for the rates.
+/// The figures above idle are in the table.
+pub fn efficiency_bars(c: &Comparison, names: &[String]) -> Vec<String> {
+    let mut charts: Vec<(String, Vec<&MetricRow>)> = Vec::new();
+    for r in c.rows.iter().filter(|r| {
+        energy::EFFICIENCY.iter().any(|e| e.metric == r.metric)
+            && r.labels.get(label::DRAW).map(String::as_str) != Some(energy::draw::ABOVE_IDLE)
+    }) {
+        let key = format!("{} {}", r.benchmark, r.metric);
+        match charts.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, rows)) => rows.push(r),
+            None => charts.push((key, vec![r])),
         }
-        .figure(),
-    )
+    }
+    charts
+        .into_iter()
+        .map(|(key, rows)| {
+            let varying: Vec<&String> = rows[0]
+                .labels
+                .keys()
+                .filter(|k| {
+                    rows.iter()
+                        .any(|r| r.labels.get(*k) != rows[0].labels.get(*k))
+                })
+                .collect();
+            let group = |r: &MetricRow| {
+                let parts: Vec<String> = varying
+                    .iter()
+                    .filter_map(|k| Some(short(k, r.labels.get(*k)?)))
+                    .collect();
+                if parts.is_empty() {
+                    r.metric.clone()
+                } else {
+                    parts.join(" ")
+                }
+            };
+            BarChart {
+                kind: "efficiency",
+                title: format!("{key}: % of baseline (over 100 % is better)"),
+                groups: (
+                    "performance per watt".into(),
+                    rows.iter().map(|r| group(r)).collect(),
+                ),
+                y: "% of baseline".into(),
+                series: names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| {
+                        let values = rows
+                            .iter()
+                            .map(|r| r.cells.get(i).and_then(|c| c.percent_of_baseline))
+                            .collect();
+                        (name.clone(), values)
+                    })
+                    .collect(),
+                reference: Some((100.0, "baseline (100 %)".into())),
+                neutral: Some(0),
+            }
+            .figure()
+        })
+        .collect()
 }

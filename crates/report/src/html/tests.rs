@@ -847,7 +847,7 @@ fn the_comparison_shows_performance_per_watt_higher_is_better() {
     let html = report(&sides(&runs));
     assert!(html.contains("data-chart=\"efficiency\""), "{html}");
     assert!(
-        html.contains("performance per watt: % of baseline (over 100 % is better)"),
+        html.contains("cpu.ops gflops_per_watt: % of baseline (over 100 % is better)"),
         "{html}"
     );
     // The same rate at 80 % of the watts: 125 % of the baseline's GFLOPS
