@@ -147,23 +147,27 @@ pub fn geomean_bars(c: &Comparison, names: &[String]) -> String {
             c.summary.iter().map(|a| a.area.clone()).collect(),
         ),
         y: "% of baseline".into(),
-        series: names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| {
-                let values = c
-                    .summary
-                    .iter()
-                    .map(|a| a.sides.get(i).and_then(|g| g.percent))
-                    .collect();
-                (name.clone(), values)
-            })
-            .collect(),
+        series: per_side(names, &c.summary, |i, a| {
+            a.sides.get(i).and_then(|g| g.percent)
+        }),
         reference: Some((100.0, "baseline (100 %)".into())),
         // The baseline is neutral grey: red means worse elsewhere.
         neutral: Some(0),
     }
     .figure()
+}
+
+/// A bar series per side, named `names[i]`: its value in each of `groups`.
+fn per_side<T>(
+    names: &[String],
+    groups: &[T],
+    value: impl Fn(usize, &T) -> Option<f64>,
+) -> Vec<(String, Vec<Option<f64>>)> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (name.clone(), groups.iter().map(|g| value(i, g)).collect()))
+        .collect()
 }
 
 /// `LABEL` values shown in a group name: a word as itself, a thread
@@ -223,17 +227,9 @@ pub fn efficiency_bars(c: &Comparison, names: &[String]) -> Vec<String> {
                     rows.iter().map(|r| group(r)).collect(),
                 ),
                 y: "% of baseline".into(),
-                series: names
-                    .iter()
-                    .enumerate()
-                    .map(|(i, name)| {
-                        let values = rows
-                            .iter()
-                            .map(|r| r.cells.get(i).and_then(|c| c.percent_of_baseline))
-                            .collect();
-                        (name.clone(), values)
-                    })
-                    .collect(),
+                series: per_side(names, &rows, |i, r| {
+                    r.cells.get(i).and_then(|c| c.percent_of_baseline)
+                }),
                 reference: Some((100.0, "baseline (100 %)".into())),
                 neutral: Some(0),
             }
