@@ -1,15 +1,13 @@
 //! The burn-in's settings: how long, how often a checkpoint is committed,
-//! and how far a throughput may fall below its first window's median.
+//! how far a throughput may fall below (and power rise above) its first
+//! window's median, and how long that window is.
 
 use std::time::Duration;
 
 use nodebench_core::bench::BenchError;
 use nodebench_core::config::Config;
 
-/// Runs of at least this long take their degradation baseline from the
-/// first hour; shorter ones from the first sixth of the run.
-pub const FULL_BASELINE_FROM: Duration = Duration::from_secs(2 * 3600);
-/// The baseline window of runs of at least [`FULL_BASELINE_FROM`].
+/// The baseline window of runs at least twice as long: the first hour.
 pub const FULL_BASELINE: Duration = Duration::from_secs(3600);
 
 /// `nodebench burnin`'s settings.
@@ -20,8 +18,13 @@ pub struct BurninConfig {
     /// How often a checkpoint result per workload is committed (`--checkpoint`).
     pub checkpoint: Duration,
     /// A throughput whose interval median falls more than this percentage
-    /// below its baseline median is degraded (`--degrade`), 0 < x < 100.
+    /// below its baseline median is degraded (`--degrade`), 0 < x < 100;
+    /// a power source whose interval median rises more than this above its
+    /// baseline median is a warning.
     pub degrade_percent: f64,
+    /// The baseline window of a run at least twice as long (default
+    /// [`FULL_BASELINE`], the first hour; shorter in tests).
+    pub baseline: Duration,
 }
 
 impl Default for BurninConfig {
@@ -32,16 +35,17 @@ impl Default for BurninConfig {
             duration: Duration::from_secs(72 * 3600),
             checkpoint: Duration::from_secs(600),
             degrade_percent: 10.0,
+            baseline: FULL_BASELINE,
         }
     }
 }
 
 impl BurninConfig {
-    /// The degradation baseline window: the first hour, or the first sixth
-    /// of runs shorter than two hours.
+    /// The degradation baseline window: the first hour ([`Self::baseline`]),
+    /// or the first sixth of runs shorter than two hours (twice it).
     pub fn baseline_window(&self) -> Duration {
-        if self.duration >= FULL_BASELINE_FROM {
-            FULL_BASELINE
+        if self.duration >= 2 * self.baseline {
+            self.baseline
         } else {
             self.duration / 6
         }
@@ -61,6 +65,11 @@ impl Config for BurninConfig {
                 self.duration.as_secs_f64(),
                 self.checkpoint.as_secs_f64()
             )));
+        }
+        if self.baseline.is_zero() {
+            return Err(BenchError::Invalid(
+                "baseline window: expected a positive duration like 1h".into(),
+            ));
         }
         if !(self.degrade_percent > 0.0 && self.degrade_percent < 100.0) {
             return Err(BenchError::Invalid(format!(
@@ -120,5 +129,10 @@ mod tests {
             ..long
         };
         assert_eq!(short.baseline_window(), Duration::from_secs(20));
+        let test = BurninConfig {
+            baseline: Duration::from_secs(5),
+            ..short
+        };
+        assert_eq!(test.baseline_window(), Duration::from_secs(5));
     }
 }

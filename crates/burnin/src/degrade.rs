@@ -8,19 +8,7 @@
 
 use chrono::{DateTime, Utc};
 
-/// The median of `values` (reordered in place); `None` when empty.
-pub fn median(values: &mut [f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    })
-}
+pub use nodebench_core::stats::median;
 
 /// The first window's throughputs of one workload, then their median.
 #[derive(Debug, Clone)]
@@ -84,8 +72,8 @@ pub struct Judgement {
     pub percent_of_baseline: f64,
     /// Whether it fell more than the allowed percentage below.
     pub degraded: bool,
-    /// When degraded: the time of the interval's first sample below the
-    /// allowed level (when the degradation began, to within one iteration).
+    /// When degraded: the time of the interval's first sample beyond the
+    /// allowed level (below it; above it for [`judge_above`]) (when the degradation began, to within one iteration).
     pub first_below: Option<DateTime<Utc>>,
 }
 
@@ -99,6 +87,28 @@ pub fn judge(
     samples: &[(DateTime<Utc>, f64)],
     degrade_percent: f64,
 ) -> Option<Judgement> {
+    judge_towards(baseline, window_end, samples, degrade_percent, false)
+}
+
+/// [`judge`] the other way: a figure that must not rise (power) is
+/// degraded when its interval median is more than `degrade_percent` above
+/// the baseline; `first_below` is then the first sample above that level.
+pub fn judge_above(
+    baseline: f64,
+    window_end: DateTime<Utc>,
+    samples: &[(DateTime<Utc>, f64)],
+    degrade_percent: f64,
+) -> Option<Judgement> {
+    judge_towards(baseline, window_end, samples, degrade_percent, true)
+}
+
+fn judge_towards(
+    baseline: f64,
+    window_end: DateTime<Utc>,
+    samples: &[(DateTime<Utc>, f64)],
+    degrade_percent: f64,
+    above: bool,
+) -> Option<Judgement> {
     if baseline <= 0.0 || !baseline.is_finite() {
         return None;
     }
@@ -109,13 +119,22 @@ pub fn judge(
         .collect();
     let mut values: Vec<f64> = after.iter().map(|(_, v)| *v).collect();
     let m = median(&mut values)?;
-    let floor = baseline * (1.0 - degrade_percent / 100.0);
-    let degraded = m < floor;
+    let (level, beyond): (f64, fn(f64, f64) -> bool) = if above {
+        (baseline * (1.0 + degrade_percent / 100.0), |v, l| v > l)
+    } else {
+        (baseline * (1.0 - degrade_percent / 100.0), |v, l| v < l)
+    };
+    let degraded = beyond(m, level);
     Some(Judgement {
         percent_of_baseline: 100.0 * m / baseline,
         degraded,
         first_below: degraded
-            .then(|| after.iter().find(|(_, v)| *v < floor).map(|(at, _)| *at))
+            .then(|| {
+                after
+                    .iter()
+                    .find(|(_, v)| beyond(*v, level))
+                    .map(|(at, _)| *at)
+            })
             .flatten(),
     })
 }
@@ -163,6 +182,17 @@ mod tests {
         assert!(j.degraded);
         assert!((j.percent_of_baseline - 86.5).abs() < 1e-9);
         assert_eq!(j.first_below, Some(t(110)));
+    }
+
+    #[test]
+    fn power_more_than_the_allowance_above_is_flagged_from_its_first_high_sample() {
+        let samples = [(t(100), 105.0), (t(110), 130.0), (t(120), 125.0)];
+        let j = judge_above(100.0, t(60), &samples, 10.0).unwrap();
+        assert!(j.degraded);
+        assert_eq!(j.percent_of_baseline, 125.0);
+        assert_eq!(j.first_below, Some(t(110)));
+        let within = [(t(100), 105.0), (t(110), 108.0)];
+        assert!(!judge_above(100.0, t(60), &within, 10.0).unwrap().degraded);
     }
 
     #[test]

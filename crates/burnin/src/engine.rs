@@ -13,12 +13,14 @@ use nodebench_core::bench::{BenchError, Cancel, Context, NoProgress, Progress, R
 use nodebench_core::inventory::Inventory;
 use nodebench_core::names::burnin::{self as names, metric, param};
 use nodebench_core::{BenchResult, Better, Metric, Unit};
+use nodebench_machine::energy::Found;
 use nodebench_machine::telemetry::Sampler;
 
 use crate::config::BurninConfig;
 use crate::degrade::{self, Baseline};
 use crate::events::EventKind;
 use crate::heap;
+use crate::power::Power;
 use crate::verdict::{Finding, Verdict, WorkloadVerdict, when};
 use crate::watch::{MachineEvent, MachineWatch};
 use crate::workload::{Sample, Workload, sample};
@@ -47,6 +49,9 @@ pub struct Burnin<'a> {
     pub telemetry: Option<&'a Sampler>,
     /// The machine's error sources.
     pub watch: MachineWatch,
+    /// The machine's power sources (`machine::energy::discover`), read
+    /// each second; none: no power figure.
+    pub power: Found,
 }
 
 /// How a burn-in ended.
@@ -185,6 +190,7 @@ impl Burnin<'_> {
         let mut interrupted = false;
         let mut cp_start = Duration::ZERO;
         let mut failure: Option<BenchError> = None;
+        let mut power = Power::new(std::mem::take(&mut self.power));
         std::thread::scope(|scope| {
             for (i, w) in workloads.iter().enumerate() {
                 let (tx, stop) = (tx.clone(), stop.clone());
@@ -197,6 +203,9 @@ impl Burnin<'_> {
                     interrupted = true;
                     break;
                 }
+                if let Some(p) = &mut power {
+                    p.sample();
+                }
                 let now = t0.elapsed();
                 let cp_end = (cp_start + cfg.checkpoint).min(cfg.duration);
                 if now >= cp_end {
@@ -206,6 +215,7 @@ impl Burnin<'_> {
                         sink,
                         &mut tracks,
                         &mut machine,
+                        power.as_mut(),
                         workloads,
                         started_at,
                         cp_start,
@@ -227,10 +237,17 @@ impl Burnin<'_> {
                     self.poll(&mut machine, started_at);
                     next_poll += POLL_INTERVAL;
                 }
-                let wait = cp_end.min(next_poll).saturating_sub(now).min(CANCEL_CHECK);
+                let mut wait = cp_end.min(next_poll).saturating_sub(now).min(CANCEL_CHECK);
+                if let Some(p) = &power {
+                    wait = wait.min(p.due_in());
+                }
                 if let Ok((i, s)) = rx.recv_timeout(wait) {
                     tracks[i].add(s);
-                    start_baselines(&mut tracks, cfg.baseline_window());
+                    if let Some((start, end)) = start_baselines(&mut tracks, cfg.baseline_window())
+                        && let Some(p) = &mut power
+                    {
+                        p.start_baseline(start, end);
+                    }
                 }
             }
             stop.cancel();
@@ -253,6 +270,7 @@ impl Burnin<'_> {
                 sink,
                 &mut tracks,
                 &mut machine,
+                power.as_mut(),
                 workloads,
                 started_at,
                 cp_start,
@@ -279,6 +297,7 @@ impl Burnin<'_> {
                 .collect(),
             machine: machine.findings.into_iter().map(|(_, f)| f).collect(),
             unwatched: self.watch.unreadable().to_vec(),
+            power: power.map(Power::warnings).unwrap_or_default(),
         };
         Ok(Outcome {
             verdict,
@@ -302,6 +321,7 @@ impl Burnin<'_> {
         sink: &mut dyn ResultSink,
         tracks: &mut [Track],
         machine: &mut MachineTrack,
+        power: Option<&mut Power>,
         workloads: &[Workload],
         started_at: DateTime<Utc>,
         from: Duration,
@@ -418,6 +438,9 @@ impl Burnin<'_> {
         if !machine.details.is_empty() {
             r.mark_failed(machine.details.join("; "));
         }
+        if let Some(p) = power {
+            p.commit(&mut r, from_t, to_t, cfg.degrade_percent);
+        }
         if let Some(sampler) = self.telemetry {
             r.series.extend(sampler.window(from_t, to_t));
         }
@@ -429,18 +452,23 @@ impl Burnin<'_> {
 }
 
 /// Once every workload has finished an iteration (the whole mix is
-/// running), starts each one's baseline window from now.
-fn start_baselines(tracks: &mut [Track], window: Duration) {
+/// running), starts each one's baseline window from now; returns the
+/// window when it starts it.
+fn start_baselines(
+    tracks: &mut [Track],
+    window: Duration,
+) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
     if tracks
         .iter()
         .any(|t| t.baseline.is_some() || t.verdict.iterations == 0)
     {
-        return;
+        return None;
     }
     let now = Utc::now();
     for t in tracks {
         t.baseline = Some(Baseline::new(now, at(now, window)));
     }
+    Some((now, at(now, window)))
 }
 
 /// One workload's thread: runs iteration after iteration until `stop`,
@@ -551,6 +579,7 @@ mod tests {
                 duration: Duration::from_millis(2400),
                 checkpoint: Duration::from_millis(600),
                 degrade_percent: 10.0,
+                ..BurninConfig::default()
             },
             inventory,
             cancel: Cancel::new(),
@@ -561,6 +590,7 @@ mod tests {
                 proc: dir.join("proc"),
                 kmsg: dir.join("kmsg"),
             }),
+            power: Found::default(),
         }
     }
 

@@ -13,6 +13,7 @@ pub mod degrade;
 pub mod engine;
 pub mod events;
 pub mod heap;
+pub mod power;
 pub mod verdict;
 pub mod watch;
 pub mod workload;

@@ -61,6 +61,9 @@ pub struct Verdict {
     pub machine: Vec<Finding>,
     /// Machine error sources that could not be watched.
     pub unwatched: Vec<String>,
+    /// Power sources whose draw rose more than `--degrade` above their
+    /// first window's median: warnings, not failures.
+    pub power: Vec<Finding>,
 }
 
 /// `05:51:02 UTC (+0:01:05)`: a time and its offset into the run.
@@ -103,6 +106,24 @@ impl Verdict {
             .map(|(f, unit)| {
                 format!(
                     "{}: {}; began {}; {} {unit}",
+                    f.source,
+                    f.what,
+                    when(f.began, self.started_at),
+                    f.count
+                )
+            })
+            .collect()
+    }
+
+    /// One line per power warning, first by when it began: `power SENSOR:
+    /// WHAT; began TIME; N interval(s)`.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut all: Vec<&Finding> = self.power.iter().collect();
+        all.sort_by_key(|f| f.began);
+        all.iter()
+            .map(|f| {
+                format!(
+                    "{}: {}; began {}; {} interval(s) above",
                     f.source,
                     f.what,
                     when(f.began, self.started_at),
@@ -201,6 +222,7 @@ mod tests {
             workloads: vec![clean("cpu"), clean("http")],
             machine: vec![],
             unwatched: vec!["kernel log not readable (/dev/kmsg: Permission denied)".into()],
+            power: vec![],
         };
         assert!(v.passed());
         assert!(v.findings().is_empty());
@@ -239,6 +261,7 @@ mod tests {
             workloads: vec![cpu, http],
             machine: vec![Finding::new("system", "thermal throttling", t(4000))],
             unwatched: vec![],
+            power: vec![],
         };
         assert!(!v.passed());
         let lines = v.findings();

@@ -7,6 +7,8 @@
 //! but for the few a tiny run may leave out ([`MAY_BE_ABSENT`]).
 
 mod common;
+#[path = "common/rapl.rs"]
+mod rapl;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -14,7 +16,9 @@ use std::process::Output;
 
 use nodebench_core::model::Unit;
 use nodebench_core::names::burnin::{self, metric as burnin_metric};
-use nodebench_core::names::{catalog, cpu, db, disk, gpu, http, linpack, memory, net, scan};
+use nodebench_core::names::{
+    catalog, cpu, db, disk, energy, gpu, http, linpack, memory, net, scan,
+};
 use nodebench_http::server::{Server, ServerConfig};
 use serde_json::Value;
 
@@ -41,6 +45,8 @@ const DISK: &[&str] = &[disk::IOZONE, disk::DD, disk::BLOCKS];
 const NET: &[&str] = &[net::TCP, net::UDP, net::PINGPONG];
 const HTTP_AND_SCAN: &[&str] = &[http::LOAD, http::SWEEP, http::DOWNLOAD, scan::SCAN];
 const DB_AND_BURNIN: &[&str] = &[db::AS3AP, db::TPCC, burnin::CHECKPOINT];
+/// The idle draw, run on a recorded tree with a RAPL zone.
+const POWER: &[&str] = &[energy::IDLE];
 /// Benchmarks that need an NVIDIA GPU: on a machine without one they exit
 /// 3 before running (tests/gpu.rs), so no result of theirs is checked here.
 const NEEDS_A_GPU: &[&str] = &[gpu::STREAM, gpu::GEMM, gpu::BANDWIDTH, gpu::BURN];
@@ -84,6 +90,10 @@ const MAY_BE_ABSENT: &[(&str, &str)] = &[
     // Only once the baseline window has closed on samples.
     (burnin::CHECKPOINT, burnin_metric::BASELINE_MEDIAN),
     (burnin::CHECKPOINT, burnin_metric::PERCENT_OF_BASELINE),
+    // Only where a power source is readable (none on a CI guest).
+    (burnin::CHECKPOINT, burnin_metric::POWER_MEDIAN),
+    (burnin::CHECKPOINT, burnin_metric::POWER_BASELINE_MEDIAN),
+    (burnin::CHECKPOINT, burnin_metric::POWER_PERCENT_OF_BASELINE),
     // Only with --time-limit, the equivalent-size search (tests/db_metric.rs
     // checks its figures against the catalog).
     (db::AS3AP, db::metric::EQUIVALENT_SIZE),
@@ -191,6 +201,7 @@ fn every_runnable_benchmark_is_run_here() {
         NET,
         HTTP_AND_SCAN,
         DB_AND_BURNIN,
+        POWER,
         NEEDS_A_GPU,
     ]
     .concat()
@@ -480,4 +491,17 @@ fn db_and_burnin_results_are_in_the_catalog() {
         .expect("a run on stdout")
         .expect("stdout starts with JSON");
     check(&[as3ap, tpcc, burnin], DB_AND_BURNIN);
+}
+
+#[test]
+fn power_idle_results_are_in_the_catalog() {
+    let mut zone = rapl::Rapl::start(1 << 40, 30.0);
+    let o = zone
+        .env(&mut bin())
+        .args(["--no-save", "--json", "--no-telemetry", "-q"])
+        .args(["power", "idle", "--duration", "1s"])
+        .output()
+        .unwrap();
+    zone.stop();
+    check(&[json(&o)], POWER);
 }

@@ -64,6 +64,15 @@ fn median_sorted(sorted: &[f64]) -> f64 {
     quantile(sorted, 0.5)
 }
 
+/// The median of `values` (reordered in place); `None` when empty.
+pub fn median(values: &mut [f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    Some(median_sorted(values))
+}
+
 /// The scale factor from the median absolute deviation to a normal
 /// sample's standard deviation.
 pub const MAD_SCALE: f64 = 1.4826;

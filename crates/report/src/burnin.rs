@@ -1,13 +1,16 @@
 //! The burn-in's summary over time (`nodebench burnin`, `runs show`): all
 //! of a run's checkpoint results as one table, a row per time bucket (at
 //! most [`MAX_ROWS`]; several checkpoints share a row on long runs), a
-//! column per workload's mean throughput, and the errors; then the
-//! checkpoints that failed, with what failed.
+//! column per workload's mean throughput, a column per power source's
+//! median watts (marked where above the first window's median by more than
+//! `--degrade`), and the errors; then the checkpoints that failed, with
+//! what failed.
 
 use std::fmt::Write as _;
 
 use comfy_table::{CellAlignment, Table, presets};
 use nodebench_core::names::burnin::{SYSTEM, metric, param};
+use nodebench_core::names::energy::label;
 use nodebench_core::{BenchResult, ResultStatus, Unit};
 
 use crate::format;
@@ -54,11 +57,22 @@ pub fn report(checkpoints: &[&BenchResult]) -> String {
             workloads.push(w);
         }
     }
+    let mut sensors: Vec<String> = Vec::new();
+    for r in checkpoints {
+        for m in r.metrics_named(metric::POWER_MEDIAN) {
+            if let Some(s) = m.labels.get(label::SENSOR)
+                && !sensors.contains(s)
+            {
+                sensors.push(s.clone());
+            }
+        }
+    }
     let per_row = numbers.len().div_ceil(MAX_ROWS).max(1);
     let mut table = Table::new();
     table.load_style(presets::ASCII_BORDERS_ONLY_CONDENSED);
     let mut header = vec!["time".to_string()];
     header.extend(workloads.iter().cloned());
+    header.extend(sensors.iter().map(|s| format!("power {s}")));
     header.push("errors".into());
     table.set_header(header);
     for group in numbers.chunks(per_row) {
@@ -103,6 +117,9 @@ pub fn report(checkpoints: &[&BenchResult]) -> String {
             }
             row.push(cell);
         }
+        for sensor in &sensors {
+            row.push(power_cell(&in_row, sensor));
+        }
         let errors: f64 = in_row
             .iter()
             .filter_map(|r| value(r, metric::ERRORS))
@@ -117,12 +134,17 @@ pub fn report(checkpoints: &[&BenchResult]) -> String {
         }
     }
     let mut out = format!(
-        "burn-in: {} checkpoint(s){}, mean throughput per workload over time\n{table}\n",
+        "burn-in: {} checkpoint(s){}, mean throughput per workload{} over time\n{table}\n",
         numbers.len(),
         if per_row > 1 {
             format!(", {per_row} per row")
         } else {
             String::new()
+        },
+        if sensors.is_empty() {
+            ""
+        } else {
+            " and median power per source"
         }
     );
     let failed: Vec<&&BenchResult> = checkpoints
@@ -146,6 +168,29 @@ pub fn report(checkpoints: &[&BenchResult]) -> String {
         );
     }
     out
+}
+
+/// The median of the row's interval medians of `sensor`'s watts, marked
+/// `(above)` where an interval was more than `--degrade` above the first
+/// window's median; `-` where none was read.
+fn power_cell(in_row: &[&&BenchResult], sensor: &str) -> String {
+    let of = |name: &'static str| {
+        in_row.iter().flat_map(move |r| {
+            r.metrics_named(name)
+                .filter(|m| m.labels.get(label::SENSOR).map(String::as_str) == Some(sensor))
+                .map(move |m| (m.value, num_param(r, param::DEGRADE_PERCENT)))
+        })
+    };
+    let mut medians: Vec<f64> = of(metric::POWER_MEDIAN).map(|(v, _)| v).collect();
+    let Some(m) = nodebench_core::stats::median(&mut medians) else {
+        return "-".into();
+    };
+    let above = of(metric::POWER_PERCENT_OF_BASELINE).any(|(p, allowed)| p > 100.0 + allowed);
+    let mut cell = format::value(m, Unit::Watts);
+    if above {
+        cell.push_str(" (above)");
+    }
+    cell
 }
 
 #[cfg(test)]

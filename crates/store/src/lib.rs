@@ -102,3 +102,19 @@ pub trait Store: std::fmt::Debug {
     /// there is no such run.
     fn delete_run(&mut self, id: i64) -> Result<(), StoreError>;
 }
+
+/// The newest complete run on `hostname` (the host name its inventory
+/// holds, as [`RunSummary::hostname`]) that holds a result of
+/// `benchmark`, read whole; `None` when the store has none.
+pub fn latest_run_of(
+    store: &dyn Store,
+    benchmark: &str,
+    hostname: Option<&str>,
+) -> Result<Option<Run>, StoreError> {
+    let found = store.list_runs()?.into_iter().find(|s| {
+        s.status == RunStatus::Complete
+            && s.hostname.as_deref() == hostname
+            && s.benchmarks.iter().any(|b| b == benchmark)
+    });
+    found.map(|s| store.load_run(s.id)).transpose()
+}

@@ -116,6 +116,7 @@ impl From<&BurninArgs> for BurninConfig {
             duration: a.duration,
             checkpoint: a.checkpoint,
             degrade_percent: a.degrade,
+            ..BurninConfig::default()
         }
     }
 }

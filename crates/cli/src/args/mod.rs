@@ -18,6 +18,7 @@ pub mod http;
 pub mod import;
 pub mod memory;
 pub mod net;
+pub mod power;
 pub mod repeat;
 pub mod report;
 pub mod runid;
@@ -44,6 +45,7 @@ use http::HttpCommand;
 use import::ImportArgs;
 use memory::MemoryCommand;
 use net::NetCommand;
+use power::PowerCommand;
 use report::ReportArgs;
 use runs::RunsCommand;
 use scan::ScanArgs;
@@ -159,6 +161,10 @@ pub enum Command {
     /// hours, checkpointed to the store, with errors, degradation and a
     /// PASS/FAIL verdict.
     Burnin(BurninArgs),
+    /// Power: the host's idle draw, which every later result's energy
+    /// figures are also given above.
+    #[command(subcommand)]
+    Power(PowerCommand),
     /// Database benchmarks: AS3AP (load, single-user queries, multi-user tests).
     #[command(subcommand)]
     Db(DbCommand),
@@ -281,6 +287,7 @@ impl Command {
             | Command::Gpu(_)
             | Command::Disk(_)
             | Command::Db(_)
+            | Command::Power(_)
             | Command::Scan(_) => true,
             Command::Suite(c) => matches!(c, SuiteCommand::Run(_)),
             Command::Net(c) => !matches!(c, NetCommand::Serve(_)),

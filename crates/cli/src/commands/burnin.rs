@@ -416,6 +416,7 @@ fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Res
         progress: &bar,
         telemetry: sampler.as_ref(),
         watch: MachineWatch::open(),
+        power: nodebench_machine::energy::discover(),
     };
     let outcome = engine.run(workloads, &mut recorder);
     let outcome = match outcome {
@@ -457,6 +458,10 @@ fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Res
         for f in &findings {
             outln!("  {f}");
         }
+    }
+    // Power that rose is said, and is no failure.
+    for w in outcome.verdict.warnings() {
+        outln!("warning: {w}");
     }
     for u in &outcome.verdict.unwatched {
         eprintln!("note: not watched: {u}");

@@ -15,6 +15,7 @@ mod http;
 mod import;
 mod memory;
 mod net;
+mod power;
 mod report;
 pub mod runner;
 mod runs;
@@ -32,7 +33,7 @@ use crate::args::{Cli, Command};
 pub fn dispatch(cli: Cli) -> Result<()> {
     if !cli.asserts.is_empty() && !cli.command.runs_benchmarks() {
         return Err(crate::CliError::usage(
-            "--assert applies to commands that run benchmarks (run, suite run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download, db, scan)",
+            "--assert applies to commands that run benchmarks (run, suite run, cpu, memory, disk, net tcp|udp|pingpong, http load|sweep|download, db, power idle, scan)",
         )
         .into());
     }
@@ -44,7 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     }
     if cli.tune && !cli.command.tunes() {
         return Err(crate::CliError::usage(
-            "--tune applies to commands that run benchmarks (run, suite run, burnin, cpu, memory, gpu, disk, net tcp|udp|pingpong, http load|sweep|download, db, scan)",
+            "--tune applies to commands that run benchmarks (run, suite run, burnin, cpu, memory, gpu, disk, net tcp|udp|pingpong, http load|sweep|download, db, power idle, scan)",
         )
         .into());
     }
@@ -61,6 +62,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Http(cmd) => http::run(&cli, cmd),
         Command::Burnin(args) => burnin::run(&cli, args),
         Command::Db(cmd) => db::run(&cli, cmd),
+        Command::Power(cmd) => power::run(&cli, cmd),
         Command::Scan(args) => scan::run(&cli, args),
         Command::Import(args) => import::run(&cli, args),
         Command::Fleet(cmd) => fleet::run(&cli, cmd),
@@ -86,6 +88,7 @@ pub fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, String> {
         Command::Net(c) => net::benchmark(c),
         Command::Http(c) => http::benchmark(c),
         Command::Db(c) => Ok(db::benchmark(c)),
+        Command::Power(c) => Ok(power::benchmark(c)),
         Command::Scan(a) => Ok(scan::benchmark(a)),
         _ => Err("not a benchmark command".into()),
     }

@@ -209,9 +209,20 @@ pub fn run_judged(
     let tags: BTreeMap<String, String> = tags.iter().chain(&cli.tags).cloned().collect();
     let mut run = Run::start(std::env::args().collect(), tags);
     run.inventory = Some(inventory.clone());
+    // The host's stored idle draw: every energy figure above it too.
+    let idle = match &store {
+        Some(s) => nodebench_store::latest_run_of(
+            s.as_ref(),
+            names::energy::IDLE,
+            inventory.hostname.as_deref(),
+        )?
+        .as_ref()
+        .and_then(energy::Idle::from_run),
+        None => None,
+    };
     let mut recorder = Recorder::begin(store, run)?
         .with_watch(Watch::begin())
-        .with_energy(energy::Watch::begin());
+        .with_energy(energy::Watch::begin().with_idle(idle));
     if !cli.no_telemetry {
         let sampler = Sampler::start(cli.telemetry_interval)
             .map_err(|e| anyhow!("cannot start the telemetry sampler: {e}"))?;

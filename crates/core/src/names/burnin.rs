@@ -46,6 +46,15 @@ pub mod metric {
     /// Errors detected in the interval (failed iterations; for
     /// [`super::SYSTEM`], new machine events).
     pub const ERRORS: &str = "errors";
+    /// For [`super::SYSTEM`], per power source (labelled as the energy
+    /// figures are): the median of the interval's watts, read each second.
+    pub const POWER_MEDIAN: &str = "power_median";
+    /// Per power source: the median watts of the first window (the
+    /// baseline power is held against).
+    pub const POWER_BASELINE_MEDIAN: &str = "power_baseline_median";
+    /// Per power source: the interval's median watts as a percentage of
+    /// the first window's; above 100 % + `--degrade` it is a warning.
+    pub const POWER_PERCENT_OF_BASELINE: &str = "power_percent_of_baseline";
 }
 
 /// Parameter names of a checkpoint result.

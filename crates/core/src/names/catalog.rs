@@ -63,6 +63,8 @@ pub struct BenchSpec {
 pub const ENERGY_METRICS: &[MetricSpec] = &[
     m(energy::metric::ENERGY, Unit::Joules),
     m(energy::metric::POWER, Unit::Watts),
+    m(energy::metric::POWER_ABOVE_IDLE, Unit::Watts),
+    m(energy::metric::ENERGY_ABOVE_IDLE, Unit::Joules),
 ];
 
 /// The work-per-joule figures, each recorded by the benchmarks
@@ -838,6 +840,14 @@ static SPECS: &[BenchSpec] = &[
         )],
     },
     BenchSpec {
+        id: energy::IDLE,
+        metrics: &[
+            m(energy::metric::ENERGY, Unit::Joules),
+            m(energy::metric::POWER, Unit::Watts),
+        ],
+        labels: &[],
+    },
+    BenchSpec {
         id: burnin::CHECKPOINT,
         metrics: &[
             m(burnin_metric::ITERATIONS, Unit::Count),
@@ -849,6 +859,9 @@ static SPECS: &[BenchSpec] = &[
             m(burnin_metric::THROUGHPUT_MAX, Unit::BytesPerSecond),
             m(burnin_metric::BASELINE_MEDIAN, Unit::BytesPerSecond),
             m(burnin_metric::PERCENT_OF_BASELINE, Unit::Percent),
+            m(burnin_metric::POWER_MEDIAN, Unit::Watts),
+            m(burnin_metric::POWER_BASELINE_MEDIAN, Unit::Watts),
+            m(burnin_metric::POWER_PERCENT_OF_BASELINE, Unit::Percent),
         ],
         labels: &[],
     },

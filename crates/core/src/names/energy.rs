@@ -5,6 +5,11 @@
 
 use super::{cpu, db, disk, gpu, http, linpack, memory, net};
 
+/// The idle draw (`nodebench power idle`): every power source sampled for
+/// a while with nothing else running; its `power` per source is what the
+/// above-idle figures of later results on the same host subtract.
+pub const IDLE: &str = "power.idle";
+
 /// Metric names.
 pub mod metric {
     /// Joules a source counted over the result (or the phase whose labels
@@ -13,6 +18,12 @@ pub mod metric {
     /// The source's average power over the same span: its joules over the
     /// span's seconds.
     pub const POWER: &str = "power";
+    /// The source's average power over the span less its stored idle
+    /// draw ([`super::IDLE`]): below zero where the span drew less than
+    /// the idle run measured.
+    pub const POWER_ABOVE_IDLE: &str = "power_above_idle";
+    /// The source's joules over the span less its idle draw over as long.
+    pub const ENERGY_ABOVE_IDLE: &str = "energy_above_idle";
     /// GFLOPS per watt (GFLOP per joule) of a FLOP/s figure.
     pub const GFLOPS_PER_WATT: &str = "gflops_per_watt";
     /// GB/s per watt (10^9 bytes per joule) of a bandwidth figure.
@@ -45,9 +56,19 @@ pub mod param {
     /// The idle run (`nodebench power idle`) the above-idle figures
     /// subtracted.
     pub const IDLE_RUN: &str = "idle_run";
+    /// When that idle run measured (its result's start, RFC 3339).
+    pub const IDLE_AT: &str = "idle_at";
+    /// How long `power idle` sampled, seconds.
+    pub const DURATION_S: &str = "duration_s";
     /// Why no power figure was recorded ("no power sensor readable",
     /// "RAPL needs root").
     pub const POWER: &str = "power";
+    /// The source's average power over the span less its stored idle
+    /// draw ([`super::IDLE`]): below zero where the span drew less than
+    /// the idle run measured.
+    pub const POWER_ABOVE_IDLE: &str = "power_above_idle";
+    /// The source's joules over the span less its idle draw over as long.
+    pub const ENERGY_ABOVE_IDLE: &str = "energy_above_idle";
 }
 
 /// How a source is read (`power_source` label).

@@ -10,7 +10,7 @@
 //! orientation is the headline: the highest rate, the lowest time.
 
 use super::labels::KERNEL;
-use super::{burnin, cpu, db, disk, gpu, hpcc, http, linpack, memory, net, scan};
+use super::{burnin, cpu, db, disk, energy, gpu, hpcc, http, linpack, memory, net, scan};
 use crate::model::{BenchResult, Better, Metric};
 
 /// One benchmark's headline figure.
@@ -107,6 +107,9 @@ pub const HEADLINES: &[Headline] = &[
     h(memory::HPCC_PTRANS, hpcc::metric::BANDWIDTH, &[]),
     h(memory::HPCC_RANDOM_ACCESS, hpcc::metric::UPDATES, &[]),
     h(burnin::CHECKPOINT, burnin::metric::THROUGHPUT_MEAN, &[]),
+    // The idle draw: each source's average watts (the highest, where the
+    // machine has several).
+    h(energy::IDLE, energy::metric::POWER, &[]),
 ];
 
 /// The headline of benchmark `id`, if it has one.

@@ -14,6 +14,7 @@
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
 pub mod hwmon;
+pub mod idle;
 pub mod ipmi;
 pub mod nvml;
 pub mod rapl;
@@ -22,6 +23,7 @@ mod watch;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+pub use idle::{Idle, IdleConfig, PowerIdle};
 pub use watch::Watch;
 
 use nodebench_core::inventory::{PowerSource, PowerSources};

@@ -14,6 +14,7 @@ use nodebench_core::names::energy::{
     self as names, Efficiency, draw, label, metric, scope, source,
 };
 
+use super::idle::Idle;
 use super::{Found, Meter};
 
 /// How often the thread reads the counters between marks: often enough
@@ -40,6 +41,8 @@ pub struct Watch {
     thread: Option<JoinHandle<()>>,
     marks: Vec<Mark>,
     none: Option<String>,
+    /// The host's stored idle draw, when one is: every figure above it too.
+    idle: Option<Idle>,
 }
 
 impl Watch {
@@ -73,9 +76,17 @@ impl Watch {
             thread,
             marks: Vec::new(),
             none,
+            idle: None,
         };
         watch.mark();
         watch
+    }
+
+    /// Has every result from now on also carry its figures above `idle`
+    /// (the host's stored idle draw), naming it.
+    pub fn with_idle(mut self, idle: Option<Idle>) -> Watch {
+        self.idle = idle;
+        self
     }
 
     /// Why no figure is recorded ("no power sensor readable"), when none is.
@@ -114,6 +125,11 @@ impl Watch {
         }
         self.mark();
         let end = self.marks.last().cloned().expect("just marked");
+        if result.benchmark == names::IDLE {
+            // The idle run reads the sources itself.
+            self.marks = vec![end];
+            return;
+        }
         let start = self.mark_at(result.started_at).clone();
         let mut added = self.per_source(&start, &end, &[]);
         let offset = |s: f64| result.started_at + chrono::Duration::microseconds((s * 1e6) as i64);
@@ -148,15 +164,28 @@ impl Watch {
                 let Some(watts) = divisor.watts(a, b) else {
                     continue;
                 };
-                let mut eff = Metric::new(
-                    e.metric,
-                    m.value * e.factor / watts,
-                    Unit::Count,
-                    Better::Higher,
-                );
-                eff.labels = m.labels.clone();
-                added.push(divisor.label(eff).label(label::DRAW, draw::TOTAL));
+                let idle = self.idle_watts(&divisor).map(|w| watts - w);
+                for (w, which) in [(Some(watts), draw::TOTAL), (idle, draw::ABOVE_IDLE)] {
+                    // Above idle only where the span drew more than idle.
+                    let Some(w) = w.filter(|w| *w > 0.0) else {
+                        continue;
+                    };
+                    let mut eff = Metric::new(
+                        e.metric,
+                        m.value * e.factor / w,
+                        Unit::Count,
+                        Better::Higher,
+                    );
+                    eff.labels = m.labels.clone();
+                    added.push(divisor.label(eff).label(label::DRAW, which));
+                }
             }
+        }
+        if let Some(idle) = &self.idle
+            && added.iter().any(|m| m.name == metric::POWER_ABOVE_IDLE)
+        {
+            result.set_param(names::param::IDLE_RUN, idle.run_id);
+            result.set_param(names::param::IDLE_AT, idle.at.to_rfc3339());
         }
         result.metrics.extend(added);
         self.marks = vec![end];
@@ -197,8 +226,39 @@ impl Watch {
                     Better::Neither,
                 )));
             }
+            let idle = self
+                .idle
+                .as_ref()
+                .and_then(|i| i.watts(s.source, &s.sensor));
+            if let Some(w) = idle
+                && secs > 0.0
+            {
+                out.push(tag(Metric::new(
+                    metric::POWER_ABOVE_IDLE,
+                    joules / secs - w,
+                    Unit::Watts,
+                    Better::Neither,
+                )));
+                out.push(tag(Metric::new(
+                    metric::ENERGY_ABOVE_IDLE,
+                    joules - w * secs,
+                    Unit::Joules,
+                    Better::Lower,
+                )));
+            }
         }
         out
+    }
+
+    /// The idle watts of every source `d` sums, when the idle run read
+    /// each of them.
+    fn idle_watts(&self, d: &Divisor) -> Option<f64> {
+        let idle = self.idle.as_ref()?;
+        let sources = self.meter.sources();
+        d.indices
+            .iter()
+            .map(|&i| idle.watts(sources[i].source, &sources[i].sensor))
+            .sum()
     }
 
     /// The source a result's efficiency divides by: for a GPU result its

@@ -4,7 +4,8 @@
 //! staircase with the cache sizes, the loaded-latency curve with its knee, IOzone's auto-mode heat maps, latency
 //! percentiles on a nines axis from the stored HdrHistograms, per-second
 //! and interval series, the HTTP user sweep with its saturation point, and
-//! the GPU benchmarks' bandwidths and GEMM rates.
+//! the GPU benchmarks' bandwidths and GEMM rates, and each result's power
+//! by source beside them.
 //! With several runs every line chart gets one series per run, named by
 //! the run's label.
 
@@ -12,12 +13,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use nodebench_core::names::gpu as names_gpu;
 use nodebench_core::names::labels::{KERNEL, PERCENTILE, THREADS};
-use nodebench_core::names::{cpu, disk, http, linpack, memory, net};
+use nodebench_core::names::{cpu, disk, energy, http, linpack, memory, net};
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Histogram, Metric, Reference, Unit};
 
 mod gpu;
 mod loaded;
+pub mod power;
 
 use super::Labelled;
 use super::chart::{Axis, BarChart, Chart, HeatMap, Marker, Scale, Series, Style};
@@ -93,6 +95,7 @@ pub fn figures(runs: &[Labelled]) -> Vec<Figure> {
     out.extend(time_series(runs).into_iter().map(Figure::Line));
     out.extend(sweep(runs).into_iter().map(Figure::Line));
     out.extend(gpu::figures(runs));
+    power::insert(runs, &mut out);
     out
 }
 
@@ -757,12 +760,14 @@ fn reported_percentiles(
 }
 
 /// The benchmarks whose time series are charted, with the series' name.
-const TIME_SERIES: [(&str, &str); 5] = [
+const TIME_SERIES: [(&str, &str); 6] = [
     (http::LOAD, http::load::REQUESTS_PER_SECOND),
     (names_gpu::BURN, names_gpu::metric::RATE),
     (net::TCP, net::metric::THROUGHPUT),
     (net::UDP, net::metric::THROUGHPUT),
     (http::DOWNLOAD, net::metric::THROUGHPUT),
+    // The idle draw's watts over each one-second step.
+    (energy::IDLE, energy::metric::POWER),
 ];
 
 /// Per-second and per-interval series: one chart per result, overlaid

@@ -7,13 +7,16 @@
 
 use std::fmt::Write as _;
 
+use nodebench_core::names::energy::{self as energy, label};
+use nodebench_core::names::labels::THREADS;
+
 use super::chart::BarChart;
 use super::escape;
 use crate::compare::render::{
     geomean_text, group_heading, groups, interval_text, is_better, metric_text, percent_text,
     row_unit, sides_text, unmatched_text, value_text,
 };
-use crate::compare::{Comparison, GEOMEAN_NOTE, PERCENT_OF_BASELINE};
+use crate::compare::{Comparison, GEOMEAN_NOTE, MetricRow, PERCENT_OF_BASELINE};
 
 /// The class of a "% of baseline" cell: `better`, `worse` or none.
 fn class(better: Option<bool>) -> &'static str {
@@ -144,21 +147,93 @@ pub fn geomean_bars(c: &Comparison, names: &[String]) -> String {
             c.summary.iter().map(|a| a.area.clone()).collect(),
         ),
         y: "% of baseline".into(),
-        series: names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| {
-                let values = c
-                    .summary
-                    .iter()
-                    .map(|a| a.sides.get(i).and_then(|g| g.percent))
-                    .collect();
-                (name.clone(), values)
-            })
-            .collect(),
+        series: per_side(names, &c.summary, |i, a| {
+            a.sides.get(i).and_then(|g| g.percent)
+        }),
         reference: Some((100.0, "baseline (100 %)".into())),
         // The baseline is neutral grey: red means worse elsewhere.
         neutral: Some(0),
     }
     .figure()
+}
+
+/// A bar series per side, named `names[i]`: its value in each of `groups`.
+fn per_side<T>(
+    names: &[String],
+    groups: &[T],
+    value: impl Fn(usize, &T) -> Option<f64>,
+) -> Vec<(String, Vec<Option<f64>>)> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (name.clone(), groups.iter().map(|g| value(i, g)).collect()))
+        .collect()
+}
+
+/// `LABEL` values shown in a group name: a word as itself, a thread
+/// count as `N thr`, another number as `key=N`.
+fn short(key: &str, value: &str) -> String {
+    match (key, value.parse::<f64>().is_ok()) {
+        (THREADS, true) => format!("{value} thr"),
+        (_, true) => format!("{key}={value}"),
+        _ => value.to_string(),
+    }
+}
+
+/// Performance per watt: per benchmark and work-per-joule metric
+/// (`names::energy::EFFICIENCY`), its matched figures over the total draw
+/// as % of the baseline, a group per figure (named by the labels that
+/// tell them apart), a bar per side; higher is better, as for the rates.
+/// The figures above idle are in the table.
+pub fn efficiency_bars(c: &Comparison, names: &[String]) -> Vec<String> {
+    let mut charts: Vec<(String, Vec<&MetricRow>)> = Vec::new();
+    for r in c.rows.iter().filter(|r| {
+        energy::EFFICIENCY.iter().any(|e| e.metric == r.metric)
+            && r.labels.get(label::DRAW).map(String::as_str) != Some(energy::draw::ABOVE_IDLE)
+    }) {
+        let key = format!("{} {}", r.benchmark, r.metric);
+        match charts.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, rows)) => rows.push(r),
+            None => charts.push((key, vec![r])),
+        }
+    }
+    charts
+        .into_iter()
+        .map(|(key, rows)| {
+            let varying: Vec<&String> = rows[0]
+                .labels
+                .keys()
+                .filter(|k| {
+                    rows.iter()
+                        .any(|r| r.labels.get(*k) != rows[0].labels.get(*k))
+                })
+                .collect();
+            let group = |r: &MetricRow| {
+                let parts: Vec<String> = varying
+                    .iter()
+                    .filter_map(|k| Some(short(k, r.labels.get(*k)?)))
+                    .collect();
+                if parts.is_empty() {
+                    r.metric.clone()
+                } else {
+                    parts.join(" ")
+                }
+            };
+            BarChart {
+                kind: "efficiency",
+                title: format!("{key}: % of baseline (over 100 % is better)"),
+                groups: (
+                    "performance per watt".into(),
+                    rows.iter().map(|r| group(r)).collect(),
+                ),
+                y: "% of baseline".into(),
+                series: per_side(names, &rows, |i, r| {
+                    r.cells.get(i).and_then(|c| c.percent_of_baseline)
+                }),
+                reference: Some((100.0, "baseline (100 %)".into())),
+                neutral: Some(0),
+            }
+            .figure()
+        })
+        .collect()
 }

@@ -171,6 +171,9 @@ pub fn report(sides: &[Side]) -> String {
         out.push_str("<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n");
         if let Some(c) = &comparison {
             out.push_str(&compare::geomean_bars(c, &side_names(sides)));
+            for bars in compare::efficiency_bars(c, &side_names(sides)) {
+                out.push_str(&bars);
+            }
         }
         for f in &figures {
             out.push_str(&f.html());

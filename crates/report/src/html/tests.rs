@@ -730,3 +730,136 @@ fn gpu_results_get_bars_per_gpu_gemm_by_order_and_the_burn_over_time() {
     assert_eq!(burn.title, "gpu.burn: rate over time");
     assert_eq!(burn.series[0].points, [(1.0, 51.0), (2.0, 50.5)]);
 }
+
+/// `cpu.ops` at 4 threads with its energy figures: `watts` total (and 120 W
+/// in its phase), `above` above idle where given, `gflops_per_watt`.
+fn ops_with_power(rate: f64, watts: f64, above: Option<f64>) -> BenchResult {
+    use nodebench_core::names::energy::{draw, label, metric};
+    let rapl = |m: Metric| {
+        m.label(label::SOURCE, "rapl")
+            .label(label::SCOPE, "package")
+            .label(label::SENSOR, "intel-rapl:0")
+    };
+    let mut r = BenchResult::new(cpu::OPS);
+    r.metrics.push(
+        Metric::new(cpu::RATE, rate, Unit::FlopsPerSecond, Better::Higher)
+            .label(KERNEL, "f64.vector")
+            .label(cpu::label::SCALING, "strong")
+            .label(THREADS, 4),
+    );
+    r.metrics.push(rapl(Metric::new(
+        metric::POWER,
+        watts,
+        Unit::Watts,
+        Better::Neither,
+    )));
+    r.metrics.push(rapl(
+        Metric::new(metric::POWER, 120.0, Unit::Watts, Better::Neither).label(THREADS, 4),
+    ));
+    r.metrics.push(rapl(Metric::new(
+        metric::ENERGY,
+        watts * 3.0,
+        Unit::Joules,
+        Better::Lower,
+    )));
+    if let Some(a) = above {
+        r.metrics.push(rapl(Metric::new(
+            metric::POWER_ABOVE_IDLE,
+            a,
+            Unit::Watts,
+            Better::Neither,
+        )));
+    }
+    r.metrics.push(rapl(
+        Metric::new(
+            metric::GFLOPS_PER_WATT,
+            rate / 1e9 / watts,
+            Unit::Count,
+            Better::Higher,
+        )
+        .label(KERNEL, "f64.vector")
+        .label(THREADS, 4)
+        .label(label::DRAW, draw::TOTAL),
+    ));
+    r
+}
+
+#[test]
+fn a_result_with_power_gets_a_power_chart_beside_its_rate() {
+    use super::charts::power::KIND;
+    let runs = [
+        run_of(1, &[], vec![ops_with_power(40e9, 100.0, Some(80.0))]),
+        run_of(2, &[], vec![ops_with_power(40e9, 80.0, None)]),
+    ];
+    let labelled = labelled(&runs.iter().collect::<Vec<_>>());
+    let figs = figures(&labelled);
+    let at = figs
+        .iter()
+        .position(|f| matches!(f, Figure::Bar(b) if b.kind == KIND))
+        .expect("a power chart");
+    let Figure::Bar(power) = &figs[at] else {
+        unreachable!()
+    };
+    // Right after the result's rate.
+    assert!(at > 0, "{figs:?}");
+    match &figs[at - 1] {
+        Figure::Bar(b) => assert!(b.title.starts_with("cpu.ops"), "{}", b.title),
+        Figure::Line(c) => assert!(c.title.starts_with("cpu.ops"), "{}", c.title),
+        Figure::Heat(h) => panic!("{}", h.title),
+    }
+    assert_eq!(power.title, "cpu.ops: average power by source");
+    assert_eq!(power.groups.1, vec!["intel-rapl:0 (package)".to_string()]);
+    // The whole result's watts (not its phase's 120 W), above idle where
+    // the run has it.
+    let series: Vec<(&str, Vec<Option<f64>>)> = power
+        .series
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.clone()))
+        .collect();
+    assert_eq!(
+        series,
+        vec![
+            ("run 1: total", vec![Some(100.0)]),
+            ("run 1: above idle", vec![Some(80.0)]),
+            ("run 2: total", vec![Some(80.0)]),
+        ]
+    );
+    // A result without power figures gets none.
+    let plain = [run_of(3, &[], vec![ops()])];
+    let plain = labelled_figures(&plain);
+    assert!(
+        !plain
+            .iter()
+            .any(|f| matches!(f, Figure::Bar(b) if b.kind == KIND))
+    );
+}
+
+fn labelled_figures(runs: &[Run]) -> Vec<Figure> {
+    figures(&labelled(&runs.iter().collect::<Vec<_>>()))
+}
+
+#[test]
+fn the_comparison_shows_performance_per_watt_higher_is_better() {
+    let runs = [
+        run_of(1, &[], vec![ops_with_power(40e9, 100.0, None)]),
+        run_of(2, &[], vec![ops_with_power(40e9, 80.0, None)]),
+    ];
+    let html = report(&sides(&runs));
+    assert!(html.contains("data-chart=\"efficiency\""), "{html}");
+    assert!(
+        html.contains("cpu.ops gflops_per_watt: % of baseline (over 100 % is better)"),
+        "{html}"
+    );
+    // The same rate at 80 % of the watts: 125 % of the baseline's GFLOPS
+    // per watt, better; 80 % of its joules, better too; watts alone are no
+    // performance figure (no colour).
+    assert!(
+        html.contains("<td class=\"num better\">125.0</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td class=\"num better\">80.0</td>"),
+        "{html}"
+    );
+    assert!(!html.contains("<td class=\"num worse\">"), "{html}");
+}
