@@ -202,6 +202,9 @@ pub struct HostVerdict {
     /// Its largest shortfall against the median over every judged figure,
     /// in % (0 when it is nowhere worse).
     pub worst_percent: f64,
+    /// The figure of that shortfall.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worst_figure: Option<String>,
     /// Figures most hosts have that this host lacks (a failed or skipped
     /// benchmark).
     pub missing_figures: Vec<String>,
@@ -227,6 +230,7 @@ pub fn analyse(runs: &[Run], cfg: &ReportConfig) -> FleetReport {
             verdict: String::new(),
             outliers: Vec::new(),
             worst_percent: 0.0,
+            worst_figure: None,
             missing_figures: Vec::new(),
         })
         .collect();
@@ -264,7 +268,10 @@ pub fn analyse(runs: &[Run], cfg: &ReportConfig) -> FleetReport {
             let beyond_z = !robust || z.is_none_or(|z| sign * z > cfg.z);
             let outlier = judged && worse > cfg.tolerance_percent && beyond_z;
             let v = &mut verdicts[host];
-            v.worst_percent = v.worst_percent.max(worse);
+            if worse > v.worst_percent {
+                v.worst_percent = worse;
+                v.worst_figure = Some(fig.id.clone());
+            }
             if outlier {
                 outliers.push(grid.hosts[host].name.clone());
                 v.outliers.push(Outlying {
