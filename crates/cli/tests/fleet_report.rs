@@ -1,5 +1,7 @@
 //! `nodebench fleet report`: a generated fleet of 1,000 hosts in a
-//! temporary store with planted cases (each found, nothing else flagged),
+//! temporary store with planted cases (two slow hosts, one of them a DIMM
+//! short, 12 with other microcode, two at powersave: each found, nothing
+//! else flagged),
 //! a small fleet judged by the tolerance alone, the JSON model against its
 //! checked-in schema, and the refused arguments.
 
@@ -10,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use common::{TempStore, bin, json, one_line_error, stderr, stdout};
 use nodebench_core::BenchResult;
+use nodebench_core::inventory::topology::Dimm;
+use nodebench_core::inventory::{Inventory, Topology};
 use nodebench_core::model::{Better, Metric, Run, RunStatus, Unit};
 use nodebench_core::names::{cpu, fleet, labels, memory, net};
 use nodebench_core::rng::XorShift64;
@@ -126,6 +130,27 @@ fn host_run(h: usize, fleet_id: &str, stream: f64) -> Run {
         );
     }
     run.results = vec![s, c, l];
+    let mut inv = Inventory {
+        hostname: Some(format!("h{h:04}")),
+        ..Inventory::default()
+    };
+    inv.cpu.microcode = Some("0x2b000590".into());
+    inv.cpu.governor = Some("performance".into());
+    inv.memory.available_bytes = Some(1 << 30 | h as u64);
+    inv.topology = Some(Topology {
+        dimms: Some(
+            (0..16)
+                .map(|i| Dimm {
+                    controller: i / 2,
+                    slot: i % 2,
+                    size_bytes: Some(32 << 30),
+                    ..Dimm::default()
+                })
+                .collect(),
+        ),
+        ..Topology::default()
+    });
+    run.inventory = Some(inv);
     run
 }
 
@@ -179,6 +204,16 @@ fn checked_in_fleet_schema_matches_the_model() {
 fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
     let t = TempStore::new();
     store_fleet(&t, "f1000", 1000, |h, run| {
+        let inv = run.inventory.as_mut().unwrap();
+        match h {
+            123 => {
+                let dimms = inv.topology.as_mut().unwrap().dimms.as_mut().unwrap();
+                dimms.remove(5);
+            }
+            200..212 => inv.cpu.microcode = Some("0x2b000571".into()),
+            300 | 301 => inv.cpu.governor = Some("powersave".into()),
+            _ => {}
+        }
         let factor = match h {
             17 => 0.90,
             123 => 0.94,
@@ -199,7 +234,50 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
     assert_eq!(outliers(&v), ["h0017", "h0123"], "{:#}", v["hosts"][2]);
     assert_eq!(
         stderr(&o).trim(),
-        "error: fleet report: 2 of 1000 host(s) are outliers"
+        "error: fleet report: 16 of 1000 host(s) flagged: 2 outlier(s), 15 unlike the others in inventory or host state"
+    );
+    // The odd hosts: grouped against the majority, nothing else.
+    let odd: Vec<String> = v["consistency"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let others: Vec<String> = c["others"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| format!("{}: {}", g["value"], g["hosts"].as_array().unwrap().len()))
+                .collect();
+            format!(
+                "{} {} {} | {}",
+                c["field"],
+                c["majority"],
+                c["majority_hosts"],
+                others.join(", ")
+            )
+        })
+        .collect();
+    assert_eq!(
+        odd,
+        [
+            r#""cpu.governor" "performance" 998 | "powersave": 2"#,
+            r#""cpu.microcode" "0x2b000590" 988 | "0x2b000571": 12"#,
+            r#""topology.dimms (count)" "16" 999 | "15": 1"#,
+        ]
+    );
+    let h123 = v["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["host"] == "h0123")
+        .unwrap();
+    assert_eq!(h123["differs"][0], "topology.dimms (count)=15");
+    assert!(
+        h123["verdict"]
+            .as_str()
+            .unwrap()
+            .ends_with("; differs: topology.dimms (count)=15"),
+        "{h123}"
     );
 
     // h0017: 10 % low on (nearly) every one of the 20 STREAM bandwidths.
@@ -229,12 +307,32 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
     assert_eq!(o.status.code(), Some(1));
     let text = stdout(&o);
     assert!(text.starts_with("fleet report: 1000 host(s), 1000 run(s), 200 performance figure(s) (1 not performance, left out)\n"), "{text}");
-    assert!(text.contains("2 outlier host(s), 998 ok"), "{text}");
+    assert!(
+        text.contains("2 outlier host(s), 15 unlike the others in inventory or host state, 984 ok"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  cpu.microcode: 0x2b000590 on 988 hosts, 0x2b000571 on h0200-h0211\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  cpu.governor: performance on 998 hosts, powersave on h0300-h0301\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  topology.dimms (count): 16 on 999 hosts, 15 on h0123\n"),
+        "{text}"
+    );
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| h0")).collect();
     assert_eq!(rows.len(), 1000);
     assert!(rows[0].starts_with("| h0017   OUTLIER on "), "{}", rows[0]);
     assert!(rows[1].starts_with("| h0123   OUTLIER on "), "{}", rows[1]);
-    assert!(rows[2..].iter().all(|r| r.contains(" ok ")));
+    assert!(rows[1].contains(", DIFFERS in 1 "), "{}", rows[1]);
+    assert_eq!(
+        rows.iter().filter(|r| r.contains(" DIFFERS in 1 ")).count(),
+        15
+    );
+    assert_eq!(rows.iter().filter(|r| r.contains(" ok ")).count(), 984);
 }
 
 #[test]
@@ -268,7 +366,10 @@ fn a_small_fleet_is_judged_by_the_tolerance_alone_and_says_so() {
         text.contains("note: 5 host(s), below --min-hosts 8"),
         "{text}"
     );
-    assert!(text.contains("0 outlier host(s), 5 ok"), "{text}");
+    assert!(
+        text.contains("0 outlier host(s), 0 unlike the others in inventory or host state, 5 ok"),
+        "{text}"
+    );
     // With the z used at 3 hosts: the -8 % host is beyond it too.
     let (v, _) = report_json(&t, &["f5", "--min-hosts", "3"]);
     assert_eq!(v["robust_z_used"], true);

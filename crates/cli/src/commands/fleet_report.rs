@@ -30,11 +30,13 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<()> {
     } else {
         out!("{}", text(&report));
     }
-    let bad = report.outlier_hosts().count();
-    if bad > 0 {
+    let outliers = report.outlier_hosts().count();
+    let flagged = report.flagged_hosts().count();
+    if flagged > 0 {
         return Err(CliError::failed(format!(
-            "fleet report: {bad} of {} host(s) are outliers",
-            report.hosts.len()
+            "fleet report: {flagged} of {} host(s) flagged: {outliers} outlier(s), {} unlike the others in inventory or host state",
+            report.hosts.len(),
+            report.hosts.iter().filter(|h| !h.differs.is_empty()).count()
         ))
         .into());
     }
@@ -69,9 +71,10 @@ pub fn text(r: &FleetReport) -> String {
     if let Some(n) = &r.note {
         s += &format!("note: {n}\n");
     }
+    let differ = r.hosts.iter().filter(|h| !h.differs.is_empty()).count();
     s += &format!(
-        "{outliers} outlier host(s), {} ok\n\n",
-        r.hosts.len() - outliers
+        "{outliers} outlier host(s), {differ} unlike the others in inventory or host state, {} ok\n\n",
+        r.hosts.len() - r.flagged_hosts().count()
     );
 
     let header: Vec<String> = [
@@ -91,10 +94,17 @@ pub fn text(r: &FleetReport) -> String {
         .hosts
         .iter()
         .map(|h| {
-            let verdict = if h.outliers.is_empty() {
+            let mut verdict = Vec::new();
+            if !h.outliers.is_empty() {
+                verdict.push(format!("OUTLIER on {}", h.outliers.len()));
+            }
+            if !h.differs.is_empty() {
+                verdict.push(format!("DIFFERS in {}", h.differs.len()));
+            }
+            let verdict = if verdict.is_empty() {
                 "ok".to_string()
             } else {
-                format!("OUTLIER on {}", h.outliers.len())
+                verdict.join(", ")
             };
             let worst = h.worst_figure.as_deref().and_then(figure);
             let dev = worst.and_then(|f| f.deviations.iter().find(|d| d.host == h.host));
@@ -129,6 +139,23 @@ pub fn text(r: &FleetReport) -> String {
             );
         }
     }
+
+    s += "\ninventory and host state";
+    if r.consistency.is_empty() {
+        s += ": alike on every host";
+    } else {
+        s += " (the majority value, then the hosts that differ):\n";
+        for c in &r.consistency {
+            s += &format!("  {}\n", c.describe());
+        }
+    }
+    if r.fields_without_majority > 0 {
+        s += &format!(
+            "  ({} field(s) with no value on more than half of the hosts left out)\n",
+            r.fields_without_majority
+        );
+    }
+    s += "\n";
 
     let header: Vec<String> = [
         "figure", "hosts", "median", "MAD %", "min", "at min", "max", "at max", "outliers",

@@ -11,6 +11,7 @@
 //! The work is one pass over the runs' metrics (hosts x figures), a sort
 //! of the (figure, host) cells, and one median per figure.
 
+pub mod consistency;
 mod figures;
 #[cfg(test)]
 mod tests;
@@ -23,6 +24,7 @@ use nodebench_core::model::{Better, Run, Unit};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use consistency::{Inconsistency, ValueGroup};
 pub use figures::host_name;
 
 /// Version of the `fleet report --json` model ([`FleetReport`]); bumped
@@ -101,14 +103,28 @@ pub struct FleetReport {
     /// first seen.
     pub figures: Vec<FigureSummary>,
     /// One verdict per host, the worst first (most outlying figures, then
-    /// the largest shortfall).
+    /// the most fields unlike the others', then the largest shortfall).
     pub hosts: Vec<HostVerdict>,
+    /// Inventory fields and host-state readings not alike on every host:
+    /// the majority value and the hosts that differ (each host's latest
+    /// run with an inventory).
+    pub consistency: Vec<Inconsistency>,
+    /// Fields with no value held by more than half of the hosts, left out
+    /// of [`FleetReport::consistency`].
+    pub fields_without_majority: usize,
 }
 
 impl FleetReport {
     /// The hosts that are outliers on at least one figure.
     pub fn outlier_hosts(&self) -> impl Iterator<Item = &HostVerdict> {
         self.hosts.iter().filter(|h| !h.outliers.is_empty())
+    }
+
+    /// The hosts that are outliers or differ from the majority in a field.
+    pub fn flagged_hosts(&self) -> impl Iterator<Item = &HostVerdict> {
+        self.hosts
+            .iter()
+            .filter(|h| !h.outliers.is_empty() || !h.differs.is_empty())
     }
 }
 
@@ -208,6 +224,9 @@ pub struct HostVerdict {
     /// Figures most hosts have that this host lacks (a failed or skipped
     /// benchmark).
     pub missing_figures: Vec<String>,
+    /// Inventory fields and host-state readings where it is not with the
+    /// majority ([`FleetReport::consistency`]), as `FIELD=VALUE`.
+    pub differs: Vec<String>,
 }
 
 /// Judges `runs` (one or more per host) as `cfg` says.
@@ -232,6 +251,7 @@ pub fn analyse(runs: &[Run], cfg: &ReportConfig) -> FleetReport {
             worst_percent: 0.0,
             worst_figure: None,
             missing_figures: Vec::new(),
+            differs: Vec::new(),
         })
         .collect();
     let mut summaries = Vec::new();
@@ -323,10 +343,20 @@ pub fn analyse(runs: &[Run], cfg: &ReportConfig) -> FleetReport {
             deviations,
         });
     }
+    let (consistency, fields_without_majority) = compare_inventories(runs);
+    for c in &consistency {
+        for g in &c.others {
+            for h in &g.hosts {
+                if let Some(v) = verdicts.iter_mut().find(|v| &v.host == h) {
+                    v.differs.push(format!("{}={}", c.field, g.value));
+                }
+            }
+        }
+    }
     for v in &mut verdicts {
         v.outliers
             .sort_by(|a, b| b.worse_percent.total_cmp(&a.worse_percent));
-        v.verdict = match v.outliers.first() {
+        let mut verdict = match v.outliers.first() {
             None => "ok".to_string(),
             Some(w) => format!(
                 "outlier on {} figure(s), worst: {} {:+.1} %",
@@ -335,11 +365,21 @@ pub fn analyse(runs: &[Run], cfg: &ReportConfig) -> FleetReport {
                 (w.value - w.median) / w.median * 100.0
             ),
         };
+        if !v.differs.is_empty() {
+            if verdict == "ok" {
+                verdict.clear();
+            } else {
+                verdict.push_str("; ");
+            }
+            verdict.push_str(&format!("differs: {}", v.differs.join(", ")));
+        }
+        v.verdict = verdict;
     }
     verdicts.sort_by(|a, b| {
         b.outliers
             .len()
             .cmp(&a.outliers.len())
+            .then(b.differs.len().cmp(&a.differs.len()))
             .then(b.worst_percent.total_cmp(&a.worst_percent))
             .then(a.host.cmp(&b.host))
     });
@@ -354,5 +394,23 @@ pub fn analyse(runs: &[Run], cfg: &ReportConfig) -> FleetReport {
         left_out_figures: grid.left_out,
         figures: summaries,
         hosts: verdicts,
+        consistency,
+        fields_without_majority,
     }
+}
+
+/// [`consistency::compare`] over each host's latest run with an inventory.
+fn compare_inventories(runs: &[Run]) -> (Vec<Inconsistency>, usize) {
+    let mut latest: BTreeMap<String, &Run> = BTreeMap::new();
+    for run in runs.iter().filter(|r| r.inventory.is_some()) {
+        let e = latest.entry(host_name(run)).or_insert(run);
+        if run.started_at >= e.started_at {
+            *e = run;
+        }
+    }
+    let hosts: Vec<(&str, &nodebench_core::inventory::Inventory)> = latest
+        .iter()
+        .filter_map(|(h, r)| r.inventory.as_ref().map(|i| (h.as_str(), i)))
+        .collect();
+    consistency::compare(&hosts)
 }
