@@ -142,7 +142,7 @@ pub fn text(r: &FleetReport) -> String {
 
     s += "\ninventory and host state";
     if r.consistency.is_empty() {
-        s += ": alike on every host";
+        s += ": alike on every host\n";
     } else {
         s += " (the majority value, then the hosts that differ):\n";
         for c in &r.consistency {
@@ -193,7 +193,7 @@ pub fn text(r: &FleetReport) -> String {
             ]
         })
         .collect();
-    s += "\nfigures (each host's figure is the median of its runs):\n";
+    s += "figures (each host's figure is the median of its runs):\n";
     s += &nodebench_report::table::text_table(&header, &rows, 1);
     s += "\n";
     s
