@@ -77,6 +77,20 @@ pub fn median(values: &mut [f64]) -> Option<f64> {
 /// sample's standard deviation.
 pub const MAD_SCALE: f64 = 1.4826;
 
+/// The median of `values` and their median absolute deviation from it
+/// (unscaled: times [`MAD_SCALE`] for a normal sample's standard
+/// deviation); `None` for no values. `values` is reordered.
+pub fn median_mad(values: &mut [f64]) -> Option<(f64, f64)> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(|a, b| a.total_cmp(b));
+    let median = median_sorted(values);
+    let mut deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
+    deviations.sort_by(|a, b| a.total_cmp(b));
+    Some((median, median_sorted(&deviations)))
+}
+
 /// Counts the outliers among `values` by both rules ([`Outliers`]); none
 /// among fewer than 3 values.
 pub fn outliers(values: &[f64]) -> Outliers {
@@ -84,14 +98,13 @@ pub fn outliers(values: &[f64]) -> Outliers {
         return Outliers::default();
     }
     let mut sorted = values.to_vec();
-    sorted.sort_by(|a, b| a.total_cmp(b));
+    let Some((median, mad)) = median_mad(&mut sorted) else {
+        return Outliers::default();
+    };
     let (q1, q3) = (quantile(&sorted, 0.25), quantile(&sorted, 0.75));
     let iqr = q3 - q1;
     let (low, high) = (q1 - 1.5 * iqr, q3 + 1.5 * iqr);
-    let median = median_sorted(&sorted);
-    let mut deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
-    deviations.sort_by(|a, b| a.total_cmp(b));
-    let limit = 3.0 * MAD_SCALE * median_sorted(&deviations);
+    let limit = 3.0 * MAD_SCALE * mad;
     Outliers {
         iqr: values.iter().filter(|v| **v < low || **v > high).count(),
         mad: values

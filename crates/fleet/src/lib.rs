@@ -6,6 +6,7 @@
 //! `ssh` (BatchMode, ConnectTimeout, ControlMaster) and the hosts' POSIX
 //! shell.
 
+pub mod analysis;
 pub mod hosts;
 pub mod http;
 pub mod pair;

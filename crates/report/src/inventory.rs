@@ -110,6 +110,9 @@ pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
     };
     push("cpu", "simd", simd);
     push("cpu", "governor", opt_str(&c.governor));
+    if let Some(m) = &c.microcode {
+        push("cpu", "microcode", m.clone());
+    }
     push("cpu", "numa nodes", opt_num(c.numa_nodes));
     push("cpu", "virtualization", opt_str(&c.virtualization));
     push("cpu", "container", opt_str(&c.container));
@@ -144,6 +147,18 @@ pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
     push("os", "kernel", opt_str(&inv.os.kernel));
     push("os", "distribution", opt_str(&inv.os.distribution));
     push("os", "architecture", inv.os.architecture.clone());
+    if let Some(b) = &inv.bios {
+        push(
+            "os",
+            "bios",
+            format!(
+                "{}, version {}, {}",
+                opt_str(&b.vendor),
+                opt_str(&b.version),
+                opt_str(&b.date)
+            ),
+        );
+    }
 
     if inv.block_devices.is_empty() {
         push("disk", "devices", "none found".to_string());
@@ -379,6 +394,11 @@ mod tests {
         };
         Inventory {
             hostname: Some("node7".into()),
+            bios: Some(nodebench_core::inventory::Bios {
+                vendor: Some("Dell Inc.".into()),
+                version: Some("2.19.1".into()),
+                date: None,
+            }),
             cpu: CpuInfo {
                 vendor: Some("GenuineIntel".into()),
                 model_name: Some("Intel(R) Xeon(R) Platinum 8480+".into()),
@@ -404,6 +424,7 @@ mod tests {
                 flags: vec!["fpu".into(), "sse".into(), "avx512f".into()],
                 simd: vec!["sse".into(), "avx512f".into()],
                 governor: Some("performance".into()),
+                microcode: Some("0x2b000590".into()),
                 numa_nodes: Some(2),
                 virtualization: Some("none".into()),
                 container: Some("podman".into()),
@@ -528,6 +549,7 @@ mod tests {
   L4 cache                                     1.50 KiB x 1, 128 B lines
   simd                                         sse avx512f
   governor                                     performance
+  microcode                                    0x2b000590
   numa nodes                                   2
   virtualization                               none
   container                                    podman
@@ -542,6 +564,7 @@ mod tests {
   kernel                                       6.1.0-18-amd64
   distribution                                 Debian GNU/Linux 12 (bookworm)
   architecture                                 x86_64
+  bios                                         Dell Inc., version 2.19.1, unknown
 [disk]
   nvme0n1                                      1.82 TiB, Samsung SSD 990 PRO 2TB, non-rotational, scheduler none, write cache write back, blocks 512/4096 B
   sda                                          4 TiB, rotational, scheduler mq-deadline, write cache write through, blocks 512/512 B

@@ -2,7 +2,7 @@
 //! from and decoding into the result model: written once for every backend,
 //! which only moves these values in and out of its database.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use nodebench_core::inventory::Inventory;
@@ -142,6 +142,37 @@ impl RunRow {
             verdicts: parse_json(&self.verdicts, what("verdicts"))?,
         })
     }
+}
+
+/// Settles a run read back from a store as this version reads it: the
+/// orientation of runs stored before it existed, the model's version, and
+/// the run's error from its first failed result.
+pub(crate) fn settle(run: &mut Run) {
+    for r in &mut run.results {
+        nodebench_core::orientation::settle(r);
+    }
+    run.schema_version = nodebench_core::model::SCHEMA_VERSION;
+    run.error = run.first_failure();
+}
+
+/// The runs `ids` in that order, each settled; [`StoreError::NotFound`]
+/// for the first id `runs` lacks.
+pub(crate) fn in_order(ids: &[i64], mut runs: HashMap<i64, Run>) -> Result<Vec<Run>, StoreError> {
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let mut run = match runs.remove(id) {
+            Some(r) => r,
+            // The same id twice: a copy of the first.
+            None => out
+                .iter()
+                .find(|r: &&Run| r.id == Some(*id))
+                .cloned()
+                .ok_or(StoreError::NotFound(*id))?,
+        };
+        settle(&mut run);
+        out.push(run);
+    }
+    Ok(out)
 }
 
 /// The columns `runs list` reads of a `runs` row.

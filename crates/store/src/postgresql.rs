@@ -496,13 +496,96 @@ impl Store for PostgresStore {
         }
         load_figures(&mut tx, id, &index, &mut run.results)?;
         // Runs stored before orientation existed read as this version.
-        for r in &mut run.results {
-            nodebench_core::orientation::settle(r);
-        }
-        run.schema_version = nodebench_core::model::SCHEMA_VERSION;
-        run.error = run.first_failure();
+        codec::settle(&mut run);
         tx.commit()?;
         Ok(run)
+    }
+
+    fn load_runs_metrics(&self, ids: &[i64]) -> Result<Vec<Run>, StoreError> {
+        let mut client = self.client();
+        let mut tx = snapshot(&mut client)?;
+        let wanted: Vec<i64> = ids.to_vec();
+        let mut runs: HashMap<i64, Run> = HashMap::new();
+        for row in tx.query(
+            "SELECT id, started_at, ended_at, status, nodebench_version, command_line, tags,
+                    inventory, schema_version, verdicts, build
+             FROM runs WHERE id = ANY($1)",
+            &[&wanted],
+        )? {
+            let id: i64 = row.try_get(0)?;
+            let run = RunRow {
+                started_at: row.try_get(1)?,
+                ended_at: row.try_get(2)?,
+                status: row.try_get(3)?,
+                nodebench_version: row.try_get(4)?,
+                command_line: row.try_get(5)?,
+                tags: row.try_get(6)?,
+                inventory: row.try_get(7)?,
+                schema_version: row.try_get(8)?,
+                verdicts: row.try_get(9)?,
+                build: row.try_get(10)?,
+            }
+            .decode(id)?;
+            runs.insert(id, run);
+        }
+        // Result id -> (run id, place in its results).
+        let mut index: HashMap<i64, (i64, usize)> = HashMap::new();
+        for row in tx.query(
+            "SELECT id, run_id, benchmark, parameters, status, error, warnings, started_at,
+                    ended_at, bottleneck, phases, disturbance, error_phase
+             FROM results WHERE run_id = ANY($1) ORDER BY run_id, seq, id",
+            &[&wanted],
+        )? {
+            let result_id: i64 = row.try_get(0)?;
+            let run_id: i64 = row.try_get(1)?;
+            let r = ResultRow {
+                benchmark: row.try_get(2)?,
+                parameters: row.try_get(3)?,
+                status: row.try_get(4)?,
+                error: row.try_get(5)?,
+                warnings: row.try_get(6)?,
+                started_at: row.try_get(7)?,
+                ended_at: row.try_get(8)?,
+                bottleneck: row.try_get(9)?,
+                phases: row.try_get(10)?,
+                disturbance: row.try_get(11)?,
+                error_phase: row.try_get(12)?,
+            };
+            let Some(run) = runs.get_mut(&run_id) else {
+                continue;
+            };
+            index.insert(result_id, (run_id, run.results.len()));
+            run.results.push(r.decode(run_id, result_id)?);
+        }
+        for row in tx.query(
+            "SELECT m.result_id, m.name, m.value, m.unit, m.better, m.labels, m.stats,
+                    m.reference_name, m.reference_value, m.percent_of_reference, m.printed
+             FROM metrics m JOIN results r ON r.id = m.result_id
+             WHERE r.run_id = ANY($1) ORDER BY m.id",
+            &[&wanted],
+        )? {
+            let result_id: i64 = row.try_get(0)?;
+            let m = MetricRow {
+                name: row.try_get(1)?,
+                value: row.try_get(2)?,
+                unit: row.try_get(3)?,
+                better: row.try_get(4)?,
+                labels: row.try_get(5)?,
+                stats: row.try_get(6)?,
+                reference_name: row.try_get(7)?,
+                reference_value: row.try_get(8)?,
+                percent_of_reference: row.try_get(9)?,
+                printed: row.try_get(10)?,
+            };
+            let Some(&(run_id, place)) = index.get(&result_id) else {
+                continue;
+            };
+            if let Some(run) = runs.get_mut(&run_id) {
+                run.results[place].metrics.push(m.decode(result_id)?);
+            }
+        }
+        tx.commit()?;
+        codec::in_order(ids, runs)
     }
 
     fn delete_run(&mut self, id: i64) -> Result<(), StoreError> {

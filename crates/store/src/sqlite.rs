@@ -486,13 +486,106 @@ impl Store for SqliteStore {
         drop(rows);
         drop(stmt);
         // Runs stored before orientation existed read as this version.
-        for r in &mut run.results {
-            nodebench_core::orientation::settle(r);
-        }
-        run.schema_version = nodebench_core::model::SCHEMA_VERSION;
-        run.error = run.first_failure();
+        codec::settle(&mut run);
         tx.commit()?;
         Ok(run)
+    }
+
+    fn load_runs_metrics(&self, ids: &[i64]) -> Result<Vec<Run>, StoreError> {
+        let tx = self.conn.unchecked_transaction()?;
+        // The ids as a JSON array, read by json_each: one statement for any
+        // number of runs.
+        let wanted = json(ids)?;
+        let mut runs: HashMap<i64, Run> = HashMap::new();
+        {
+            let mut stmt = tx.prepare(
+                "SELECT id, started_at, ended_at, status, nodebench_version, command_line, tags,
+                        inventory, schema_version, verdicts, build
+                 FROM runs WHERE id IN (SELECT value FROM json_each(?1))",
+            )?;
+            let mut rows = stmt.query([&wanted])?;
+            while let Some(r) = rows.next()? {
+                let id: i64 = r.get(0)?;
+                let row = RunRow {
+                    started_at: r.get(1)?,
+                    ended_at: r.get(2)?,
+                    status: r.get(3)?,
+                    nodebench_version: r.get(4)?,
+                    command_line: r.get(5)?,
+                    tags: r.get(6)?,
+                    inventory: r.get(7)?,
+                    schema_version: r.get(8)?,
+                    verdicts: r.get(9)?,
+                    build: r.get(10)?,
+                };
+                runs.insert(id, row.decode(id)?);
+            }
+        }
+        // Result id -> (run id, place in its results).
+        let mut index: HashMap<i64, (i64, usize)> = HashMap::new();
+        {
+            let mut stmt = tx.prepare(
+                "SELECT id, run_id, benchmark, parameters, status, error, warnings, started_at,
+                        ended_at, bottleneck, phases, disturbance, error_phase
+                 FROM results WHERE run_id IN (SELECT value FROM json_each(?1))
+                 ORDER BY run_id, seq, id",
+            )?;
+            let mut rows = stmt.query([&wanted])?;
+            while let Some(row) = rows.next()? {
+                let result_id: i64 = row.get(0)?;
+                let run_id: i64 = row.get(1)?;
+                let r = ResultRow {
+                    benchmark: row.get(2)?,
+                    parameters: row.get(3)?,
+                    status: row.get(4)?,
+                    error: row.get(5)?,
+                    warnings: row.get(6)?,
+                    started_at: row.get(7)?,
+                    ended_at: row.get(8)?,
+                    bottleneck: row.get(9)?,
+                    phases: row.get(10)?,
+                    disturbance: row.get(11)?,
+                    error_phase: row.get(12)?,
+                };
+                let Some(run) = runs.get_mut(&run_id) else {
+                    continue;
+                };
+                index.insert(result_id, (run_id, run.results.len()));
+                run.results.push(r.decode(run_id, result_id)?);
+            }
+        }
+        {
+            let mut stmt = tx.prepare(
+                "SELECT m.result_id, m.name, m.value, m.unit, m.better, m.labels, m.stats,
+                        m.reference_name, m.reference_value, m.percent_of_reference, m.printed
+                 FROM metrics m JOIN results r ON r.id = m.result_id
+                 WHERE r.run_id IN (SELECT value FROM json_each(?1)) ORDER BY m.id",
+            )?;
+            let mut rows = stmt.query([&wanted])?;
+            while let Some(row) = rows.next()? {
+                let result_id: i64 = row.get(0)?;
+                let m = MetricRow {
+                    name: row.get(1)?,
+                    value: row.get(2)?,
+                    unit: row.get(3)?,
+                    better: row.get(4)?,
+                    labels: row.get(5)?,
+                    stats: row.get(6)?,
+                    reference_name: row.get(7)?,
+                    reference_value: row.get(8)?,
+                    percent_of_reference: row.get(9)?,
+                    printed: row.get(10)?,
+                };
+                let Some(&(run_id, place)) = index.get(&result_id) else {
+                    continue;
+                };
+                if let Some(run) = runs.get_mut(&run_id) {
+                    run.results[place].metrics.push(m.decode(result_id)?);
+                }
+            }
+        }
+        tx.commit()?;
+        codec::in_order(ids, runs)
     }
 
     fn delete_run(&mut self, id: i64) -> Result<(), StoreError> {

@@ -412,6 +412,42 @@ fn a_version_8_store_reads_its_metrics_and_keeps_printed_forms(b: &Backend) {
     );
 }
 
+/// The bulk read of a fleet's runs: the runs asked for, in that order,
+/// with results and metrics as `load_run` gives them, histograms and
+/// series left out; an id the store lacks is not found.
+fn load_runs_metrics_reads_many_runs_in_order(b: &Backend) {
+    let mut store = b.open();
+    let a = store.begin_run(&new_run(0, &[("host", "a")])).unwrap();
+    store.add_result(a, &cpu_result(1)).unwrap();
+    store.add_result(a, &failed_result(2)).unwrap();
+    let other = store.begin_run(&new_run(5, &[("host", "x")])).unwrap();
+    store.add_result(other, &cpu_result(6)).unwrap();
+    let c = store.begin_run(&new_run(10, &[("host", "c")])).unwrap();
+    store.add_result(c, &cpu_result(11)).unwrap();
+
+    let runs = store.load_runs_metrics(&[c, a]).unwrap();
+    assert_eq!(
+        runs.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [Some(c), Some(a)]
+    );
+    for (got, id) in runs.iter().zip([c, a]) {
+        let mut full = store.load_run(id).unwrap();
+        for r in &mut full.results {
+            r.histograms.clear();
+            r.series.clear();
+        }
+        assert_eq!(got, &full);
+    }
+    assert_eq!(runs[1].results.len(), 2);
+    assert_eq!(runs[1].results[0].metrics.len(), 3);
+    assert!(runs[1].error.is_some());
+    assert!(store.load_runs_metrics(&[]).unwrap().is_empty());
+    assert!(matches!(
+        store.load_runs_metrics(&[a, 999]),
+        Err(StoreError::NotFound(999))
+    ));
+}
+
 fn missing_run_is_not_found_everywhere(b: &Backend) {
     let mut store = b.open();
     assert!(matches!(store.load_run(7), Err(StoreError::NotFound(7))));
@@ -777,6 +813,7 @@ on_both_backends!(
     host_state_round_trips_and_a_run_stored_before_it_still_reads,
     delete_run_removes_everything_under_it,
     missing_run_is_not_found_everywhere,
+    load_runs_metrics_reads_many_runs_in_order,
     unfinished_run_lists_as_incomplete_after_reopen,
     reopening_does_not_rerun_migrations,
     a_version_1_store_gains_verdicts_and_keeps_its_runs,

@@ -4,9 +4,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
+use nodebench_fleet::analysis::ReportConfig;
 use nodebench_fleet::pair::PairTest;
 
 use super::parse::parse_duration;
+use super::runid::{RunSpec, SIDE_FORMS};
 
 /// Hosts worked on at once by default.
 pub const DEFAULT_PARALLEL: usize = 16;
@@ -29,6 +31,79 @@ pub enum FleetCommand {
     /// through each host's measured clock offset); the generators' latency
     /// histograms merged exactly: the percentiles of all requests.
     Http(HttpArgs),
+    /// Which hosts are not like the others: per performance figure of the
+    /// selected runs the fleet's median, MAD, min and max, each host's
+    /// deviation in % and robust z, a verdict per host (worst first); exit
+    /// 1 when a host is an outlier.
+    Report(ReportArgs),
+}
+
+/// `fleet report SELECTION... [--tolerance P] [--z Z] [--min-hosts N] [-o FILE.html]`
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The runs: a fleet id (as `fleet run` prints it), `tag:KEY=VALUE`
+    /// (`tag:slurm_job=ID` for `slurm collect`'s), run ids or `latest`.
+    #[arg(required = true, value_name = "SELECTION")]
+    pub selection: Vec<FleetSelection>,
+    /// Outlier only when worse than the fleet median by more than this, in %.
+    #[arg(long, value_name = "PERCENT", default_value_t = ReportConfig::default().tolerance_percent)]
+    pub tolerance: f64,
+    /// ... and beyond this robust z (deviation / (1.4826 x MAD)).
+    #[arg(long, value_name = "Z", default_value_t = ReportConfig::default().z)]
+    pub z: f64,
+    /// Below this many hosts the robust z is not used: the tolerance alone judges.
+    #[arg(long, value_name = "N", default_value_t = ReportConfig::default().min_hosts)]
+    pub min_hosts: usize,
+    /// Also write the fleet page (self-contained HTML) to this file.
+    #[arg(short, long, value_name = "FILE.html")]
+    pub output: Option<PathBuf>,
+}
+
+impl From<&ReportArgs> for ReportConfig {
+    fn from(a: &ReportArgs) -> ReportConfig {
+        ReportConfig {
+            tolerance_percent: a.tolerance,
+            z: a.z,
+            min_hosts: a.min_hosts,
+        }
+    }
+}
+
+/// What `fleet report` reads: runs as `compare` names them, or every run
+/// of a fleet id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FleetSelection {
+    /// Runs as a run id, `latest` or `tag:KEY=VALUE` names them.
+    Runs(RunSpec),
+    /// Every run tagged `fleet=ID`.
+    Fleet(String),
+}
+
+impl std::str::FromStr for FleetSelection {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<FleetSelection, String> {
+        if s.trim().is_empty() {
+            return Err(format!("expected a fleet id or {SIDE_FORMS}"));
+        }
+        Ok(match s.parse::<RunSpec>() {
+            Ok(spec) => FleetSelection::Runs(spec),
+            Err(_) => FleetSelection::Fleet(s.to_string()),
+        })
+    }
+}
+
+impl FleetSelection {
+    /// The runs it names, as a [`RunSpec`].
+    pub fn spec(&self) -> RunSpec {
+        match self {
+            FleetSelection::Runs(s) => s.clone(),
+            FleetSelection::Fleet(id) => RunSpec::Tag {
+                key: nodebench_core::names::fleet::FLEET_TAG.to_string(),
+                value: id.clone(),
+            },
+        }
+    }
 }
 
 /// The hosts a fleet command works on, and how.

@@ -230,6 +230,8 @@ nodebench_core::choice! {
         Run => "run",
         /// A comparison (`compare --json`).
         Compare => "compare",
+        /// A fleet's analysis (`fleet report --json`).
+        Fleet => "fleet",
     }
 }
 
@@ -244,6 +246,7 @@ impl Cli {
             Command::Import(_) => "import",
             Command::Inventory { .. } => "inventory",
             Command::Schema { .. } => "schema",
+            Command::Fleet(FleetCommand::Report(_)) => "fleet report",
             Command::Http(HttpCommand::Serve(_)) => "http serve",
             Command::Net(NetCommand::Serve(_)) => "net serve",
             _ => return None,
@@ -337,6 +340,16 @@ fn with_negative_values(cmd: clap::Command) -> clap::Command {
 /// does not honour: left out of its `--help`; `--assert`, `--tag` and
 /// `--json` refused when given ([`Cli::idle_global`]).
 pub const IDLE_GLOBALS: &[(&str, &[&str])] = &[
+    (
+        "fleet report",
+        &[
+            "asserts",
+            "tags",
+            "no_save",
+            "no_telemetry",
+            "telemetry_interval",
+        ],
+    ),
     (
         "compare",
         &[

@@ -107,6 +107,26 @@ pub(super) fn resolve_one(store: &dyn Store, spec: &RunSpec, command: &str) -> R
     Ok(ids[0])
 }
 
+/// The stored run ids every spec of `specs` names, in order, each once; a
+/// usage error naming `command` for a spec that names none. The store's
+/// run list is read once.
+pub(super) fn resolve_many(
+    store: &dyn Store,
+    specs: &[RunSpec],
+    command: &str,
+) -> Result<Vec<i64>> {
+    let summaries = store.list_runs()?;
+    let mut ids = Vec::new();
+    for spec in specs {
+        for id in resolve_or_refuse(spec, &summaries, command)? {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    Ok(ids)
+}
+
 /// [`resolve`], its refusal a usage error naming the command and the spec.
 fn resolve_or_refuse(spec: &RunSpec, runs: &[RunSummary], command: &str) -> Result<Vec<i64>> {
     let forms = match spec {

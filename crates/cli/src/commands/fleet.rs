@@ -30,6 +30,7 @@ pub fn run(cli: &Cli, cmd: &FleetCommand) -> Result<()> {
         FleetCommand::Run(args) => run_hosts(cli, args),
         FleetCommand::Pair(args) => pair(cli, args),
         FleetCommand::Http(args) => http(cli, args),
+        FleetCommand::Report(args) => super::fleet_report::run(cli, args),
     }
 }
 

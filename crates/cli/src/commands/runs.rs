@@ -14,12 +14,13 @@ use crate::args::runid::RunSpec;
 use crate::args::runs::RunsCommand;
 use crate::args::{Cli, SchemaModel};
 
-/// `nodebench schema [run|compare]`: the JSON schema of the result model
-/// or of the comparison model.
+/// `nodebench schema [run|compare|fleet]`: the JSON schema of the result
+/// model, of the comparison model or of a fleet's analysis.
 pub fn schema(model: SchemaModel) -> Result<()> {
     let schema = match model {
         SchemaModel::Run => schemars::schema_for!(Run),
         SchemaModel::Compare => schemars::schema_for!(Comparison),
+        SchemaModel::Fleet => schemars::schema_for!(nodebench_fleet::analysis::FleetReport),
     };
     outln!("{}", serde_json::to_string_pretty(&schema)?);
     Ok(())

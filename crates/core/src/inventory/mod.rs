@@ -24,6 +24,6 @@ pub use meminfo::available_memory_bytes;
 pub use power::{PowerSource, PowerSources};
 pub use topology::Topology;
 pub use types::{
-    BlockDevice, CacheInfo, CpuInfo, EffectiveCores, Filesystem, Inventory, MemoryInfo,
+    Bios, BlockDevice, CacheInfo, CpuInfo, EffectiveCores, Filesystem, Inventory, MemoryInfo,
     NetworkInterface, OsInfo, PeakClock,
 };

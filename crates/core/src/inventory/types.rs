@@ -23,6 +23,10 @@ pub struct Inventory {
     pub filesystems: Vec<Filesystem>,
     /// Network interfaces from `/sys/class/net`, loopback included.
     pub network_interfaces: Vec<NetworkInterface>,
+    /// The BIOS (DMI); `None` where DMI is absent (most Arm boards, some
+    /// guests) and in runs stored before it was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bios: Option<Bios>,
     /// Packages, NUMA nodes (CPUs, memory, SLIT distances), cores and SMT
     /// siblings, every cache with the CPUs sharing it, and EDAC's DIMMs;
     /// `None` where sysfs does not describe the CPUs.
@@ -125,6 +129,23 @@ pub struct CpuInfo {
     /// emulator's, not the machine's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emulation: Option<String>,
+    /// The microcode revision of CPU 0 (`/proc/cpuinfo` `microcode`, as
+    /// the kernel prints it: `0x2b000590`); `None` where the kernel does
+    /// not say (Arm, most guests) and in runs stored before it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub microcode: Option<String>,
+}
+
+/// The system firmware as DMI describes it (`/sys/class/dmi/id/bios_*`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(default)]
+pub struct Bios {
+    /// `bios_vendor`.
+    pub vendor: Option<String>,
+    /// `bios_version`.
+    pub version: Option<String>,
+    /// `bios_date`, as the firmware gives it (`03/14/2024`).
+    pub date: Option<String>,
 }
 
 /// Effective cores as `nodebench_machine::cores` measures them: what the probe found.

@@ -240,17 +240,7 @@ static SPECS: &[BenchSpec] = &[
             m(cpu::EFFICIENCY, Unit::Percent),
         ],
         labels: &[
-            of(
-                KERNEL,
-                &[
-                    cpu::kernel::INT_SCALAR,
-                    cpu::kernel::INT_VECTOR,
-                    cpu::kernel::F32_SCALAR,
-                    cpu::kernel::F32_VECTOR,
-                    cpu::kernel::F64_SCALAR,
-                    cpu::kernel::F64_VECTOR,
-                ],
-            ),
+            of(KERNEL, cpu::kernel::ALL),
             of(
                 cpu::label::SCALING,
                 &[cpu::scaling::STRONG, cpu::scaling::WEAK],

@@ -36,6 +36,10 @@ pub mod kernel {
     pub const F64_SCALAR: &str = "f64.scalar";
     /// Double-precision fused multiply-add over SIMD lanes.
     pub const F64_VECTOR: &str = "f64.vector";
+    /// Every kernel, in `--kernels`' order.
+    pub const ALL: &[&str] = &[
+        INT_SCALAR, INT_VECTOR, F32_SCALAR, F32_VECTOR, F64_SCALAR, F64_VECTOR,
+    ];
 }
 
 /// The scaling modes, by the names `--scaling` takes and the

@@ -35,6 +35,8 @@ struct CpuinfoSummary {
     arm_implementer: Option<u32>,
     /// Arm "CPU part".
     arm_part: Option<u32>,
+    /// x86 "microcode" of the first processor.
+    microcode: Option<String>,
 }
 
 /// A decimal or `0x` hexadecimal number.
@@ -100,6 +102,7 @@ fn parse_cpuinfo(text: &str) -> CpuinfoSummary {
             .get("CPU implementer")
             .and_then(|v| parse_u32_auto(v));
         out.arm_part = fields.get("CPU part").and_then(|v| parse_u32_auto(v));
+        out.microcode = text_field("microcode");
     }
     if all_have_pairs {
         out.core_pairs = pairs;
@@ -313,6 +316,7 @@ pub(super) fn collect_cpu_at(roots: &Roots, probe: CpuidProbe, arch: &str) -> Cp
         // Measured by a run that needs them (the probes take CPU time).
         effective_cores: None,
         peak_clock: None,
+        microcode: info.microcode.clone(),
     }
 }
 
@@ -464,6 +468,7 @@ CPU revision\t: 1
             (Some(6), Some(106), Some(6))
         );
         assert_eq!(info.mhz, Some(2300.0));
+        assert_eq!(info.microcode.as_deref(), Some("0xd0003a5"));
         assert_eq!(info.processors, 8);
         assert_eq!(
             topology_from_pairs(&info.core_pairs),

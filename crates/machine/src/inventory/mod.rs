@@ -67,11 +67,23 @@ pub fn collect() -> Inventory {
         block_devices: collect_block_devices(&roots),
         filesystems: collect_filesystems(),
         network_interfaces: collect_network_interfaces(&roots),
+        bios: read_bios(&roots),
         topology: topology::collect_topology(&roots),
         gpus: Some(crate::gpu::collect(&roots)),
         host: Some(host::read(&roots)),
         power: Some(crate::energy::discover_at(&roots).describe()),
     }
+}
+
+/// The BIOS as DMI describes it under `roots`; `None` without DMI.
+pub(crate) fn read_bios(roots: &Roots) -> Option<nodebench_core::inventory::Bios> {
+    let dmi = roots.sys("class/dmi/id");
+    let bios = nodebench_core::inventory::Bios {
+        vendor: read_value(dmi.join("bios_vendor")),
+        version: read_value(dmi.join("bios_version")),
+        date: read_value(dmi.join("bios_date")),
+    };
+    (bios != nodebench_core::inventory::Bios::default()).then_some(bios)
 }
 
 /// The hypervisor CPUID names (x86), `None` elsewhere or without one.

@@ -239,3 +239,24 @@ fn a_tree_without_nodes_or_edac_says_unknown() {
     assert_eq!(topo.dimms, None);
     assert_eq!(topo.memory_bytes(), None);
 }
+
+#[test]
+fn microcode_and_bios_are_read_under_the_roots() {
+    let t = tree("spr-2x56-snc2");
+    let roots = Roots::under(&t.0);
+    let cpu = collect_cpu_at(&roots, CpuidProbe::default(), "x86_64");
+    assert_eq!(cpu.microcode.as_deref(), Some("0x2b000590"));
+    let bios = super::read_bios(&roots).expect("DMI's BIOS");
+    assert_eq!(bios.vendor.as_deref(), Some("Intel Corporation"));
+    assert_eq!(
+        bios.version.as_deref(),
+        Some("SE5C7411.86B.9525.D13.2302071332")
+    );
+    assert_eq!(bios.date.as_deref(), Some("02/07/2023"));
+    // A tree without DMI and an Arm cpuinfo: neither is invented.
+    let t = tree("grace-72");
+    let roots = Roots::under(&t.0);
+    assert_eq!(super::read_bios(&roots), None);
+    let cpu = collect_cpu_at(&roots, CpuidProbe::default(), "aarch64");
+    assert_eq!(cpu.microcode, None);
+}
