@@ -521,6 +521,10 @@ impl Phase {
     }
 }
 
+/// An imported result's parameter saying how its figures, none printed as
+/// such, were derived (`names::imported::DERIVED` for producers).
+pub const DERIVED: &str = "derived";
+
 impl BenchResult {
     /// True when the result was imported from a tool's output: some
     /// figure carries the form its source printed ([`Metric::printed`]);

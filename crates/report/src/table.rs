@@ -284,8 +284,16 @@ pub fn result_table(result: &BenchResult) -> String {
     out
 }
 
+/// The thread-count key of a figure without a thread count: one of the
+/// whole result.
+const WHOLE: u64 = 0;
+/// The column (or row) of a pivoted table holding the whole result's
+/// figures.
+pub const WHOLE_RESULT: &str = "whole result";
+
 /// The metrics of `result` by row key (name + distinguishing labels), in
-/// first-seen order, each by thread count, with their unit.
+/// first-seen order, each by thread count ([`WHOLE`] where it has none),
+/// with their unit.
 fn by_row_key<'a>(
     result: &'a BenchResult,
     common: &BTreeMap<String, String>,
@@ -298,7 +306,7 @@ fn by_row_key<'a>(
             .labels
             .get(THREADS)
             .and_then(|t| t.parse().ok())
-            .unwrap_or(0);
+            .unwrap_or(WHOLE);
         if !rows.contains_key(&key) {
             order.push(key.clone());
         }
@@ -321,8 +329,15 @@ fn thread_pivot(
     common: &BTreeMap<String, String>,
     threads: &[u64],
 ) -> Grid {
+    let rows = by_row_key(result, common);
+    // Figures of the whole result (its energy and power over every thread
+    // count) get a column of their own rather than a row of empty cells.
+    let whole = rows.iter().any(|(_, cells, _)| cells.contains_key(&WHOLE));
     let mut header = vec!["metric".to_string(), "unit".to_string()];
     header.extend(threads.iter().map(|t| format!("{t} thr")));
+    if whole {
+        header.push(WHOLE_RESULT.to_string());
+    }
     let mut grid = Grid {
         heading,
         header,
@@ -331,13 +346,14 @@ fn thread_pivot(
         turned: false,
     };
     let imported = result.quotes_source();
-    for (key, cells, unit) in by_row_key(result, common) {
+    for (key, cells, unit) in rows {
         let max = cells.values().map(|m| m.value.abs()).fold(0.0, f64::max);
         let all: Vec<&Metric> = cells.values().copied().collect();
         let column = Column::of(&all, unit, max, imported);
         let mut row = vec![key, column.title_unit().to_string()];
-        for t in threads {
-            row.push(cells.get(t).map(|m| column.cell(m)).unwrap_or_default());
+        let shown = threads.iter().copied().chain(whole.then_some(WHOLE));
+        for t in shown {
+            row.push(cells.get(&t).map(|m| column.cell(m)).unwrap_or_default());
         }
         grid.rows.push(row);
     }
@@ -379,12 +395,19 @@ fn thread_rows(
         header.push(title);
         columns.push((cells, column));
     }
+    let whole = columns.iter().any(|(cells, _)| cells.contains_key(&WHOLE));
     let rows = threads
         .iter()
+        .copied()
+        .chain(whole.then_some(WHOLE))
         .map(|t| {
-            let mut row = vec![t.to_string()];
+            let mut row = vec![if t == WHOLE {
+                WHOLE_RESULT.to_string()
+            } else {
+                t.to_string()
+            }];
             for (cells, column) in &columns {
-                row.push(cells.get(t).map(|m| column.cell(m)).unwrap_or_default());
+                row.push(cells.get(&t).map(|m| column.cell(m)).unwrap_or_default());
             }
             row
         })
@@ -593,6 +616,38 @@ mod tests {
 
     fn widest(text: &str) -> usize {
         text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn a_whole_results_figures_get_a_column_not_a_row_of_empty_cells() {
+        use nodebench_core::Better;
+        let mut r = BenchResult::new("cpu.ops");
+        for t in [1, 2] {
+            r.metrics.push(
+                Metric::new("rate", 1e9 * t as f64, Unit::FlopsPerSecond, Better::Higher)
+                    .label(THREADS, t),
+            );
+        }
+        r.metrics.push(
+            Metric::new("energy", 657.5, Unit::Joules, Better::Lower).label("power_source", "rapl"),
+        );
+        let text = result_table(&r);
+        assert!(text.contains(" whole result |"), "{text}");
+        // The energy sits under "whole result", its only figure; the rate
+        // row leaves that column empty.
+        let header = text.lines().find(|l| l.contains("whole result")).unwrap();
+        let end = header.find("whole result").unwrap() + "whole result".len();
+        let energy = text.lines().find(|l| l.contains("energy")).unwrap();
+        assert_eq!(energy.find("657.50").map(|i| i + 6), Some(end), "{text}");
+        let numbers = energy
+            .split_whitespace()
+            .filter(|w| w.parse::<f64>().is_ok());
+        assert_eq!(numbers.count(), 1, "{text}");
+        let rate = text.lines().find(|l| l.contains("rate")).unwrap();
+        assert!(
+            rate.find("2.00").unwrap() + 4 < end - "whole result".len(),
+            "{text}"
+        );
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub mod imported {
     /// How an imported result's figures were derived from the source's, in
     /// words, where none is one the source printed (HPCC's StarSTREAM times
     /// the processes).
-    pub const DERIVED: &str = "derived";
+    pub const DERIVED: &str = crate::model::DERIVED;
 }
 
 /// Parameters of results set against the theoretical peak
