@@ -522,20 +522,16 @@ impl Phase {
 }
 
 /// An imported result's parameter saying how its figures, none printed as
-/// such, were derived (`names::imported::DERIVED` for producers).
+/// such, were derived (named for producers in `names`' `imported` module).
 pub const DERIVED: &str = "derived";
 
 impl BenchResult {
     /// True when the result was imported from a tool's output: some
     /// figure carries the form its source printed ([`Metric::printed`]);
     /// its figures without one are figures nodebench derived from them.
-    /// A result whose every figure was derived says how
-    /// ([`crate::names::imported::DERIVED`]).
+    /// A result whose every figure was derived says how ([`DERIVED`]).
     pub fn quotes_source(&self) -> bool {
-        self.metrics.iter().any(|m| m.printed.is_some())
-            || self
-                .parameters
-                .contains_key(crate::names::imported::DERIVED)
+        self.metrics.iter().any(|m| m.printed.is_some()) || self.parameters.contains_key(DERIVED)
     }
 
     /// An empty, passed result for `benchmark` starting now.
