@@ -270,18 +270,7 @@ fn load_figures(
         &[&run_id],
     )? {
         let result_id: i64 = row.try_get(0)?;
-        let m = MetricRow {
-            name: row.try_get(1)?,
-            value: row.try_get(2)?,
-            unit: row.try_get(3)?,
-            better: row.try_get(4)?,
-            labels: row.try_get(5)?,
-            stats: row.try_get(6)?,
-            reference_name: row.try_get(7)?,
-            reference_value: row.try_get(8)?,
-            percent_of_reference: row.try_get(9)?,
-            printed: row.try_get(10)?,
-        };
+        let m = metric_row(&row, 1)?;
         results[place(result_id)?]
             .metrics
             .push(m.decode(result_id)?);
@@ -565,18 +554,7 @@ impl Store for PostgresStore {
             &[&wanted],
         )? {
             let result_id: i64 = row.try_get(0)?;
-            let m = MetricRow {
-                name: row.try_get(1)?,
-                value: row.try_get(2)?,
-                unit: row.try_get(3)?,
-                better: row.try_get(4)?,
-                labels: row.try_get(5)?,
-                stats: row.try_get(6)?,
-                reference_name: row.try_get(7)?,
-                reference_value: row.try_get(8)?,
-                percent_of_reference: row.try_get(9)?,
-                printed: row.try_get(10)?,
-            };
+            let m = metric_row(&row, 1)?;
             let Some(&(run_id, place)) = index.get(&result_id) else {
                 continue;
             };
@@ -597,4 +575,22 @@ impl Store for PostgresStore {
         }
         Ok(())
     }
+}
+
+/// A metrics row read from `row`, its columns (name, value, unit, better,
+/// labels, stats, reference name and value, percent of reference, printed)
+/// from column `at` on, as every metrics query selects them.
+fn metric_row(row: &postgres::Row, at: usize) -> Result<MetricRow, postgres::Error> {
+    Ok(MetricRow {
+        name: row.try_get(at)?,
+        value: row.try_get(at + 1)?,
+        unit: row.try_get(at + 2)?,
+        better: row.try_get(at + 3)?,
+        labels: row.try_get(at + 4)?,
+        stats: row.try_get(at + 5)?,
+        reference_name: row.try_get(at + 6)?,
+        reference_value: row.try_get(at + 7)?,
+        percent_of_reference: row.try_get(at + 8)?,
+        printed: row.try_get(at + 9)?,
+    })
 }

@@ -262,18 +262,7 @@ fn load_figures(conn: &Connection, result_id: i64, r: &mut BenchResult) -> Resul
     )?;
     let mut rows = stmt.query([result_id])?;
     while let Some(row) = rows.next()? {
-        let m = MetricRow {
-            name: row.get(0)?,
-            value: row.get(1)?,
-            unit: row.get(2)?,
-            better: row.get(3)?,
-            labels: row.get(4)?,
-            stats: row.get(5)?,
-            reference_name: row.get(6)?,
-            reference_value: row.get(7)?,
-            percent_of_reference: row.get(8)?,
-            printed: row.get(9)?,
-        };
+        let m = metric_row(&row, 0)?;
         r.metrics.push(m.decode(result_id)?);
     }
 
@@ -564,18 +553,7 @@ impl Store for SqliteStore {
             let mut rows = stmt.query([&wanted])?;
             while let Some(row) = rows.next()? {
                 let result_id: i64 = row.get(0)?;
-                let m = MetricRow {
-                    name: row.get(1)?,
-                    value: row.get(2)?,
-                    unit: row.get(3)?,
-                    better: row.get(4)?,
-                    labels: row.get(5)?,
-                    stats: row.get(6)?,
-                    reference_name: row.get(7)?,
-                    reference_value: row.get(8)?,
-                    percent_of_reference: row.get(9)?,
-                    printed: row.get(10)?,
-                };
+                let m = metric_row(&row, 1)?;
                 let Some(&(run_id, place)) = index.get(&result_id) else {
                     continue;
                 };
@@ -595,4 +573,22 @@ impl Store for SqliteStore {
         }
         Ok(())
     }
+}
+
+/// A metrics row read from `row`, its columns (name, value, unit, better,
+/// labels, stats, reference name and value, percent of reference, printed)
+/// from column `at` on, as every metrics query selects them.
+fn metric_row(row: &rusqlite::Row<'_>, at: usize) -> Result<MetricRow, rusqlite::Error> {
+    Ok(MetricRow {
+        name: row.get(at)?,
+        value: row.get(at + 1)?,
+        unit: row.get(at + 2)?,
+        better: row.get(at + 3)?,
+        labels: row.get(at + 4)?,
+        stats: row.get(at + 5)?,
+        reference_name: row.get(at + 6)?,
+        reference_value: row.get(at + 7)?,
+        percent_of_reference: row.get(at + 8)?,
+        printed: row.get(at + 9)?,
+    })
 }
