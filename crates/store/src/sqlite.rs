@@ -262,7 +262,7 @@ fn load_figures(conn: &Connection, result_id: i64, r: &mut BenchResult) -> Resul
     )?;
     let mut rows = stmt.query([result_id])?;
     while let Some(row) = rows.next()? {
-        let m = metric_row(&row, 0)?;
+        let m = metric_row(row, 0)?;
         r.metrics.push(m.decode(result_id)?);
     }
 
@@ -553,7 +553,7 @@ impl Store for SqliteStore {
             let mut rows = stmt.query([&wanted])?;
             while let Some(row) = rows.next()? {
                 let result_id: i64 = row.get(0)?;
-                let m = metric_row(&row, 1)?;
+                let m = metric_row(row, 1)?;
                 let Some(&(run_id, place)) = index.get(&result_id) else {
                     continue;
                 };
