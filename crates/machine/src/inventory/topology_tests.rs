@@ -20,8 +20,12 @@ impl Drop for Tree {
     }
 }
 
+/// Each call gets its own directory: two tests that write the same tree
+/// run in parallel, and one's `Drop` must not remove the other's.
 fn tree(name: &str) -> Tree {
-    let root = std::env::temp_dir().join(format!("nb-tree-{name}-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let root = std::env::temp_dir().join(format!("nb-tree-{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     trees::write(name, &root).unwrap();
     Tree(root)
