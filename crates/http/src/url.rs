@@ -291,7 +291,7 @@ mod tests {
         }
     }
 
-    /// Inputs the fuzzer (tests/fuzz_url.rs) found mishandled.
+    /// Inputs the fuzzer (tests/it/fuzz_url.rs) found mishandled.
     #[test]
     fn fuzz_regressions() {
         // A fragment right after the host was taken as part of the host.

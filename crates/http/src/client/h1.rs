@@ -528,7 +528,7 @@ mod tests {
         assert_eq!(p.feed(&huge, &mut None), Feed::Bad);
     }
 
-    /// An input the fuzzer (tests/fuzz_reply.rs) found mishandled: a head
+    /// An input the fuzzer (tests/it/fuzz_reply.rs) found mishandled: a head
     /// over [`MAX_HEAD`] was accepted when it came in one read and refused
     /// when split; now it is refused either way, and one of exactly
     /// `MAX_HEAD` bytes is accepted either way.
