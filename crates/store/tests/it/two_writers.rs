@@ -171,7 +171,7 @@ fn spawn_writer(location: &OsStr, gate: &Path, writer: usize, runs: usize) -> Ch
     Command::new(exe)
         .args([
             "--exact",
-            "writer_process",
+            "two_writers::writer_process",
             "--nocapture",
             "--test-threads=1",
         ])
