@@ -18,7 +18,7 @@ use nodebench_core::{BenchResult, Better, Metric, Unit, affinity, cpulist, stats
 
 use crate::config::BandwidthConfig;
 use crate::device::{self, Gpu};
-use nodebench_machine::gpu::cuda::{CuContext, Stream};
+use nodebench_nvidia::cuda::{CuContext, Stream};
 
 /// The benchmark.
 pub struct GpuBandwidth {

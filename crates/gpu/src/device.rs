@@ -6,8 +6,8 @@ use nodebench_core::BenchResult;
 use nodebench_core::bench::{BenchError, Context};
 use nodebench_core::inventory::{GpuInfo, Inventory};
 use nodebench_core::names::gpu::param;
-use nodebench_machine::gpu::cuda::{self, CuDevice, Driver, Function, attr};
-use nodebench_machine::gpu::nvml::normalise_bus_id;
+use nodebench_nvidia::cuda::{self, CuDevice, Driver, Function, attr};
+use nodebench_nvidia::nvml::normalise_bus_id;
 
 use crate::kernels;
 use crate::toolkit::Nvrtc;

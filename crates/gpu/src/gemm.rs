@@ -18,7 +18,7 @@ use crate::device::{self, Gpu};
 use crate::lt::{Fp8Gemm, e4m3_from_f64, e4m3_to_f64};
 use crate::peak::peak_flops;
 use crate::toolkit::{Cublas, compute, dtype};
-use nodebench_machine::gpu::cuda::{DeviceBuffer, Stream};
+use nodebench_nvidia::cuda::{DeviceBuffer, Stream};
 
 /// How a precision is asked of cuBLAS: input data type, compute type,
 /// bytes per input element, bytes per output element, whether the scalars

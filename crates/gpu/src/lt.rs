@@ -5,8 +5,8 @@
 
 use std::ffi::{c_int, c_void};
 
-use nodebench_machine::gpu::cuda::{DeviceBuffer, Driver};
-use nodebench_machine::gpu::libs::Loaded;
+use nodebench_nvidia::cuda::{DeviceBuffer, Driver};
+use nodebench_nvidia::libs::Loaded;
 
 use crate::toolkit::{WORKSPACE_BYTES, compute, describe_blas, dtype, open_with};
 

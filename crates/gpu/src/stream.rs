@@ -14,7 +14,7 @@ use nodebench_core::{BenchResult, Better, Metric, Unit};
 use crate::config::StreamConfig;
 use crate::device::{self, Gpu};
 use crate::kernels::{BLOCK, STREAM_BLOCK, stream_grid};
-use nodebench_machine::gpu::cuda::Stream;
+use nodebench_nvidia::cuda::Stream;
 
 /// BabelStream's starting values and scalar.
 pub const START_A: f64 = 0.1;

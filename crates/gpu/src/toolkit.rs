@@ -5,8 +5,8 @@
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::path::Path;
 
-use nodebench_machine::gpu::cuda::{DeviceBuffer, Driver, Handle};
-use nodebench_machine::gpu::libs::{self, Loaded};
+use nodebench_nvidia::cuda::{DeviceBuffer, Driver, Handle};
+use nodebench_nvidia::libs::{self, Loaded};
 
 /// Opens `names` and, first, from the same directory as the one found, the
 /// companions it loads by name (cuBLAS's cuBLASLt, NVRTC's builtins), so a

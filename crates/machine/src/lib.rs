@@ -20,6 +20,7 @@ mod fma;
 pub mod gpu;
 pub use inventory::host;
 pub mod inventory;
+pub mod observe;
 pub mod peak;
 pub mod procs;
 pub mod sysroot;

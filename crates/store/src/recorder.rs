@@ -1,23 +1,14 @@
 //! [`Recorder`]: the life of one run in the store. It saves the run when it
 //! starts, commits each result as the benchmark hands it over, and records
-//! how the run ended; with no store (`--no-save`) it only collects. With a
-//! telemetry sampler it attaches to each result, before saving it, the
-//! telemetry series of the result's own time span, then the line naming
-//! what limited it (`machine::bottleneck`). With a disturbance watch
-//! (`machine::disturb::Watch`, started by the runner) it marks every phase
-//! boundary and has the watch attach to each result what disturbed it.
-//! With an energy watch (`machine::energy::Watch`) it reads the power
-//! sources at the same boundaries and has each result carry its joules,
-//! watts and work per joule.
+//! how the run ended; with no store (`--no-save`) it only collects. It
+//! stores and nothing else: what the machine did during each result
+//! (telemetry, bottleneck lines, disturbance, energy) is attached before it
+//! gets here, by the runner's `machine::observe::Observer`.
 
 use chrono::Utc;
 use nodebench_core::bench::{BenchError, ResultSink};
 use nodebench_core::threshold::Threshold;
 use nodebench_core::{BenchResult, ResultStatus, Run, RunError, RunStatus, ThresholdVerdict};
-use nodebench_machine::bottleneck;
-use nodebench_machine::disturb::Watch;
-use nodebench_machine::energy;
-use nodebench_machine::telemetry::Sampler;
 
 use crate::{Store, StoreError};
 
@@ -25,9 +16,6 @@ use crate::{Store, StoreError};
 pub struct Recorder {
     store: Option<Box<dyn Store>>,
     run: Run,
-    telemetry: Option<Sampler>,
-    watch: Option<Watch>,
-    energy: Option<energy::Watch>,
     keep_saved: bool,
     /// The first failed result recorded (kept when the results are not).
     failure: Option<RunError>,
@@ -43,9 +31,6 @@ impl Recorder {
         Ok(Recorder {
             store,
             run,
-            telemetry: None,
-            watch: None,
-            energy: None,
             keep_saved: true,
             failure: None,
         })
@@ -67,27 +52,6 @@ impl Recorder {
         }
         self.run.verdicts = verdicts;
         Ok(())
-    }
-
-    /// Attaches `sampler`'s series of `[started_at, ended_at]` to every
-    /// result recorded from now on (labelled `source=telemetry`).
-    pub fn with_telemetry(mut self, sampler: Sampler) -> Recorder {
-        self.telemetry = Some(sampler);
-        self
-    }
-
-    /// Has `watch` attach to every result recorded from now on what
-    /// disturbed it, marking each phase boundary.
-    pub fn with_watch(mut self, watch: Watch) -> Recorder {
-        self.watch = Some(watch);
-        self
-    }
-
-    /// Has `watch` add to every result recorded from now on the energy
-    /// its power sources counted, reading them at each phase boundary.
-    pub fn with_energy(mut self, watch: energy::Watch) -> Recorder {
-        self.energy = Some(watch);
-        self
     }
 
     /// The run so far.
@@ -130,13 +94,6 @@ impl Recorder {
 
 impl ResultSink for Recorder {
     fn record(&mut self, mut result: BenchResult) -> Result<(), BenchError> {
-        // The energy first: its end is read closest to the result's.
-        if let Some(energy) = &mut self.energy {
-            energy.finish(&mut result);
-        }
-        if let Some(watch) = &mut self.watch {
-            watch.finish(&mut result);
-        }
         result.redact_text();
         if result.status == ResultStatus::Failed {
             // A result the benchmark marked failed failed in a measurement.
@@ -151,13 +108,6 @@ impl ResultSink for Recorder {
                 });
             }
         }
-        if let Some(sampler) = &self.telemetry {
-            sampler.sample_now();
-            result
-                .series
-                .extend(sampler.window(result.started_at, result.ended_at));
-            bottleneck::attribute_all(&mut result, &self.run.results, self.run.inventory.as_ref());
-        }
         if let (Some(s), Some(id)) = (self.store.as_mut(), self.run.id) {
             s.add_result(id, &result)
                 .map_err(|e| BenchError::Sink(e.to_string()))?;
@@ -169,15 +119,6 @@ impl ResultSink for Recorder {
         Ok(())
     }
 
-    fn boundary(&mut self) {
-        if let Some(energy) = &mut self.energy {
-            energy.mark();
-        }
-        if let Some(watch) = &mut self.watch {
-            watch.mark();
-        }
-        if let Some(sampler) = &self.telemetry {
-            sampler.sample_now();
-        }
-    }
+    /// Nothing to mark: the runner's observer takes the boundaries.
+    fn boundary(&mut self) {}
 }

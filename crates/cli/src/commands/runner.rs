@@ -20,6 +20,7 @@ use nodebench_machine::disturb::Watch;
 use nodebench_machine::energy;
 use nodebench_machine::host::tune::{self, Restore, Tuned};
 use nodebench_machine::inventory;
+use nodebench_machine::observe::Observer;
 use nodebench_machine::sysroot::Roots;
 use nodebench_machine::telemetry::Sampler;
 use nodebench_report::reporters;
@@ -147,10 +148,31 @@ fn validate_all(benches: &[Box<dyn Benchmark>]) -> Result<Vec<Option<BenchError>
     Ok(refused)
 }
 
+/// The run's sink: each result is observed (its energy, what disturbed
+/// it, its telemetry and bottleneck line), then stored.
+struct Observed {
+    observer: Observer,
+    recorder: Recorder,
+}
+
+impl ResultSink for Observed {
+    fn record(&mut self, mut result: BenchResult) -> Result<(), BenchError> {
+        let run = self.recorder.run();
+        self.observer
+            .observe(&mut result, &run.results, run.inventory.as_ref());
+        self.recorder.record(result)
+    }
+
+    fn boundary(&mut self) {
+        self.observer.boundary();
+        self.recorder.boundary();
+    }
+}
+
 /// Records a failed result of `benchmark` holding `error` and `phase`: a
 /// store that cannot take it stops the run.
 fn record_failure(
-    recorder: &mut Recorder,
+    recorder: &mut Observed,
     benchmark: &str,
     phase: &str,
     error: &BenchError,
@@ -220,14 +242,18 @@ pub fn run_judged(
         .and_then(energy::Idle::from_run),
         None => None,
     };
-    let mut recorder = Recorder::begin(store, run)?
+    let mut observer = Observer::new()
         .with_watch(Watch::begin())
         .with_energy(energy::Watch::begin().with_idle(idle));
     if !cli.no_telemetry {
         let sampler = Sampler::start(cli.telemetry_interval)
             .map_err(|e| anyhow!("cannot start the telemetry sampler: {e}"))?;
-        recorder = recorder.with_telemetry(sampler);
+        observer = observer.with_telemetry(sampler);
     }
+    let mut recorder = Observed {
+        observer,
+        recorder: Recorder::begin(store, run)?,
+    };
     let bar = Bar::new(cli.quiet);
 
     // A benchmark that cannot run (no room in the temp dir) does not stop
@@ -281,9 +307,9 @@ pub fn run_judged(
     };
     let judged: Vec<Threshold> = thresholds.iter().chain(&cli.asserts).cloned().collect();
     if !judged.is_empty() {
-        recorder.judge(&judged)?;
+        recorder.recorder.judge(&judged)?;
     }
-    let run = recorder.finish(status)?;
+    let run = recorder.recorder.finish(status)?;
     restore_tuning(tuned.as_mut());
 
     if cli.json {

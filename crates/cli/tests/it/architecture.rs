@@ -3,7 +3,7 @@
 //!
 //! * an area crate depends on `nodebench-core` and `nodebench-machine`
 //!   (and other low-level crates), never on another area crate; core
-//!   depends on no nodebench crate, machine on core alone (`cargo
+//!   depends on no nodebench crate, machine on core and the NVIDIA bindings (`cargo
 //!   metadata`);
 //! * no Rust source file outside tests is over [`MAX_LINES`] lines;
 //! * no module cycle inside a crate: two sibling modules (or the sibling
@@ -42,13 +42,14 @@ const AREA_CRATES: &[&str] = &[
 ];
 
 /// Crates with a fixed set of nodebench dependencies (normal or build):
-/// core at the bottom with none; machine (what reads the node) on core
-/// alone; import and slurm, which name results through core alone; burnin,
+/// core at the bottom with none; the NVIDIA bindings with none; machine
+/// (what reads the node) on core and the NVIDIA bindings; import and slurm, which name results through core alone; burnin,
 /// generic over `Box<dyn Benchmark>`, recording through the store with
 /// machine's sampler (the CLI hands it the area crates' benchmarks).
 const FIXED_DEPENDENCIES: &[(&str, &[&str])] = &[
     ("nodebench-core", &[]),
-    ("nodebench-machine", &["nodebench-core"]),
+    ("nodebench-nvidia", &[]),
+    ("nodebench-machine", &["nodebench-core", "nodebench-nvidia"]),
     ("nodebench-import", &["nodebench-core"]),
     ("nodebench-slurm", &["nodebench-core"]),
     (

@@ -5,7 +5,7 @@
 use nodebench_core::names::energy::{scope, source};
 
 use super::{Found, Reader, Source};
-use crate::gpu::nvml::{self, Device, ask, normalise_bus_id};
+use nodebench_nvidia::nvml::{self, Device, ask, normalise_bus_id};
 use crate::gpu::zero_pci;
 
 /// How the source is read, for the inventory.

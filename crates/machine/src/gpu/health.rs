@@ -10,7 +10,7 @@ use std::ffi::{CString, c_uint};
 
 use nodebench_core::names::gpu::throttle;
 
-use super::nvml::{self, Device, EventData, EventSet, Nvml, ask};
+use nodebench_nvidia::nvml::{self, Device, EventData, EventSet, Nvml, ask};
 
 /// A GPU's gauges at one instant; `None` where NVML did not answer.
 #[derive(Debug, Clone, Default, PartialEq)]

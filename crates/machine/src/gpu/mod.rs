@@ -1,19 +1,18 @@
-//! NVIDIA GPUs: finding NVIDIA's libraries at run time ([`libs`]), the CUDA
-//! driver API ([`cuda`]) and NVML ([`nvml`]), and the inventory's GPU
-//! section ([`collect`]). Nothing CUDA is linked at build time: a machine
-//! without a driver gets "no NVIDIA driver" and nothing fails.
+//! NVIDIA GPUs as the machine sees them: the inventory's GPU section
+//! ([`collect`]) and the health the telemetry samples ([`health`]), read
+//! through the bindings of `nodebench-nvidia` (NVML, the CUDA driver API).
+//! Nothing CUDA is linked at build time: a machine without a driver gets
+//! "no NVIDIA driver" and nothing fails.
 
-pub mod cuda;
 pub mod health;
-pub mod libs;
-pub mod nvml;
 
 use std::ffi::{c_char, c_int, c_uint};
 
 use nodebench_core::inventory::{GpuInfo, Gpus};
 
 use crate::sysroot::Roots;
-use nvml::{Memory, PciInfo, ask};
+use nodebench_nvidia::nvml::{self, Memory, PciInfo, ask};
+use nodebench_nvidia::cuda;
 
 /// The most NVLink links NVML numbers (`NVML_NVLINK_MAX_LINKS`).
 const NVLINK_MAX_LINKS: u32 = 18;

@@ -5,7 +5,7 @@
 use std::ffi::{CStr, c_char, c_int, c_uint};
 use std::sync::OnceLock;
 
-use super::libs::{self, Loaded};
+use crate::libs::{self, Loaded};
 
 pub type Ret = c_int;
 pub type Device = *mut std::ffi::c_void;
@@ -152,6 +152,7 @@ pub fn nvml() -> Result<&'static Nvml, String> {
 
 /// Calls an NVML entry point that fills `T`; `None` when it is missing or
 /// fails.
+#[macro_export]
 macro_rules! ask {
     ($nvml:expr, $f:ident, $($arg:expr),*) => {
         $nvml.api.$f.and_then(|f| {
@@ -160,7 +161,7 @@ macro_rules! ask {
         })
     };
 }
-pub(crate) use ask;
+pub use crate::ask;
 
 impl Nvml {
     /// The GPUs' handles.

@@ -6,7 +6,7 @@
 use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
 use std::sync::OnceLock;
 
-use super::libs::{self, Loaded};
+use crate::libs::{self, Loaded};
 
 pub type CuResult = c_int;
 pub type CuDevice = c_int;
