@@ -2,6 +2,8 @@
 //! the inventory) and what it is doing (for telemetry). An entry point an
 //! older driver lacks is `None`, and its figure unknown.
 
+#![allow(clippy::macro_metavars_in_unsafe)]
+
 use std::ffi::{CStr, c_char, c_int, c_uint};
 use std::sync::OnceLock;
 
@@ -152,6 +154,10 @@ pub fn nvml() -> Result<&'static Nvml, String> {
 
 /// Calls an NVML entry point that fills `T`; `None` when it is missing or
 /// fails.
+// Exported for the inventory, telemetry and energy readers in
+// nodebench-machine; its call sites pass out-pointers and handles, the
+// values the entry point takes, and the unsafe call is the FFI call itself
+// (the module allows `clippy::macro_metavars_in_unsafe` for it).
 #[macro_export]
 macro_rules! ask {
     ($nvml:expr, $f:ident, $($arg:expr),*) => {
