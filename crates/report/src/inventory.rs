@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use nodebench_core::inventory::{BlockDevice, GpuInfo, Inventory};
+use nodebench_core::inventory::{BlockDevice, GpuInfo, Inventory, PcieLink};
 use nodebench_core::units::format_bytes;
 
 /// The inventory as text: a `[section]` heading (cpu, memory, os, disk,
@@ -26,8 +26,9 @@ pub fn report(inv: &Inventory) -> String {
 }
 
 /// Rows `(section, key, value)` for a human-readable table. Sections are
-/// "cpu", "memory", "os", "disk", "filesystem", "network", "gpu" and
-/// "host" (the state for benchmarking, `crate::host::rows`); unknown
+/// "cpu", "memory", "os", "disk", "filesystem", "network", "gpu", "pcie"
+/// (each NIC's, NVMe drive's and GPU's link, flagged where downtrained),
+/// "power" and "host" (the state for benchmarking, `crate::host::rows`); unknown
 /// values read "unknown", sizes use binary units ("32 MiB") and
 /// frequencies read like "2.45 GHz". Disks, filesystems and interfaces get
 /// one row each with a compact description.
@@ -215,6 +216,18 @@ pub fn summary_rows(inv: &Inventory) -> Vec<(String, String, String)> {
             }
         }
     }
+    if let Some(links) = &inv.pcie_links {
+        if links.is_empty() {
+            push(
+                "pcie",
+                "links",
+                "none read (no NIC, NVMe drive or GPU with a PCIe link in sysfs)".to_string(),
+            );
+        }
+        for l in links {
+            push("pcie", &l.name, describe_pcie_link(l));
+        }
+    }
     if let Some(p) = &inv.power {
         if let Some(why) = &p.unavailable {
             push("power", "sources", why.clone());
@@ -324,6 +337,18 @@ fn describe_gpu(d: &GpuInfo) -> String {
             .unwrap_or_default()
     ));
     parts.join(", ")
+}
+
+/// One line for a PCIe link: kind, address, its width and speed against
+/// its maximum, then each finding, `(warn: ...)` for a downtrained link and
+/// `(note: ...)` for a GPU's idle speed.
+fn describe_pcie_link(l: &PcieLink) -> String {
+    let mut value = format!("{} {}: {}", l.kind.as_str(), l.address, l.describe());
+    for f in l.findings() {
+        let tag = if f.fault { "warn" } else { "note" };
+        value.push_str(&format!(" ({tag}: {})", f.text));
+    }
+    value
 }
 
 /// Formats a frequency: "2.45 GHz", "800 MHz".
@@ -519,6 +544,7 @@ mod tests {
             gpus: None,
             host: None,
             power: None,
+            pcie_links: None,
         }
     }
 
@@ -677,6 +703,63 @@ mod tests {
     }
 
     #[test]
+    fn pcie_links_get_one_row_each_flagged_where_downtrained() {
+        use nodebench_core::inventory::PcieKind;
+        let link = PcieLink::known;
+        let mut inv = Inventory {
+            pcie_links: Some(vec![
+                link(
+                    "0000:18:00.0",
+                    PcieKind::Gpu,
+                    "GPU 0",
+                    (2.5, 16),
+                    (32.0, 16),
+                ),
+                link("0000:3b:00.0", PcieKind::Nic, "eth0", (16.0, 8), (16.0, 16)),
+                link(
+                    "0000:5e:00.0",
+                    PcieKind::Nvme,
+                    "nvme0",
+                    (16.0, 4),
+                    (16.0, 4),
+                ),
+            ]),
+            ..Inventory::default()
+        };
+        let rows: Vec<(String, String)> = summary_rows(&inv)
+            .into_iter()
+            .filter(|r| r.0 == "pcie")
+            .map(|r| (r.1, r.2))
+            .collect();
+        let row = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            rows,
+            [
+                row(
+                    "GPU 0",
+                    "gpu 0000:18:00.0: x16 at 2.5 GT/s (gen 1), its maximum x16 at 32.0 GT/s (gen 5) (note: PCIe link of GPU 0 (0000:18:00.0) at 2.5 GT/s, its maximum 32.0 GT/s: idle speed (a GPU lowers its link speed when idle; not a fault))"
+                ),
+                row(
+                    "eth0",
+                    "nic 0000:3b:00.0: x8 at 16.0 GT/s (gen 4), its maximum x16 at 16.0 GT/s (gen 4) (warn: PCIe link of eth0 (0000:3b:00.0) at x8, its maximum x16: downtrained)"
+                ),
+                row(
+                    "nvme0",
+                    "nvme 0000:5e:00.0: x4 at 16.0 GT/s (gen 4), its maximum x4 at 16.0 GT/s (gen 4)"
+                ),
+            ]
+        );
+        assert!(report(&inv).contains("\n[pcie]\n  GPU 0 "));
+        inv.pcie_links = Some(Vec::new());
+        assert!(report(&inv).ends_with(
+            "[pcie]\n  links                  none read (no NIC, NVMe drive or GPU with a PCIe link in sysfs)\n"
+        ));
+        // A run stored before the links were read has no section.
+        inv.pcie_links = None;
+        assert!(!report(&inv).contains("[pcie]"));
+    }
+
+    #[test]
     fn report_of_empty_inventory_says_unknown_and_none_found() {
         let text = report(&Inventory::default());
         assert_eq!(text.lines().count(), 38);
@@ -710,6 +793,7 @@ mod tests {
                 "[filesystem]",
                 "[network]",
                 "[gpu]",
+                "[pcie]",
                 "[power]",
                 "[host]"
             ]

@@ -1,5 +1,7 @@
 //! `nodebench check`: the host's state for benchmarking, read and judged by
-//! `nodebench_machine::host`, printed by `nodebench_report::host`.
+//! `nodebench_machine::host`, and the PCIe links of the NICs, NVMe drives
+//! and GPUs (`nodebench_core::inventory::pcie`: a downtrained link warns),
+//! printed by `nodebench_report::host`.
 
 use std::time::Duration;
 
@@ -69,7 +71,9 @@ pub fn run(cli: &Cli, args: &CheckArgs) -> Result<()> {
         ..Default::default()
     }
     .last_level_cache_bytes();
-    let lines = host::judge(&state, Some(&sample), quick_suite_memory(llc));
+    let mut lines = host::judge(&state, Some(&sample), quick_suite_memory(llc));
+    let links = nodebench_machine::inventory::pcie_links(&roots);
+    lines.extend(nodebench_core::inventory::pcie::check_lines(&links));
     let warned = lines
         .iter()
         .filter(|l| l.verdict == nodebench_core::inventory::host::Verdict::Warn)
@@ -80,6 +84,7 @@ pub fn run(cli: &Cli, args: &CheckArgs) -> Result<()> {
             "lines": lines,
             "state": state,
             "sample": sample,
+            "pcie_links": links,
         });
         outln!("{}", serde_json::to_string_pretty(&doc)?);
     } else {

@@ -1,7 +1,8 @@
 //! `nodebench fleet report`: a generated fleet of 1,000 hosts in a
 //! temporary store with planted cases (two slow hosts, one of them a DIMM
-//! short, 12 with other microcode, two at powersave: each found, nothing
-//! else flagged),
+//! short, one with a downtrained NIC link, 12 with other microcode, two at
+//! powersave: each found, nothing else flagged; the GPUs' idle link speed
+//! differs from host to host and is not flagged),
 //! a small fleet judged by the tolerance alone, the JSON model against its
 //! checked-in schema, and the refused arguments.
 
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 use common::{TempStore, bin, json, one_line_error, stderr, stdout};
 use nodebench_core::BenchResult;
 use nodebench_core::inventory::topology::Dimm;
-use nodebench_core::inventory::{Inventory, Topology};
+use nodebench_core::inventory::{Inventory, PcieKind, PcieLink, Topology};
 use nodebench_core::model::{Better, Metric, Run, RunStatus, Unit};
 use nodebench_core::names::{cpu, fleet, labels, memory, net};
 use nodebench_core::rng::XorShift64;
@@ -150,6 +151,23 @@ fn host_run(h: usize, fleet_id: &str, stream: f64) -> Run {
         ),
         ..Topology::default()
     });
+    let link = |address: &str, kind, name: &str, speed, width, max| {
+        PcieLink::known(address, kind, name, (speed, width), max)
+    };
+    // A GPU idles at 2.5 GT/s on a third of the hosts.
+    let gpu_speed = if h.is_multiple_of(3) { 2.5 } else { 32.0 };
+    inv.pcie_links = Some(vec![
+        link(
+            "0000:18:00.0",
+            PcieKind::Gpu,
+            "GPU 0",
+            gpu_speed,
+            16,
+            (32.0, 16),
+        ),
+        link("0000:3b:00.0", PcieKind::Nic, "eth0", 16.0, 16, (16.0, 16)),
+        link("0000:5e:00.0", PcieKind::Nvme, "nvme0", 16.0, 4, (16.0, 4)),
+    ]);
     run.inventory = Some(inv);
     run
 }
@@ -189,6 +207,16 @@ fn outliers(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The verdict of `host` in the report `v`.
+fn host_of<'a>(v: &'a Value, host: &str) -> &'a Value {
+    v["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["host"] == host)
+        .unwrap()
+}
+
 #[test]
 fn checked_in_fleet_schema_matches_the_model() {
     let generated = json(&bin().args(["schema", "fleet"]).output().unwrap());
@@ -212,6 +240,7 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
             }
             200..212 => inv.cpu.microcode = Some("0x2b000571".into()),
             300 | 301 => inv.cpu.governor = Some("powersave".into()),
+            456 => inv.pcie_links.as_mut().unwrap()[1].current_width = Some(8),
             _ => {}
         }
         let factor = match h {
@@ -234,7 +263,7 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
     assert_eq!(outliers(&v), ["h0017", "h0123"], "{:#}", v["hosts"][2]);
     assert_eq!(
         stderr(&o).trim(),
-        "error: fleet report: 16 of 1000 host(s) flagged: 2 outlier(s), 15 unlike the others in inventory or host state"
+        "error: fleet report: 17 of 1000 host(s) flagged: 2 outlier(s), 16 unlike the others in inventory or host state"
     );
     // The odd hosts: grouped against the majority, nothing else.
     let odd: Vec<String> = v["consistency"]
@@ -262,15 +291,11 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
         [
             r#""cpu.governor" "performance" 998 | "powersave": 2"#,
             r#""cpu.microcode" "0x2b000590" 988 | "0x2b000571": 12"#,
+            r#""pcie_links.1.current_width" "16" 999 | "8": 1"#,
             r#""topology.dimms (count)" "16" 999 | "15": 1"#,
         ]
     );
-    let h123 = v["hosts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|h| h["host"] == "h0123")
-        .unwrap();
+    let h123 = host_of(&v, "h0123");
     assert_eq!(h123["differs"][0], "topology.dimms (count)=15");
     assert!(
         h123["verdict"]
@@ -279,6 +304,11 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
             .ends_with("; differs: topology.dimms (count)=15"),
         "{h123}"
     );
+
+    // The host with the downtrained NIC link is named, with its width.
+    let h456 = host_of(&v, "h0456");
+    assert_eq!(h456["verdict"], "differs: pcie_links.1.current_width=8");
+    assert!(h456["outliers"].as_array().unwrap().is_empty());
 
     // h0017: 10 % low on (nearly) every one of the 20 STREAM bandwidths.
     let h17 = &v["hosts"][0];
@@ -308,7 +338,7 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
     let text = stdout(&o);
     assert!(text.starts_with("fleet report: 1000 host(s), 1000 run(s), 200 performance figure(s) (1 not performance, left out)\n"), "{text}");
     assert!(
-        text.contains("2 outlier host(s), 15 unlike the others in inventory or host state, 984 ok"),
+        text.contains("2 outlier host(s), 16 unlike the others in inventory or host state, 983 ok"),
         "{text}"
     );
     assert!(
@@ -323,6 +353,10 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
         text.contains("  topology.dimms (count): 16 on 999 hosts, 15 on h0123\n"),
         "{text}"
     );
+    assert!(
+        text.contains("  pcie_links.1.current_width: 16 on 999 hosts, 8 on h0456\n"),
+        "{text}"
+    );
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| h0")).collect();
     assert_eq!(rows.len(), 1000);
     assert!(rows[0].starts_with("| h0017   OUTLIER on "), "{}", rows[0]);
@@ -330,9 +364,9 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
     assert!(rows[1].contains(", DIFFERS in 1 "), "{}", rows[1]);
     assert_eq!(
         rows.iter().filter(|r| r.contains(" DIFFERS in 1 ")).count(),
-        15
+        16
     );
-    assert_eq!(rows.iter().filter(|r| r.contains(" ok ")).count(), 984);
+    assert_eq!(rows.iter().filter(|r| r.contains(" ok ")).count(), 983);
 }
 
 #[test]

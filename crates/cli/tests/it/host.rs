@@ -1,5 +1,7 @@
 //! `nodebench check` on the recorded and built host trees (text lines,
-//! `--json` fields, exit codes 0, 1 with `--strict`, 2 on bad input), and
+//! `--json` fields, exit codes 0, 1 with `--strict`, 2 on bad input), its
+//! and `inventory`'s PCIe links on the trees of a downtrained, a healthy
+//! and a virtual machine, and
 //! `--tune` on a recorded tree: every file it wrote holds its old bytes
 //! after a normal exit, after one Ctrl-C (the run finishes incomplete) and
 //! after two (the second exits at once).
@@ -12,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::{bin, interrupt, json, one_line_error, skipped_without_root, stderr, stdout};
 use nodebench_machine::host::fixtures;
+use nodebench_machine::inventory::fixtures::trees;
 use nodebench_machine::sysroot::{PROCFS_ROOT_ENV, SYSFS_ROOT_ENV};
 
 fn tree(name: &str) -> tempfile::TempDir {
@@ -54,7 +57,7 @@ fn warned(text: &str) -> Vec<String> {
         .collect()
 }
 
-const SETTINGS: [&str; 18] = [
+const SETTINGS: [&str; 19] = [
     "cpufreq driver",
     "governor",
     "EPP",
@@ -73,6 +76,7 @@ const SETTINGS: [&str; 18] = [
     "memory",
     "thermal",
     "other processes",
+    "PCIe link",
 ];
 
 #[test]
@@ -83,7 +87,7 @@ fn a_healthy_host_is_all_ok_even_strict() {
     let settings: Vec<String> = verdicts(&text).into_iter().map(|(_, s)| s).collect();
     assert_eq!(settings, SETTINGS);
     assert!(warned(&text).is_empty(), "{text}");
-    assert!(text.ends_with("all 18 settings ok\n"), "{text}");
+    assert!(text.ends_with("all 19 settings ok\n"), "{text}");
     assert!(text.contains(
         "ok    deepest C-state  C1E (10 µs exit latency) on CPUs 0-15; driver intel_idle, governor menu [want"
     ));
@@ -113,15 +117,15 @@ fn the_powersave_host_warns_and_strict_exits_1() {
         ]
     );
     assert!(text.contains("warn  governor         powersave [want performance: "));
-    assert!(text.ends_with("8 of 18 settings warn\n"), "{text}");
+    assert!(text.ends_with("8 of 19 settings warn\n"), "{text}");
     let strict = check("powersave", &["--strict"]);
-    one_line_error(&strict, 1, &["--strict: 8 of 18 settings warn"]);
+    one_line_error(&strict, 1, &["--strict: 8 of 19 settings warn"]);
     assert_eq!(stdout(&strict), text);
 
     let doc = json(&check("powersave", &["--json"]));
     assert_eq!(doc["verdict"], "warn");
     let lines = doc["lines"].as_array().unwrap();
-    assert_eq!(lines.len(), 18);
+    assert_eq!(lines.len(), 19);
     assert_eq!(lines[1]["setting"], "governor");
     assert_eq!(lines[1]["value"], "powersave");
     assert_eq!(lines[1]["want"], "performance");
@@ -206,13 +210,145 @@ fn bad_input_exits_2_in_one_line() {
     one_line_error(&out, 2, &["--tune applies to commands that run benchmarks"]);
 }
 
+/// The `healthy` host with the PCIe links of the tree `pcie` beside it.
+fn host_with_links(pcie: &str) -> tempfile::TempDir {
+    let root = tree("healthy");
+    trees::write(pcie, root.path()).unwrap();
+    root
+}
+
+#[test]
+fn a_downtrained_nic_and_nvme_drive_warn_and_an_idle_gpu_does_not() {
+    let root = host_with_links("pcie-downtrained");
+    let out = on(root.path()).arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(warned(&text), ["PCIe link", "PCIe link"], "{text}");
+    let pcie: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("  PCIe link  "))
+        .collect();
+    assert_eq!(pcie.len(), 3, "{text}");
+    assert!(
+        pcie[0].starts_with("ok    PCIe link        PCIe link of GPU 10de:2331 (0000:18:00.0) at 2.5 GT/s, its maximum 32.0 GT/s: idle speed (a GPU lowers its link speed when idle; not a fault) [want"),
+        "{text}"
+    );
+    assert!(
+        pcie[1].starts_with("warn  PCIe link        PCIe link of eth0 (0000:3b:00.0) at x8, its maximum x16: downtrained [want its maximum width"),
+        "{text}"
+    );
+    assert!(pcie[1].contains("; change: reseat the card"), "{text}");
+    assert!(
+        pcie[2].starts_with("warn  PCIe link        PCIe link of nvme0 (0000:5e:00.0) at 8.0 GT/s, its maximum 16.0 GT/s: downtrained [want"),
+        "{text}"
+    );
+    assert!(text.ends_with("2 of 21 settings warn\n"), "{text}");
+    let strict = on(root.path())
+        .args(["check", "--strict"])
+        .output()
+        .unwrap();
+    one_line_error(&strict, 1, &["--strict: 2 of 21 settings warn"]);
+
+    let doc = json(&on(root.path()).args(["--json", "check"]).output().unwrap());
+    assert_eq!(doc["verdict"], "warn");
+    let links = doc["pcie_links"].as_array().unwrap();
+    assert_eq!(links.len(), 3);
+    assert_eq!(links[1]["name"], "eth0");
+    assert_eq!(links[1]["kind"], "nic");
+    assert_eq!(links[1]["current_width"], 8);
+    assert_eq!(links[1]["max_width"], 16);
+    assert_eq!(links[2]["current_speed_gts"], 8.0);
+    assert_eq!(links[2]["max_speed_gts"], 16.0);
+}
+
+#[test]
+fn the_same_links_at_their_maximum_are_ok_even_strict() {
+    let root = host_with_links("pcie-healthy");
+    let out = on(root.path())
+        .args(["check", "--strict"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.ends_with("all 21 settings ok\n"), "{text}");
+    assert!(text.contains(
+        "ok    PCIe link        nic eth0 (0000:3b:00.0): x16 at 16.0 GT/s (gen 4), its maximum x16 at 16.0 GT/s (gen 4) [want"
+    ), "{text}");
+}
+
+#[test]
+fn inventory_flags_the_downtrained_links_and_exits_0() {
+    let root = host_with_links("pcie-downtrained");
+    let out = on(root.path()).arg("inventory").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let section: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "[pcie]")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(str::trim)
+        .collect();
+    let rows: Vec<String> = section
+        .iter()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "GPU 10de:2331 gpu 0000:18:00.0: x16 at 2.5 GT/s (gen 1), its maximum x16 at 32.0 GT/s (gen 5) (note: PCIe link of GPU 10de:2331 (0000:18:00.0) at 2.5 GT/s, its maximum 32.0 GT/s: idle speed (a GPU lowers its link speed when idle; not a fault))",
+            "eth0 nic 0000:3b:00.0: x8 at 16.0 GT/s (gen 4), its maximum x16 at 16.0 GT/s (gen 4) (warn: PCIe link of eth0 (0000:3b:00.0) at x8, its maximum x16: downtrained)",
+            "nvme0 nvme 0000:5e:00.0: x4 at 8.0 GT/s (gen 3), its maximum x4 at 16.0 GT/s (gen 4) (warn: PCIe link of nvme0 (0000:5e:00.0) at 8.0 GT/s, its maximum 16.0 GT/s: downtrained)",
+        ],
+        "{text}"
+    );
+    let doc = json(
+        &on(root.path())
+            .args(["--json", "inventory"])
+            .output()
+            .unwrap(),
+    );
+    let links = doc["pcie_links"].as_array().unwrap();
+    assert_eq!(links.len(), 3);
+    assert_eq!(links[0]["kind"], "gpu");
+    assert_eq!(links[0]["current_speed_gts"], 2.5);
+
+    // The recorded guest: its virtio NIC has no link, and nothing is made up.
+    let root = host_with_links("pcie-kvm2");
+    let out = on(root.path()).arg("inventory").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("[pcie]\n  links "),
+        "{}",
+        stdout(&out)
+    );
+    let doc = json(
+        &on(root.path())
+            .args(["--json", "inventory"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(doc["pcie_links"], serde_json::json!([]));
+}
+
 #[test]
 fn check_on_this_machine_prints_every_line_within_3_s() {
     let start = Instant::now();
     let out = bin().arg("check").output().unwrap();
     let took = start.elapsed();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(verdicts(&stdout(&out)).len(), 18, "{}", stdout(&out));
+    // 18 settings, then one line per PCIe link (one saying none where
+    // none is read).
+    let settings: Vec<String> = verdicts(&stdout(&out))
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect();
+    assert_eq!(settings[..18], SETTINGS[..18], "{}", stdout(&out));
+    assert!(
+        settings[18..].iter().all(|s| s == "PCIe link"),
+        "{settings:?}"
+    );
+    assert!(settings.len() > 18);
     assert!(took < Duration::from_secs(3), "{took:?}");
 }
 

@@ -45,6 +45,11 @@ pub struct Inventory {
     /// why none is readable; `None` in runs stored before they were read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power: Option<super::PowerSources>,
+    /// The PCIe links of the NICs, NVMe drives and GPUs, in PCI address
+    /// order (empty where none reports a link: virtual devices); `None` in
+    /// runs stored before they were read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcie_links: Option<Vec<super::PcieLink>>,
 }
 
 /// The processor(s) of the machine.
@@ -357,5 +362,6 @@ mod tests {
         // Older records without newer fields still load.
         let minimal: Inventory = serde_json::from_str("{\"cpu\":{\"logical_cpus\":2}}").unwrap();
         assert_eq!(minimal.cpu.logical_cpus, 2);
+        assert_eq!(minimal.pcie_links, None);
     }
 }

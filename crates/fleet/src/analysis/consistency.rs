@@ -4,7 +4,10 @@
 //! that differ, grouped by value ("microcode 0x2b000590 on 988 hosts,
 //! 0x2b000571 on h0200-h0211"). Readings that differ on every host by
 //! nature (host names, free memory, current clocks, addresses, serial
-//! numbers, temperatures, measured clocks) are not compared.
+//! numbers, temperatures, measured clocks, a GPU's PCIe link speed now)
+//! are not compared. The PCIe links are compared element by element
+//! (`pcie_links.1.current_width: 16 on 999 hosts, 8 on h0456` names the
+//! host with a downtrained link).
 
 use std::collections::BTreeMap;
 
@@ -38,6 +41,12 @@ pub const NOT_COMPARED: &[&str] = &[
     "pci_bus_id",
     "nvlink_peers",
 ];
+
+/// Keys not compared in an object of the given `kind` (the pair is kind,
+/// key): a GPU lowers its PCIe link's speed when idle, so the speed it
+/// runs at now varies from moment to moment (its width and its maximum
+/// are compared; a NIC's and an NVMe drive's speed now is too).
+pub const NOT_COMPARED_OF_KIND: &[(&str, &str)] = &[("gpu", "current_speed_gts")];
 
 /// A field not alike on every host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -193,8 +202,8 @@ fn element_of(field: &str) -> Option<&str> {
 
 /// `value`'s leaves as (path, text): objects by key, arrays of scalars
 /// as one space-separated value, arrays of objects as their count
-/// (`PATH (count)`) and each element by index; nulls and [`NOT_COMPARED`]
-/// keys left out.
+/// (`PATH (count)`) and each element by index; nulls, [`NOT_COMPARED`]
+/// keys and [`NOT_COMPARED_OF_KIND`] keys left out.
 fn flatten(path: &str, value: &Value, out: &mut Vec<(String, String)>) {
     let join = |k: &str| {
         if path.is_empty() {
@@ -206,8 +215,11 @@ fn flatten(path: &str, value: &Value, out: &mut Vec<(String, String)>) {
     match value {
         Value::Null => {}
         Value::Object(map) => {
+            let kind = map.get("kind").and_then(Value::as_str);
             for (k, v) in map {
-                if !NOT_COMPARED.contains(&k.as_str()) {
+                let of_kind =
+                    kind.is_some_and(|kind| NOT_COMPARED_OF_KIND.contains(&(kind, k.as_str())));
+                if !NOT_COMPARED.contains(&k.as_str()) && !of_kind {
                     flatten(&join(k), v, out);
                 }
             }
@@ -287,6 +299,36 @@ mod tests {
         );
         assert_eq!(host_ranges(&h(&["a1", "a2"])), "a1-a2");
         assert_eq!(host_ranges(&[]), "");
+    }
+
+    #[test]
+    fn a_downtrained_link_is_named_and_an_idle_gpu_speed_is_not() {
+        use nodebench_core::inventory::{PcieKind, PcieLink};
+        let link = |address: &str, kind, speed, width, max| {
+            PcieLink::known(address, kind, address, (speed, width), max)
+        };
+        let invs: Vec<(String, Inventory)> = (0..10)
+            .map(|i| {
+                let nic_width = if i == 4 { 8 } else { 16 };
+                // GPUs idle at 2.5 GT/s on some hosts, busy on others.
+                let gpu_speed = if i % 3 == 0 { 2.5 } else { 32.0 };
+                let inv = Inventory {
+                    pcie_links: Some(vec![
+                        link("0000:18:00.0", PcieKind::Gpu, gpu_speed, 16, (32.0, 16)),
+                        link("0000:3b:00.0", PcieKind::Nic, 16.0, nic_width, (16.0, 16)),
+                    ]),
+                    ..Inventory::default()
+                };
+                (format!("h{i:02}"), inv)
+            })
+            .collect();
+        let hosts: Vec<(&str, &Inventory)> = invs.iter().map(|(n, i)| (n.as_str(), i)).collect();
+        let (found, _) = compare(&hosts);
+        let text: Vec<String> = found.iter().map(Inconsistency::describe).collect();
+        assert_eq!(
+            text,
+            ["pcie_links.1.current_width: 16 on 9 hosts, 8 on h04"]
+        );
     }
 
     #[test]

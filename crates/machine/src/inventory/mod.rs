@@ -16,7 +16,8 @@
 //! it: `sysfs` (file readers and
 //! the kernel's small text formats); the tables and parsers `uarch`, [`dmi`]
 //! (SMBIOS, for the memory benchmarks), `os`, `virt`; `cpuid` (uses `virt`'s
-//! hypervisor names); the readers `cache`, `memory`, `storage`, `network`;
+//! hypervisor names); the readers `cache`, `memory`, `storage`, `network`,
+//! `pcie` (the links of NICs, NVMe drives and GPUs);
 //! `cpu` (joins cpuinfo, CPUID, caches, `uarch` and `virt`); [`topology`];
 //! and [`collect`] here on top.
 
@@ -31,6 +32,7 @@ pub mod host;
 mod memory;
 mod network;
 mod os;
+mod pcie;
 mod storage;
 pub(crate) mod sysfs;
 pub mod topology;
@@ -53,6 +55,8 @@ pub(crate) use virt::hypervisor_from_dmi;
 pub fn collect() -> Inventory {
     let roots = Roots::from_env();
     let (uname_host, uname_release) = uname_fields();
+    let gpus = crate::gpu::collect(&roots);
+    let pcie_links = pcie::collect(&roots, Some(&gpus));
     Inventory {
         hostname: uname_host.or_else(|| read_value(roots.proc("sys/kernel/hostname"))),
         cpu: collect_cpu(&roots),
@@ -69,10 +73,18 @@ pub fn collect() -> Inventory {
         network_interfaces: collect_network_interfaces(&roots),
         bios: read_bios(&roots),
         topology: topology::collect_topology(&roots),
-        gpus: Some(crate::gpu::collect(&roots)),
+        gpus: Some(gpus),
         host: Some(host::read(&roots)),
         power: Some(crate::energy::discover_at(&roots).describe()),
+        pcie_links: Some(pcie_links),
     }
+}
+
+/// The PCIe links of the NICs, NVMe drives and GPUs under `roots`, as
+/// [`collect`] reads them but without NVML (a GPU is named by its PCI
+/// ids): for `nodebench check`.
+pub fn pcie_links(roots: &Roots) -> Vec<nodebench_core::inventory::PcieLink> {
+    pcie::collect(roots, None)
 }
 
 /// The BIOS as DMI describes it under `roots`; `None` without DMI.
