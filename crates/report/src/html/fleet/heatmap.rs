@@ -106,7 +106,7 @@ fn legend(tolerance: f64) -> String {
             format!("better {}-{} %", f(t / 2.0), f(t)),
         ),
         (Cell::BetterBeyond, format!("better &gt; {} %", f(t))),
-        (Cell::Missing, "no figure".to_string()),
+        (Cell::Missing, "no figure, or no %".to_string()),
     ];
     let mut out = String::from("<p class=\"legend\">");
     for (c, text) in items {

@@ -230,3 +230,64 @@ fn the_link_section_holds_the_matrix_given_or_says_how_to_get_one() {
     assert!(s.starts_with("<h2 id=\"links\">"));
     assert!(s.contains("<svg id=\"m\"></svg>"));
 }
+
+#[test]
+fn past_forty_outliers_the_rest_are_counted_not_labelled() {
+    // 200 hosts of 4 px rows, 50 slow: 40 rows of 12 px labelled, "+10 more".
+    let slow: Vec<usize> = (0..50).map(|i| i * 4).collect();
+    let r = analyse(&fleet_runs(200, 6, &slow, &[]), &ReportConfig::default());
+    assert_eq!(r.outlier_hosts().count(), 50);
+    let page = page(&r, "f200", None);
+    let w = 6 * 28;
+    let h = 40 * 12 + 160 * 4;
+    assert!(
+        page.contains(&format!(
+            "<image x=\"132\" y=\"170\" width=\"{w}\" height=\"{h}\""
+        )),
+        "{}",
+        &page[page.find("<image").unwrap()..][..80]
+    );
+    assert_eq!(
+        page.matches("text-anchor=\"end\" class=\"bad\">h0").count(),
+        40
+    );
+    assert!(page.contains("text-anchor=\"end\" class=\"bad\">+10 more</text>"));
+    // The line under the 50 outlier rows: 40 of 12 px and 10 of 4.
+    assert!(page.contains(&format!(
+        "<path d=\"M128 {}h{}\" class=\"split\"/>",
+        170 + 40 * 12 + 10 * 4,
+        w + 8
+    )));
+}
+
+#[test]
+fn a_fleet_without_figures_or_hosts_still_makes_a_page() {
+    for runs in [Vec::new(), fleet_runs(1, 3, &[], &[])] {
+        let r = analyse(&runs, &ReportConfig::default());
+        let page = page(&r, "none", None);
+        assert!(page.contains("No performance figure on two hosts or more."));
+        assert!(page.contains("0 of 0 figure(s) with outliers"));
+        assert!(page.ends_with("</body></html>\n"));
+    }
+}
+
+#[test]
+fn a_figure_without_a_percentage_is_plotted_on_its_values() {
+    // STREAM bandwidth 0 on every host: a median of 0 has no %.
+    let mut runs = fleet_runs(10, 3, &[], &[]);
+    for run in &mut runs {
+        run.results[0].metrics[0].value = 0.0;
+    }
+    let r = analyse(&runs, &ReportConfig::default());
+    let f = r
+        .figures
+        .iter()
+        .find(|f| !f.judged)
+        .expect("an unjudged figure");
+    let plot = dotplot::plot(f, &r);
+    assert!(!plot.contains("class=\"band\""), "{plot}");
+    assert!(!plot.contains(" %</text>"), "{plot}");
+    assert!(!plot.contains("MAD"), "{plot}");
+    assert!(plot.contains("B/s</text>"), "{plot}");
+    assert_eq!(heatmap::cells(&r)[0], Cell::Missing as u8);
+}
