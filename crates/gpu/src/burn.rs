@@ -17,8 +17,8 @@ use nodebench_core::inventory::Inventory;
 use nodebench_core::names::gpu::{self as names, ecc, label, metric, param};
 use nodebench_core::rng::XorShift64;
 use nodebench_core::{BenchResult, Better, Metric, TimeSeries, Unit};
-use nodebench_nvidia::cuda::Stream;
 use nodebench_machine::gpu::health::{Report, Watch};
+use nodebench_nvidia::cuda::Stream;
 
 use crate::config::BurnConfig;
 use crate::device::{self, Gpu};

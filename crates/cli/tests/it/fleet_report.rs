@@ -426,7 +426,12 @@ fn check_page(page: &Path) {
     assert_eq!(v["labels"], serde_json::json!(["h0017", "h0123"]), "{v}");
     assert_eq!(
         v["fields"],
-        serde_json::json!(["cpu.governor", "cpu.microcode", "topology.dimms (count)"]),
+        serde_json::json!([
+            "cpu.governor",
+            "cpu.microcode",
+            "pcie_links.1.current_width",
+            "topology.dimms (count)"
+        ]),
         "{v}"
     );
 }

@@ -5,8 +5,8 @@
 use nodebench_core::names::energy::{scope, source};
 
 use super::{Found, Reader, Source};
-use nodebench_nvidia::nvml::{self, Device, ask, normalise_bus_id};
 use crate::gpu::zero_pci;
+use nodebench_nvidia::nvml::{self, Device, ask, normalise_bus_id};
 
 /// How the source is read, for the inventory.
 pub const HOW: &str = "nvmlDeviceGetTotalEnergyConsumption (mJ counter since the driver loaded)";

@@ -11,8 +11,8 @@ use std::ffi::{c_char, c_int, c_uint};
 use nodebench_core::inventory::{GpuInfo, Gpus};
 
 use crate::sysroot::Roots;
-use nodebench_nvidia::nvml::{self, Memory, PciInfo, ask};
 use nodebench_nvidia::cuda;
+use nodebench_nvidia::nvml::{self, Memory, PciInfo, ask};
 
 /// The most NVLink links NVML numbers (`NVML_NVLINK_MAX_LINKS`).
 const NVLINK_MAX_LINKS: u32 = 18;

@@ -87,7 +87,7 @@ fn gpu_name(dir: &Path, address: &str, gpus: Option<&Gpus>) -> String {
         g.devices.iter().find(|d| {
             d.pci_bus_id
                 .as_deref()
-                .and_then(crate::gpu::nvml::normalise_bus_id)
+                .and_then(nodebench_nvidia::nvml::normalise_bus_id)
                 .is_some_and(|b| b == address)
         })
     });
