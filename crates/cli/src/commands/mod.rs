@@ -10,6 +10,7 @@ mod db;
 mod disk;
 mod dist;
 mod fleet;
+mod fleet_pair;
 mod fleet_report;
 mod gpu;
 mod http;
