@@ -3,9 +3,13 @@
 //! short, 12 with other microcode, two at powersave: each found, nothing
 //! else flagged),
 //! a small fleet judged by the tolerance alone, the JSON model against its
-//! checked-in schema, and the refused arguments.
+//! checked-in schema, and the refused arguments. The fleet page (`-o
+//! FILE.html`) of the 1,000 hosts: under 5 MB, the planted hosts named,
+//! loaded by headless Chromium without an error or a fetch.
 
 mod common;
+#[path = "common/devtools.rs"]
+mod devtools;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -302,10 +306,17 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
     assert_eq!(f["host_count"], 1000);
     assert_eq!(f["min_hosts"][0], "h0017");
 
-    // The text: one line per host, worst first, and the figures.
-    let o = t.run(&["fleet", "report", "f1000"]);
+    // The text: one line per host, worst first, and the figures; the page.
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("fleet.html");
+    let o = t.run(&["fleet", "report", "f1000", "-o", page.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let text = stdout(&o);
+    assert!(
+        text.ends_with(&format!("\nwrote {}\n", page.display())),
+        "{text}"
+    );
+    check_page(&page);
     assert!(text.starts_with("fleet report: 1000 host(s), 1000 run(s), 200 performance figure(s) (1 not performance, left out)\n"), "{text}");
     assert!(
         text.contains("2 outlier host(s), 15 unlike the others in inventory or host state, 984 ok"),
@@ -335,6 +346,58 @@ fn a_thousand_hosts_name_the_planted_slow_hosts_and_nothing_else() {
     assert_eq!(rows.iter().filter(|r| r.contains(" ok ")).count(), 984);
 }
 
+/// The 1,000-host page: its size, the planted hosts named in the verdicts
+/// and the heat map, the consistency table; then loaded in Chromium.
+fn check_page(page: &Path) {
+    let html = std::fs::read_to_string(page).unwrap();
+    assert!(html.len() < 5_000_000, "{} bytes", html.len());
+    assert!(html.contains("<h1>nodebench fleet report: fleet f1000</h1>"));
+    for h in ["h0017", "h0123"] {
+        assert!(
+            html.contains(&format!("<tr><td class=\"bad\">{h}</td>")),
+            "{h}"
+        );
+    }
+    assert!(html.contains("<td class=\"bad\">0x2b000571</td><td>h0200-h0211 (12)</td>"));
+    let Some(chromium) = devtools::find_chromium() else {
+        nodebench_core::test_require::missing(
+            "fleet_report",
+            nodebench_core::test_require::need::CHROMIUM,
+            "chromium not found",
+            "apt-get install chromium, or set NODEBENCH_CHROMIUM",
+        );
+        return;
+    };
+    let mut browser = devtools::Browser::start(&chromium);
+    let load = browser.load(
+        page,
+        "JSON.stringify({plots: document.querySelectorAll('figure.dotplot').length,\
+         heat: Array.from(document.querySelectorAll('div.heatmap image')).map(i => {\
+           const b = i.getBoundingClientRect(); return [b.width, b.height]; }),\
+         labels: Array.from(document.querySelectorAll('div.heatmap text.bad')).map(t => t.textContent),\
+         fields: Array.from(document.querySelectorAll('table.consistency tr td:first-child')).map(t => t.textContent)})",
+    );
+    assert!(load.console.is_empty(), "console: {:?}", load.console);
+    // Nothing fetched: the heat map's cells are a data: URI.
+    assert!(
+        load.requests
+            .iter()
+            .all(|r| r.starts_with("data:image/png;base64,")),
+        "requests: {:?}",
+        load.requests
+    );
+    let v: Value = serde_json::from_str(load.value.as_str().expect("a JSON string")).unwrap();
+    assert_eq!(v["plots"], 200, "{v}");
+    // 200 figures of 4 px by 998 hosts of 1 px and two outliers of 12.
+    assert_eq!(v["heat"], serde_json::json!([[800, 1022]]), "{v}");
+    assert_eq!(v["labels"], serde_json::json!(["h0017", "h0123"]), "{v}");
+    assert_eq!(
+        v["fields"],
+        serde_json::json!(["cpu.governor", "cpu.microcode", "topology.dimms (count)"]),
+        "{v}"
+    );
+}
+
 #[test]
 fn a_small_fleet_is_judged_by_the_tolerance_alone_and_says_so() {
     let t = TempStore::new();
@@ -358,9 +421,24 @@ fn a_small_fleet_is_judged_by_the_tolerance_alone_and_says_so() {
     assert_eq!(outliers(&v), ["h0003"]);
     let (w, _) = report_json(&t, &["1", "2", "3", "4", "5"]);
     assert_eq!(outliers(&w), ["h0003"]);
-    // A wider tolerance: everyone ok, exit 0.
-    let o = t.run(&["fleet", "report", "f5", "--tolerance", "15"]);
+    // A wider tolerance: everyone ok, exit 0; the page written all the same.
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("f5.html");
+    let o = t.run(&[
+        "fleet",
+        "report",
+        "f5",
+        "--tolerance",
+        "15",
+        "-o",
+        page.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(
+        "<b>0 outlier host(s)</b>, 0 unlike the others in inventory or host state, 5 ok."
+    ));
+    assert!(html.contains("<p class=\"warning\">note: 5 host(s), below --min-hosts 8"));
     let text = stdout(&o);
     assert!(
         text.contains("note: 5 host(s), below --min-hosts 8"),
@@ -370,10 +448,21 @@ fn a_small_fleet_is_judged_by_the_tolerance_alone_and_says_so() {
         text.contains("0 outlier host(s), 0 unlike the others in inventory or host state, 5 ok"),
         "{text}"
     );
-    // With the z used at 3 hosts: the -8 % host is beyond it too.
-    let (v, _) = report_json(&t, &["f5", "--min-hosts", "3"]);
+    // With the z used at 3 hosts: the -8 % host is beyond it too. With
+    // --json, stdout stays the JSON and `wrote` goes to stderr.
+    let json_page = dir.path().join("f5-json.html");
+    let (v, o) = report_json(
+        &t,
+        &["f5", "--min-hosts", "3", "-o", json_page.to_str().unwrap()],
+    );
     assert_eq!(v["robust_z_used"], true);
     assert_eq!(outliers(&v), ["h0003"]);
+    assert_eq!(
+        stderr(&o).lines().next(),
+        Some(format!("wrote {}", json_page.display()).as_str())
+    );
+    let html = std::fs::read_to_string(&json_page).unwrap();
+    assert!(html.contains("<tr><td class=\"bad\">h0003</td><td class=\"bad\">outlier on "));
 }
 
 #[test]
@@ -395,6 +484,11 @@ fn bad_arguments_are_refused_with_one_line_and_exit_2() {
         &t.run(&["fleet", "report", "nosuchfleet"]),
         2,
         &["no stored run has the tag fleet=nosuchfleet"],
+    );
+    one_line_error(
+        &t.run(&["fleet", "report", "f3", "-o", "/nonexistent/dir/fleet.html"]),
+        2,
+        &["--output /nonexistent/dir/fleet.html: cannot write"],
     );
     one_line_error(
         &t.run(&["fleet", "report", "f3", "--tag", "a=b"]),

@@ -1,6 +1,7 @@
 //! `nodebench fleet report SELECTION...`: reads the selected runs from the
 //! store in one bulk read, judges the hosts (the fleet crate's analysis)
-//! and prints the verdicts and figures, or the JSON model; exit 1 when a
+//! and prints the verdicts and figures, or the JSON model; with `-o`, also
+//! writes the fleet page (`nodebench_report::html::fleet`); exit 1 when a
 //! host is an outlier.
 
 use anyhow::Result;
@@ -11,7 +12,7 @@ use nodebench_report::format;
 use super::runner::open_store;
 use crate::CliError;
 use crate::args::Cli;
-use crate::args::fleet::ReportArgs;
+use crate::args::fleet::{FleetSelection, ReportArgs};
 use crate::args::runid::RunSpec;
 
 /// `fleet report`.
@@ -30,6 +31,25 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<()> {
     } else {
         out!("{}", text(&report));
     }
+    if let Some(path) = &args.output {
+        let selection: Vec<String> = args.selection.iter().map(selection_text).collect();
+        let html = nodebench_report::html::fleet::page(&report, &selection.join(" "), None);
+        if let Err(e) = std::fs::write(path, html) {
+            return Err(CliError::usage(format!(
+                "--output {}: cannot write: {e} (expected a writable FILE.html path)",
+                path.display()
+            ))
+            .into());
+        }
+        if !cli.quiet {
+            // On stderr under --json, so stdout stays one JSON document.
+            if cli.json {
+                eprintln!("wrote {}", path.display());
+            } else {
+                outln!("wrote {}", path.display());
+            }
+        }
+    }
     let outliers = report.outlier_hosts().count();
     let flagged = report.flagged_hosts().count();
     if flagged > 0 {
@@ -41,6 +61,15 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// The selection as the page's title names it: `fleet ID`, or the run
+/// spec as written.
+fn selection_text(s: &FleetSelection) -> String {
+    match s {
+        FleetSelection::Fleet(id) => format!("fleet {id}"),
+        FleetSelection::Runs(spec) => spec.to_string(),
+    }
 }
 
 /// A signed percentage, `-10.2`.

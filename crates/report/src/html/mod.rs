@@ -9,6 +9,7 @@
 pub mod chart;
 pub mod charts;
 pub mod compare;
+pub mod fleet;
 pub mod telemetry;
 
 use std::fmt::Write as _;
