@@ -1,7 +1,8 @@
 //! The link matrix `fleet pair --matrix` stores (`fleet.links`): per
 //! figure a table of server rows and client columns, untested links `-`;
-//! the slow links are the result's warnings. [`matrix_table`] is also what
-//! `fleet pair` prints with the slow cells marked.
+//! the slow links are the result's warnings. [`matrix_text`]: the judged
+//! matrix as `fleet pair --matrix` and `fleet report` print it, the slow
+//! cells marked.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -9,6 +10,7 @@ use std::fmt::Write as _;
 use nodebench_core::BenchResult;
 use nodebench_core::model::Unit;
 use nodebench_core::names::fleet::{label, metric};
+use nodebench_fleet::analysis::links::{Link, LinkMatrix, MIN_LINKS};
 
 use crate::format;
 
@@ -97,6 +99,112 @@ pub fn report(r: &BenchResult) -> String {
         let _ = writeln!(out, "warning: {w}");
     }
     out
+}
+
+/// The matrix as text: the bandwidth and latency tables (server rows,
+/// client columns, slow cells marked `*`; a row per link past
+/// [`MATRIX_TABLE_HOSTS`] hosts), the slow
+/// links and the common host.
+pub fn matrix_text(m: &LinkMatrix, run_id: Option<i64>) -> String {
+    let mut s = format!(
+        "link matrix: {} link(s) between {} host(s){}\n",
+        m.links.len(),
+        m.hosts.len(),
+        run_id.map_or(String::new(), |id| format!(", stored as run {id}"))
+    );
+    let figures = [
+        Figure {
+            name: "bandwidth (TCP, what the server received)",
+            median: m.bandwidth_median,
+            judged: m.bandwidth_judged,
+            unit: Unit::BytesPerSecond,
+            worse: "below",
+            of: |l| (l.bandwidth, l.slow_bandwidth),
+        },
+        Figure {
+            name: "latency (median TCP round trip, 1 byte, one thread)",
+            median: m.latency_median,
+            judged: m.latency_judged,
+            unit: Unit::Seconds,
+            worse: "above",
+            of: |l| (l.latency, l.slow_latency),
+        },
+    ];
+    for Figure {
+        name,
+        median,
+        judged,
+        unit,
+        worse,
+        of,
+    } in figures
+    {
+        let Some(median) = median else { continue };
+        s += &format!("\n{name}: median link {}", format::value(median, unit));
+        if judged {
+            s += &format!(
+                "; * slow: {worse} it by more than {} %\n",
+                m.tolerance_percent
+            );
+        } else {
+            s += &format!("; fewer than {} links, none judged\n", MIN_LINKS);
+        }
+        let cells: Vec<Cell> = m
+            .links
+            .iter()
+            .filter_map(|l| match of(l) {
+                (Some(v), slow) => Some((l.server.as_str(), l.client.as_str(), v, slow)),
+                (None, _) => None,
+            })
+            .collect();
+        s += &matrix_table(&m.hosts, &cells, unit);
+        s += "\n";
+    }
+    let slow: Vec<&Link> = m.slow_links().collect();
+    if slow.is_empty() {
+        s += "\nno slow link\n";
+        return s;
+    }
+    s += &format!("\nslow links ({} of {}):\n", slow.len(), m.links.len());
+    for l in slow {
+        let mut why = Vec::new();
+        if let (true, Some(v), Some(d)) =
+            (l.slow_bandwidth, l.bandwidth, l.bandwidth_deviation_percent)
+        {
+            why.push(format!(
+                "bandwidth {} ({d:+.1} %)",
+                format::value(v, Unit::BytesPerSecond)
+            ));
+        }
+        if let (true, Some(v), Some(d)) = (l.slow_latency, l.latency, l.latency_deviation_percent) {
+            why.push(format!(
+                "latency {} ({d:+.1} %)",
+                format::value(v, Unit::Seconds)
+            ));
+        }
+        s += &format!("  {} -> {}: {}\n", l.server, l.client, why.join(", "));
+    }
+    match m.common_line() {
+        Some(c) => s += &format!("{c}\n"),
+        None => s += "no host is on more than one slow link\n",
+    }
+    s
+}
+
+/// One figure of the matrix, as printed.
+struct Figure {
+    /// What it is.
+    name: &'static str,
+    /// The median link's.
+    median: Option<f64>,
+    /// Whether the links were judged on it.
+    judged: bool,
+    /// Its unit.
+    unit: Unit,
+    /// Which side of the median is worse, in words.
+    worse: &'static str,
+    /// A link's value and whether it is slow on it.
+    of: fn(&Link) -> (Option<f64>, bool),
 }
 
 #[cfg(test)]

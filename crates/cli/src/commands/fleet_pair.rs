@@ -2,22 +2,22 @@
 //! `--max-pairs` the fleet crate's plan: a ring plus seeded random pairs),
 //! each client's run stored with both sides' interface, MTU and route;
 //! with `--matrix` the links' matrix (the fleet crate's analysis) stored as
-//! a run of its own, printed, and exit 1 on a slow link.
+//! a run of its own, printed (the report crate's `fleet_links`), and exit 1
+//! on a slow link.
 
 use std::collections::BTreeMap;
 
 use anyhow::Result;
 use nodebench_core::config::Choice;
-use nodebench_core::model::{Run, RunStatus, Unit};
+use nodebench_core::model::{Run, RunStatus};
 use nodebench_core::names::fleet as names;
-use nodebench_fleet::analysis::links::{Link, LinkMatrix};
+use nodebench_fleet::analysis::links::LinkMatrix;
 use nodebench_fleet::analysis::{ReportConfig, check_tolerance};
 use nodebench_fleet::pair::{self as pairs, PairConfig, PairTest, Plan};
 use nodebench_fleet::ssh::HostError;
-use nodebench_report::fleet_links::{Cell, matrix_table};
-use nodebench_report::format;
+use nodebench_report::fleet_links::matrix_text;
 
-use super::fleet::{Session, load, print_table, progress, row, save};
+use super::fleet_session::{Session, load, print_table, progress, row, save};
 use crate::CliError;
 use crate::args::Cli;
 use crate::args::fleet::PairArgs;
@@ -283,113 +283,4 @@ fn plan_line(c: &Chosen, hosts: usize, max_pairs: Option<usize>) -> Option<Strin
         p.ring,
         p.pairs.len() - p.ring,
     ))
-}
-
-/// The matrix as text: the bandwidth and latency tables (server rows,
-/// client columns, slow cells marked `*`; a row per link past
-/// [`nodebench_report::fleet_links::MATRIX_TABLE_HOSTS`] hosts), the slow
-/// links and the common host.
-pub fn matrix_text(m: &LinkMatrix, run_id: Option<i64>) -> String {
-    let mut s = format!(
-        "link matrix: {} link(s) between {} host(s){}\n",
-        m.links.len(),
-        m.hosts.len(),
-        run_id.map_or(String::new(), |id| format!(", stored as run {id}"))
-    );
-    let figures = [
-        Figure {
-            name: "bandwidth (TCP, what the server received)",
-            median: m.bandwidth_median,
-            judged: m.bandwidth_judged,
-            unit: Unit::BytesPerSecond,
-            worse: "below",
-            of: |l| (l.bandwidth, l.slow_bandwidth),
-        },
-        Figure {
-            name: "latency (median TCP round trip, 1 byte, one thread)",
-            median: m.latency_median,
-            judged: m.latency_judged,
-            unit: Unit::Seconds,
-            worse: "above",
-            of: |l| (l.latency, l.slow_latency),
-        },
-    ];
-    for Figure {
-        name,
-        median,
-        judged,
-        unit,
-        worse,
-        of,
-    } in figures
-    {
-        let Some(median) = median else { continue };
-        s += &format!("\n{name}: median link {}", format::value(median, unit));
-        if judged {
-            s += &format!(
-                "; * slow: {worse} it by more than {} %\n",
-                m.tolerance_percent
-            );
-        } else {
-            s += &format!(
-                "; fewer than {} links, none judged\n",
-                nodebench_fleet::analysis::links::MIN_LINKS
-            );
-        }
-        let cells: Vec<Cell> = m
-            .links
-            .iter()
-            .filter_map(|l| match of(l) {
-                (Some(v), slow) => Some((l.server.as_str(), l.client.as_str(), v, slow)),
-                (None, _) => None,
-            })
-            .collect();
-        s += &matrix_table(&m.hosts, &cells, unit);
-        s += "\n";
-    }
-    let slow: Vec<&Link> = m.slow_links().collect();
-    if slow.is_empty() {
-        s += "\nno slow link\n";
-        return s;
-    }
-    s += &format!("\nslow links ({} of {}):\n", slow.len(), m.links.len());
-    for l in slow {
-        let mut why = Vec::new();
-        if let (true, Some(v), Some(d)) =
-            (l.slow_bandwidth, l.bandwidth, l.bandwidth_deviation_percent)
-        {
-            why.push(format!(
-                "bandwidth {} ({d:+.1} %)",
-                format::value(v, Unit::BytesPerSecond)
-            ));
-        }
-        if let (true, Some(v), Some(d)) = (l.slow_latency, l.latency, l.latency_deviation_percent) {
-            why.push(format!(
-                "latency {} ({d:+.1} %)",
-                format::value(v, Unit::Seconds)
-            ));
-        }
-        s += &format!("  {} -> {}: {}\n", l.server, l.client, why.join(", "));
-    }
-    match m.common_line() {
-        Some(c) => s += &format!("{c}\n"),
-        None => s += "no host is on more than one slow link\n",
-    }
-    s
-}
-
-/// One figure of the matrix, as printed.
-struct Figure {
-    /// What it is.
-    name: &'static str,
-    /// The median link's.
-    median: Option<f64>,
-    /// Whether the links were judged on it.
-    judged: bool,
-    /// Its unit.
-    unit: Unit,
-    /// Which side of the median is worse, in words.
-    worse: &'static str,
-    /// A link's value and whether it is slow on it.
-    of: fn(&Link) -> (Option<f64>, bool),
 }

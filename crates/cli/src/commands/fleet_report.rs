@@ -39,7 +39,7 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<()> {
     let links = link_matrix(&runs, cfg.tolerance_percent);
     if let (Some((m, id)), false) = (&links, cli.json) {
         outln!();
-        out!("{}", super::fleet_pair::matrix_text(m, *id));
+        out!("{}", nodebench_report::fleet_links::matrix_text(m, *id));
     }
     if let Some(path) = &args.output {
         let selection: Vec<String> = args.selection.iter().map(selection_text).collect();

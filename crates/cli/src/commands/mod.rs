@@ -12,6 +12,7 @@ mod dist;
 mod fleet;
 mod fleet_pair;
 mod fleet_report;
+mod fleet_session;
 mod gpu;
 mod http;
 mod import;
