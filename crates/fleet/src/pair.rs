@@ -48,6 +48,10 @@ pub struct PairConfig {
     /// The server's iperf3 port (the echo uses the next one; the HTTP
     /// server of the download test listens on it too).
     pub port: u16,
+    /// Ping-pong runs one cell, the link matrix's latency: TCP, 1-byte
+    /// messages, one thread (`--matrix`); else every size, thread count
+    /// and protocol.
+    pub pingpong_one_cell: bool,
 }
 
 /// One side of a pair as it was during a test.
@@ -84,10 +88,92 @@ pub struct PairRun {
 
 /// Every unordered pair of `hosts` (by index), the first of each serving.
 pub fn all_pairs(hosts: &[Host]) -> Vec<(usize, usize)> {
-    let n = hosts.len();
-    (0..n)
-        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-        .collect()
+    every_pair(hosts.len()).collect()
+}
+
+/// Every unordered pair of `n` hosts, the lower index first.
+fn every_pair(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..n).flat_map(move |a| (a + 1..n).map(move |b| (a, b)))
+}
+
+/// How many pairs `n` hosts make: n(n-1)/2.
+pub fn pair_count(n: usize) -> usize {
+    n * n.saturating_sub(1) / 2
+}
+
+/// The pairs `fleet pair` runs past `--max-pairs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// (server, client) by host index, in the order they run.
+    pub pairs: Vec<(usize, usize)>,
+    /// How many of `pairs`, at their head, are the ring (0: every pair).
+    pub ring: usize,
+    /// The random pairs' seed, where the plan has a ring.
+    pub seed: Option<u64>,
+}
+
+/// Every pair of `n` hosts when there are at most `max_pairs`; otherwise
+/// a ring through every host (h1 serves h2, h2 serves h3, ..., hn serves
+/// h1) and, up to `max_pairs`, pairs drawn at random (seeded by `seed`:
+/// the same seed, the same plan) among those the ring does not hold, the
+/// lower host serving. Refused when `max_pairs` is below the ring.
+pub fn plan(n: usize, max_pairs: usize, seed: u64) -> Result<Plan, String> {
+    let all = pair_count(n);
+    if all <= max_pairs {
+        return Ok(Plan {
+            pairs: every_pair(n).collect(),
+            ring: 0,
+            seed: None,
+        });
+    }
+    if max_pairs < n {
+        return Err(format!(
+            "--max-pairs: {max_pairs} cannot cover the {n} hosts, whose ring alone is {n} pairs (accepted: {n} to {all})"
+        ));
+    }
+    let key = |a: usize, b: usize| (a.min(b), a.max(b));
+    let mut pairs: Vec<(usize, usize)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
+    let mut taken: std::collections::HashSet<(usize, usize)> =
+        pairs.iter().map(|&(a, b)| key(a, b)).collect();
+    let want = max_pairs - n;
+    let left = all - n;
+    let mut rng = nodebench_core::rng::XorShift64::new(nodebench_core::rng::splitmix64(seed));
+    if want * 2 <= left {
+        // Few of many: draw and redraw the pairs already taken.
+        while pairs.len() < max_pairs {
+            let a = rng.below(n as u64) as usize;
+            let mut b = rng.below(n as u64 - 1) as usize;
+            if b >= a {
+                b += 1;
+            }
+            if taken.insert(key(a, b)) {
+                pairs.push(key(a, b));
+            }
+        }
+    } else {
+        // Most of them: shuffle the rest and take the head.
+        let mut rest: Vec<(usize, usize)> = every_pair(n).filter(|p| !taken.contains(p)).collect();
+        for i in 0..want {
+            let j = i + rng.below((rest.len() - i) as u64) as usize;
+            rest.swap(i, j);
+        }
+        rest.truncate(want);
+        pairs.extend(rest);
+    }
+    Ok(Plan {
+        pairs,
+        ring: n,
+        seed: Some(seed),
+    })
+}
+
+/// A seed for [`plan`] when none is given: the clock and this process.
+pub fn new_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // Printed and typed back as --seed: kept to 53 bits.
+    nodebench_core::rng::splitmix64(nanos ^ u64::from(std::process::id())) >> 11
 }
 
 /// Checks that the hosts have what the config needs (an `address` each; an
@@ -179,6 +265,11 @@ fn client_args(test: PairTest, server: &str, cfg: &PairConfig) -> Vec<String> {
                 "--duration".into(),
                 secs,
             ]);
+            if cfg.pingpong_one_cell {
+                a.extend(
+                    ["--protocols", "tcp", "--sizes", "1", "--threads", "1"].map(String::from),
+                );
+            }
         }
         PairTest::Download => {
             a[3] = "http".into();
@@ -373,6 +464,7 @@ mod tests {
             mtus,
             duration: Duration::from_secs(1),
             port: 5201,
+            pingpong_one_cell: false,
         }
     }
 
@@ -384,6 +476,65 @@ mod tests {
             .collect();
         assert_eq!(all_pairs(&hs), vec![(0, 1), (0, 2), (1, 2)]);
         assert!(all_pairs(&hs[..1]).is_empty());
+    }
+
+    /// Every host is on a pair of `p`, no pair twice (either way round),
+    /// none of a host with itself.
+    fn check_plan(p: &Plan, n: usize) {
+        let mut seen = std::collections::HashSet::new();
+        for &(a, b) in &p.pairs {
+            assert!(a < n && b < n && a != b, "{a},{b}");
+            assert!(seen.insert((a.min(b), a.max(b))), "{a},{b} twice");
+        }
+        for h in 0..n {
+            assert!(p.pairs.iter().any(|&(a, b)| a == h || b == h), "host {h}");
+        }
+    }
+
+    #[test]
+    fn past_max_pairs_a_ring_and_seeded_random_pairs_cover_every_host() {
+        // At or under the limit: every pair, no seed.
+        let p = plan(5, 10, 7).unwrap();
+        assert_eq!((p.pairs.len(), p.ring, p.seed), (10, 0, None));
+        check_plan(&p, 5);
+
+        // 200 hosts, 19,900 pairs, 500 allowed: the ring, then 300 drawn.
+        let p = plan(200, 500, 42).unwrap();
+        assert_eq!(pair_count(200), 19_900);
+        assert_eq!((p.pairs.len(), p.ring, p.seed), (500, 200, Some(42)));
+        check_plan(&p, 200);
+        for i in 0..200 {
+            assert_eq!(p.pairs[i], (i, (i + 1) % 200));
+        }
+        // The same seed, the same plan; another seed, other random pairs.
+        assert_eq!(plan(200, 500, 42).unwrap(), p);
+        let q = plan(200, 500, 43).unwrap();
+        assert_eq!(q.pairs[..200], p.pairs[..200]);
+        assert_ne!(q.pairs[200..], p.pairs[200..]);
+        check_plan(&q, 200);
+
+        // Most of the pairs: the shuffled rest, still each once.
+        let p = plan(30, 400, 9).unwrap();
+        assert_eq!((p.pairs.len(), p.ring), (400, 30));
+        check_plan(&p, 30);
+        assert_eq!(plan(30, 400, 9).unwrap(), p);
+        // One short of every pair.
+        let p = plan(30, 434, 1).unwrap();
+        assert_eq!(p.pairs.len(), 434);
+        check_plan(&p, 30);
+
+        // Below the ring: refused, naming the flag and the range.
+        assert_eq!(
+            plan(12, 11, 1).unwrap_err(),
+            "--max-pairs: 11 cannot cover the 12 hosts, whose ring alone is 12 pairs (accepted: 12 to 66)"
+        );
+        assert_eq!(
+            plan(3, 2, 1).unwrap_err().split(':').next(),
+            Some("--max-pairs")
+        );
+        // Two hosts: their one pair.
+        assert_eq!(plan(2, 1, 1).unwrap().pairs, vec![(0, 1)]);
+        assert!(new_seed() < 1 << 53);
     }
 
     #[test]
@@ -433,6 +584,14 @@ mod tests {
         assert_eq!(
             server_args(PairTest::Tcp, "10.0.0.1", &c).join(" "),
             "net serve --bind 10.0.0.1 --port 5201"
+        );
+        let one = PairConfig {
+            pingpong_one_cell: true,
+            ..c.clone()
+        };
+        assert_eq!(
+            client_args(PairTest::Pingpong, "10.0.0.1", &one).join(" "),
+            "--json --no-save --quiet net pingpong 10.0.0.1 -p 5201 --duration 1000ms --protocols tcp --sizes 1 --threads 1"
         );
         assert_eq!("udp".parse::<PairTest>().unwrap(), PairTest::Udp);
         assert_eq!("download".parse::<PairTest>().unwrap(), PairTest::Download);

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod db;
 pub mod dd;
 pub mod export;
+pub mod fleet_links;
 pub mod format;
 pub mod gpu;
 pub mod host;

@@ -6,7 +6,9 @@
 
 use std::fmt::Write as _;
 
-use nodebench_core::names::{burnin, cpu, db, disk, gpu, http, linpack, memory, scan, suite};
+use nodebench_core::names::{
+    burnin, cpu, db, disk, fleet, gpu, http, linpack, memory, scan, suite,
+};
 use nodebench_core::{BenchResult, Run, RunStatus};
 
 use crate::table;
@@ -51,6 +53,7 @@ const REPORTERS: &[(&str, Reporter)] = &[
     (cpu::HPCC_FFT, Reporter::Together(crate::hpcc::report)),
     (memory::HPCC_PTRANS, Reporter::Together(crate::hpcc::report)),
     (cpu::HPCC_DGEMM, Reporter::Together(crate::hpcc::report)),
+    (fleet::LINKS, Reporter::Each(crate::fleet_links::report)),
 ];
 
 /// The reporter of benchmark `id`: its entry in the table, else the

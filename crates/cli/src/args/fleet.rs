@@ -25,7 +25,10 @@ pub enum FleetCommand {
     Run(RunArgs),
     /// Network tests between hosts: `net serve` on the first host of each
     /// pair, the client on the second against its address, at each --mtu
-    /// (set on both hosts' interface, put back afterwards).
+    /// (set on both hosts' interface, put back afterwards). With --matrix,
+    /// the links' bandwidth and latency as one stored matrix, the slow
+    /// links flagged against the median link (exit 1) and the host common
+    /// to them named.
     Pair(PairArgs),
     /// The same HTTP load from every host at once (a start time agreed
     /// through each host's measured clock offset); the generators' latency
@@ -156,20 +159,39 @@ fn parse_parallel(s: &str) -> Result<usize, String> {
     }
 }
 
-/// `fleet pair HOSTS --tests tcp,udp,pingpong [--mtu 1500,9000] [--pairs A:B,...]`
+/// `fleet pair HOSTS --tests tcp,udp,pingpong [--mtu 1500,9000] [--pairs A:B,...]
+/// [--matrix [--tolerance P]] [--max-pairs N [--seed S]]`
 #[derive(Debug, Args)]
 pub struct PairArgs {
     /// The hosts and how to reach them (each needs `address`; `interface` with --mtu).
     #[command(flatten)]
     pub hosts: HostsArgs,
-    /// Tests run for every pair: tcp, udp, pingpong, download.
-    #[arg(
-        long,
-        value_name = "LIST",
-        value_delimiter = ',',
-        default_value = "tcp"
-    )]
+    /// Tests run for every pair: tcp, udp, pingpong, download (default:
+    /// tcp; with --matrix tcp,pingpong).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub tests: Vec<PairTest>,
+    /// Turn the pairs' TCP bandwidth (what the server received) and
+    /// ping-pong latency (median TCP round trip, one thread, 1-byte
+    /// messages) into one link matrix, server x client, stored as a run of
+    /// its own (tagged fleet_mode=matrix); flag the links worse than the
+    /// median link by more than --tolerance and name the host common to
+    /// them; exit 1 when a link is slow.
+    #[arg(long)]
+    pub matrix: bool,
+    /// With --matrix: a link is slow when its bandwidth is below the
+    /// median link's (its latency above it) by more than this, in %
+    /// (default 5, as fleet report's).
+    #[arg(long, value_name = "PERCENT")]
+    pub tolerance: Option<f64>,
+    /// Past this many pairs (of n(n-1)/2 for n hosts), run a plan that
+    /// still covers every host: a ring (h1 serves h2, ..., hn serves h1)
+    /// plus random pairs up to N, said and stored with its seed.
+    #[arg(long, value_name = "N", value_parser = parse_max_pairs, conflicts_with = "pairs")]
+    pub max_pairs: Option<usize>,
+    /// With --max-pairs: the random pairs' seed (default: from the clock;
+    /// printed and stored, to run the same plan again).
+    #[arg(long, value_name = "N", value_parser = parse_seed)]
+    pub seed: Option<u64>,
     /// MTUs set in turn on both hosts' interface (default: leave them).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_mtu)]
     pub mtu: Vec<u32>,
@@ -183,6 +205,26 @@ pub struct PairArgs {
     /// download's HTTP server this one).
     #[arg(short = 'p', long, value_name = "PORT", default_value_t = 5201)]
     pub port: u16,
+}
+
+/// `--max-pairs`: a whole number from 1.
+fn parse_max_pairs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "'{s}' is not a pair count (accepted: a whole number from 1, e.g. 500)"
+        )),
+    }
+}
+
+/// `--seed`: a whole number from 0 to 2^53 - 1 (what `fleet pair` prints).
+fn parse_seed(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n < 1 << 53 => Ok(n),
+        _ => Err(format!(
+            "'{s}' is not a seed (accepted: a whole number from 0 to 9007199254740991, as fleet pair printed it)"
+        )),
+    }
 }
 
 /// `--mtu`: an MTU from 68 (IPv4's least) to 65535.

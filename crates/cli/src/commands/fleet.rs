@@ -1,4 +1,5 @@
-//! `nodebench fleet check|run`: maps the arguments to the fleet crate's
+//! `nodebench fleet check|run|http` (`pair` in fleet_pair.rs, what they
+//! share in fleet_session.rs): maps the arguments to the fleet crate's
 //! calls, stores what the hosts brought back and prints it.
 
 use std::path::Path;
@@ -6,51 +7,27 @@ use std::path::Path;
 use anyhow::Result;
 use clap::CommandFactory;
 use nodebench_core::Run;
-use nodebench_core::bench::Cancel;
 use nodebench_core::names::fleet as names;
 use nodebench_core::names::http::load as http_names;
-use nodebench_fleet::hosts::{Host, Hosts};
-use nodebench_fleet::remote::{Binaries, sha256_file};
+use nodebench_fleet::remote::sha256_file;
 use nodebench_fleet::run::{HostRun, Upload};
 use nodebench_fleet::ssh::{HostError, Ssh};
 use nodebench_report::compare::{self, CompareFormat, Side};
-use nodebench_store::Store;
 
-use super::runner::{install_signal_handlers, open_store};
+use super::fleet_session::{Session, binaries, load, print_table, progress, row, save};
 use crate::CliError;
 use crate::args::Cli;
-use crate::args::fleet::{FleetCommand, HostsArgs, HttpArgs, PairArgs, RunArgs};
-use nodebench_core::config::Choice;
-use nodebench_fleet::pair::{self as pairs, PairConfig};
+use crate::args::fleet::{FleetCommand, HostsArgs, HttpArgs, RunArgs};
 
 /// Runs a `fleet` subcommand.
 pub fn run(cli: &Cli, cmd: &FleetCommand) -> Result<()> {
     match cmd {
         FleetCommand::Check(args) => check(args),
         FleetCommand::Run(args) => run_hosts(cli, args),
-        FleetCommand::Pair(args) => pair(cli, args),
+        FleetCommand::Pair(args) => super::fleet_pair::run(cli, args),
         FleetCommand::Http(args) => http(cli, args),
         FleetCommand::Report(args) => super::fleet_report::run(cli, args),
     }
-}
-
-/// The selected hosts, or the one-line refusal (exit 2).
-fn load(args: &HostsArgs) -> Result<Hosts> {
-    Hosts::load(&args.hosts)
-        .and_then(|h| h.select(&args.only))
-        .map_err(|e| CliError::usage(e).into())
-}
-
-/// The binaries the hosts get: `--binary-dir`'s and this one (usage error,
-/// exit 2, for a folder that holds none or two for one architecture).
-fn binaries(args: &HostsArgs) -> Result<Binaries> {
-    Binaries::with_dir(args.binary_dir.as_deref()).map_err(|e| {
-        if args.binary_dir.is_some() && e.starts_with("--binary-dir") {
-            CliError::usage(e).into()
-        } else {
-            anyhow::Error::msg(e)
-        }
-    })
 }
 
 /// `fleet check`: one line per host; exit 1 when one cannot run this nodebench.
@@ -248,196 +225,6 @@ fn movable_secrets(what: &str, args: &[String]) -> Result<()> {
     nodebench_core::credentials::split_secrets(args)
         .map(drop)
         .map_err(|e| CliError::usage(format!("{what}: {e}")).into())
-}
-
-/// What each fleet command that runs on the hosts sets up first.
-struct Session {
-    /// This binary: what is copied to the hosts.
-    local: Binaries,
-    /// Set by Ctrl-C.
-    cancel: Cancel,
-    /// The ssh connections to the hosts.
-    ssh: Ssh,
-    /// Where the hosts' runs are saved (none with --no-save).
-    store: Option<Box<dyn Store>>,
-    /// The id tying this command's runs together.
-    fleet_id: String,
-}
-
-impl Session {
-    /// Reads the binaries the hosts get, installs the Ctrl-C handler,
-    /// prepares ssh to `hosts` and opens the store.
-    fn open(cli: &Cli, hosts: &Hosts, args: &HostsArgs) -> Result<Session> {
-        Ok(Session {
-            local: binaries(args)?,
-            cancel: install_signal_handlers()?,
-            ssh: Ssh::new(hosts, args.connect_timeout).map_err(anyhow::Error::msg)?,
-            store: if cli.no_save {
-                None
-            } else {
-                Some(open_store(cli)?)
-            },
-            fleet_id: nodebench_fleet::fleet_id(),
-        })
-    }
-}
-
-/// Prints a host's progress lines prefixed `[NAME]`, unless `quiet`.
-fn progress(quiet: bool) -> impl Fn(&Host, &str) + Sync {
-    move |h: &Host, line: &str| {
-        if !quiet {
-            eprintln!("[{}] {line}", h.name);
-        }
-    }
-}
-
-/// Tags `run` with `tags` and the command line's `--tag`s and saves it
-/// (unless `--no-save`); its new id.
-fn save(
-    cli: &Cli,
-    store: Option<&mut (dyn Store + 'static)>,
-    run: &mut Run,
-    tags: &[(&str, String)],
-) -> Result<Option<i64>> {
-    for (k, v) in tags {
-        run.tags.insert(k.to_string(), v.clone());
-    }
-    for (k, v) in &cli.tags {
-        run.tags.insert(k.clone(), v.clone());
-    }
-    run.id = None;
-    if let Some(s) = store {
-        run.id = Some(s.begin_run(run)?);
-    }
-    Ok(run.id)
-}
-
-/// `fleet pair`: every pair, test and MTU; each client's run stored with
-/// both sides' interface, MTU and route.
-fn pair(cli: &Cli, args: &PairArgs) -> Result<()> {
-    let hosts = load(&args.hosts)?;
-    let cfg = PairConfig {
-        tests: args.tests.clone(),
-        mtus: args.mtu.clone(),
-        duration: args.duration,
-        port: args.port,
-    };
-    let index = |name: &str| {
-        hosts
-            .get(name, "--pairs")
-            .map(|_| hosts.hosts.iter().position(|h| h.name == name).unwrap_or(0))
-    };
-    let checked = pairs::check_hosts(&hosts.hosts, &cfg).and_then(|()| {
-        if args.pairs.is_empty() {
-            Ok(pairs::all_pairs(&hosts.hosts))
-        } else {
-            args.pairs
-                .iter()
-                .map(|(a, b)| Ok((index(a)?, index(b)?)))
-                .collect()
-        }
-    });
-    let list = match checked {
-        Ok(l) => l,
-        Err(e) => {
-            return Err(CliError::usage(e).into());
-        }
-    };
-    let Session {
-        local,
-        cancel,
-        ssh,
-        mut store,
-        fleet_id,
-    } = Session::open(cli, &hosts, &args.hosts)?;
-    let progress = progress(cli.quiet);
-    let results = pairs::run_pairs(&ssh, &hosts.hosts, &list, &local, &cfg, &cancel, &progress);
-    drop(ssh);
-    let mut rows = vec![row(&[
-        "server", "client", "test", "mtu", "status", "run", "error",
-    ])];
-    let mut runs = Vec::new();
-    let mut failed = 0;
-    for r in results {
-        let mtu = r.mtu.map(|m| m.to_string()).unwrap_or_else(|| "-".into());
-        let mut id_text = "-".to_string();
-        if let Some(mut run) = r.run {
-            let mut tags = vec![
-                (names::HOST_TAG, r.client.clone()),
-                (names::SERVER_TAG, r.server.clone()),
-                (names::FLEET_TAG, fleet_id.clone()),
-                (names::MODE_TAG, "pair".to_string()),
-                (names::TEST_TAG, r.test.as_str().to_string()),
-            ];
-            if let Some(m) = r.mtu {
-                tags.push((names::MTU_TAG, m.to_string()));
-            }
-            if let Some(s) = &r.server_side {
-                if let Some(i) = &s.interface {
-                    tags.push((names::SERVER_INTERFACE_TAG, i.clone()));
-                }
-                if let Some(m) = s.mtu {
-                    tags.push((names::SERVER_MTU_TAG, m.to_string()));
-                }
-                tags.push((names::SERVER_ROUTE_TAG, s.route.clone()));
-            }
-            if let Some(c) = &r.client_side {
-                tags.push((names::CLIENT_ROUTE_TAG, c.route.clone()));
-            }
-            if let Some(id) = save(cli, store.as_deref_mut(), &mut run, &tags)? {
-                id_text = id.to_string();
-            }
-            runs.push(run);
-        }
-        if r.error.is_some() {
-            failed += 1;
-        }
-        rows.push(row(&[
-            &r.server,
-            &r.client,
-            r.test.as_str(),
-            &mtu,
-            if r.error.is_none() { "ok" } else { "FAILED" },
-            &id_text,
-            &r.error
-                .as_ref()
-                .map(HostError::to_string)
-                .unwrap_or_default(),
-        ]));
-        if let Some(e) = &r.error {
-            for line in &e.stderr_tail {
-                eprintln!("[{}->{}] stderr: {line}", r.client, r.server);
-            }
-        }
-    }
-    if cli.json {
-        outln!("{}", serde_json::to_string_pretty(&runs)?);
-    } else {
-        for run in &runs {
-            outln!(
-                "{} -> {}:",
-                run.tags[names::HOST_TAG],
-                run.tags[names::SERVER_TAG]
-            );
-            out!("{}", nodebench_report::reporters::run_report(run));
-            outln!();
-        }
-        outln!("fleet pair {fleet_id}");
-        print_table(&rows);
-    }
-    if cancel.is_cancelled() {
-        return Err(CliError::interrupted(format!(
-            "interrupted: kept {} test run(s); servers stopped",
-            runs.len()
-        ))
-        .into());
-    }
-    if failed > 0 {
-        return Err(
-            CliError::failed(format!("{failed} of {} test(s) failed", rows.len() - 1)).into(),
-        );
-    }
-    Ok(())
 }
 
 /// `fleet http`: the generators' runs stored, their histograms merged.
@@ -652,22 +439,6 @@ fn latency_cell(h: &nodebench_core::Histogram, i: usize) -> String {
         2 => ms(hdr.value_at_quantile(0.99)),
         _ => ms(hdr.max()),
     }
-}
-
-fn row(cells: &[&str]) -> Vec<String> {
-    cells.iter().map(|c| c.to_string()).collect()
-}
-
-/// Prints rows as left-aligned columns, the first row a header.
-fn print_table(rows: &[Vec<String>]) {
-    let Some((header, body)) = rows.split_first() else {
-        return;
-    };
-    // Text columns: host names, states and messages.
-    outln!(
-        "{}",
-        nodebench_report::table::text_table(header, body, header.len())
-    );
 }
 
 #[cfg(test)]

@@ -5,7 +5,10 @@
 //! host is an outlier.
 
 use anyhow::Result;
+use nodebench_core::Run;
 use nodebench_core::config::Config;
+use nodebench_core::names::fleet::LINKS;
+use nodebench_fleet::analysis::links::LinkMatrix;
 use nodebench_fleet::analysis::{self, FleetReport, ReportConfig};
 use nodebench_report::format;
 
@@ -31,9 +34,20 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<()> {
     } else {
         out!("{}", text(&report));
     }
+    // The selection's link matrix, if any: printed after the hosts (it
+    // does not change the exit code, which is the hosts').
+    let links = link_matrix(&runs, cfg.tolerance_percent);
+    if let (Some((m, id)), false) = (&links, cli.json) {
+        outln!();
+        out!("{}", nodebench_report::fleet_links::matrix_text(m, *id));
+    }
     if let Some(path) = &args.output {
         let selection: Vec<String> = args.selection.iter().map(selection_text).collect();
-        let html = nodebench_report::html::fleet::page(&report, &selection.join(" "), None);
+        let links = links
+            .as_ref()
+            .map(|(m, id)| nodebench_report::html::fleet::links::body(m, *id));
+        let html =
+            nodebench_report::html::fleet::page(&report, &selection.join(" "), links.as_deref());
         if let Err(e) = std::fs::write(path, html) {
             return Err(CliError::usage(format!(
                 "--output {}: cannot write: {e} (expected a writable FILE.html path)",
@@ -61,6 +75,17 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// The latest link matrix (`fleet pair --matrix`) among `runs`, judged
+/// with `tolerance`, and its run id.
+fn link_matrix(runs: &[Run], tolerance: f64) -> Option<(LinkMatrix, Option<i64>)> {
+    let run = runs
+        .iter()
+        .filter(|r| analysis::is_link_matrix(r))
+        .max_by_key(|r| r.started_at)?;
+    let result = run.results.iter().find(|r| r.benchmark == LINKS)?;
+    Some((LinkMatrix::from_result(result, tolerance), run.id))
 }
 
 /// The selection as the page's title names it: `fleet ID`, or the run

@@ -16,8 +16,9 @@ use std::process::Output;
 use nodebench_core::model::Unit;
 use nodebench_core::names::burnin::{self, metric as burnin_metric};
 use nodebench_core::names::{
-    catalog, cpu, db, disk, energy, gpu, http, linpack, memory, net, scan,
+    catalog, cpu, db, disk, energy, fleet, gpu, http, linpack, memory, net, scan,
 };
+use nodebench_fleet::analysis::links::LinkMatrix;
 use nodebench_http::server::{Server, ServerConfig};
 use serde_json::Value;
 
@@ -46,6 +47,8 @@ const HTTP_AND_SCAN: &[&str] = &[http::LOAD, http::SWEEP, http::DOWNLOAD, scan::
 const DB_AND_BURNIN: &[&str] = &[db::AS3AP, db::TPCC, burnin::CHECKPOINT];
 /// The idle draw, run on a recorded tree with a RAPL zone.
 const POWER: &[&str] = &[energy::IDLE];
+/// The link matrix `fleet pair --matrix` stores.
+const FLEET: &[&str] = &[fleet::LINKS];
 /// Benchmarks that need an NVIDIA GPU: on a machine without one they exit
 /// 3 before running (tests/it/gpu.rs), so no result of theirs is checked here.
 const NEEDS_A_GPU: &[&str] = &[gpu::STREAM, gpu::GEMM, gpu::BANDWIDTH, gpu::BURN];
@@ -201,6 +204,7 @@ fn every_runnable_benchmark_is_run_here() {
         HTTP_AND_SCAN,
         DB_AND_BURNIN,
         POWER,
+        FLEET,
         NEEDS_A_GPU,
     ]
     .concat()
@@ -408,6 +412,40 @@ fn net_results_are_in_the_catalog() {
         ]),
     ];
     check(&runs, NET);
+}
+
+/// The link matrix, built by the fleet crate as `fleet pair --matrix`
+/// builds it, from real runs of the two tests it reads (here on loopback,
+/// tagged as a pair's client runs are: server a, client b).
+#[test]
+fn the_fleet_link_matrix_is_in_the_catalog() {
+    let mut runs: Vec<nodebench_core::Run> = [
+        run(&["net", "tcp", "--loopback", "-t", "300ms"]),
+        run(&[
+            "net",
+            "pingpong",
+            "--loopback",
+            "--duration",
+            "100ms",
+            "--protocols",
+            "tcp",
+            "--sizes",
+            "1",
+            "--threads",
+            "1",
+        ]),
+    ]
+    .into_iter()
+    .map(|v| serde_json::from_value(v).unwrap())
+    .collect();
+    for r in &mut runs {
+        r.tags.insert(fleet::SERVER_TAG.into(), "a".into());
+        r.tags.insert(fleet::HOST_TAG.into(), "b".into());
+    }
+    let m = LinkMatrix::from_pair_runs(&runs, 5.0);
+    assert_eq!(m.links.len(), 1);
+    let stored = serde_json::json!({ "results": [m.to_result()] });
+    check(&[stored], FLEET);
 }
 
 #[test]

@@ -534,3 +534,105 @@ fn bad_arguments_are_refused_with_one_line_and_exit_2() {
         &["--tag"],
     );
 }
+
+/// A `fleet pair --matrix` run of fleet `fleet_id` over hosts h0000-h0004,
+/// every pair both ways at 1 GB/s but 0.5 GB/s where h0003 is the client,
+/// as that command stores it.
+fn matrix_run(fleet_id: &str) -> Run {
+    let hosts: Vec<String> = (0..5).map(|h| format!("h{h:04}")).collect();
+    let mut pairs = Vec::new();
+    for s in &hosts {
+        for c in hosts.iter().filter(|c| *c != s) {
+            let mut run = Run::start(
+                Vec::new(),
+                BTreeMap::from([
+                    (fleet::SERVER_TAG.to_string(), s.clone()),
+                    (fleet::HOST_TAG.to_string(), c.clone()),
+                ]),
+            );
+            let mut r = BenchResult::new(net::TCP);
+            let b = if c == "h0003" { 5e8 } else { 1e9 };
+            r.metrics.push(
+                Metric::new(
+                    net::metric::THROUGHPUT,
+                    b,
+                    Unit::BytesPerSecond,
+                    Better::Higher,
+                )
+                .label(net::label::DIRECTION, net::direction::CLIENT_TO_SERVER)
+                .label(net::label::SIDE, net::side::RECEIVER),
+            );
+            run.results.push(r);
+            pairs.push(run);
+        }
+    }
+    let m = nodebench_fleet::analysis::links::LinkMatrix::from_pair_runs(&pairs, 5.0);
+    let mut run = Run::start(
+        Vec::new(),
+        BTreeMap::from([
+            (fleet::FLEET_TAG.to_string(), fleet_id.to_string()),
+            (fleet::MODE_TAG.to_string(), fleet::MODE_MATRIX.to_string()),
+        ]),
+    );
+    run.status = RunStatus::Complete;
+    run.results.push(m.to_result());
+    run
+}
+
+#[test]
+fn a_link_matrix_in_the_selection_is_printed_and_drawn_but_is_no_host() {
+    let t = TempStore::new();
+    store_fleet(&t, "f6", 5, |_, _| {});
+    SqliteStore::open(&t.store())
+        .unwrap()
+        .begin_run(&matrix_run("f6"))
+        .unwrap();
+    // The hosts are judged as without it: five, none an outlier.
+    let (v, o) = report_json(&t, &["f6"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(v["hosts"].as_array().unwrap().len(), 5);
+    assert_eq!(v["runs"].as_array().unwrap().len(), 6);
+    assert!(outliers(&v).is_empty());
+
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("f6.html");
+    let o = t.run(&["fleet", "report", "f6", "-o", page.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("link matrix: 20 link(s) between 5 host(s), stored as run 6"),
+        "{text}"
+    );
+    assert!(text.contains("slow links (4 of 20):"), "{text}");
+    assert!(
+        text.contains("  h0000 -> h0003: bandwidth 500.00 MB/s (-50.0 %)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("h0003 is on 4 of the 4 slow link(s) (4 of its 8 link(s))"),
+        "{text}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let links = &html[html.find("<h2 id=\"links\">").unwrap()..];
+    assert!(
+        links.contains("20 link(s) between 5 host(s) (run 6)"),
+        "{links}"
+    );
+    assert_eq!(
+        links
+            .matches(" class=\"bad slow\">500.00 MB/s &#10005;</td>")
+            .count(),
+        4
+    );
+    assert!(links.contains("h0003 is on 4 of the 4 slow link(s)"));
+    assert!(!html.contains("No link matrix in this selection"));
+
+    // Without one, the section says how to get it.
+    let t = TempStore::new();
+    store_fleet(&t, "f7", 3, |_, _| {});
+    let o = t.run(&["fleet", "report", "f7", "-o", page.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("link matrix"));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("No link matrix in this selection"));
+}

@@ -6,7 +6,9 @@
 //!
 //! Only [`crate::model::BenchResult::metrics`] are listed (thresholds judge
 //! metrics, not histograms or series). Imported benchmarks (`disk.fio`,
-//! `cpu.sysbench`, HPCC's ping-pong...) are not runnable and not here.
+//! `cpu.sysbench`, HPCC's ping-pong...) are not runnable and not here;
+//! the link matrix `fleet pair --matrix` builds from its pairs' runs
+//! (`fleet.links`) is, as the figures it stores.
 //!
 //! Two metric names are recorded in more than one unit; each is listed in
 //! the unit most of its results carry:
@@ -24,7 +26,7 @@ use super::labels::{KERNEL, PERCENTILE, SIZE, THREADS};
 use super::latency::{
     LATENCY_MAX, LATENCY_MEAN, LATENCY_P50, LATENCY_P90, LATENCY_P99, LATENCY_P999,
 };
-use super::{cpu, db, disk, energy, gpu, hpcc, linpack, memory, net, scan};
+use super::{cpu, db, disk, energy, fleet, gpu, hpcc, linpack, memory, net, scan};
 use crate::model::Unit;
 
 /// One metric a benchmark produces.
@@ -836,6 +838,15 @@ static SPECS: &[BenchSpec] = &[
             m(energy::metric::POWER, Unit::Watts),
         ],
         labels: &[],
+    },
+    BenchSpec {
+        id: fleet::LINKS,
+        metrics: &[
+            m(fleet::metric::BANDWIDTH, Unit::BytesPerSecond),
+            m(fleet::metric::LATENCY, Unit::Seconds),
+        ],
+        // Host names.
+        labels: &[open(fleet::label::SERVER), open(fleet::label::CLIENT)],
     },
     BenchSpec {
         id: burnin::CHECKPOINT,

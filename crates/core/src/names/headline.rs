@@ -10,7 +10,7 @@
 //! orientation is the headline: the highest rate, the lowest time.
 
 use super::labels::KERNEL;
-use super::{burnin, cpu, db, disk, energy, gpu, hpcc, http, linpack, memory, net, scan};
+use super::{burnin, cpu, db, disk, energy, fleet, gpu, hpcc, http, linpack, memory, net, scan};
 use crate::model::{BenchResult, Better, Metric};
 
 /// One benchmark's headline figure.
@@ -110,6 +110,9 @@ pub const HEADLINES: &[Headline] = &[
     // The idle draw: each source's average watts (the highest, where the
     // machine has several).
     h(energy::IDLE, energy::metric::POWER, &[]),
+    // The link matrix (`fleet pair --matrix`, never repeated as a whole):
+    // the fastest link.
+    h(fleet::LINKS, fleet::metric::BANDWIDTH, &[]),
 ];
 
 /// The headline of benchmark `id`, if it has one.

@@ -46,6 +46,11 @@ pub(super) struct Grid {
     pub left_out: usize,
 }
 
+/// Whether `run` holds a link matrix `fleet pair --matrix` stored.
+pub fn is_link_matrix(run: &Run) -> bool {
+    run.tags.get(fleet::MODE_TAG).map(String::as_str) == Some(fleet::MODE_MATRIX)
+}
+
 /// The name a run's host goes by: its `host` tag (`fleet run`), else
 /// Slurm's `node` tag (`slurm collect`), else the inventory's host name,
 /// else `run ID`.
@@ -64,7 +69,9 @@ pub fn host_name(run: &Run) -> String {
 impl Grid {
     /// Reads every passed result's performance figures of `runs`.
     pub fn of(runs: &[Run]) -> Grid {
-        let mut names: Vec<String> = runs.iter().map(host_name).collect();
+        // A link matrix (`fleet pair --matrix`) is no host's run.
+        let runs: Vec<&Run> = runs.iter().filter(|r| !is_link_matrix(r)).collect();
+        let mut names: Vec<String> = runs.iter().map(|r| host_name(r)).collect();
         names.sort();
         names.dedup();
         let host_index: HashMap<&str, usize> = names

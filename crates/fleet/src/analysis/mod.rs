@@ -13,6 +13,7 @@
 
 pub mod consistency;
 mod figures;
+pub mod links;
 #[cfg(test)]
 mod tests;
 
@@ -25,7 +26,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use consistency::{Inconsistency, ValueGroup};
-pub use figures::host_name;
+pub use figures::{host_name, is_link_matrix};
 
 /// Version of the `fleet report --json` model ([`FleetReport`]); bumped
 /// when a field changes meaning.
@@ -56,12 +57,7 @@ impl Default for ReportConfig {
 
 impl Config for ReportConfig {
     fn validate(&self) -> Result<(), BenchError> {
-        let t = self.tolerance_percent;
-        if !(t.is_finite() && t > 0.0 && t < 100.0) {
-            return Err(BenchError::Invalid(format!(
-                "--tolerance: expected a percentage above 0 and below 100 (such as 5), got {t}"
-            )));
-        }
+        check_tolerance(self.tolerance_percent)?;
         if !(self.z.is_finite() && self.z > 0.0) {
             return Err(BenchError::Invalid(format!(
                 "--z: expected a robust z above 0 (such as 3.5), got {}",
@@ -76,6 +72,17 @@ impl Config for ReportConfig {
         }
         Ok(())
     }
+}
+
+/// Checks `--tolerance` (`fleet report`'s, and `fleet pair --matrix`'s of
+/// the links): a percentage above 0 and below 100.
+pub fn check_tolerance(t: f64) -> Result<(), BenchError> {
+    if !(t.is_finite() && t > 0.0 && t < 100.0) {
+        return Err(BenchError::Invalid(format!(
+            "--tolerance: expected a percentage above 0 and below 100 (such as 5), got {t}"
+        )));
+    }
+    Ok(())
 }
 
 /// What `fleet report` found (`--json`; schema: `nodebench schema fleet`).

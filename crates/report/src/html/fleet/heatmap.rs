@@ -41,7 +41,7 @@ pub enum Cell {
 }
 
 /// RGB of each [`Cell`], in its order (a diverging red-blue scale).
-const PALETTE: [[u8; 3]; 9] = [
+pub(super) const PALETTE: [[u8; 3]; 9] = [
     [0xbd, 0xbd, 0xbd],
     [0x8e, 0x01, 0x52],
     [0xd6, 0x60, 0x4d],

@@ -7,11 +7,13 @@
 //! * the host x figure heat map of deviations ([`heatmap`]);
 //! * the consistency table: each inventory field or host-state reading not
 //!   alike everywhere, its majority value and the hosts that differ;
-//! * the link matrix ([`links_section`]);
+//! * the link matrix ([`links_section`], its body drawn by [`links::body`]
+//!   from the selection's stored `fleet pair --matrix` result);
 //! * a dot plot per figure ([`dotplot`]), the figures with outliers first.
 
 pub mod dotplot;
 pub mod heatmap;
+pub mod links;
 pub mod png;
 #[cfg(test)]
 mod tests;
@@ -48,6 +50,10 @@ svg .band{fill:#e3f1e3}svg .limit{stroke:#8e0152;stroke-dasharray:3 2;stroke-wid
 svg .median{stroke:#222;stroke-width:1.2}svg .axis{stroke:#777;fill:none}
 svg .dots{stroke:#4a6f8f;stroke-linecap:round;fill:none}svg .dots.bad{stroke:#8e0152}
 table.consistency td:first-child{font-family:ui-monospace,monospace}
+table.links{border-collapse:collapse}table.links th{font:11px ui-monospace,monospace;padding:.1em .4em;white-space:nowrap}
+table.links td{min-width:1.8em;height:1.8em;padding:.1em .4em;text-align:right;border:1px solid #fff;white-space:nowrap;font-size:.85em}
+table.links td.slow{color:#fff;font-weight:600}table.links td.self{background:#fff}
+ul.slow-links{font-family:ui-monospace,monospace;font-size:.85em}
 ";
 
 /// The whole page for `report` of `selection` (as given on the command
@@ -219,8 +225,8 @@ fn consistency(r: &FleetReport) -> String {
 }
 
 /// The link matrix section. `matrix` is its body, the host x host heat
-/// map of `fleet pair --matrix`'s stored matrix, drawn by that command's
-/// page code; without one the section says how to get it.
+/// map of `fleet pair --matrix`'s stored matrix ([`links::body`]); without
+/// one the section says how to get it.
 pub fn links_section(matrix: Option<&str>) -> String {
     let mut out = String::from("<h2 id=\"links\">Links between hosts</h2>\n");
     match matrix {
