@@ -114,8 +114,9 @@ fn auto_says_how_many_repeats_it_took_and_the_interval_reached() {
         .lines()
         .find(|l| l.starts_with("repeats: "))
         .unwrap_or_else(|| panic!("no repeats line: {text}"));
+    // The headline names the one cell: its kernel, scaling and threads.
     let converged = line.starts_with("repeats: converged after ")
-        && line.contains("target 0.5 %; headline rate{threads=1}");
+        && line.contains("target 0.5 %; headline rate{kernel=int.scalar,scaling=weak,threads=1})");
     let not = line.starts_with("repeats: did not converge (CI ")
         && line.contains(" after 5 repeats; target 0.5 %, --max-repeats 5 reached");
     assert!(converged || not, "{line}");
