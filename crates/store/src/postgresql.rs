@@ -467,19 +467,7 @@ impl Store for PostgresStore {
             &[&id],
         )? {
             let result_id: i64 = row.try_get(0)?;
-            let r = ResultRow {
-                benchmark: row.try_get(1)?,
-                parameters: row.try_get(2)?,
-                status: row.try_get(3)?,
-                error: row.try_get(4)?,
-                warnings: row.try_get(5)?,
-                started_at: row.try_get(6)?,
-                ended_at: row.try_get(7)?,
-                bottleneck: row.try_get(8)?,
-                phases: row.try_get(9)?,
-                disturbance: row.try_get(10)?,
-                error_phase: row.try_get(11)?,
-            };
+            let r = result_row(&row, 1)?;
             index.insert(result_id, run.results.len());
             run.results.push(r.decode(id, result_id)?);
         }
@@ -527,19 +515,7 @@ impl Store for PostgresStore {
         )? {
             let result_id: i64 = row.try_get(0)?;
             let run_id: i64 = row.try_get(1)?;
-            let r = ResultRow {
-                benchmark: row.try_get(2)?,
-                parameters: row.try_get(3)?,
-                status: row.try_get(4)?,
-                error: row.try_get(5)?,
-                warnings: row.try_get(6)?,
-                started_at: row.try_get(7)?,
-                ended_at: row.try_get(8)?,
-                bottleneck: row.try_get(9)?,
-                phases: row.try_get(10)?,
-                disturbance: row.try_get(11)?,
-                error_phase: row.try_get(12)?,
-            };
+            let r = result_row(&row, 2)?;
             let Some(run) = runs.get_mut(&run_id) else {
                 continue;
             };
@@ -575,6 +551,25 @@ impl Store for PostgresStore {
         }
         Ok(())
     }
+}
+
+/// A results row read from `row`, its columns (benchmark, parameters,
+/// status, error, warnings, start, end, bottleneck, phases, disturbance,
+/// error phase) from column `at` on, as every results query selects them.
+fn result_row(row: &postgres::Row, at: usize) -> Result<ResultRow, postgres::Error> {
+    Ok(ResultRow {
+        benchmark: row.try_get(at)?,
+        parameters: row.try_get(at + 1)?,
+        status: row.try_get(at + 2)?,
+        error: row.try_get(at + 3)?,
+        warnings: row.try_get(at + 4)?,
+        started_at: row.try_get(at + 5)?,
+        ended_at: row.try_get(at + 6)?,
+        bottleneck: row.try_get(at + 7)?,
+        phases: row.try_get(at + 8)?,
+        disturbance: row.try_get(at + 9)?,
+        error_phase: row.try_get(at + 10)?,
+    })
 }
 
 /// A metrics row read from `row`, its columns (name, value, unit, better,

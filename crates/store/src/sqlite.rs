@@ -455,19 +455,7 @@ impl Store for SqliteStore {
         let mut rows = stmt.query([id])?;
         while let Some(row) = rows.next()? {
             let result_id: i64 = row.get(0)?;
-            let r = ResultRow {
-                benchmark: row.get(1)?,
-                parameters: row.get(2)?,
-                status: row.get(3)?,
-                error: row.get(4)?,
-                warnings: row.get(5)?,
-                started_at: row.get(6)?,
-                ended_at: row.get(7)?,
-                bottleneck: row.get(8)?,
-                phases: row.get(9)?,
-                disturbance: row.get(10)?,
-                error_phase: row.get(11)?,
-            };
+            let r = result_row(row, 1)?;
             let mut result = r.decode(id, result_id)?;
             load_figures(&tx, result_id, &mut result)?;
             run.results.push(result);
@@ -523,19 +511,7 @@ impl Store for SqliteStore {
             while let Some(row) = rows.next()? {
                 let result_id: i64 = row.get(0)?;
                 let run_id: i64 = row.get(1)?;
-                let r = ResultRow {
-                    benchmark: row.get(2)?,
-                    parameters: row.get(3)?,
-                    status: row.get(4)?,
-                    error: row.get(5)?,
-                    warnings: row.get(6)?,
-                    started_at: row.get(7)?,
-                    ended_at: row.get(8)?,
-                    bottleneck: row.get(9)?,
-                    phases: row.get(10)?,
-                    disturbance: row.get(11)?,
-                    error_phase: row.get(12)?,
-                };
+                let r = result_row(row, 2)?;
                 let Some(run) = runs.get_mut(&run_id) else {
                     continue;
                 };
@@ -573,6 +549,25 @@ impl Store for SqliteStore {
         }
         Ok(())
     }
+}
+
+/// A results row read from `row`, its columns (benchmark, parameters,
+/// status, error, warnings, start, end, bottleneck, phases, disturbance,
+/// error phase) from column `at` on, as every results query selects them.
+fn result_row(row: &rusqlite::Row<'_>, at: usize) -> Result<ResultRow, rusqlite::Error> {
+    Ok(ResultRow {
+        benchmark: row.get(at)?,
+        parameters: row.get(at + 1)?,
+        status: row.get(at + 2)?,
+        error: row.get(at + 3)?,
+        warnings: row.get(at + 4)?,
+        started_at: row.get(at + 5)?,
+        ended_at: row.get(at + 6)?,
+        bottleneck: row.get(at + 7)?,
+        phases: row.get(at + 8)?,
+        disturbance: row.get(at + 9)?,
+        error_phase: row.get(at + 10)?,
+    })
 }
 
 /// A metrics row read from `row`, its columns (name, value, unit, better,
