@@ -29,6 +29,7 @@ pub mod numa;
 pub mod orientation;
 pub mod packed;
 pub mod portable;
+pub mod registry;
 pub mod repeat;
 pub mod repeat_mode;
 pub mod rng;

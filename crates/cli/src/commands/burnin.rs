@@ -15,9 +15,10 @@ use nodebench_core::bench::{BenchError, Benchmark, Context};
 use nodebench_core::config::{Choice, Config};
 use nodebench_core::names::gpu as gpu_names;
 use nodebench_core::names::http as http_names;
-use nodebench_core::names::{cpu as cpu_names, db as db_names, disk as disk_names};
-use nodebench_core::names::{labels, linpack as linpack_names};
+use nodebench_core::names::labels;
+use nodebench_core::names::{cpu as cpu_names, disk as disk_names};
 use nodebench_core::names::{memory as memory_names, net as net_names};
+use nodebench_core::registry;
 use nodebench_core::{Run, RunStatus};
 use nodebench_cpu::config::{Kernel, OpsConfig, Scaling};
 use nodebench_cpu::ops::CpuOps;
@@ -239,53 +240,6 @@ fn workload(w: BurninWorkload, a: &BurninArgs) -> Workload {
     }
 }
 
-/// A benchmark id, the metric the burn-in watches in its results, and the
-/// labels that metric must carry.
-type Watched = (
-    &'static str,
-    &'static str,
-    &'static [(&'static str, &'static str)],
-);
-
-/// The benchmarks a suite step may be in a burn-in: each with the metric
-/// (and labels) the burn-in watches, its headline rate.
-const WATCHED: &[Watched] = &[
-    (cpu_names::OPS, cpu_names::RATE, &[]),
-    (linpack_names::LINPACK, linpack_names::RATE, &[]),
-    (
-        memory_names::STREAM,
-        memory_names::metric::BANDWIDTH,
-        &[(labels::KERNEL, memory_names::kernel::TRIAD)],
-    ),
-    (disk_names::IOZONE, disk_names::metric::BANDWIDTH, &[]),
-    (disk_names::DD, disk_names::metric::BANDWIDTH, &[]),
-    (
-        net_names::TCP,
-        net_names::metric::THROUGHPUT,
-        &[(net_names::label::SIDE, net_names::side::RECEIVER)],
-    ),
-    (
-        net_names::UDP,
-        net_names::metric::THROUGHPUT,
-        &[(net_names::label::SIDE, net_names::side::RECEIVER)],
-    ),
-    (http_names::LOAD, http_names::load::REQUESTS_PER_SECOND, &[]),
-    (gpu_names::BURN, gpu_names::metric::RATE, &[]),
-    (gpu_names::GEMM, gpu_names::metric::RATE, &[]),
-    (
-        gpu_names::STREAM,
-        gpu_names::metric::BANDWIDTH,
-        &[(labels::KERNEL, gpu_names::kernel::TRIAD)],
-    ),
-    (http_names::SWEEP, http_names::sweep::RATE, &[]),
-    (http_names::DOWNLOAD, net_names::metric::THROUGHPUT, &[]),
-    (
-        db_names::AS3AP,
-        db_names::metric::QUERIES_PER_SECOND,
-        &[(db_names::label::USER, db_names::label::ALL)],
-    ),
-];
-
 /// A step whose benchmark could not be built again (a body file removed
 /// since the start): every iteration fails with why, an error the burn-in
 /// records.
@@ -316,8 +270,13 @@ fn suite_workloads(name_or_file: &str) -> Result<Vec<Workload>, String> {
     let commands = suites::step_commands(&suite).map_err(|e| e.to_string())?;
     let mut out = Vec::with_capacity(commands.len());
     for (step, cli) in suite.steps.iter().zip(commands) {
-        let Some((bench, metric, labels)) = WATCHED.iter().find(|w| w.0 == step.bench) else {
-            let ids: Vec<&str> = WATCHED.iter().map(|w| w.0).collect();
+        // The rate each benchmark's descriptor says a burn-in watches.
+        let watched = registry::get(step.bench).and_then(|d| d.watched.map(|w| (d.id, w)));
+        let Some((bench, watched)) = watched else {
+            let ids: Vec<&str> = registry::suite_steps()
+                .filter(|d| d.watched.is_some())
+                .map(|d| d.id)
+                .collect();
             return Err(format!(
                 "--suite {origin}: step '{}' ({}) has no rate for the burn-in to watch; accepted benchmarks: {}",
                 step.name,
@@ -335,10 +294,10 @@ fn suite_workloads(name_or_file: &str) -> Result<Vec<Workload>, String> {
             }),
             throughput: Throughput {
                 benchmark: bench,
-                metric,
-                labels: labels.to_vec(),
+                metric: watched.metric,
+                labels: watched.labels.to_vec(),
             },
-            error_counts: if *bench == http_names::LOAD {
+            error_counts: if bench == http_names::LOAD {
                 vec![http_names::load::REQUESTS_FAILED, http_names::load::NON_2XX]
             } else {
                 vec![]

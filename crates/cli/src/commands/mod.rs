@@ -2,6 +2,8 @@
 //! server) it names, with the config its arguments convert to, and runs it
 //! through [`runner`].
 
+#[cfg(test)]
+mod architecture;
 mod burnin;
 mod check;
 mod compare;

@@ -10,7 +10,7 @@ use crate::common;
 use common::{TempStore, json, stderr, stdout};
 use nodebench_core::names::{cpu, http, labels, linpack, memory, net, peak, telemetry};
 use nodebench_machine::bottleneck::{
-    COMPUTE_BOUND_SHARE, CPU_SATURATED, LATENCY_BOUND, THREADS_ARE_ALL_THE_WORK,
+    COMPUTE_BOUND_SHARE, CPU_SATURATED, LATENCY_BOUND, threads_are_all_the_work,
 };
 use serde_json::Value;
 
@@ -173,7 +173,7 @@ fn check_line(result: &Value, phase: &Value, line: &str) -> Result<(), String> {
     if line.starts_with("CPU: ") && line.contains(" thread(s) kept ") {
         let threads = number_after(line, "CPU: ");
         let total: f64 = cpus.iter().map(|c| c.1).sum();
-        if !THREADS_ARE_ALL_THE_WORK.contains(&benchmark)
+        if !threads_are_all_the_work(benchmark)
             || total < CPU_SATURATED * threads - SLACK
             || hot(CPU_SATURATED + SLACK) > 0
         {

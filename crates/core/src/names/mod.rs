@@ -81,39 +81,19 @@ pub mod latency {
 }
 
 /// The workload parameters of benchmark `id` that set only how much work
-/// it does (array size, file and record size, bytes moved): results that
-/// differ in these alone are compared unless `compare --strict`, with the
-/// difference shown.
+/// it does (its descriptor's
+/// [`scale_params`](crate::registry::Descriptor::scale_params)): results
+/// that differ in these alone are compared unless `compare --strict`, with
+/// the difference shown.
 pub fn scale_params(id: &str) -> &'static [&'static str] {
-    match id {
-        memory::STREAM => &[memory::param::ARRAY_SIZE],
-        linpack::LINPACK => &[linpack::param::N, linpack::param::LDA],
-        memory::BLOCKS => &[memory::param::TOTAL_BYTES],
-        disk::IOZONE => &[disk::param::FILE_SIZE, disk::param::RECORD_SIZE],
-        disk::DD => &[disk::param::BLOCK_SIZE, disk::param::COUNT],
-        disk::BLOCKS => &[disk::param::TOTAL_BYTES],
-        _ => &[],
-    }
+    crate::registry::get(id).map_or(&[], |d| d.scale_params)
 }
 
-/// The parameters that define the workload of benchmark `id` (its area's
-/// `*WORKLOAD_PARAMS`): two results of `id` are compared only where these
-/// agree. Empty for a benchmark whose labels say it all.
+/// The parameters that define the workload of benchmark `id` (its
+/// descriptor's
+/// [`workload_params`](crate::registry::Descriptor::workload_params)): two
+/// results of `id` are compared only where these agree. Empty for a
+/// benchmark whose labels say it all, and for one not in the registry.
 pub fn workload_params(id: &str) -> &'static [&'static str] {
-    match id {
-        cpu::OPS => cpu::WORKLOAD_PARAMS,
-        linpack::LINPACK => linpack::WORKLOAD_PARAMS,
-        memory::STREAM => memory::STREAM_WORKLOAD_PARAMS,
-        memory::BLOCKS => memory::BLOCKS_WORKLOAD_PARAMS,
-        memory::LATENCY => memory::LATENCY_WORKLOAD_PARAMS,
-        disk::IOZONE => disk::IOZONE_WORKLOAD_PARAMS,
-        disk::DD => disk::DD_WORKLOAD_PARAMS,
-        disk::BLOCKS => disk::BLOCKS_WORKLOAD_PARAMS,
-        net::TCP | net::UDP => net::THROUGHPUT_WORKLOAD_PARAMS,
-        net::PINGPONG => net::PINGPONG_WORKLOAD_PARAMS,
-        http::LOAD => http::LOAD_WORKLOAD_PARAMS,
-        http::SWEEP => http::SWEEP_WORKLOAD_PARAMS,
-        db::AS3AP => db::AS3AP_WORKLOAD_PARAMS,
-        _ => &[],
-    }
+    crate::registry::get(id).map_or(&[], |d| d.workload_params)
 }

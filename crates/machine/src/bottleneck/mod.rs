@@ -51,6 +51,7 @@ mod span;
 use nodebench_core::inventory::Inventory;
 use nodebench_core::model::{BenchResult, Phase};
 use nodebench_core::names::{cpu, disk, http, labels, linpack, memory, net, peak};
+use nodebench_core::registry::{self, Bottleneck};
 use span::Telemetry;
 
 /// A CPU (a core, a server or client thread) busy this share of the time,
@@ -85,29 +86,20 @@ pub const WINDOW_PER_RTT_SHARE: f64 = 0.8;
 /// memory traffic.
 pub const COMPUTE_BOUND_SHARE: f64 = 0.8;
 
-/// Benchmarks whose `threads` are every thread doing the work (rule 9).
-pub const THREADS_ARE_ALL_THE_WORK: &[&str] =
-    &[cpu::OPS, linpack::LINPACK, memory::STREAM, memory::BLOCKS];
+/// Whether benchmark `id`'s `threads` are every thread doing the work
+/// (rule 9): its descriptor says [`Bottleneck::AllThreadsWork`].
+pub fn threads_are_all_the_work(id: &str) -> bool {
+    registry::get(id).is_some_and(|d| d.bottleneck == Bottleneck::AllThreadsWork)
+}
 
 /// The fallback line.
 pub const LATENCY_BOUND: &str = "nothing saturated (latency-bound)";
 
-/// Benchmarks whose results get a line: those measuring a throughput or
-/// a rate under load.
-pub const ATTRIBUTED: &[&str] = &[
-    http::LOAD,
-    http::SWEEP,
-    http::DOWNLOAD,
-    net::TCP,
-    net::UDP,
-    disk::IOZONE,
-    disk::DD,
-    disk::BLOCKS,
-    memory::STREAM,
-    memory::BLOCKS,
-    linpack::LINPACK,
-    cpu::OPS,
-];
+/// Whether benchmark `id`'s results get a line: those measuring a
+/// throughput or a rate under load, as its descriptor says.
+pub fn attributed(id: &str) -> bool {
+    registry::get(id).is_some_and(|d| d.bottleneck != Bottleneck::None)
+}
 
 /// Fills in `result`'s lines: one for each of its phases, or one for the
 /// whole result when it has none ([`attribute`]) or when a phase is
@@ -127,7 +119,7 @@ pub fn attribute_all(
         result.bottleneck = random_access::line(result, inventory);
         return;
     }
-    if !ATTRIBUTED.contains(&result.benchmark.as_str()) {
+    if !attributed(&result.benchmark) {
         return;
     }
     let spans: Option<Vec<Telemetry>> = result
@@ -163,7 +155,7 @@ pub fn attribute(
     earlier: &[BenchResult],
     inventory: Option<&Inventory>,
 ) -> Option<String> {
-    if !ATTRIBUTED.contains(&result.benchmark.as_str()) {
+    if !attributed(&result.benchmark) {
         return None;
     }
     let t = Telemetry::of(result, None)?;
@@ -541,7 +533,7 @@ fn cores(t: &Telemetry) -> Option<String> {
 fn threads_busy(scope: &Scope<'_>, t: &Telemetry) -> Option<String> {
     // Where `threads` counts all the work's threads: not a load
     // generator's, whose server shares the machine.
-    if !THREADS_ARE_ALL_THE_WORK.contains(&scope.result.benchmark.as_str()) {
+    if !threads_are_all_the_work(&scope.result.benchmark) {
         return None;
     }
     let threads = scope.threads()?.max(1.0);

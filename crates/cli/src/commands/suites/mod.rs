@@ -35,6 +35,7 @@ use clap::{Arg, ArgAction, CommandFactory, Parser};
 use nodebench_core::affinity;
 use nodebench_core::bench::Benchmark;
 use nodebench_core::names;
+use nodebench_core::registry;
 use nodebench_core::repeat::{MAX_REPEATS, Mode};
 use nodebench_core::threshold::Threshold;
 use toml::Spanned;
@@ -69,47 +70,12 @@ pub const BUILTINS: [(&str, &str); 8] = [
     ("gpu-node", include_str!("../../../suites/gpu-node.toml")),
 ];
 
-/// The benchmark ids a step may name. Each runs as the subcommand its id
-/// spells, area then name: `cpu.ops` is `cpu ops`; the HPCC tests, whose
-/// ids are those `import` gives HPCC's figures, run as the subcommand
-/// [`command_path`] names (`memory.hpcc_random_access` is `memory gups`).
-pub const BENCHMARKS: [&str; 23] = [
-    names::cpu::OPS,
-    names::linpack::LINPACK,
-    names::memory::STREAM,
-    names::memory::BLOCKS,
-    names::memory::LATENCY,
-    names::disk::IOZONE,
-    names::disk::DD,
-    names::disk::BLOCKS,
-    names::net::TCP,
-    names::net::UDP,
-    names::net::PINGPONG,
-    names::http::LOAD,
-    names::http::SWEEP,
-    names::http::DOWNLOAD,
-    names::db::AS3AP,
-    names::gpu::STREAM,
-    names::gpu::GEMM,
-    names::gpu::BANDWIDTH,
-    names::gpu::BURN,
-    names::cpu::HPCC_DGEMM,
-    names::cpu::HPCC_FFT,
-    names::memory::HPCC_PTRANS,
-    names::memory::HPCC_RANDOM_ACCESS,
-];
-
-/// The subcommand words of benchmark `id`: area and name, as the id
-/// spells them, but for the HPCC tests (the import fixed their ids; their
-/// subcommands have the names users know them by).
-pub fn command_path(id: &str) -> Vec<&str> {
-    match id {
-        names::cpu::HPCC_DGEMM => vec!["cpu", "dgemm"],
-        names::cpu::HPCC_FFT => vec!["cpu", "fft"],
-        names::memory::HPCC_PTRANS => vec!["memory", "ptrans"],
-        names::memory::HPCC_RANDOM_ACCESS => vec!["memory", "gups"],
-        _ => id.split('.').collect(),
-    }
+/// The benchmark ids a step may name: the registry's suite steps
+/// ([`registry::suite_steps`]), each run as its descriptor's subcommand
+/// (`cpu.ops` is `cpu ops`; `memory.hpcc_random_access` is `memory gups`).
+fn step_ids() -> String {
+    let ids: Vec<&str> = registry::suite_steps().map(|d| d.id).collect();
+    ids.join(", ")
 }
 
 /// The keys of a suite's top level.
@@ -174,7 +140,7 @@ pub struct Suite {
 pub struct Step {
     /// Unique in the suite; each result carries it as its `step` parameter.
     pub name: String,
-    /// The benchmark id, one of [`BENCHMARKS`].
+    /// The benchmark id: a suite step of the registry.
     pub bench: &'static str,
     /// How many times it runs as a whole (`--repeat`'s count or `auto`,
     /// the repeats merged into one result); `None`: as `--repeat` says.
@@ -462,25 +428,22 @@ fn step_of(
                 Some(line),
                 name.as_deref(),
                 Some(BENCH),
-                &format!(
-                    "missing: a step needs bench = one of {}",
-                    BENCHMARKS.join(", ")
-                ),
+                &format!("missing: a step needs bench = one of {}", step_ids()),
             ));
         }
         Some((_, v)) => {
             let id = text_of(src, v, name.as_deref(), BENCH)?;
-            *BENCHMARKS.iter().find(|b| **b == id).ok_or_else(|| {
-                src.err(
-                    v.span(),
-                    name.as_deref(),
-                    Some(BENCH),
-                    &format!(
-                        "unknown benchmark '{id}' (accepted: {})",
-                        BENCHMARKS.join(", ")
-                    ),
-                )
-            })?
+            registry::suite_steps()
+                .find(|d| d.id == id)
+                .map(|d| d.id)
+                .ok_or_else(|| {
+                    src.err(
+                        v.span(),
+                        name.as_deref(),
+                        Some(BENCH),
+                        &format!("unknown benchmark '{id}' (accepted: {})", step_ids()),
+                    )
+                })?
         }
     };
     let step_label = label(bench);
@@ -555,6 +518,11 @@ fn value_of(
             .map(Value::Text)
             .ok_or_else(|| src.err(v.span(), step, Some(key), accepted)),
     }
+}
+
+/// The words of the subcommand benchmark `id` runs as (its descriptor's).
+fn command_path(id: &str) -> &'static [&'static str] {
+    registry::get(id).map_or(&[], |d| d.command)
 }
 
 /// The clap definition of the subcommand benchmark `id` runs as.
@@ -663,7 +631,7 @@ pub fn apply(suite: &mut Suite, sets: &[Setting]) -> Result<(), SuiteError> {
 /// checking each key against `cmd`, the step's subcommand.
 fn argv(suite: &Suite, step: &Step, cmd: &clap::Command) -> Result<Vec<String>, SuiteError> {
     let mut flags: Vec<String> = vec!["nodebench".into()];
-    flags.extend(command_path(step.bench).into_iter().map(str::to_string));
+    flags.extend(command_path(step.bench).iter().map(|w| w.to_string()));
     let mut positional: Vec<String> = Vec::new();
     let given = |key: &str| step.params.iter().any(|p| p.key == key);
     for p in &step.params {

@@ -1,0 +1,94 @@
+//! The CPU area's benchmarks (LINPACK and HPCC's DGEMM and FFT among them).
+
+use super::{Bottleneck, Descriptor, fig};
+use crate::model::Unit;
+use crate::names::catalog::{m, of, open};
+use crate::names::labels::{KERNEL, THREADS};
+use crate::names::{cpu, hpcc, linpack};
+
+/// The integer and floating-point operation rates: `cpu ops`.
+pub const OPS: Descriptor = Descriptor {
+    id: cpu::OPS,
+    command: &["cpu", "ops"],
+    suite_step: true,
+    metrics: &[
+        // op/s for the int.* kernels (see the module's notes).
+        m(cpu::RATE, Unit::FlopsPerSecond),
+        m(cpu::SPEEDUP, Unit::Count),
+        m(cpu::EFFICIENCY, Unit::Percent),
+    ],
+    labels: &[
+        of(KERNEL, cpu::kernel::ALL),
+        of(
+            cpu::label::SCALING,
+            &[cpu::scaling::STRONG, cpu::scaling::WEAK],
+        ),
+        open(THREADS),
+    ],
+    headline: fig(cpu::RATE, &[]),
+    watched: Some(fig(cpu::RATE, &[])),
+    scale_params: &[],
+    workload_params: cpu::WORKLOAD_PARAMS,
+    bottleneck: Bottleneck::AllThreadsWork,
+};
+
+/// LINPACK as HPL runs it: `cpu linpack`.
+pub const LINPACK: Descriptor = Descriptor {
+    id: linpack::LINPACK,
+    command: &["cpu", "linpack"],
+    suite_step: true,
+    metrics: &[
+        m(linpack::TIME, Unit::Seconds),
+        m(linpack::RATE, Unit::FlopsPerSecond),
+        m(linpack::RESIDUAL, Unit::Count),
+        m(linpack::RESIDUAL_NORM, Unit::Count),
+        m(linpack::RATE_AVERAGE, Unit::FlopsPerSecond),
+        m(linpack::RATE_MAXIMAL, Unit::FlopsPerSecond),
+    ],
+    labels: &[open(linpack::label::TRIAL)],
+    headline: fig(linpack::RATE, &[]),
+    watched: Some(fig(linpack::RATE, &[])),
+    scale_params: &[linpack::param::N, linpack::param::LDA],
+    workload_params: linpack::WORKLOAD_PARAMS,
+    bottleneck: Bottleneck::AllThreadsWork,
+};
+
+/// HPC Challenge's DGEMM (its id the one `import` gives HPCC's figure): `cpu dgemm`.
+pub const HPCC_DGEMM: Descriptor = Descriptor {
+    id: cpu::HPCC_DGEMM,
+    command: &["cpu", "dgemm"],
+    suite_step: true,
+    metrics: &[
+        m(hpcc::metric::RATE, Unit::FlopsPerSecond),
+        m(hpcc::metric::RESIDUAL, Unit::Count),
+    ],
+    labels: &[of(
+        hpcc::label::MODE,
+        &[hpcc::mode::SINGLE, hpcc::mode::STAR],
+    )],
+    headline: fig(hpcc::metric::RATE, &[]),
+    watched: None,
+    scale_params: &[],
+    workload_params: &[],
+    bottleneck: Bottleneck::None,
+};
+
+/// HPC Challenge's FFT: `cpu fft`.
+pub const HPCC_FFT: Descriptor = Descriptor {
+    id: cpu::HPCC_FFT,
+    command: &["cpu", "fft"],
+    suite_step: true,
+    metrics: &[
+        m(hpcc::metric::RATE, Unit::FlopsPerSecond),
+        m(hpcc::metric::RESIDUAL, Unit::Count),
+    ],
+    labels: &[of(
+        hpcc::label::MODE,
+        &[hpcc::mode::SINGLE, hpcc::mode::STAR],
+    )],
+    headline: fig(hpcc::metric::RATE, &[]),
+    watched: None,
+    scale_params: &[],
+    workload_params: &[],
+    bottleneck: Bottleneck::None,
+};

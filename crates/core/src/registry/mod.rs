@@ -1,0 +1,168 @@
+//! The benchmark registry: one [`Descriptor`] per runnable benchmark, and
+//! [`ALL`], the one list every layer walks.
+//!
+//! A descriptor says what a benchmark is to every layer above the area
+//! crate that measures it: its id, the subcommand that runs it, whether a
+//! suite step (and so a burn-in workload) may name it, its metric catalog
+//! (metrics with their units, label keys with their values), its headline
+//! figure (what `--repeat auto` converges on), the rate a burn-in watches,
+//! which of its parameters define its workload or only its scale (what
+//! `compare` matches results on), and whether the bottleneck rules give
+//! its results a line.
+//!
+//! Ids, metric names and label keys stay written once, in
+//! [`crate::names`]; a descriptor only refers to them. The layers that
+//! hold code of their own per benchmark key it by the descriptor's id, and
+//! the architecture test (`crates/cli/tests/it/architecture.rs`) checks
+//! them against this list: the CLI's subcommands (each benchmark
+//! subcommand has exactly one descriptor, each descriptor's command
+//! exists), the reporters and charts of `nodebench-report`, and the
+//! bottleneck rules of `nodebench-machine`.
+//!
+//! Adding a benchmark: DESIGN.md, "How to add a benchmark".
+
+mod cpu;
+mod db;
+mod disk;
+mod gpu;
+mod http;
+mod memory;
+mod net;
+mod other;
+
+use crate::names::catalog::{LabelSpec, MetricSpec};
+
+/// A metric and the labels that pick one figure of it: a headline, or the
+/// rate a burn-in watches.
+#[derive(Debug, Clone, Copy)]
+pub struct Figure {
+    /// The metric's name.
+    pub metric: &'static str,
+    /// The labels the metric must carry; when no metric of a result
+    /// carries them (IOzone run without its write test), any metric of
+    /// that name is taken.
+    pub labels: &'static [(&'static str, &'static str)],
+}
+
+impl Figure {
+    /// `rate` or `bandwidth{kernel=triad}`, for the printed line.
+    pub fn describe(&self) -> String {
+        if self.labels.is_empty() {
+            return self.metric.to_string();
+        }
+        let labels: Vec<String> = self
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!("{}{{{}}}", self.metric, labels.join(","))
+    }
+}
+
+/// A [`Figure`], in the descriptors' tables.
+pub(crate) const fn fig(
+    metric: &'static str,
+    labels: &'static [(&'static str, &'static str)],
+) -> Figure {
+    Figure { metric, labels }
+}
+
+/// One runnable benchmark, as every layer sees it.
+#[derive(Debug)]
+pub struct Descriptor {
+    /// The benchmark id results carry (`disk.dd`).
+    pub id: &'static str,
+    /// The subcommand words that run it (`["disk", "dd"]`; `["memory",
+    /// "gups"]` for HPCC's RandomAccess, whose id the import fixed).
+    pub command: &'static [&'static str],
+    /// Whether a suite step may name it (`bench = "disk.dd"`, its
+    /// parameters the subcommand's long flags); a burn-in runs suite steps
+    /// whose descriptor has a [`Descriptor::watched`] rate.
+    pub suite_step: bool,
+    /// Every metric its results may hold.
+    pub metrics: &'static [MetricSpec],
+    /// Every label key its metrics may carry.
+    pub labels: &'static [LabelSpec],
+    /// Its headline figure: among the result's metrics matching it, the
+    /// best by orientation ([`crate::names::headline::of`]).
+    pub headline: Figure,
+    /// The rate a burn-in watches in its results, where it may be a
+    /// burn-in workload.
+    pub watched: Option<Figure>,
+    /// The workload parameters that set only how much work it does (array
+    /// size, file and record size, bytes moved): results that differ in
+    /// these alone are compared unless `compare --strict`.
+    pub scale_params: &'static [&'static str],
+    /// The parameters that define its workload: two results are compared
+    /// only where these agree. Empty where its labels say it all.
+    pub workload_params: &'static [&'static str],
+    /// How the bottleneck rules treat its results.
+    pub bottleneck: Bottleneck,
+}
+
+/// How the bottleneck rules (`nodebench-machine`'s `bottleneck`) treat a
+/// benchmark's results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bottleneck {
+    /// No line: it measures no throughput or rate under load.
+    None,
+    /// A line per result (or phase): it measures a throughput or a rate
+    /// under load.
+    Attributed,
+    /// [`Bottleneck::Attributed`], and its `threads` are every thread doing
+    /// the work (the rule of threads busy on their CPUs).
+    AllThreadsWork,
+}
+
+/// Every runnable benchmark, one line each. The suite steps are listed in
+/// the order `suite` names them in its messages.
+pub static ALL: &[Descriptor] = &[
+    cpu::OPS,
+    cpu::LINPACK,
+    memory::STREAM,
+    memory::BLOCKS,
+    memory::LATENCY,
+    memory::NUMA,
+    memory::LOADED_LATENCY,
+    disk::IOZONE,
+    disk::DD,
+    disk::BLOCKS,
+    net::TCP,
+    net::UDP,
+    net::PINGPONG,
+    http::LOAD,
+    http::SWEEP,
+    http::DOWNLOAD,
+    db::AS3AP,
+    db::TPCC,
+    gpu::STREAM,
+    gpu::GEMM,
+    gpu::BANDWIDTH,
+    gpu::BURN,
+    cpu::HPCC_DGEMM,
+    cpu::HPCC_FFT,
+    memory::HPCC_PTRANS,
+    memory::HPCC_RANDOM_ACCESS,
+    other::SCAN,
+    other::IDLE,
+    other::LINKS,
+    other::CHECKPOINT,
+];
+
+/// The descriptor of benchmark `id`, if it is a runnable benchmark.
+pub fn get(id: &str) -> Option<&'static Descriptor> {
+    ALL.iter().find(|d| d.id == id)
+}
+
+/// The benchmarks a suite step may name, in [`ALL`]'s order.
+pub fn suite_steps() -> impl Iterator<Item = &'static Descriptor> {
+    ALL.iter().filter(|d| d.suite_step)
+}
+
+/// The descriptor whose subcommand is `words` (`["disk", "dd"]`).
+pub fn by_command(words: &[&str]) -> Option<&'static Descriptor> {
+    ALL.iter().find(|d| d.command == words)
+}
+
+#[cfg(test)]
+mod tests;
