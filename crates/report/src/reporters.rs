@@ -65,6 +65,12 @@ pub fn reporter(id: &str) -> Reporter {
         .map_or(Reporter::Each(table::result_table), |&(_, r)| r)
 }
 
+/// The benchmark ids with a reporter of their own (each a descriptor's of
+/// the registry: the architecture tests check it).
+pub fn ids() -> impl Iterator<Item = &'static str> {
+    REPORTERS.iter().map(|(id, _)| *id)
+}
+
 /// True when benchmark `id` prints like its classic tool (it has an entry
 /// in the table) rather than as the generic table.
 pub fn has_tool_report(id: &str) -> bool {

@@ -35,6 +35,7 @@ mod in_process;
 mod input;
 mod linpack;
 mod netns;
+mod registry;
 mod report_html;
 mod scan;
 mod secrets;

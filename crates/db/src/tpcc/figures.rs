@@ -138,7 +138,7 @@ fn series(kind: &str, t: &Tally, offset: f64, r: &mut BenchResult) {
     let mut labels = BTreeMap::new();
     labels.insert(tlabel::TXN.to_string(), kind.to_string());
     r.series.push(TimeSeries {
-        name: tmetric::PER_SECOND.into(),
+        name: nodebench_core::names::db::tpcc::series::PER_SECOND.into(),
         unit: Unit::OpsPerSecond,
         labels,
         points: t

@@ -103,7 +103,11 @@ pub fn load_and_run(db: &str, engine: &str) {
     let p50 = value(r, metric::LATENCY_P50, &[(tlabel::TXN, "new_order")]);
     let p999 = value(r, metric::LATENCY_P999, &[(tlabel::TXN, "new_order")]);
     assert!(p50 > 0.0 && p999 >= p50, "{p50} {p999}");
-    assert!(r.series.iter().any(|s| s.name == tmetric::PER_SECOND));
+    assert!(
+        r.series
+            .iter()
+            .any(|s| s.name == nodebench_core::names::db::tpcc::series::PER_SECOND)
+    );
     eprintln!(
         "{engine}: NOPM {:.0}, TPM {:.0}",
         value(r, tmetric::NOPM, &[]),
