@@ -14,7 +14,7 @@ use hdrhistogram::Histogram;
 use nodebench_core::bench::Cancel;
 use nodebench_core::buffer::Buffer;
 use nodebench_core::latency;
-use nodebench_core::names::disk::{engine, sync};
+use nodebench_core::names::disk::{engine, metric, sync};
 use nodebench_core::rng::{GOLDEN_GAMMA, XorShift64};
 
 /// The order records are visited in.
@@ -597,6 +597,19 @@ pub fn drop_caches() -> Result<(), String> {
     std::fs::write("/proc/sys/vm/drop_caches", "3\n").map_err(|e| {
         format!("--drop-caches: cannot write /proc/sys/vm/drop_caches ({e}); it needs root")
     })
+}
+
+/// The latency percentile metrics of `hist` (ns), in seconds: p50, p90,
+/// p99, p99.9 and the longest.
+pub fn percentile_metrics(hist: &Histogram<u64>) -> [(&'static str, f64); 5] {
+    let q = |p: f64| hist.value_at_quantile(p) as f64 * 1e-9;
+    [
+        (metric::LATENCY_P50, q(0.50)),
+        (metric::LATENCY_P90, q(0.90)),
+        (metric::LATENCY_P99, q(0.99)),
+        (metric::LATENCY_P999, q(0.999)),
+        (metric::LATENCY_MAX, hist.max() as f64 * 1e-9),
+    ]
 }
 
 /// Makes a write past RLIMIT_FSIZE fail with EFBIG instead of killing the

@@ -1,5 +1,5 @@
-//! `nodebench disk ...`: the flags of `disk iozone`, `disk dd` and `disk
-//! blocks`, and the one conversion of each into its benchmark's config.
+//! `nodebench disk ...`: the flags of `disk iozone`, `disk dd`, `disk
+//! fsync` and `disk blocks`, and the one conversion of each into its benchmark's config.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use nodebench_core::config::UnknownChoice;
 use nodebench_disk::blocks::{DiskBlocksConfig, DiskOp};
 use nodebench_disk::dd::DdConfig;
+use nodebench_disk::fsync::{FsyncConfig, SyncCall};
 use nodebench_disk::iozone::{IozoneConfig, Test};
 use nodebench_disk::job::Engine;
 use nodebench_disk::steady;
@@ -32,6 +33,12 @@ pub enum DiskCommand {
     /// dd-style sequential write of --count x --block-size, without and with
     /// a final fdatasync; bytes, seconds and MB/s (10^6 B/s) as dd prints.
     Dd(DdArgs),
+    /// Synced small writes, a database log's commit path: --count writes
+    /// of --block-size, each followed by fdatasync (or fsync) before the
+    /// next, as fio --fdatasync=1 and pg_test_fsync time them; operations
+    /// per second and the latency of one write and its sync (mean,
+    /// percentiles, longest).
+    Fsync(FsyncArgs),
     /// The block-size x thread matrix: sequential read, random read and
     /// read+write per block size and thread count; throughput and latency.
     Blocks(DiskBlocksArgs),
@@ -171,6 +178,39 @@ impl From<&DdArgs> for DdConfig {
             dir: a.dir.clone(),
             block_size: a.block_size,
             count: a.count,
+            direct: a.direct,
+        }
+    }
+}
+
+/// Options of `disk fsync`.
+#[derive(Debug, Args)]
+pub struct FsyncArgs {
+    /// Directory for the file (removed afterwards): one on the device
+    /// under test.
+    #[arg(long, value_name = "PATH")]
+    pub dir: PathBuf,
+    /// Bytes per write (8k: a PostgreSQL WAL page, pg_test_fsync's size).
+    #[arg(long, value_name = "SIZE", default_value = size_text(FsyncConfig::default().block_size), value_parser = parse_size)]
+    pub block_size: u64,
+    /// Number of writes, each synced.
+    #[arg(long, value_name = "N", default_value_t = FsyncConfig::default().count, value_parser = parse_count)]
+    pub count: u64,
+    /// The sync call after each write: fdatasync or fsync.
+    #[arg(long = "sync", value_name = "CALL", default_value_t = FsyncConfig::default().call)]
+    pub call: SyncCall,
+    /// O_DIRECT: the writes bypass the page cache too.
+    #[arg(long)]
+    pub direct: bool,
+}
+
+impl From<&FsyncArgs> for FsyncConfig {
+    fn from(a: &FsyncArgs) -> FsyncConfig {
+        FsyncConfig {
+            dir: a.dir.clone(),
+            block_size: a.block_size,
+            count: a.count,
+            call: a.call,
             direct: a.direct,
         }
     }

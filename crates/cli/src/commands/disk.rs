@@ -4,6 +4,7 @@ use anyhow::Result;
 use nodebench_core::bench::Benchmark;
 use nodebench_disk::blocks::DiskBlocks;
 use nodebench_disk::dd::Dd;
+use nodebench_disk::fsync::Fsync;
 use nodebench_disk::iozone::Iozone;
 
 use super::runner::run_benchmarks;
@@ -20,6 +21,7 @@ pub fn benchmark(cmd: &DiskCommand) -> Box<dyn Benchmark> {
     match cmd {
         DiskCommand::Iozone(a) => Box::new(Iozone { config: a.into() }),
         DiskCommand::Dd(a) => Box::new(Dd { config: a.into() }),
+        DiskCommand::Fsync(a) => Box::new(Fsync { config: a.into() }),
         DiskCommand::Blocks(a) => Box::new(DiskBlocks { config: a.into() }),
     }
 }

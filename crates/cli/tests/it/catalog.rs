@@ -41,7 +41,7 @@ const HPCC: &[&str] = &[
     memory::HPCC_PTRANS,
     memory::HPCC_RANDOM_ACCESS,
 ];
-const DISK: &[&str] = &[disk::IOZONE, disk::DD, disk::BLOCKS];
+const DISK: &[&str] = &[disk::IOZONE, disk::DD, disk::BLOCKS, disk::FSYNC];
 const NET: &[&str] = &[net::TCP, net::UDP, net::PINGPONG];
 const HTTP_AND_SCAN: &[&str] = &[http::LOAD, http::SWEEP, http::DOWNLOAD, scan::SCAN];
 const DB_AND_BURNIN: &[&str] = &[db::AS3AP, db::TPCC, burnin::CHECKPOINT];
@@ -330,6 +330,11 @@ fn disk_results_are_in_the_catalog() {
             "64k",
             "--count",
             "16",
+        ]),
+        // Both sync calls: each value of the `sync` label.
+        run(&["disk", "fsync", "--dir", dir, "--count", "8"]),
+        run(&[
+            "disk", "fsync", "--dir", dir, "--count", "8", "--sync", "fsync",
         ]),
         // Steady state: the rounds' IOPS too (5 rounds at the least).
         run(&[

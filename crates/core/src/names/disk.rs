@@ -7,6 +7,10 @@ pub const IOZONE: &str = "disk.iozone";
 pub const DD: &str = "disk.dd";
 /// Benchmark id of the block-size x thread matrix.
 pub const BLOCKS: &str = "disk.blocks";
+/// Benchmark id of synchronised small writes, each followed by fsync or
+/// fdatasync (a database log's commit path; pg_test_fsync, fio
+/// `--fdatasync=1`).
+pub const FSYNC: &str = "disk.fsync";
 /// Benchmark id of fio jobs, imported from fio's JSON output.
 pub const FIO: &str = "disk.fio";
 /// Benchmark id of sysbench's fileio test, imported.
@@ -241,5 +245,8 @@ pub const IOZONE_WORKLOAD_PARAMS: &[&str] = &[
 ];
 /// Parameters that define a dd workload.
 pub const DD_WORKLOAD_PARAMS: &[&str] = &[param::BLOCK_SIZE, param::COUNT, param::DIRECT];
+/// Parameters that define a `disk fsync` workload (the sync call is the
+/// figures' `sync` label).
+pub const FSYNC_WORKLOAD_PARAMS: &[&str] = &[param::BLOCK_SIZE, param::COUNT, param::DIRECT];
 /// Parameters that define a `disk blocks` workload.
 pub const BLOCKS_WORKLOAD_PARAMS: &[&str] = &[param::THREADS, param::TOTAL_BYTES, param::DIRECT];

@@ -118,3 +118,32 @@ pub const BLOCKS: Descriptor = Descriptor {
     workload_params: disk::BLOCKS_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
 };
+
+/// Synchronised small writes, each followed by fsync or fdatasync (a
+/// database log's commit path): `disk fsync`.
+pub const FSYNC: Descriptor = Descriptor {
+    id: disk::FSYNC,
+    command: &["disk", "fsync"],
+    suite_step: true,
+    metrics: &[
+        m(disk::metric::OPERATIONS, Unit::Count),
+        m(disk::metric::SECONDS, Unit::Seconds),
+        m(disk::metric::IOPS, Unit::OpsPerSecond),
+        // The mean time of one write and its sync.
+        m(disk::metric::LATENCY, Unit::Seconds),
+        m(disk::metric::LATENCY_P50, Unit::Seconds),
+        m(disk::metric::LATENCY_P90, Unit::Seconds),
+        m(disk::metric::LATENCY_P99, Unit::Seconds),
+        m(disk::metric::LATENCY_P999, Unit::Seconds),
+        m(disk::metric::LATENCY_MAX, Unit::Seconds),
+    ],
+    labels: &[of(
+        disk::label::SYNC,
+        &[disk::sync::FSYNC, disk::sync::FDATASYNC],
+    )],
+    headline: fig(disk::metric::IOPS, &[]),
+    watched: Some(fig(disk::metric::IOPS, &[])),
+    scale_params: &[disk::param::COUNT],
+    workload_params: disk::FSYNC_WORKLOAD_PARAMS,
+    bottleneck: Bottleneck::Attributed,
+};

@@ -127,6 +127,7 @@ pub static ALL: &[Descriptor] = &[
     disk::IOZONE,
     disk::DD,
     disk::BLOCKS,
+    disk::FSYNC,
     net::TCP,
     net::UDP,
     net::PINGPONG,

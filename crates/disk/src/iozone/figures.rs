@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use hdrhistogram::Histogram as Hdr;
 use nodebench_core::config::Choice;
 use nodebench_core::latency;
 use nodebench_core::names::disk::{label, metric};
@@ -72,18 +71,6 @@ pub(super) fn record_round(
     }
 }
 
-/// The latency percentile metrics of `hist` (ns), in seconds.
-fn percentile_metrics(hist: &Hdr<u64>) -> [(&'static str, f64); 5] {
-    let q = |p: f64| hist.value_at_quantile(p) as f64 * 1e-9;
-    [
-        (metric::LATENCY_P50, q(0.50)),
-        (metric::LATENCY_P90, q(0.90)),
-        (metric::LATENCY_P99, q(0.99)),
-        (metric::LATENCY_P999, q(0.999)),
-        (metric::LATENCY_MAX, hist.max() as f64 * 1e-9),
-    ]
-}
-
 /// Appends the metrics and histograms of the tests in `figures`, measured on
 /// `workers` files of `file_size` bytes in `record`-byte records.
 pub(super) fn record_cell(
@@ -120,7 +107,7 @@ pub(super) fn record_cell(
         }
         push(metric::BANDWIDTH, children, Unit::BytesPerSecond);
         push(metric::IOPS, f.iops(), Unit::OpsPerSecond);
-        for (name, v) in percentile_metrics(&hist) {
+        for (name, v) in crate::job::percentile_metrics(&hist) {
             push(name, v, Unit::Seconds);
         }
         push(metric::BYTES, bytes as f64, Unit::Bytes);
