@@ -1,14 +1,14 @@
-//! Which reporter prints a result: one table keyed by benchmark id. The
-//! benchmarks that print the way their classic tool does (LINPACK, IOzone,
-//! dd, ab/httperf, JMeter, wget, gpu-burn, HPCC's summary names) and AS3AP (its load, query and
-//! multi-user tables) have an entry; every other result gets the
+//! Which reporter prints a result: the style its benchmark's descriptor
+//! names (`nodebench_core::registry::Report`). The benchmarks that print
+//! the way their classic tool does (LINPACK, IOzone, dd, ab/httperf,
+//! JMeter, wget, gpu-burn, HPCC's summary names) and AS3AP (its load,
+//! query and multi-user tables) name theirs; every other result gets the
 //! generic table of [`table::result_table`].
 
 use std::fmt::Write as _;
 
-use nodebench_core::names::{
-    burnin, cpu, db, disk, fleet, gpu, http, linpack, memory, scan, suite,
-};
+use nodebench_core::names::{burnin, suite};
+use nodebench_core::registry::{self, Report};
 use nodebench_core::{BenchResult, Run, RunStatus};
 
 use crate::table;
@@ -24,57 +24,35 @@ pub enum Reporter {
     Together(fn(&[&BenchResult]) -> String),
 }
 
-/// The reporters of the benchmarks that print like their classic tool, by
-/// benchmark id.
-const REPORTERS: &[(&str, Reporter)] = &[
-    (linpack::LINPACK, Reporter::Together(crate::linpack::report)),
-    (memory::NUMA, Reporter::Each(crate::memory_numa::numa)),
-    (
-        memory::LOADED_LATENCY,
-        Reporter::Each(crate::memory_numa::loaded),
-    ),
-    (disk::IOZONE, Reporter::Each(iozone)),
-    (disk::DD, Reporter::Each(dd)),
-    (http::LOAD, Reporter::Each(crate::http::report)),
-    (http::SWEEP, Reporter::Each(crate::http_sweep::report)),
-    (http::DOWNLOAD, Reporter::Each(download)),
-    (scan::SCAN, Reporter::Each(crate::scan::report)),
-    (db::AS3AP, Reporter::Together(crate::db::report)),
-    (db::TPCC, Reporter::Together(crate::db::tpcc::report)),
-    (
-        burnin::CHECKPOINT,
-        Reporter::Together(crate::burnin::report),
-    ),
-    (gpu::BURN, Reporter::Each(crate::gpu::burn)),
-    (
-        memory::HPCC_RANDOM_ACCESS,
-        Reporter::Together(crate::hpcc::report),
-    ),
-    (cpu::HPCC_FFT, Reporter::Together(crate::hpcc::report)),
-    (memory::HPCC_PTRANS, Reporter::Together(crate::hpcc::report)),
-    (cpu::HPCC_DGEMM, Reporter::Together(crate::hpcc::report)),
-    (fleet::LINKS, Reporter::Each(crate::fleet_links::report)),
-];
-
-/// The reporter of benchmark `id`: its entry in the table, else the
-/// generic table.
+/// The reporter of benchmark `id`: the code of the style its descriptor
+/// names ([`Report`]), one arm per style; the generic table for a
+/// benchmark the registry does not hold (an imported `disk.fio`).
 pub fn reporter(id: &str) -> Reporter {
-    REPORTERS
-        .iter()
-        .find(|(k, _)| *k == id)
-        .map_or(Reporter::Each(table::result_table), |&(_, r)| r)
+    let style = registry::get(id).map_or(Report::Table, |d| d.report);
+    match style {
+        Report::Table => Reporter::Each(table::result_table),
+        Report::Linpack => Reporter::Together(crate::linpack::report),
+        Report::MlcMatrices => Reporter::Each(crate::memory_numa::numa),
+        Report::MlcLoadedLatency => Reporter::Each(crate::memory_numa::loaded),
+        Report::Iozone => Reporter::Each(iozone),
+        Report::Dd => Reporter::Each(dd),
+        Report::HttpLoad => Reporter::Each(crate::http::report),
+        Report::HttpSweep => Reporter::Each(crate::http_sweep::report),
+        Report::Wget => Reporter::Each(download),
+        Report::Scan => Reporter::Each(crate::scan::report),
+        Report::As3ap => Reporter::Together(crate::db::report),
+        Report::Tpcc => Reporter::Together(crate::db::tpcc::report),
+        Report::Burnin => Reporter::Together(crate::burnin::report),
+        Report::GpuBurn => Reporter::Each(crate::gpu::burn),
+        Report::Hpcc => Reporter::Together(crate::hpcc::report),
+        Report::FleetLinks => Reporter::Each(crate::fleet_links::report),
+    }
 }
 
-/// The benchmark ids with a reporter of their own (each a descriptor's of
-/// the registry: the architecture tests check it).
-pub fn ids() -> impl Iterator<Item = &'static str> {
-    REPORTERS.iter().map(|(id, _)| *id)
-}
-
-/// True when benchmark `id` prints like its classic tool (it has an entry
-/// in the table) rather than as the generic table.
+/// True when benchmark `id` prints like its classic tool rather than as
+/// the generic table.
 pub fn has_tool_report(id: &str) -> bool {
-    REPORTERS.iter().any(|(k, _)| *k == id)
+    registry::get(id).is_some_and(|d| d.report != Report::Table)
 }
 
 /// The report of one result, by its benchmark's reporter.
@@ -244,7 +222,7 @@ fn report_of(run: &Run, telemetry: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodebench_core::names::{cpu, disk};
+    use nodebench_core::names::{cpu, disk, http, linpack};
     use nodebench_core::{Better, Metric, Unit};
 
     fn with_metric(id: &str, name: &str) -> BenchResult {

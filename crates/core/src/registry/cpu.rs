@@ -1,6 +1,6 @@
 //! The CPU area's benchmarks (LINPACK and HPCC's DGEMM and FFT among them).
 
-use super::{Bottleneck, Descriptor, fig};
+use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::catalog::{m, of, open};
 use crate::names::labels::{KERNEL, THREADS};
@@ -30,6 +30,7 @@ pub const OPS: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: cpu::WORKLOAD_PARAMS,
     bottleneck: Bottleneck::AllThreadsWork,
+    report: Report::Table,
 };
 
 /// LINPACK as HPL runs it: `cpu linpack`.
@@ -51,6 +52,7 @@ pub const LINPACK: Descriptor = Descriptor {
     scale_params: &[linpack::param::N, linpack::param::LDA],
     workload_params: linpack::WORKLOAD_PARAMS,
     bottleneck: Bottleneck::AllThreadsWork,
+    report: Report::Linpack,
 };
 
 /// HPC Challenge's DGEMM (its id the one `import` gives HPCC's figure): `cpu dgemm`.
@@ -71,6 +73,7 @@ pub const HPCC_DGEMM: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Hpcc,
 };
 
 /// HPC Challenge's FFT: `cpu fft`.
@@ -91,4 +94,5 @@ pub const HPCC_FFT: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Hpcc,
 };

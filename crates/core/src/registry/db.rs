@@ -1,6 +1,6 @@
 //! The database area's benchmarks.
 
-use super::{Bottleneck, Descriptor, fig};
+use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::catalog::{m, of, open};
 use crate::names::db;
@@ -96,6 +96,7 @@ pub const AS3AP: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: db::AS3AP_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::None,
+    report: Report::As3ap,
 };
 
 /// The TPC-C-derived OLTP workload: `db tpcc`.
@@ -172,4 +173,5 @@ pub const TPCC: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Tpcc,
 };

@@ -1,6 +1,6 @@
 //! The disk area's benchmarks.
 
-use super::{Bottleneck, Descriptor, fig};
+use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::catalog::{m, of, open};
 use crate::names::disk;
@@ -64,6 +64,7 @@ pub const IOZONE: Descriptor = Descriptor {
     scale_params: &[disk::param::FILE_SIZE, disk::param::RECORD_SIZE],
     workload_params: disk::IOZONE_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
+    report: Report::Iozone,
 };
 
 /// dd's sequential write: `disk dd`.
@@ -86,6 +87,7 @@ pub const DD: Descriptor = Descriptor {
     scale_params: &[disk::param::BLOCK_SIZE, disk::param::COUNT],
     workload_params: disk::DD_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
+    report: Report::Dd,
 };
 
 /// The disk block-size x thread matrix: `disk blocks`.
@@ -117,6 +119,7 @@ pub const BLOCKS: Descriptor = Descriptor {
     scale_params: &[disk::param::TOTAL_BYTES],
     workload_params: disk::BLOCKS_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
+    report: Report::Table,
 };
 
 /// Synchronised small writes, each followed by fsync or fdatasync (a
@@ -146,4 +149,5 @@ pub const FSYNC: Descriptor = Descriptor {
     scale_params: &[disk::param::COUNT],
     workload_params: disk::FSYNC_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
+    report: Report::Table,
 };

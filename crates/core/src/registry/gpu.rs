@@ -1,6 +1,6 @@
 //! The GPU area's benchmarks.
 
-use super::{Bottleneck, Descriptor, fig};
+use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::catalog::{m, of, open};
 use crate::names::gpu;
@@ -21,6 +21,7 @@ pub const STREAM: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Table,
 };
 
 /// Matrix multiply through cuBLAS: `gpu gemm`.
@@ -42,6 +43,7 @@ pub const GEMM: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Table,
 };
 
 /// Host-device copies: `gpu bandwidth`.
@@ -62,6 +64,7 @@ pub const BANDWIDTH: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Table,
 };
 
 /// Sustained multiplies on every GPU (as gpu-burn): `gpu burn`.
@@ -95,4 +98,5 @@ pub const BURN: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::GpuBurn,
 };

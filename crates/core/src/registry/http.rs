@@ -1,6 +1,6 @@
 //! The HTTP area's benchmarks.
 
-use super::{Bottleneck, Descriptor, fig};
+use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::catalog::{MetricSpec, m, of, open, union};
 use crate::names::http::{self, download, in_process, load, sweep};
@@ -80,6 +80,7 @@ pub const LOAD: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: http::LOAD_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
+    report: Report::HttpLoad,
 };
 
 /// The JMeter-style user sweep: `http sweep`.
@@ -109,6 +110,7 @@ pub const SWEEP: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: http::SWEEP_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
+    report: Report::HttpSweep,
 };
 
 /// One large download (wget): `http download`.
@@ -133,4 +135,5 @@ pub const DOWNLOAD: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::Attributed,
+    report: Report::Wget,
 };

@@ -1,6 +1,6 @@
 //! The memory area's benchmarks (HPCC's PTRANS and RandomAccess among them).
 
-use super::{Bottleneck, Descriptor, fig};
+use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::catalog::{m, of, open};
 use crate::names::labels::{KERNEL, THREADS};
@@ -44,6 +44,7 @@ pub const STREAM: Descriptor = Descriptor {
     scale_params: &[memory::param::ARRAY_SIZE],
     workload_params: memory::STREAM_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::AllThreadsWork,
+    report: Report::Table,
 };
 
 /// The memory block-size x thread matrix: `memory blocks`.
@@ -72,6 +73,7 @@ pub const BLOCKS: Descriptor = Descriptor {
     scale_params: &[memory::param::TOTAL_BYTES],
     workload_params: memory::BLOCKS_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::AllThreadsWork,
+    report: Report::Table,
 };
 
 /// Load-to-use latency by working-set size: `memory latency`.
@@ -104,6 +106,7 @@ pub const LATENCY: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: memory::LATENCY_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::None,
+    report: Report::Table,
 };
 
 /// Intel MLC's latency and bandwidth matrices: `memory numa`.
@@ -124,6 +127,7 @@ pub const NUMA: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::MlcMatrices,
 };
 
 /// Intel MLC's loaded latency: `memory loaded-latency`.
@@ -147,6 +151,7 @@ pub const LOADED_LATENCY: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::MlcLoadedLatency,
 };
 
 /// HPC Challenge's PTRANS: `memory ptrans`.
@@ -164,6 +169,7 @@ pub const HPCC_PTRANS: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Hpcc,
 };
 
 /// HPC Challenge's RandomAccess (GUPS): `memory gups`.
@@ -184,4 +190,5 @@ pub const HPCC_RANDOM_ACCESS: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Hpcc,
 };

@@ -7,8 +7,8 @@
 //! (metrics with their units, label keys with their values), its headline
 //! figure (what `--repeat auto` converges on), the rate a burn-in watches,
 //! which of its parameters define its workload or only its scale (what
-//! `compare` matches results on), and whether the bottleneck rules give
-//! its results a line.
+//! `compare` matches results on), whether the bottleneck rules give its
+//! results a line, and how its results print.
 //!
 //! Ids, metric names and label keys stay written once, in
 //! [`crate::names`]; a descriptor only refers to them. The layers that
@@ -98,6 +98,47 @@ pub struct Descriptor {
     pub workload_params: &'static [&'static str],
     /// How the bottleneck rules treat its results.
     pub bottleneck: Bottleneck,
+    /// How its results print in the terminal.
+    pub report: Report,
+}
+
+/// How a benchmark's results print in the terminal: the generic table, or
+/// the way its classic tool prints them. `nodebench-report` holds each
+/// style's code (`reporters::reporter`, one arm per style).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Report {
+    /// The generic table: a column per thread count (or a row per count).
+    Table,
+    /// Intel's LINPACK: every order in one table, one performance summary.
+    Linpack,
+    /// Intel MLC's latency and bandwidth matrices.
+    MlcMatrices,
+    /// Intel MLC's loaded-latency table.
+    MlcLoadedLatency,
+    /// IOzone's report.
+    Iozone,
+    /// The generic table, then dd's closing lines.
+    Dd,
+    /// ab's and httperf's figures.
+    HttpLoad,
+    /// JMeter's Summary Report per step.
+    HttpSweep,
+    /// The generic table with the per-second series, then wget's line.
+    Wget,
+    /// The hardening scan's findings.
+    Scan,
+    /// AS3AP's load, query and multi-user tables, a run's results together.
+    As3ap,
+    /// The TPC-C-derived workload's tables, a run's results together.
+    Tpcc,
+    /// A burn-in's checkpoints, together.
+    Burnin,
+    /// gpu-burn's per-GPU lines.
+    GpuBurn,
+    /// HPCC's summary names, a run's HPCC results together.
+    Hpcc,
+    /// The link matrix as server x client tables.
+    FleetLinks,
 }
 
 /// How the bottleneck rules (`nodebench-machine`'s `bottleneck`) treat a

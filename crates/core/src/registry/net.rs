@@ -1,6 +1,6 @@
 //! The network area's benchmarks.
 
-use super::{Bottleneck, Descriptor, fig};
+use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::catalog::{LabelSpec, m, of, open};
 use crate::names::labels::{SIZE, THREADS};
@@ -43,6 +43,7 @@ pub const TCP: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: net::THROUGHPUT_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
+    report: Report::Table,
 };
 
 /// UDP throughput (iperf3): `net udp`.
@@ -71,6 +72,7 @@ pub const UDP: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: net::THROUGHPUT_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
+    report: Report::Table,
 };
 
 /// TCP and UDP ping-pong: `net pingpong`.
@@ -99,4 +101,5 @@ pub const PINGPONG: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: net::PINGPONG_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::None,
+    report: Report::Table,
 };

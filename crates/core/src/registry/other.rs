@@ -2,7 +2,7 @@
 //! hardening scan, the idle draw, the fleet's link matrix and the burn-in's
 //! checkpoints.
 
-use super::{Bottleneck, Descriptor, fig};
+use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::burnin::{self, metric as burnin_metric};
 use crate::names::catalog::{m, of, open};
@@ -34,6 +34,7 @@ pub const SCAN: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Scan,
 };
 
 /// The host's idle draw: `power idle`.
@@ -51,6 +52,7 @@ pub const IDLE: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Table,
 };
 
 /// The link matrix of `fleet pair --matrix`: `fleet pair`.
@@ -69,6 +71,7 @@ pub const LINKS: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::FleetLinks,
 };
 
 /// A burn-in's checkpoint: `burnin`.
@@ -96,4 +99,5 @@ pub const CHECKPOINT: Descriptor = Descriptor {
     scale_params: &[],
     workload_params: &[],
     bottleneck: Bottleneck::None,
+    report: Report::Burnin,
 };
