@@ -12,6 +12,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::bench::BenchError;
+
 /// The answer of a [`Handler`]: a status and a text body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EndpointReply {
@@ -76,8 +78,10 @@ impl Endpoints {
     }
 
     /// Checks every endpoint ([`Endpoint::validate`]).
-    pub fn validate(&self) -> Result<(), String> {
-        self.0.iter().try_for_each(|e| e.validate())
+    pub fn validate(&self) -> Result<(), BenchError> {
+        self.0
+            .iter()
+            .try_for_each(|e| e.validate().map_err(BenchError::Invalid))
     }
 
     /// The endpoints' targets, `path=target` joined by `, ` (the

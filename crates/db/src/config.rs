@@ -271,7 +271,7 @@ impl Config for As3apConfig {
     fn validate(&self) -> Result<(), BenchError> {
         let target = self.target().map_err(BenchError::Invalid)?;
         if let Target::Postgres(url) | Target::Mysql(url) = &target {
-            nodebench_core::credentials::check_password_source(url).map_err(BenchError::Invalid)?;
+            nodebench_core::credentials::check_password_source(url)?;
         }
         if self.rows_per_table() < MIN_ROWS {
             return Err(BenchError::Invalid(format!(

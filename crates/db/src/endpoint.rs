@@ -51,7 +51,9 @@ impl IrEndpoint {
     /// call only ([`nodebench_core::credentials::password_for`]).
     fn password(&self, url: &str) -> Result<Option<String>, String> {
         self.password
-            .get_or_init(|| nodebench_core::credentials::password_for(url, "--db"))
+            .get_or_init(|| {
+                nodebench_core::credentials::password_for(url, "--db").map_err(|e| e.to_string())
+            })
             .clone()
     }
 
@@ -116,7 +118,7 @@ impl Endpoint for IrEndpoint {
     fn validate(&self) -> Result<(), String> {
         match Target::parse(&self.db)? {
             Target::Postgres(url) | Target::Mysql(url) => {
-                nodebench_core::credentials::check_password_source(&url)
+                nodebench_core::credentials::check_password_source(&url).map_err(|e| e.to_string())
             }
             Target::Sqlite(_) => Ok(()),
         }

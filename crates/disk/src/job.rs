@@ -156,7 +156,8 @@ pub fn io_error(what: &str, path: &str, offset: u64, e: &std::io::Error) -> Stri
 /// of `record` bytes, one per operation in flight as fio keeps them, filled
 /// with incompressible xorshift bytes.
 fn io_buffers(record: usize, slots: usize) -> Result<Buffer<u8>, String> {
-    let bufs = Buffer::new(record.saturating_mul(slots), false, "I/O buffers")?;
+    let bufs = Buffer::new(record.saturating_mul(slots), false, "I/O buffers")
+        .map_err(|e| e.to_string())?;
     // SAFETY: the buffer was just made; this is the only slice of it.
     XorShift64::new(GOLDEN_GAMMA).fill_bytes(unsafe { bufs.part(0..bufs.len()) });
     Ok(bufs)

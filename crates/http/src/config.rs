@@ -287,7 +287,7 @@ impl InProcessServer {
                 "--db: applies only to a URL that is a path such as /db/ir (the built-in server, started in this process), not to a full URL".into(),
             );
         }
-        self.endpoints.validate()?;
+        self.endpoints.validate().map_err(|e| e.to_string())?;
         match self.threads {
             Some(_) if !self.enabled => Err(
                 "--server-threads: applies only to a URL that is a path such as /bytes/3985 (the built-in server, started in this process), not to a full URL".into(),

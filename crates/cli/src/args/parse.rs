@@ -4,6 +4,7 @@
 //! config's `validate`. A default shown in help is written from the
 //! config's own `Default`, so it is written once.
 
+use nodebench_core::bench::BenchError;
 use std::time::Duration;
 
 use nodebench_core::{affinity, units};
@@ -24,7 +25,7 @@ pub fn parse_threads(s: &str) -> Result<ThreadList, String> {
 pub struct CpuList(pub Vec<usize>);
 
 /// A CPU list: `0`, `1,3`, `0-3`.
-pub fn parse_cpus(s: &str) -> Result<CpuList, String> {
+pub fn parse_cpus(s: &str) -> Result<CpuList, BenchError> {
     affinity::parse_cpus(s).map(CpuList)
 }
 

@@ -2,6 +2,7 @@
 //! benchmark a subcommand names.
 
 use anyhow::Result;
+use nodebench_core::bench::BenchError;
 use nodebench_core::bench::Benchmark;
 use nodebench_http::download::Download;
 use nodebench_http::load::HttpLoad;
@@ -46,7 +47,7 @@ fn serve(a: &HttpServeArgs) -> Result<()> {
             .endpoints
             .0
             .iter()
-            .try_for_each(|e| e.open().map(drop))
+            .try_for_each(|e| e.open().map(drop).map_err(BenchError::Invalid))
     });
     if let Err(e) = checked {
         return Err(crate::CliError::usage(e).into());

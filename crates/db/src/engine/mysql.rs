@@ -68,7 +68,7 @@ impl MysqlConnector {
     pub fn new(url: &str) -> Result<MysqlConnector, String> {
         Ok(MysqlConnector {
             url: url.to_string(),
-            password: credentials::password_for(url, "--db")?,
+            password: credentials::password_for(url, "--db").map_err(|e| e.to_string())?,
         })
     }
 }

@@ -54,7 +54,7 @@ impl PostgresConnector {
     pub fn new(url: &str) -> Result<PostgresConnector, String> {
         Ok(PostgresConnector {
             url: url.to_string(),
-            password: credentials::password_for(url, "--db")?,
+            password: credentials::password_for(url, "--db").map_err(|e| e.to_string())?,
         })
     }
 }

@@ -116,7 +116,7 @@ impl Config for TpccConfig {
     fn validate(&self) -> Result<(), BenchError> {
         let target = self.target().map_err(BenchError::Invalid)?;
         if let Target::Postgres(url) | Target::Mysql(url) = &target {
-            nodebench_core::credentials::check_password_source(url).map_err(BenchError::Invalid)?;
+            nodebench_core::credentials::check_password_source(url)?;
         }
         if !(1..=MAX_WAREHOUSES).contains(&self.warehouses) {
             return Err(BenchError::Invalid(format!(

@@ -18,7 +18,7 @@ pub(super) struct Dynamic {
 /// Each worker's handlers of `config`'s endpoints (a database endpoint:
 /// one connection per worker); the first refusal, one line naming the flag.
 pub(super) fn open(config: &ServerConfig) -> Result<Vec<Vec<Dynamic>>, String> {
-    config.endpoints.validate()?;
+    config.endpoints.validate().map_err(|e| e.to_string())?;
     (0..config.threads)
         .map(|_| {
             config
