@@ -7,6 +7,7 @@
 //! held its own MySQL connection.
 
 use crate::data::{dense_index, dense_key};
+use nodebench_core::bench::BenchError;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -59,7 +60,7 @@ impl IrEndpoint {
 
     /// A checked session on the database and its rows per table.
     fn connect(&self) -> Result<(Box<dyn Session>, u64), String> {
-        let target = Target::parse(&self.db)?;
+        let target = Target::parse(&self.db).map_err(|e| e.to_string())?;
         let shown = target.display();
         let hint = format!("load it first with: nodebench db as3ap --db {shown} --tests single");
         let connector: Box<dyn Connector> = match &target {
@@ -115,17 +116,17 @@ impl Endpoint for IrEndpoint {
         Target::parse(&self.db).map_or_else(|_| "(invalid --db)".into(), |t| t.display())
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), BenchError> {
         match Target::parse(&self.db)? {
             Target::Postgres(url) | Target::Mysql(url) => {
-                nodebench_core::credentials::check_password_source(&url).map_err(|e| e.to_string())
+                nodebench_core::credentials::check_password_source(&url)
             }
             Target::Sqlite(_) => Ok(()),
         }
     }
 
-    fn open(&self) -> Result<Box<dyn Handler>, String> {
-        let (session, rows) = self.connect()?;
+    fn open(&self) -> Result<Box<dyn Handler>, BenchError> {
+        let (session, rows) = self.connect().map_err(BenchError::Invalid)?;
         let n = self.opened.fetch_add(1, Ordering::Relaxed);
         Ok(Box::new(IrHandler {
             session,

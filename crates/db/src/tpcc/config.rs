@@ -89,7 +89,7 @@ impl Default for TpccConfig {
 
 impl TpccConfig {
     /// The target `--db` names: a scratch SQLite file when not given.
-    pub fn target(&self) -> Result<Target, String> {
+    pub fn target(&self) -> Result<Target, BenchError> {
         self.db
             .as_deref()
             .map_or(Ok(Target::Sqlite(None)), Target::parse)
@@ -114,7 +114,7 @@ impl TpccConfig {
 
 impl Config for TpccConfig {
     fn validate(&self) -> Result<(), BenchError> {
-        let target = self.target().map_err(BenchError::Invalid)?;
+        let target = self.target()?;
         if let Target::Postgres(url) | Target::Mysql(url) = &target {
             nodebench_core::credentials::check_password_source(url)?;
         }

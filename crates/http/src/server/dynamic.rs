@@ -29,7 +29,7 @@ pub(super) fn open(config: &ServerConfig) -> Result<Vec<Vec<Dynamic>>, String> {
                     Ok(Dynamic {
                         path: e.path().to_string(),
                         help: e.help(),
-                        handler: e.open()?,
+                        handler: e.open().map_err(|e| e.to_string())?,
                     })
                 })
                 .collect()
