@@ -1,18 +1,23 @@
 //! The CLI's one error type, which carries its exit code, and the exit codes
 //! themselves: every command returns `anyhow::Result<()>`, and `main` turns
 //! an error into its line on stderr and its code ([`exit_of`]), so the
-//! README's table of exit codes holds by construction.
+//! README's table of exit codes holds by construction. The crates' errors
+//! say their [`ErrorKind`]; the code is the kind's ([`code_of`]), never
+//! read from the message.
 //!
 //! | code | meaning |
 //! |---|---|
 //! | 0 | done |
 //! | 1 | a benchmark failed, a threshold or check was not met, a host or node failed |
 //! | 2 | usage or input: a flag, a file, a run id, a store path refused before anything ran |
+//! | 3 | not available on this machine: no NVIDIA GPU |
 //! | 130 | interrupted (Ctrl-C, SIGTERM): what finished is kept |
 
 use std::fmt;
 
+use nodebench_core::bench::BenchError;
 use nodebench_core::credentials::redact;
+use nodebench_core::error::{ErrorKind, Kind};
 use nodebench_store::StoreError;
 
 /// Exit code of a failed benchmark, an unmet threshold or check.
@@ -67,6 +72,18 @@ impl CliError {
         }
     }
 
+    /// `e` with the exit code of its kind ([`code_of`]): `error: MESSAGE`
+    /// (an interruption's line as it is).
+    pub fn of(e: &dyn Kind) -> CliError {
+        match e.kind() {
+            ErrorKind::Interrupted => CliError::interrupted(e),
+            kind => CliError {
+                code: code_of(kind),
+                line: format!("error: {e}"),
+            },
+        }
+    }
+
     /// Exit `code` with nothing more to say (the errors were printed as
     /// they came).
     pub fn silent(code: u8) -> CliError {
@@ -85,16 +102,47 @@ impl fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
+/// The exit code of an error of `kind`.
+pub const fn code_of(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::Usage => EXIT_USAGE,
+        ErrorKind::Failed => EXIT_FAILED,
+        ErrorKind::Unavailable => EXIT_UNAVAILABLE,
+        ErrorKind::Interrupted => EXIT_INTERRUPTED,
+    }
+}
+
+/// The kind of `e` where it is one of the crates' errors (each says its
+/// [`ErrorKind`]); `None` for any other error.
+fn kind_of(e: &anyhow::Error) -> Option<ErrorKind> {
+    macro_rules! first_kind {
+        ($($t:ty),+ $(,)?) => {
+            $(
+                if let Some(k) = e.downcast_ref::<$t>() {
+                    return Some(k.kind());
+                }
+            )+
+        };
+    }
+    first_kind!(
+        BenchError,
+        StoreError,
+        nodebench_machine::Error,
+        nodebench_gpu::Error,
+        nodebench_fleet::Error,
+        nodebench_slurm::SlurmError,
+        nodebench_import::ImportError,
+    );
+    None
+}
+
 /// The exit code of `e` and the line stderr shows for it (secrets hidden):
-/// a [`CliError`]'s own; a store location refused or a run id it does not
-/// hold is input (2); anything else failed (1).
+/// a [`CliError`]'s own; a crate's error by its kind ([`code_of`]);
+/// anything else failed (1).
 pub fn exit_of(e: &anyhow::Error) -> (u8, String) {
     if let Some(c) = e.downcast_ref::<CliError>() {
         return (c.code, redact(&c.line));
     }
-    let code = match e.downcast_ref::<StoreError>() {
-        Some(StoreError::NotFound(_) | StoreError::Location(_)) => EXIT_USAGE,
-        _ => EXIT_FAILED,
-    };
+    let code = kind_of(e).map_or(EXIT_FAILED, code_of);
     (code, redact(&format!("error: {e}")))
 }

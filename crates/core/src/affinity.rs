@@ -3,6 +3,8 @@
 //! `allowed_cpus()[i % len]` so repeats land on the same cores. Also the
 //! calling thread's timer slack, for threads that pace work by the clock.
 
+use crate::bench::BenchError;
+
 /// The logical CPUs this process may run on (its affinity mask, which
 /// respects cgroup cpusets and `taskset`), in ascending order. Falls back to
 /// `0..available_parallelism` where the mask cannot be read.
@@ -31,7 +33,7 @@ pub fn allowed_cpus() -> Vec<usize> {
 /// Parses a CPU list given by the user (`--cpus 0,2-3`): the CPUs in the
 /// given order without repeats, each one this process may run on
 /// ([`allowed_cpus`]). The error says the accepted form and the allowed CPUs.
-pub fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
+pub fn parse_cpus(text: &str) -> Result<Vec<usize>, BenchError> {
     let allowed = allowed_cpus();
     let form = || {
         format!(
@@ -45,11 +47,14 @@ pub fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
     };
     let listed = crate::cpulist::parse(text)
         .filter(|l| !l.is_empty())
-        .ok_or_else(|| format!("'{text}': {}", form()))?;
+        .ok_or_else(|| BenchError::Invalid(format!("'{text}': {}", form())))?;
     let mut cpus: Vec<usize> = Vec::new();
     for cpu in listed.into_iter().map(|c| c as usize) {
         if !allowed.contains(&cpu) {
-            return Err(format!("'{text}': CPU {cpu} is not allowed; {}", form()));
+            return Err(BenchError::Invalid(format!(
+                "'{text}': CPU {cpu} is not allowed; {}",
+                form()
+            )));
         }
         if !cpus.contains(&cpu) {
             cpus.push(cpu);
@@ -163,7 +168,8 @@ mod tests {
         for bad in ["", "x", "3-1", "999999"] {
             let err = parse_cpus(bad).unwrap_err();
             assert!(
-                err.contains("expected a list of CPUs like 0,2-3"),
+                err.to_string()
+                    .contains("expected a list of CPUs like 0,2-3"),
                 "{bad}: {err}"
             );
         }

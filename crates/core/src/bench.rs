@@ -11,8 +11,9 @@ use chrono::{DateTime, Utc};
 
 use crate::model::{BenchResult, Phase};
 
-/// Why a benchmark could not run or could not go on.
-#[derive(Debug, thiserror::Error)]
+/// Why a benchmark could not run or could not go on: the core's error
+/// enum, its kinds in [`crate::error`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BenchError {
     /// The configuration is unusable; the message names the flag and the accepted form.
     #[error("{0}")]

@@ -7,6 +7,7 @@
 use std::alloc::{Layout, alloc, dealloc};
 use std::ptr::NonNull;
 
+use crate::bench::BenchError;
 use crate::inventory::available_memory_bytes;
 use crate::units::format_bytes;
 
@@ -36,21 +37,28 @@ impl<T: Copy> Buffer<T> {
     /// (2 MiB from 2 MiB up), asking for transparent huge pages when `huge`
     /// and the buffer spans at least one. `what` names the flag the size came
     /// from, for the error message.
-    pub fn new(len: usize, huge: bool, what: &str) -> Result<Buffer<T>, String> {
+    pub fn new(len: usize, huge: bool, what: &str) -> Result<Buffer<T>, BenchError> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .filter(|b| *b > 0 && *b <= isize::MAX as usize)
-            .ok_or_else(|| format!("{what}: buffer of {len} elements is out of range"))?;
+            .ok_or_else(|| {
+                BenchError::System(format!("{what}: buffer of {len} elements is out of range"))
+            })?;
         let align = if bytes >= HUGE_ALIGN {
             HUGE_ALIGN
         } else {
             PAGE_ALIGN
         };
-        let layout = Layout::from_size_align(bytes, align).map_err(|e| format!("{what}: {e}"))?;
+        let layout = Layout::from_size_align(bytes, align)
+            .map_err(|e| BenchError::System(format!("{what}: {e}")))?;
         // SAFETY: layout has a non-zero size.
         let raw = unsafe { alloc(layout) } as *mut T;
-        let ptr = NonNull::new(raw)
-            .ok_or_else(|| format!("{what}: cannot allocate {}", format_bytes(bytes as u64)))?;
+        let ptr = NonNull::new(raw).ok_or_else(|| {
+            BenchError::System(format!(
+                "{what}: cannot allocate {}",
+                format_bytes(bytes as u64)
+            ))
+        })?;
         #[cfg(target_os = "linux")]
         if huge && align == HUGE_ALIGN {
             // SAFETY: advising our own mapping; failure only means no huge pages.
@@ -114,15 +122,15 @@ pub const FIT_FRACTION: f64 = 0.9;
 /// Refuses `bytes` when more than [`FIT_FRACTION`] of the memory available
 /// now: the error names `flag` and both sizes. Unknown available memory
 /// passes.
-pub fn check_fits(bytes: u64, flag: &str) -> Result<(), String> {
+pub fn check_fits(bytes: u64, flag: &str) -> Result<(), BenchError> {
     if let Some(avail) = available_memory_bytes()
         && bytes as f64 > FIT_FRACTION * avail as f64
     {
-        return Err(format!(
+        return Err(BenchError::Invalid(format!(
             "{flag}: needs {} of memory but only {} is available; choose a smaller size",
             format_bytes(bytes),
             format_bytes(avail)
-        ));
+        )));
     }
     Ok(())
 }
@@ -168,7 +176,7 @@ mod tests {
         let small: Buffer<u8> = Buffer::new(3 * 512, false, "--record-size").unwrap();
         assert_eq!(small.as_ptr() as usize % PAGE_ALIGN, 0);
         let e = check_fits(u64::MAX / 2, "--array-size").unwrap_err();
-        assert!(e.starts_with("--array-size: needs"), "{e}");
+        assert!(e.to_string().starts_with("--array-size: needs"), "{e}");
     }
 
     #[test]

@@ -17,6 +17,8 @@
 
 use std::io::IsTerminal;
 
+use crate::bench::BenchError;
+
 /// What a secret value is replaced with.
 pub const MASK: &str = "***";
 
@@ -361,7 +363,7 @@ pub fn password_env(url: &str) -> Option<&'static str> {
 /// it), else a prompt when standard input and standard error are a
 /// terminal; `Ok(None)` when there is none to be had (the server may
 /// need none). `what` names the URL's flag for messages.
-pub fn password_for(url: &str, what: &str) -> Result<Option<String>, String> {
+pub fn password_for(url: &str, what: &str) -> Result<Option<String>, BenchError> {
     if !url_lacks_password(url) {
         return Ok(None);
     }
@@ -371,7 +373,7 @@ pub fn password_for(url: &str, what: &str) -> Result<Option<String>, String> {
         return value
             .into_string()
             .map(Some)
-            .map_err(|_| format!("{var}: not valid UTF-8"));
+            .map_err(|_| BenchError::Invalid(format!("{var}: not valid UTF-8")));
     }
     if let Some(path) = std::env::var_os(PASSWORD_FILE_ENV).filter(|v| !v.is_empty()) {
         return read_password_file(std::path::Path::new(&path)).map(Some);
@@ -380,7 +382,11 @@ pub fn password_for(url: &str, what: &str) -> Result<Option<String>, String> {
         let prompt = format!("password for {}: ", without_password(url));
         return rpassword::prompt_password(prompt)
             .map(|p| Some(p).filter(|p| !p.is_empty()))
-            .map_err(|e| format!("{what}: cannot read the password from the terminal: {e}"));
+            .map_err(|e| {
+                BenchError::Invalid(format!(
+                    "{what}: cannot read the password from the terminal: {e}"
+                ))
+            });
     }
     Ok(None)
 }
@@ -389,7 +395,7 @@ pub fn password_for(url: &str, what: &str) -> Result<Option<String>, String> {
 /// password from: a password file named by [`PASSWORD_FILE_ENV`] that
 /// others may read, or that cannot be read, is refused here, before
 /// anything runs.
-pub fn check_password_source(url: &str) -> Result<(), String> {
+pub fn check_password_source(url: &str) -> Result<(), BenchError> {
     if !url_lacks_password(url)
         || password_env(url).is_some_and(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()))
     {
@@ -408,17 +414,18 @@ fn has_user(url: &str) -> bool {
 
 /// The password in `path`, its first line without the line end; refused
 /// when group or others may read or write the file.
-pub fn read_password_file(path: &std::path::Path) -> Result<String, String> {
+pub fn read_password_file(path: &std::path::Path) -> Result<String, BenchError> {
     use std::os::unix::fs::PermissionsExt;
     let name = format!("{PASSWORD_FILE_ENV}={}", path.display());
-    let meta = std::fs::metadata(path).map_err(|e| format!("{name}: {e}"))?;
+    let meta = std::fs::metadata(path).map_err(|e| BenchError::Invalid(format!("{name}: {e}")))?;
     let mode = meta.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
-        return Err(format!(
+        return Err(BenchError::Invalid(format!(
             "{name}: mode {mode:04o} lets others read it; accepted: a file only its owner may read (chmod 600)"
-        ));
+        )));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| BenchError::Invalid(format!("{name}: {e}")))?;
     Ok(text.lines().next().unwrap_or("").to_string())
 }
 
@@ -437,19 +444,19 @@ pub type Split = (Vec<String>, Vec<(String, String)>);
 /// URL, a `password=` or `token=` query parameter, a credential header) is
 /// refused, as are two different secrets for one variable: the caller
 /// checks this before any host is touched.
-pub fn split_secrets(args: &[String]) -> Result<Split, String> {
+pub fn split_secrets(args: &[String]) -> Result<Split, BenchError> {
     let mut words = Vec::with_capacity(args.len());
     let mut env: Vec<(String, String)> = Vec::new();
-    let mut put = |var: &str, value: String| -> Result<(), String> {
+    let mut put = |var: &str, value: String| -> Result<(), BenchError> {
         if value.contains(['\n', '\r']) {
-            return Err(format!(
+            return Err(BenchError::Invalid(format!(
                 "the secret passed as {var} holds a line break, which cannot be handed over"
-            ));
+            )));
         }
         match env.iter().find(|(k, _)| k == var) {
-            Some((_, v)) if *v != value => Err(format!(
+            Some((_, v)) if *v != value => Err(BenchError::Invalid(format!(
                 "two different secrets would be passed as {var}: give each remote command one {var}"
-            )),
+            ))),
             Some(_) => Ok(()),
             None => {
                 env.push((var.to_string(), value));
@@ -480,14 +487,17 @@ pub fn split_secrets(args: &[String]) -> Result<Split, String> {
         };
         if let Some(password) = url_password(value) {
             let Some(var) = password_env(value) else {
-                return Err(unmovable("the password of a URL", value));
+                return Err(BenchError::Invalid(unmovable(
+                    "the password of a URL",
+                    value,
+                )));
             };
             put(var, percent_decode(password))?;
             words.push(format!("{flag}{}", without_password(value)));
             continue;
         }
         if redact_header(arg) != *arg {
-            return Err(unmovable("a secret", arg));
+            return Err(BenchError::Invalid(unmovable("a secret", arg)));
         }
         words.push(arg.clone());
     }
@@ -628,7 +638,7 @@ mod tests {
         );
         let err =
             split_secrets(&strings(&["postgres://a:x@h/d", "postgres://a:y@h/e"])).unwrap_err();
-        assert!(err.contains(PGPASSWORD), "{err}");
+        assert!(err.to_string().contains(PGPASSWORD), "{err}");
     }
 
     #[test]
@@ -780,8 +790,12 @@ mod tests {
             &["http", "load", "http://h/", "-kHCookie: pw"],
         ] {
             let err = split_secrets(&strings(bad)).unwrap_err();
-            assert!(err.contains("cannot be handed to a remote host"), "{err}");
-            assert!(!err.contains("pw"), "{err}");
+            assert!(
+                err.to_string()
+                    .contains("cannot be handed to a remote host"),
+                "{err}"
+            );
+            assert!(!err.to_string().contains("pw"), "{err}");
         }
     }
 
@@ -806,7 +820,10 @@ mod tests {
         std::fs::write(&f, "s3cret\nignored\n").unwrap();
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
         let err = read_password_file(&f).unwrap_err();
-        assert!(err.contains("0644") && err.contains("chmod 600"), "{err}");
+        assert!(
+            err.to_string().contains("0644") && err.to_string().contains("chmod 600"),
+            "{err}"
+        );
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert_eq!(read_password_file(&f).unwrap(), "s3cret");
         std::fs::remove_dir_all(&dir).unwrap();

@@ -12,6 +12,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::bench::BenchError;
+
 /// The answer of a [`Handler`]: a status and a text body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EndpointReply {
@@ -46,10 +48,10 @@ pub trait Endpoint: Send + Sync {
     fn target(&self) -> String;
     /// Checks what needs no I/O (the target's syntax): `Err` is one line
     /// naming the flag and the accepted form.
-    fn validate(&self) -> Result<(), String>;
+    fn validate(&self) -> Result<(), BenchError>;
     /// A handler for one server worker thread (for a database: its own
     /// connection, checked); `Err` is one line naming the flag.
-    fn open(&self) -> Result<Box<dyn Handler>, String>;
+    fn open(&self) -> Result<Box<dyn Handler>, BenchError>;
 }
 
 /// What one server worker calls for each request of the endpoint's path.
@@ -76,7 +78,7 @@ impl Endpoints {
     }
 
     /// Checks every endpoint ([`Endpoint::validate`]).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), BenchError> {
         self.0.iter().try_for_each(|e| e.validate())
     }
 
@@ -128,10 +130,10 @@ mod tests {
         fn target(&self) -> String {
             self.0.into()
         }
-        fn validate(&self) -> Result<(), String> {
+        fn validate(&self) -> Result<(), BenchError> {
             Ok(())
         }
-        fn open(&self) -> Result<Box<dyn Handler>, String> {
+        fn open(&self) -> Result<Box<dyn Handler>, BenchError> {
             Ok(Box::new(EchoHandler))
         }
     }

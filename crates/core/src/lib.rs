@@ -16,6 +16,7 @@ pub mod credentials;
 pub mod disturbance;
 pub mod endpoint;
 pub mod epoll;
+pub mod error;
 pub mod finding;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;

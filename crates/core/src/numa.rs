@@ -5,6 +5,8 @@
 //! be "node 1's memory" is checked, not assumed. Raw system calls: no
 //! libnuma is needed on the machine.
 
+use crate::bench::BenchError;
+
 /// `MPOL_BIND`: pages only on the given nodes.
 const MPOL_BIND: i32 = 2;
 /// `MPOL_INTERLEAVE`: pages round-robin over the given nodes.
@@ -42,7 +44,7 @@ impl Placement {
 
 /// Applies `placement` to the untouched pages of `[ptr, ptr + len)` (page
 /// aligned; the buffer's pages must not have been touched yet).
-pub fn bind(ptr: *mut u8, len: usize, placement: &Placement) -> Result<(), String> {
+pub fn bind(ptr: *mut u8, len: usize, placement: &Placement) -> Result<(), BenchError> {
     let (mode, nodes) = match placement {
         Placement::FirstTouch => return Ok(()),
         Placement::Node(n) => (MPOL_BIND, vec![*n]),
@@ -52,10 +54,10 @@ pub fn bind(ptr: *mut u8, len: usize, placement: &Placement) -> Result<(), Strin
     for &n in &nodes {
         let n = n as usize;
         if n >= MASK_WORDS * 64 {
-            return Err(format!(
+            return Err(BenchError::System(format!(
                 "node {n} is beyond the {} nodes a mask names",
                 MASK_WORDS * 64
-            ));
+            )));
         }
         mask[n / 64] |= 1 << (n % 64);
     }
@@ -75,18 +77,18 @@ pub fn bind(ptr: *mut u8, len: usize, placement: &Placement) -> Result<(), Strin
             )
         };
         if r != 0 {
-            return Err(format!(
+            return Err(BenchError::System(format!(
                 "cannot place memory {}: mbind: {}",
                 placement.describe(),
                 std::io::Error::last_os_error()
-            ));
+            )));
         }
         Ok(())
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (ptr, len, mode, mask);
-        Err("NUMA placement needs Linux".into())
+        Err(BenchError::System("NUMA placement needs Linux".into()))
     }
 }
 
@@ -96,9 +98,11 @@ pub fn bind(ptr: *mut u8, len: usize, placement: &Placement) -> Result<(), Strin
 pub fn refuses_binding(node: u32) -> Option<String> {
     let buf: crate::buffer::Buffer<u8> = match crate::buffer::Buffer::new(2 << 20, false, "mbind") {
         Ok(b) => b,
-        Err(e) => return Some(e),
+        Err(e) => return Some(e.to_string()),
     };
-    bind(buf.as_ptr(), buf.len(), &Placement::Node(node)).err()
+    bind(buf.as_ptr(), buf.len(), &Placement::Node(node))
+        .err()
+        .map(|e| e.to_string())
 }
 
 /// The node holding the (touched) page at `ptr`; `None` where the kernel
@@ -170,11 +174,15 @@ mod tests {
         let buf: Buffer<u8> = Buffer::new(4 << 20, false, "test").unwrap();
         let e = bind(buf.as_ptr(), buf.len(), &Placement::Node(1000)).unwrap_err();
         assert!(
-            e.starts_with("cannot place memory bound to node 1000: mbind:"),
+            e.to_string()
+                .starts_with("cannot place memory bound to node 1000: mbind:"),
             "{e}"
         );
         let e = bind(buf.as_ptr(), buf.len(), &Placement::Node(5000)).unwrap_err();
-        assert_eq!(e, "node 5000 is beyond the 1024 nodes a mask names");
+        assert_eq!(
+            e.to_string(),
+            "node 5000 is beyond the 1024 nodes a mask names"
+        );
         assert_eq!(
             Placement::Interleave(vec![0, 1, 2, 3]).describe(),
             "interleaved over nodes 0-3"

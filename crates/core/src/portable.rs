@@ -10,6 +10,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::bench::BenchError;
+
 /// One binary and the architecture it is for (`uname -m`'s word).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Portable {
@@ -41,8 +43,8 @@ pub fn elf_arch(path: &Path) -> Option<&'static str> {
 /// into `scratch`, which the caller removes. One per architecture:
 /// two different files for one architecture are refused, as is a `dir`
 /// with none. Errors are one line naming `--binary-dir`.
-pub fn find(dir: &Path, scratch: &Path) -> Result<Vec<Portable>, String> {
-    let flag = |m: String| format!("--binary-dir {}: {m}", dir.display());
+pub fn find(dir: &Path, scratch: &Path) -> Result<Vec<Portable>, BenchError> {
+    let flag = |m: String| BenchError::Invalid(format!("--binary-dir {}: {m}", dir.display()));
     let entries = std::fs::read_dir(dir).map_err(|e| flag(format!("cannot read it: {e}")))?;
     let mut candidates: Vec<PathBuf> = Vec::new();
     let mut names: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
@@ -181,15 +183,18 @@ mod tests {
         std::fs::write(dir.join("nodebench"), fake_elf(183, 9)).unwrap();
         let err = find(&dir, &scratch).unwrap_err();
         assert!(
-            err.starts_with("--binary-dir ")
-                && err.contains("two different nodebench binaries for aarch64"),
+            err.to_string().starts_with("--binary-dir ")
+                && err
+                    .to_string()
+                    .contains("two different nodebench binaries for aarch64"),
             "{err}"
         );
         // Something that is not an executable of a known architecture.
         std::fs::write(dir.join("nodebench"), b"#!/bin/sh\n").unwrap();
         let err = find(&dir, &scratch).unwrap_err();
         assert!(
-            err.contains("is not an x86-64 or aarch64 Linux executable"),
+            err.to_string()
+                .contains("is not an x86-64 or aarch64 Linux executable"),
             "{err}"
         );
         for d in [&dir, &scratch, &staged] {
@@ -201,12 +206,16 @@ mod tests {
     fn an_empty_or_missing_folder_is_refused_in_one_line() {
         let dir = tempdir("empty");
         let err = find(&dir, &dir).unwrap_err();
-        assert!(err.contains("no nodebench binary in it"), "{err}");
-        assert!(!err.contains('\n'));
+        assert!(
+            err.to_string().contains("no nodebench binary in it"),
+            "{err}"
+        );
+        assert!(!err.to_string().contains('\n'));
         std::fs::remove_dir_all(&dir).unwrap();
         let err = find(Path::new("/nonexistent/bins"), Path::new("/tmp")).unwrap_err();
         assert!(
-            err.starts_with("--binary-dir /nonexistent/bins: cannot read it"),
+            err.to_string()
+                .starts_with("--binary-dir /nonexistent/bins: cannot read it"),
             "{err}"
         );
     }

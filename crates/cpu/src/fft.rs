@@ -219,7 +219,6 @@ impl Benchmark for HpccFft {
             (BYTES_PER_ELEMENT * n as f64 * threads as f64) as u64,
             flag,
         )
-        .map_err(BenchError::Invalid)
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {

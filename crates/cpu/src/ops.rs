@@ -71,7 +71,10 @@ fn calibrate(imp: &KernelImpl, target: Duration, pin: bool) -> u64 {
 
 /// The peak `kernel` is set against: one lane per FMA port for a scalar
 /// kernel, every lane for a vector one.
-fn kernel_peak(kernel: Kernel, peak: &Result<Peak, String>) -> Result<Peak, String> {
+fn kernel_peak(
+    kernel: Kernel,
+    peak: &Result<Peak, nodebench_machine::Error>,
+) -> Result<Peak, nodebench_machine::Error> {
     match peak {
         Ok(p) if kernel.is_scalar() => Ok(p.scalar()),
         other => other.clone(),
@@ -368,7 +371,11 @@ mod tests {
     }
 
     /// A result of `kernel` with a rate per (threads, FLOP/s), set against `peak`.
-    fn set(kernel: Kernel, peak: &Result<Peak, String>, cells: &[(usize, f64)]) -> BenchResult {
+    fn set(
+        kernel: Kernel,
+        peak: &Result<Peak, nodebench_machine::Error>,
+        cells: &[(usize, f64)],
+    ) -> BenchResult {
         let mut r = BenchResult::new(names::OPS);
         let mut what = Vec::new();
         for &(t, rate) in cells {

@@ -67,7 +67,7 @@ impl Benchmark for As3ap {
             let trial = |config| Box::new(As3ap { config }) as Box<dyn Benchmark>;
             return crate::equivalent::run(&self.config, &trial, ctx);
         }
-        let target = self.config.target().map_err(BenchError::Invalid)?;
+        let target = self.config.target()?;
         on_target(
             &target,
             &self.config.scratch_dir,
@@ -92,9 +92,9 @@ pub(crate) fn on_target(
     let (path, _scratch) = match target {
         Target::Sqlite(Some(p)) => (p.clone(), None),
         Target::Postgres(url) => {
-            return f(&PostgresConnector::new(url).map_err(BenchError::Invalid)?);
+            return f(&PostgresConnector::new(url)?);
         }
-        Target::Mysql(url) => return f(&MysqlConnector::new(url).map_err(BenchError::Invalid)?),
+        Target::Mysql(url) => return f(&MysqlConnector::new(url)?),
         Target::Sqlite(None) => {
             let p = scratch_dir.join(format!(
                 "nodebench-{benchmark}-{}-{}.db",

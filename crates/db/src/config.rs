@@ -45,13 +45,13 @@ pub const SEARCH_STEPS: usize = 8;
 pub const MAX_SEARCH_STEPS: usize = 30;
 
 /// `--time-limit`'s range check: the one line that names the flag.
-pub fn check_time_limit(d: Duration) -> Result<(), String> {
+pub fn check_time_limit(d: Duration) -> Result<(), BenchError> {
     if (MIN_TIME_LIMIT..=MAX_TIME_LIMIT).contains(&d) {
         Ok(())
     } else {
-        Err(format!(
+        Err(BenchError::Invalid(format!(
             "--time-limit: expected a duration of 10s to 24h (e.g. 2m), got {d:?}"
-        ))
+        )))
     }
 }
 
@@ -73,7 +73,7 @@ const ACCEPTED: &str = "sqlite:PATH, mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?soc
 
 /// Refuses a port outside 1..=65535 in a URL's authority (`USER:PASS@HOST:PORT`,
 /// `[::1]:PORT`), naming the accepted `form`; the user info is never echoed.
-fn check_port(authority: &str, form: &str) -> Result<(), String> {
+fn check_port(authority: &str, form: &str) -> Result<(), BenchError> {
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let port = match host_port.strip_prefix('[') {
         Some(v6) => v6.split_once("]:").map(|(_, p)| p),
@@ -82,16 +82,16 @@ fn check_port(authority: &str, form: &str) -> Result<(), String> {
     match port {
         None => Ok(()),
         Some(p) if p.parse::<u16>().is_ok_and(|p| p > 0) => Ok(()),
-        Some(p) => Err(format!(
+        Some(p) => Err(BenchError::Invalid(format!(
             "--db: port '{p}' is not a port (1..65535); expected {form}"
-        )),
+        ))),
     }
 }
 
 impl Target {
     /// Parses `--db`: `sqlite:PATH`, `mysql://USER[:PASSWORD]@HOST[:PORT]/DB`
     /// (`?socket=PATH`) or `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`.
-    pub fn parse(s: &str) -> Result<Target, String> {
+    pub fn parse(s: &str) -> Result<Target, BenchError> {
         if let Some(rest) = s.strip_prefix("mysql://") {
             let path = rest.split_once('?').map_or(rest, |(p, _)| p);
             return match path.split_once('/') {
@@ -99,9 +99,9 @@ impl Target {
                     check_port(host, "mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH]")?;
                     Ok(Target::Mysql(s.to_string()))
                 }
-                _ => Err(
+                _ => Err(BenchError::Invalid(
                     "--db: expected mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH]".into(),
-                ),
+                )),
             };
         }
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
@@ -111,21 +111,27 @@ impl Target {
                     check_port(host, "postgres://USER[:PASSWORD]@HOST[:PORT]/DB")?;
                     Ok(Target::Postgres(s.to_string()))
                 }
-                _ => Err("--db: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DB".into()),
+                _ => Err(BenchError::Invalid(
+                    "--db: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DB".into(),
+                )),
             };
         }
         if let Some(path) = s.strip_prefix("sqlite:") {
             let path = path.strip_prefix("//").unwrap_or(path);
             if path.is_empty() {
-                return Err("--db: sqlite: needs a file, e.g. sqlite:/tmp/as3ap.db".into());
+                return Err(BenchError::Invalid(
+                    "--db: sqlite: needs a file, e.g. sqlite:/tmp/as3ap.db".into(),
+                ));
             }
             return Ok(Target::Sqlite(Some(PathBuf::from(path))));
         }
         // Only the scheme is echoed: the rest may hold a password.
         let scheme = s.split_once(':').map_or("", |(scheme, _)| scheme);
         match scheme {
-            "" => Err(format!("--db: expected {ACCEPTED}")),
-            _ => Err(format!("--db: expected {ACCEPTED}, got a '{scheme}:' URL")),
+            "" => Err(BenchError::Invalid(format!("--db: expected {ACCEPTED}"))),
+            _ => Err(BenchError::Invalid(format!(
+                "--db: expected {ACCEPTED}, got a '{scheme}:' URL"
+            ))),
         }
     }
 
@@ -260,7 +266,7 @@ impl As3apConfig {
     }
 
     /// The target `--db` names: a scratch SQLite file when not given.
-    pub fn target(&self) -> Result<Target, String> {
+    pub fn target(&self) -> Result<Target, BenchError> {
         self.db
             .as_deref()
             .map_or(Ok(Target::Sqlite(None)), Target::parse)
@@ -269,9 +275,9 @@ impl As3apConfig {
 
 impl Config for As3apConfig {
     fn validate(&self) -> Result<(), BenchError> {
-        let target = self.target().map_err(BenchError::Invalid)?;
+        let target = self.target()?;
         if let Target::Postgres(url) | Target::Mysql(url) = &target {
-            nodebench_core::credentials::check_password_source(url).map_err(BenchError::Invalid)?;
+            nodebench_core::credentials::check_password_source(url)?;
         }
         if self.rows_per_table() < MIN_ROWS {
             return Err(BenchError::Invalid(format!(
@@ -306,7 +312,7 @@ impl Config for As3apConfig {
             ));
         }
         if let Some(limit) = self.time_limit {
-            check_time_limit(limit).map_err(BenchError::Invalid)?;
+            check_time_limit(limit)?;
             if self.reuse {
                 return Err(BenchError::Invalid(
                     "--reuse and --time-limit: the search loads the tables anew at each size; leave out --reuse".into(),
@@ -364,7 +370,9 @@ mod tests {
     #[test]
     fn ports_outside_the_range_are_refused_without_the_password() {
         for bad in ["70000", "0", "x"] {
-            let e = Target::parse(&format!("mysql://u:pw9@127.0.0.1:{bad}/x")).unwrap_err();
+            let e = Target::parse(&format!("mysql://u:pw9@127.0.0.1:{bad}/x"))
+                .unwrap_err()
+                .to_string();
             assert_eq!(
                 e,
                 format!(
@@ -372,7 +380,10 @@ mod tests {
                 )
             );
             let e = Target::parse(&format!("postgres://u:pw9@[::1]:{bad}/x")).unwrap_err();
-            assert!(e.starts_with(&format!("--db: port '{bad}'")), "{e}");
+            assert!(
+                e.to_string().starts_with(&format!("--db: port '{bad}'")),
+                "{e}"
+            );
         }
         assert!(Target::parse("mysql://u:p:w@127.0.0.1:3306/x").is_ok());
         assert!(Target::parse("postgres://u@h/x").is_ok());
@@ -385,16 +396,18 @@ mod tests {
             Target::Sqlite(Some("/tmp/a.db".into()))
         );
         assert_eq!(
-            Target::parse("sqlite:").unwrap_err(),
+            Target::parse("sqlite:").unwrap_err().to_string(),
             "--db: sqlite: needs a file, e.g. sqlite:/tmp/as3ap.db"
         );
         assert_eq!(
-            Target::parse("oracle://u:secret@h").unwrap_err(),
+            Target::parse("oracle://u:secret@h")
+                .unwrap_err()
+                .to_string(),
             "--db: expected sqlite:PATH, mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH] or postgres://USER[:PASSWORD]@HOST[:PORT]/DB, got a 'oracle:' URL"
         );
         let e = Target::parse("mariadb://u:secret@h/d").unwrap_err();
         assert!(
-            e.ends_with("got a 'mariadb:' URL") && !e.contains("secret"),
+            e.to_string().ends_with("got a 'mariadb:' URL") && !e.to_string().contains("secret"),
             "{e}"
         );
         let pg = Target::parse("postgres://bench:s3cr:et@127.0.0.1:5432/as3ap").unwrap();
@@ -409,7 +422,7 @@ mod tests {
         );
         assert_eq!(my.engine(), "mysql");
         assert_eq!(
-            Target::parse("mysql://u:secret@h").unwrap_err(),
+            Target::parse("mysql://u:secret@h").unwrap_err().to_string(),
             "--db: expected mysql://USER[:PASSWORD]@HOST[:PORT]/DB[?socket=PATH]"
         );
     }

@@ -7,6 +7,7 @@
 //! held its own MySQL connection.
 
 use crate::data::{dense_index, dense_key};
+use nodebench_core::bench::BenchError;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -51,13 +52,15 @@ impl IrEndpoint {
     /// call only ([`nodebench_core::credentials::password_for`]).
     fn password(&self, url: &str) -> Result<Option<String>, String> {
         self.password
-            .get_or_init(|| nodebench_core::credentials::password_for(url, "--db"))
+            .get_or_init(|| {
+                nodebench_core::credentials::password_for(url, "--db").map_err(|e| e.to_string())
+            })
             .clone()
     }
 
     /// A checked session on the database and its rows per table.
     fn connect(&self) -> Result<(Box<dyn Session>, u64), String> {
-        let target = Target::parse(&self.db)?;
+        let target = Target::parse(&self.db).map_err(|e| e.to_string())?;
         let shown = target.display();
         let hint = format!("load it first with: nodebench db as3ap --db {shown} --tests single");
         let connector: Box<dyn Connector> = match &target {
@@ -113,7 +116,7 @@ impl Endpoint for IrEndpoint {
         Target::parse(&self.db).map_or_else(|_| "(invalid --db)".into(), |t| t.display())
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), BenchError> {
         match Target::parse(&self.db)? {
             Target::Postgres(url) | Target::Mysql(url) => {
                 nodebench_core::credentials::check_password_source(&url)
@@ -122,8 +125,8 @@ impl Endpoint for IrEndpoint {
         }
     }
 
-    fn open(&self) -> Result<Box<dyn Handler>, String> {
-        let (session, rows) = self.connect()?;
+    fn open(&self) -> Result<Box<dyn Handler>, BenchError> {
+        let (session, rows) = self.connect().map_err(BenchError::Invalid)?;
         let n = self.opened.fetch_add(1, Ordering::Relaxed);
         Ok(Box::new(IrHandler {
             session,

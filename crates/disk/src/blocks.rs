@@ -147,7 +147,7 @@ impl Benchmark for DiskBlocks {
             result.set_param(param::CELL_TIME_LIMIT_S, c.cell_time_limit.as_secs_f64());
             result.set_param(param::STEADY_STATE, c.steady_state);
             if let Err(e) = self.run_threads(ctx, threads, &mut result) {
-                result.mark_failed(e);
+                result.mark_failed(e.to_string());
             }
             if !ctx.record(result)? {
                 break;
@@ -242,7 +242,7 @@ impl DiskBlocks {
         ctx: &mut Context<'_>,
         threads: usize,
         result: &mut BenchResult,
-    ) -> Result<(), String> {
+    ) -> Result<(), BenchError> {
         let c = &self.config;
         let max_block = c.max_block();
         let per_thread = (c.total / threads as u64).max(max_block);
@@ -332,7 +332,7 @@ impl DiskBlocks {
         ctx: &mut Context<'_>,
         files: &[ThreadFile],
         per_thread: u64,
-    ) -> Result<(Vec<Cell>, bool), String> {
+    ) -> Result<(Vec<Cell>, bool), BenchError> {
         let c = &self.config;
         let mut cells = Vec::new();
         for &op in &c.ops {
@@ -365,7 +365,7 @@ impl DiskBlocks {
                 // thread has set its job up (buffers, record order).
                 let barrier = Barrier::new(files.len() + 1);
                 let cancel = ctx.cancel.clone();
-                let (outcomes, wall): (Vec<Result<job::JobOutcome, String>>, f64) =
+                let (outcomes, wall): (Vec<Result<job::JobOutcome, BenchError>>, f64) =
                     std::thread::scope(|s| {
                         let hs: Vec<_> = files
                             .iter()

@@ -132,7 +132,7 @@ impl Benchmark for Dd {
                     }
                 }
                 Err(e) => {
-                    result.mark_failed(e);
+                    result.mark_failed(e.to_string());
                     break;
                 }
             }

@@ -3,6 +3,7 @@
 //! an HdrHistogram. Every disk benchmark (IOzone tests, dd, the block matrix,
 //! the fio comparison) is a sequence of jobs.
 
+use nodebench_core::bench::BenchError;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
@@ -155,8 +156,10 @@ pub fn io_error(what: &str, path: &str, offset: u64, e: &std::io::Error) -> Stri
 /// Page-aligned I/O buffers (O_DIRECT needs aligned memory): `slots` slots
 /// of `record` bytes, one per operation in flight as fio keeps them, filled
 /// with incompressible xorshift bytes.
-fn io_buffers(record: usize, slots: usize) -> Result<Buffer<u8>, String> {
-    let bufs = Buffer::new(record.saturating_mul(slots), false, "I/O buffers")?;
+fn io_buffers(record: usize, slots: usize) -> Result<Buffer<u8>, BenchError> {
+    let bufs = Buffer::new(record.saturating_mul(slots), false, "I/O buffers")
+        .map_err(|e| e.to_string())
+        .map_err(BenchError::System)?;
     // SAFETY: the buffer was just made; this is the only slice of it.
     XorShift64::new(GOLDEN_GAMMA).fill_bytes(unsafe { bufs.part(0..bufs.len()) });
     Ok(bufs)
@@ -211,7 +214,7 @@ pub fn run_job(
     spec: &JobSpec,
     cancel: &Cancel,
     siblings: Option<&Siblings>,
-) -> Result<JobOutcome, String> {
+) -> Result<JobOutcome, BenchError> {
     PreparedJob::new(spec)?.run(file, path, cancel, siblings)
 }
 
@@ -230,7 +233,7 @@ pub struct PreparedJob {
 impl PreparedJob {
     /// Sets `spec` up: one I/O buffer per operation in flight, the record
     /// order, an empty histogram.
-    pub fn new(spec: &JobSpec) -> Result<PreparedJob, String> {
+    pub fn new(spec: &JobSpec) -> Result<PreparedJob, BenchError> {
         let records = (spec.size / spec.record.max(1)).max(1);
         let depth = match spec.engine {
             Engine::IoUring => spec.depth.max(1) as usize,
@@ -255,7 +258,7 @@ impl PreparedJob {
         path: &str,
         cancel: &Cancel,
         siblings: Option<&Siblings>,
-    ) -> Result<JobOutcome, String> {
+    ) -> Result<JobOutcome, BenchError> {
         let PreparedJob {
             spec,
             records,
@@ -290,10 +293,10 @@ impl PreparedJob {
                 EndSync::None => {}
                 EndSync::Fsync => file
                     .sync_all()
-                    .map_err(|e| io_error("fsync", path, 0, &e))?,
+                    .map_err(|e| BenchError::System(io_error("fsync", path, 0, &e)))?,
                 EndSync::Fdatasync => file
                     .sync_data()
-                    .map_err(|e| io_error("fdatasync", path, 0, &e))?,
+                    .map_err(|e| BenchError::System(io_error("fdatasync", path, 0, &e)))?,
             }
         }
         out.seconds = start.elapsed().as_secs_f64();
@@ -348,7 +351,7 @@ fn psync(
     stop: &Stop<'_>,
     siblings: Option<&Siblings>,
     out: &mut JobOutcome,
-) -> Result<(), String> {
+) -> Result<(), BenchError> {
     let record = spec.record;
     for (i, &idx) in offsets.iter().enumerate() {
         if i % 256 == 0 && stop.now(out) {
@@ -367,10 +370,10 @@ fn psync(
         let t = Instant::now();
         if write {
             file.write_all_at(buf, off)
-                .map_err(|e| io_error("writing", path, off, &e))?;
+                .map_err(|e| BenchError::System(io_error("writing", path, off, &e)))?;
         } else {
             file.read_exact_at(buf, off)
-                .map_err(|e| io_error("reading", path, off, &e))?;
+                .map_err(|e| BenchError::System(io_error("reading", path, off, &e)))?;
         }
         latency::record(&mut out.latency_ns, t.elapsed());
         out.bytes += record;
@@ -391,7 +394,7 @@ fn uring(
     stop: &Stop<'_>,
     siblings: Option<&Siblings>,
     out: &mut JobOutcome,
-) -> Result<(), String> {
+) -> Result<(), BenchError> {
     use io_uring::{IoUring, opcode, types};
     // Cooperative task running (no IPIs to the submitter), as fio sets up
     // its rings; older kernels refuse the flag, then a plain ring.
@@ -400,7 +403,7 @@ fn uring(
         .setup_coop_taskrun()
         .build(entries)
         .or_else(|_| IoUring::new(entries))
-        .map_err(|e| format!("--engine io_uring: cannot set up a ring: {e}"))?;
+        .map_err(|e| BenchError::System(format!("--engine io_uring: cannot set up a ring: {e}")))?;
     let fd = types::Fd(file.as_raw_fd());
     let record = spec.record;
     let mut free: Vec<usize> = (0..depth).rev().collect();
@@ -436,9 +439,9 @@ fn uring(
             started[slot] = (Instant::now(), off, write);
             // SAFETY: the buffer of `slot` stays alive and untouched until its completion is reaped.
             unsafe {
-                ring.submission()
-                    .push(&sqe)
-                    .map_err(|_| "io_uring submission queue full".to_string())?;
+                ring.submission().push(&sqe).map_err(|_| {
+                    BenchError::System("io_uring submission queue full".to_string())
+                })?;
             }
             next += 1;
             inflight += 1;
@@ -446,7 +449,8 @@ fn uring(
             // iodepth_batch_submit=1: a burst of 32 reaches the device as one
             // batch and comes back as one, and the queue then runs in convoys
             // instead of staying full.
-            ring.submit().map_err(|e| format!("io_uring submit: {e}"))?;
+            ring.submit()
+                .map_err(|e| BenchError::System(format!("io_uring submit: {e}")))?;
         }
         // Take whatever has completed; block only when nothing has.
         let mut done: Vec<(u64, i32)> = ring
@@ -455,7 +459,7 @@ fn uring(
             .collect();
         if done.is_empty() {
             ring.submit_and_wait(1)
-                .map_err(|e| format!("io_uring submit: {e}"))?;
+                .map_err(|e| BenchError::System(format!("io_uring submit: {e}")))?;
             done.extend(ring.completion().map(|c| (c.user_data(), c.result())));
         }
         for (slot, res) in done {
@@ -466,17 +470,17 @@ fn uring(
             inflight -= 1;
             let what = if write { "writing" } else { "reading" };
             if res < 0 {
-                return Err(io_error(
+                return Err(BenchError::System(io_error(
                     what,
                     path,
                     off,
                     &std::io::Error::from_raw_os_error(-res),
-                ));
+                )));
             }
             if res as u64 != record {
-                return Err(format!(
+                return Err(BenchError::System(format!(
                     "{what} {path} at offset {off}: short transfer of {res} of {record} bytes"
-                ));
+                )));
             }
             out.bytes += record;
             out.ops += 1;
@@ -496,7 +500,7 @@ fn stdio(
     stop: &Stop<'_>,
     siblings: Option<&Siblings>,
     out: &mut JobOutcome,
-) -> Result<(), String> {
+) -> Result<(), BenchError> {
     // stdio's buffer is the file system's preferred block size, as glibc sizes it.
     let capacity = {
         use std::os::unix::fs::MetadataExt;
@@ -505,9 +509,11 @@ fn stdio(
             .unwrap_or(4096)
             .max(512)
     };
-    let mut handle = file.try_clone().map_err(|e| format!("{path}: {e}"))?;
+    let mut handle = file
+        .try_clone()
+        .map_err(|e| BenchError::System(format!("{path}: {e}")))?;
     std::io::Seek::seek(&mut handle, std::io::SeekFrom::Start(0))
-        .map_err(|e| format!("{path}: {e}"))?;
+        .map_err(|e| BenchError::System(format!("{path}: {e}")))?;
     let record = spec.record;
     if spec.rw == Rw::Read {
         let mut r = std::io::BufReader::with_capacity(capacity, handle);
@@ -519,7 +525,7 @@ fn stdio(
             let buf = unsafe { bufs.slot(0, record as usize) };
             let t = Instant::now();
             r.read_exact(buf)
-                .map_err(|e| io_error("reading", path, i * record, &e))?;
+                .map_err(|e| BenchError::System(io_error("reading", path, i * record, &e)))?;
             latency::record(&mut out.latency_ns, t.elapsed());
             out.bytes += record;
             out.ops += 1;
@@ -539,7 +545,7 @@ fn stdio(
             }
             let t = Instant::now();
             w.write_all(buf)
-                .map_err(|e| io_error("writing", path, i * record, &e))?;
+                .map_err(|e| BenchError::System(io_error("writing", path, i * record, &e)))?;
             latency::record(&mut out.latency_ns, t.elapsed());
             out.bytes += record;
             out.ops += 1;
@@ -547,14 +553,20 @@ fn stdio(
         }
         // fflush: inside the timing, as IOzone's fwrite test has it.
         w.flush()
-            .map_err(|e| io_error("writing", path, n * record, &e))?;
+            .map_err(|e| BenchError::System(io_error("writing", path, n * record, &e)))?;
     }
     Ok(())
 }
 
 /// Reads `size` bytes back in `record`-byte records and checks each against
 /// the content written with `seed`; `Err` names the first bad offset.
-pub fn verify(file: &File, path: &str, size: u64, record: u64, seed: u64) -> Result<u64, String> {
+pub fn verify(
+    file: &File,
+    path: &str,
+    size: u64,
+    record: u64,
+    seed: u64,
+) -> Result<u64, BenchError> {
     let n = (size / record.max(1)).max(1);
     let bufs = io_buffers(record as usize, 2)?;
     // SAFETY: two distinct slots, the only slices of the buffer.
@@ -562,12 +574,12 @@ pub fn verify(file: &File, path: &str, size: u64, record: u64, seed: u64) -> Res
     for idx in 0..n {
         let off = idx * record;
         file.read_exact_at(got, off)
-            .map_err(|e| io_error("verifying", path, off, &e))?;
+            .map_err(|e| BenchError::System(io_error("verifying", path, off, &e)))?;
         fill_verifiable(want, seed, idx);
         if got != want {
-            return Err(format!(
+            return Err(BenchError::System(format!(
                 "--verify: {path}: data read back at offset {off} differs from what was written"
-            ));
+            )));
         }
     }
     Ok(n * record)
@@ -575,27 +587,29 @@ pub fn verify(file: &File, path: &str, size: u64, record: u64, seed: u64) -> Res
 
 /// Drops the file's pages from the page cache (IOzone `-p`): dirty pages are
 /// written first, since the kernel cannot drop them.
-pub fn purge(file: &File, path: &str) -> Result<(), String> {
+pub fn purge(file: &File, path: &str) -> Result<(), BenchError> {
     file.sync_all()
-        .map_err(|e| io_error("fsync", path, 0, &e))?;
+        .map_err(|e| BenchError::System(io_error("fsync", path, 0, &e)))?;
     // SAFETY: plain advice on our own descriptor.
     let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
     if rc != 0 {
-        return Err(format!(
+        return Err(BenchError::System(format!(
             "purging {path} from the page cache: {}",
             std::io::Error::from_raw_os_error(rc)
-        ));
+        )));
     }
     Ok(())
 }
 
 /// Writes dirty pages back and drops the whole page cache
 /// (`echo 3 > /proc/sys/vm/drop_caches`); only root may.
-pub fn drop_caches() -> Result<(), String> {
+pub fn drop_caches() -> Result<(), BenchError> {
     // SAFETY: sync(2) takes no arguments and cannot fail.
     unsafe { libc::sync() };
     std::fs::write("/proc/sys/vm/drop_caches", "3\n").map_err(|e| {
-        format!("--drop-caches: cannot write /proc/sys/vm/drop_caches ({e}); it needs root")
+        BenchError::System(format!(
+            "--drop-caches: cannot write /proc/sys/vm/drop_caches ({e}); it needs root"
+        ))
     })
 }
 
@@ -716,7 +730,7 @@ mod tests {
                 None,
             );
             let w = match w {
-                Err(e) if e.contains("io_uring") => {
+                Err(e) if e.to_string().contains("io_uring") => {
                     eprintln!("io_uring unavailable here: {e}");
                     continue;
                 }
@@ -741,13 +755,13 @@ mod tests {
             assert_eq!(r.bytes, 1 << 20);
             assert_eq!(verify(&file, &path, 1 << 20, 4096, 42).unwrap(), 1 << 20);
             let e = verify(&file, &path, 1 << 20, 4096, 43).unwrap_err();
-            assert!(e.contains("offset 0 differs"), "{e}");
+            assert!(e.to_string().contains("offset 0 differs"), "{e}");
             // One flipped byte in record 73 is caught, at that record.
             let mut byte = [0u8];
             file.read_exact_at(&mut byte, 300_000).unwrap();
             file.write_all_at(&[!byte[0]], 300_000).unwrap();
             let e = verify(&file, &path, 1 << 20, 4096, 42).unwrap_err();
-            assert!(e.contains("at offset 299008 differs"), "{e}");
+            assert!(e.to_string().contains("at offset 299008 differs"), "{e}");
         }
     }
 
@@ -764,6 +778,6 @@ mod tests {
             None,
         )
         .unwrap_err();
-        assert!(e.starts_with("reading x at offset 0"), "{e}");
+        assert!(e.to_string().starts_with("reading x at offset 0"), "{e}");
     }
 }

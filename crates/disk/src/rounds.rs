@@ -2,6 +2,7 @@
 //! iozone`: the SNIA PTS preconditioning of the benchmark's own files, and
 //! the verdict written into the result ([`crate::steady`] judges it).
 
+use nodebench_core::bench::BenchError;
 use std::fs::File;
 use std::time::Duration;
 
@@ -26,11 +27,11 @@ pub fn precondition(
     blocks: &[u64],
     limit: Option<Duration>,
     cancel: &Cancel,
-) -> Result<(), String> {
+) -> Result<(), BenchError> {
     let sequential = JobSpec::sequential_write(layout_record, size, EndSync::Fsync);
     for _ in 0..2 {
         job::run_job(file, path, &sequential, cancel, None)
-            .map_err(|e| format!("preconditioning: {e}"))?;
+            .map_err(|e| BenchError::System(format!("preconditioning: {e}")))?;
     }
     for (i, &block) in blocks.iter().enumerate() {
         let random = JobSpec {
@@ -45,7 +46,7 @@ pub fn precondition(
             verifiable: None,
         };
         job::run_job(file, path, &random, cancel, None)
-            .map_err(|e| format!("preconditioning: {e}"))?;
+            .map_err(|e| BenchError::System(format!("preconditioning: {e}")))?;
     }
     Ok(())
 }

@@ -32,7 +32,7 @@ pub struct ScratchFile {
 
 impl ScratchFile {
     /// A new, empty `nodebench-<pid>-<n>-<tag>.tmp` under `dir`.
-    pub fn create(dir: &Path, tag: &str) -> Result<ScratchFile, String> {
+    pub fn create(dir: &Path, tag: &str) -> Result<ScratchFile, BenchError> {
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
         let path = dir.join(format!("nodebench-{}-{n}-{tag}.tmp", std::process::id()));
         OpenOptions::new()
@@ -45,7 +45,8 @@ impl ScratchFile {
                     dir.display(),
                     path.display()
                 )
-            })?;
+            })
+            .map_err(BenchError::System)?;
         Ok(ScratchFile { path })
     }
 
@@ -55,7 +56,7 @@ impl ScratchFile {
     }
 
     /// Opens it for reading and writing with `mode`.
-    pub fn open(&self, mode: OpenMode) -> Result<File, String> {
+    pub fn open(&self, mode: OpenMode) -> Result<File, BenchError> {
         let mut flags = 0;
         if mode.direct {
             flags |= libc::O_DIRECT;
@@ -78,6 +79,7 @@ impl ScratchFile {
                     format!("cannot open {}: {e}", self.path.display())
                 }
             })
+            .map_err(BenchError::System)
     }
 }
 
@@ -88,18 +90,18 @@ impl Drop for ScratchFile {
 }
 
 /// Bytes free for an unprivileged writer on the file system holding `dir`.
-pub fn free_bytes(dir: &Path) -> Result<u64, String> {
+pub fn free_bytes(dir: &Path) -> Result<u64, BenchError> {
     let c = CString::new(dir.as_os_str().as_bytes())
-        .map_err(|_| format!("--dir {}: bad path", dir.display()))?;
+        .map_err(|_| BenchError::System(format!("--dir {}: bad path", dir.display())))?;
     // SAFETY: statvfs fills the struct for a NUL-terminated path.
     unsafe {
         let mut st: libc::statvfs = std::mem::zeroed();
         if libc::statvfs(c.as_ptr(), &mut st) != 0 {
-            return Err(format!(
+            return Err(BenchError::System(format!(
                 "--dir {}: {}",
                 dir.display(),
                 std::io::Error::last_os_error()
-            ));
+            )));
         }
         Ok(st.f_bavail as u64 * st.f_frsize as u64)
     }
@@ -121,7 +123,7 @@ pub fn check_dir(dir: &Path, bytes: u64) -> Result<(), BenchError> {
             dir.display()
         )));
     }
-    let free = free_bytes(dir).map_err(BenchError::System)?;
+    let free = free_bytes(dir)?;
     let need = bytes.saturating_add(bytes / 20);
     if free < need {
         return Err(BenchError::System(format!(

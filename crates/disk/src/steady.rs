@@ -127,8 +127,8 @@ impl Verdict {
 /// it was cancelled (the run stops there); an error stops the run.
 pub fn run_rounds(
     max_rounds: usize,
-    mut round: impl FnMut(usize) -> Result<Option<Vec<f64>>, String>,
-) -> Result<Verdict, String> {
+    mut round: impl FnMut(usize) -> Result<Option<Vec<f64>>, BenchError>,
+) -> Result<Verdict, BenchError> {
     let mut series: Vec<Vec<f64>> = Vec::new();
     let mut verdict = Verdict {
         rounds: 0,
@@ -146,11 +146,11 @@ pub fn run_rounds(
             series = vec![Vec::new(); iops.len()];
         }
         if iops.len() != series.len() {
-            return Err(format!(
+            return Err(BenchError::System(format!(
                 "steady state: round {n} measured {} cells, earlier rounds {}",
                 iops.len(),
                 series.len()
-            ));
+            )));
         }
         for (s, v) in series.iter_mut().zip(iops) {
             s.push(v);
@@ -240,12 +240,12 @@ mod tests {
         assert_eq!((v.rounds, v.cancelled, v.steady_at), (2, true, None));
         let e = run_rounds(25, |n| {
             if n == 2 {
-                Err("disk gone".to_string())
+                Err(BenchError::System("disk gone".to_string()))
             } else {
                 Ok(Some(vec![1.0]))
             }
         })
         .unwrap_err();
-        assert_eq!(e, "disk gone");
+        assert_eq!(e.to_string(), "disk gone");
     }
 }

@@ -76,65 +76,66 @@ struct HostForm {
 impl Hosts {
     /// Reads and checks the hosts file at `path`; every refusal is one line
     /// naming the file (and line where the TOML says) and the accepted form.
-    pub fn load(path: &Path) -> Result<Hosts, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("hosts file {}: cannot read: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Hosts, crate::Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            crate::Error::Usage(format!("hosts file {}: cannot read: {e}", path.display()))
+        })?;
         Hosts::parse(&text, path)
     }
 
     /// Parses and checks the text of a hosts file read from `file`.
-    pub fn parse(text: &str, file: &Path) -> Result<Hosts, String> {
+    pub fn parse(text: &str, file: &Path) -> Result<Hosts, crate::Error> {
         let shown = file.display();
         let form: FileForm = toml::from_str(text).map_err(|e| {
             let line = e
                 .span()
                 .map(|s| format!(":{}", text[..s.start].matches('\n').count() + 1))
                 .unwrap_or_default();
-            format!(
+            crate::Error::Usage(format!(
                 "hosts file {shown}{line}: {} (accepted: {HOST_FORM})",
                 e.message().trim()
-            )
+            ))
         })?;
         if form.host.is_empty() {
-            return Err(format!(
+            return Err(crate::Error::Usage(format!(
                 "hosts file {shown}: no hosts (accepted: {HOST_FORM})"
-            ));
+            )));
         }
         let mut hosts: Vec<Host> = Vec::new();
         for (i, h) in form.host.into_iter().enumerate() {
             let name = match h.name.map(|n| n.trim().to_string()) {
                 Some(n) if valid_name(&n) => n,
                 Some(n) => {
-                    return Err(format!(
+                    return Err(crate::Error::Usage(format!(
                         "hosts file {shown}: host #{} has name '{n}': a name is letters, digits, '-', '_' or '.'",
                         i + 1
-                    ));
+                    )));
                 }
                 None => {
-                    return Err(format!(
+                    return Err(crate::Error::Usage(format!(
                         "hosts file {shown}: host #{} has no name (accepted: {HOST_FORM})",
                         i + 1
-                    ));
+                    )));
                 }
             };
             if hosts.iter().any(|o| o.name == name) {
-                return Err(format!(
+                return Err(crate::Error::Usage(format!(
                     "hosts file {shown}: host '{name}' is defined twice (names must be unique)"
-                ));
+                )));
             }
             let destination = match h.destination.map(|d| d.trim().to_string()) {
                 Some(d) if !d.is_empty() && !d.starts_with('-') => d,
                 _ => {
-                    return Err(format!(
+                    return Err(crate::Error::Usage(format!(
                         "hosts file {shown}: host '{name}' has no destination (accepted: destination = \"[USER@]HOST\" or an ssh config alias)"
-                    ));
+                    )));
                 }
             };
             let dir = h.dir.unwrap_or_else(|| DEFAULT_DIR.to_string());
             if !dir.starts_with('/') || dir.contains('\'') {
-                return Err(format!(
+                return Err(crate::Error::Usage(format!(
                     "hosts file {shown}: host '{name}' has dir '{dir}': an absolute path without quotes is needed"
-                ));
+                )));
             }
             hosts.push(Host {
                 name,
@@ -154,18 +155,18 @@ impl Hosts {
 
     /// Keeps only the hosts named in `only` (all when empty), in file order;
     /// a name the file does not define is refused naming the ones it does.
-    pub fn select(mut self, only: &[String]) -> Result<Hosts, String> {
+    pub fn select(mut self, only: &[String]) -> Result<Hosts, crate::Error> {
         if only.is_empty() {
             return Ok(self);
         }
         for name in only {
             if !self.hosts.iter().any(|h| &h.name == name) {
                 let known: Vec<&str> = self.hosts.iter().map(|h| h.name.as_str()).collect();
-                return Err(format!(
+                return Err(crate::Error::Usage(format!(
                     "--only: no host '{name}' in {} (hosts: {})",
                     self.file.display(),
                     known.join(", ")
-                ));
+                )));
             }
         }
         self.hosts.retain(|h| only.contains(&h.name));
@@ -173,14 +174,14 @@ impl Hosts {
     }
 
     /// The host named `name`, or a one-line refusal naming `flag`.
-    pub fn get(&self, name: &str, flag: &str) -> Result<&Host, String> {
+    pub fn get(&self, name: &str, flag: &str) -> Result<&Host, crate::Error> {
         self.hosts.iter().find(|h| h.name == name).ok_or_else(|| {
             let known: Vec<&str> = self.hosts.iter().map(|h| h.name.as_str()).collect();
-            format!(
+            crate::Error::Usage(format!(
                 "{flag}: no host '{name}' in {} (hosts: {})",
                 self.file.display(),
                 known.join(", ")
-            )
+            ))
         })
     }
 }
@@ -195,7 +196,7 @@ fn valid_name(n: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<Hosts, String> {
+    fn parse(text: &str) -> Result<Hosts, crate::Error> {
         Hosts::parse(text, Path::new("h.toml"))
     }
 
@@ -221,28 +222,35 @@ mod tests {
             "[[host]]\nname = \"a\"\ndestination = \"x\"\n[[host]]\nname = \"a\"\ndestination = \"y\"\n",
         );
         assert_eq!(
-            dup.unwrap_err(),
+            dup.unwrap_err().to_string(),
             "hosts file h.toml: host 'a' is defined twice (names must be unique)"
         );
         let missing = parse("[[host]]\nname = \"a\"\n").unwrap_err();
         assert!(
-            missing.starts_with("hosts file h.toml: host 'a' has no destination"),
+            missing
+                .to_string()
+                .starts_with("hosts file h.toml: host 'a' has no destination"),
             "{missing}"
         );
         let option =
             parse("[[host]]\nname = \"a\"\ndestination = \"-oProxyCommand=x\"\n").unwrap_err();
-        assert!(option.contains("has no destination"), "{option}");
+        assert!(
+            option.to_string().contains("has no destination"),
+            "{option}"
+        );
         let unknown =
             parse("[[host]]\nname = \"a\"\ndestination = \"x\"\nport = 22\n").unwrap_err();
         assert!(
-            unknown.starts_with("hosts file h.toml:4: unknown field `port`"),
+            unknown
+                .to_string()
+                .starts_with("hosts file h.toml:4: unknown field `port`"),
             "{unknown}"
         );
-        assert!(!unknown.contains('\n'));
-        assert!(parse("").unwrap_err().contains("no hosts"));
+        assert!(!unknown.to_string().contains('\n'));
+        assert!(parse("").unwrap_err().to_string().contains("no hosts"));
         let rel =
             parse("[[host]]\nname = \"a\"\ndestination = \"x\"\ndir = \"tmp\"\n").unwrap_err();
-        assert!(rel.contains("absolute path"), "{rel}");
+        assert!(rel.to_string().contains("absolute path"), "{rel}");
     }
 
     #[test]
@@ -253,7 +261,7 @@ mod tests {
         assert_eq!(one.hosts.len(), 1);
         assert_eq!(one.hosts[0].name, "b");
         assert_eq!(
-            h.select(&["c".into()]).unwrap_err(),
+            h.select(&["c".into()]).unwrap_err().to_string(),
             "--only: no host 'c' in h.toml (hosts: a, b)"
         );
     }

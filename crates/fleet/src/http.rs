@@ -173,21 +173,21 @@ pub fn run_generators(
 /// labels (corrected and uncorrected latency, connect time), in the order
 /// first seen. An exact merge: the result's percentiles are those of every
 /// request of every run.
-pub fn merge(runs: &[&Run]) -> Result<Vec<Histogram>, String> {
+pub fn merge(runs: &[&Run]) -> Result<Vec<Histogram>, crate::Error> {
     let mut order: Vec<(String, BTreeMap<String, String>)> = Vec::new();
     let mut merged: Vec<(Histogram, hdrhistogram::Histogram<u64>)> = Vec::new();
     for run in runs {
         for result in run.results.iter().filter(|r| r.benchmark == names::LOAD) {
             for h in &result.histograms {
-                let hdr = h
-                    .to_hdr()
-                    .ok_or_else(|| format!("histogram {} of run does not decode", h.name))?;
+                let hdr = h.to_hdr().ok_or_else(|| {
+                    crate::Error::Results(format!("histogram {} of run does not decode", h.name))
+                })?;
                 let key = (h.name.clone(), h.labels.clone());
                 match order.iter().position(|k| *k == key) {
                     Some(i) => merged[i]
                         .1
                         .add(&hdr)
-                        .map_err(|e| format!("histogram {}: {e}", h.name))?,
+                        .map_err(|e| crate::Error::Results(format!("histogram {}: {e}", h.name)))?,
                     None => {
                         order.push(key);
                         merged.push((h.clone(), hdr));

@@ -7,6 +7,7 @@
 //! shell.
 
 pub mod analysis;
+pub mod error;
 pub mod hosts;
 pub mod http;
 pub mod pair;
@@ -14,6 +15,7 @@ pub mod remote;
 pub mod run;
 pub mod ssh;
 
+pub use error::Error;
 use hosts::Host;
 use remote::{Binaries, Probe};
 use ssh::{HostError, Ssh};

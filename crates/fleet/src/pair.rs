@@ -117,7 +117,7 @@ pub struct Plan {
 /// h1) and, up to `max_pairs`, pairs drawn at random (seeded by `seed`:
 /// the same seed, the same plan) among those the ring does not hold, the
 /// lower host serving. Refused when `max_pairs` is below the ring.
-pub fn plan(n: usize, max_pairs: usize, seed: u64) -> Result<Plan, String> {
+pub fn plan(n: usize, max_pairs: usize, seed: u64) -> Result<Plan, crate::Error> {
     let all = pair_count(n);
     if all <= max_pairs {
         return Ok(Plan {
@@ -127,9 +127,9 @@ pub fn plan(n: usize, max_pairs: usize, seed: u64) -> Result<Plan, String> {
         });
     }
     if max_pairs < n {
-        return Err(format!(
+        return Err(crate::Error::Usage(format!(
             "--max-pairs: {max_pairs} cannot cover the {n} hosts, whose ring alone is {n} pairs (accepted: {n} to {all})"
-        ));
+        )));
     }
     let key = |a: usize, b: usize| (a.min(b), a.max(b));
     let mut pairs: Vec<(usize, usize)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
@@ -178,22 +178,22 @@ pub fn new_seed() -> u64 {
 
 /// Checks that the hosts have what the config needs (an `address` each; an
 /// `interface` each with MTUs), one line naming the host and the key.
-pub fn check_hosts(hosts: &[Host], cfg: &PairConfig) -> Result<(), String> {
+pub fn check_hosts(hosts: &[Host], cfg: &PairConfig) -> Result<(), crate::Error> {
     if hosts.len() < 2 {
-        return Err("fleet pair needs at least two hosts (accepted: a hosts file or --only with two or more)".into());
+        return Err(crate::Error::Usage("fleet pair needs at least two hosts (accepted: a hosts file or --only with two or more)".into()));
     }
     for h in hosts {
         if h.address.is_none() {
-            return Err(format!(
+            return Err(crate::Error::Usage(format!(
                 "host '{}' has no address (accepted: address = \"IP\" the other hosts reach it at)",
                 h.name
-            ));
+            )));
         }
         if !cfg.mtus.is_empty() && h.interface.is_none() {
-            return Err(format!(
+            return Err(crate::Error::Usage(format!(
                 "host '{}' has no interface, needed by --mtu (accepted: interface = \"eth1\")",
                 h.name
-            ));
+            )));
         }
     }
     Ok(())
@@ -525,11 +525,11 @@ mod tests {
 
         // Below the ring: refused, naming the flag and the range.
         assert_eq!(
-            plan(12, 11, 1).unwrap_err(),
+            plan(12, 11, 1).unwrap_err().to_string(),
             "--max-pairs: 11 cannot cover the 12 hosts, whose ring alone is 12 pairs (accepted: 12 to 66)"
         );
         assert_eq!(
-            plan(3, 2, 1).unwrap_err().split(':').next(),
+            plan(3, 2, 1).unwrap_err().to_string().split(':').next(),
             Some("--max-pairs")
         );
         // Two hosts: their one pair.
@@ -544,16 +544,21 @@ mod tests {
         assert!(
             check_hosts(std::slice::from_ref(&a), &cfg(vec![]))
                 .unwrap_err()
+                .to_string()
                 .contains("at least two hosts")
         );
         assert_eq!(
-            check_hosts(&[a.clone(), b], &cfg(vec![])).unwrap_err(),
+            check_hosts(&[a.clone(), b], &cfg(vec![]))
+                .unwrap_err()
+                .to_string(),
             "host 'b' has no address (accepted: address = \"IP\" the other hosts reach it at)"
         );
         let c = host("c", Some("10.0.0.3"), Some("eth0"));
         assert!(check_hosts(&[a.clone(), c.clone()], &cfg(vec![])).is_ok());
         assert_eq!(
-            check_hosts(&[c, a], &cfg(vec![9000])).unwrap_err(),
+            check_hosts(&[c, a], &cfg(vec![9000]))
+                .unwrap_err()
+                .to_string(),
             "host 'a' has no interface, needed by --mtu (accepted: interface = \"eth1\")"
         );
     }

@@ -26,9 +26,9 @@ pub struct Local {
 
 impl Local {
     /// The running executable, hashed.
-    pub fn current() -> Result<Local, String> {
-        let path =
-            std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    pub fn current() -> Result<Local, crate::Error> {
+        let path = std::env::current_exe()
+            .map_err(|e| crate::Error::Local(format!("cannot find this executable: {e}")))?;
         Ok(Local {
             sha256: sha256_file(&path)?,
             path,
@@ -49,7 +49,7 @@ pub struct Binaries {
 
 impl Binaries {
     /// This executable alone.
-    pub fn current() -> Result<Binaries, String> {
+    pub fn current() -> Result<Binaries, crate::Error> {
         Ok(Binaries {
             list: vec![Local::current()?],
             scratch: None,
@@ -58,7 +58,7 @@ impl Binaries {
 
     /// The binaries of `dir` (see [`nodebench_core::portable::find`]),
     /// then this executable for its architecture if `dir` has none for it.
-    pub fn with_dir(dir: Option<&std::path::Path>) -> Result<Binaries, String> {
+    pub fn with_dir(dir: Option<&std::path::Path>) -> Result<Binaries, crate::Error> {
         let Some(dir) = dir else {
             return Binaries::current();
         };
@@ -68,7 +68,7 @@ impl Binaries {
             list: Vec::new(),
             scratch: Some(scratch.clone()),
         };
-        for p in nodebench_core::portable::find(dir, &scratch)? {
+        for p in nodebench_core::portable::find(dir, &scratch).map_err(crate::Error::BinaryDir)? {
             bins.list.push(Local {
                 sha256: sha256_file(&p.path)?,
                 path: p.path,
@@ -103,15 +103,15 @@ impl Drop for Binaries {
 }
 
 /// SHA-256 of a file's content, lower-case hex.
-pub fn sha256_file(path: &std::path::Path) -> Result<String, String> {
-    let mut f =
-        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn sha256_file(path: &std::path::Path) -> Result<String, crate::Error> {
+    let mut f = std::fs::File::open(path)
+        .map_err(|e| crate::Error::Local(format!("cannot read {}: {e}", path.display())))?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
         let n = f
             .read(&mut buf)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .map_err(|e| crate::Error::Local(format!("cannot read {}: {e}", path.display())))?;
         if n == 0 {
             break;
         }
@@ -260,7 +260,8 @@ pub fn spawn(
     // Secrets (URL passwords, --token) leave argv, where another user's
     // `ps` would show them: the remote shell reads each into its variable
     // from standard input (`read` is a builtin, so no argv holds it).
-    let (args, secrets) = credentials::split_secrets(args).map_err(HostError::new)?;
+    let (args, secrets) =
+        credentials::split_secrets(args).map_err(|e| HostError::new(e.to_string()))?;
     let words: Vec<String> = args.iter().map(|a| quote(a)).collect();
     let reads: String = secrets
         .iter()

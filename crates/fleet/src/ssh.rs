@@ -85,15 +85,16 @@ pub fn quote(s: &str) -> String {
 impl Ssh {
     /// Options for `hosts` (its ssh config file), a private directory for
     /// the masters' sockets, and `connect_timeout` for every connection.
-    pub fn new(hosts: &Hosts, connect_timeout: Duration) -> Result<Ssh, String> {
+    pub fn new(hosts: &Hosts, connect_timeout: Duration) -> Result<Ssh, crate::Error> {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let control_dir = std::env::temp_dir().join(format!(
             "nodebench-ssh-{}-{}",
             std::process::id(),
             SEQ.fetch_add(1, Ordering::Relaxed)
         ));
-        fs::create_dir_all(&control_dir)
-            .map_err(|e| format!("cannot create {}: {e}", control_dir.display()))?;
+        fs::create_dir_all(&control_dir).map_err(|e| {
+            crate::Error::Local(format!("cannot create {}: {e}", control_dir.display()))
+        })?;
         Ok(Ssh {
             config: hosts.ssh_config.clone(),
             control_dir,

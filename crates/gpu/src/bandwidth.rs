@@ -78,7 +78,7 @@ fn measure(
     c: &BandwidthConfig,
     ctx: &Context<'_>,
     result: &mut BenchResult,
-) -> Result<(), String> {
+) -> Result<(), crate::Error> {
     let d = gpu.driver;
     let bytes = c.bytes as usize;
     result.set_param(param::GPU, gpu.label());
@@ -105,14 +105,15 @@ fn measure(
         pinned_b.as_mut_slice().fill(2);
         // Ordinary 4 KiB pages, page-aligned (a copy's partial first page
         // is not what is measured), written before the copies.
-        let pageable = Buffer::<u8>::new(bytes, false, "--size")?;
+        let pageable = Buffer::<u8>::new(bytes, false, "--size")
+            .map_err(|e| crate::Error::Failed(e.to_string()))?;
         // SAFETY: the one slice of the buffer, written before any read.
         unsafe { pageable.part(0..bytes) }.fill(3);
         let mut figure = |dir: &str,
                           mem: &str,
-                          secs: &mut dyn FnMut() -> Result<f64, String>,
+                          secs: &mut dyn FnMut() -> Result<f64, crate::Error>,
                           moved: usize|
-         -> Result<(), String> {
+         -> Result<(), crate::Error> {
             let m = copy_figure(gpu, dir, c.repeats, moved, secs)?;
             result.metrics.push(
                 m.label(label::HOST_MEMORY, mem)
@@ -122,11 +123,11 @@ fn measure(
         };
         let (pa, pb) = (pinned_a.ptr as *mut c_void, pinned_b.ptr as *mut c_void);
         let api = &d.api;
-        let timed = |f: &dyn Fn() -> i32, call: &str| -> Result<f64, String> {
+        let timed = |f: &dyn Fn() -> i32, call: &str| -> Result<f64, crate::Error> {
             d.record(e0, s1)?;
             d.check(call, f())?;
             d.record(e1, s1)?;
-            d.elapsed(e0, e1)
+            Ok(d.elapsed(e0, e1)?)
         };
         // SAFETY (every copy below): host and device buffers of `bytes`.
         figure(
@@ -234,8 +235,8 @@ fn copy_figure(
     dir: &str,
     repeats: u32,
     moved: usize,
-    copy: &mut dyn FnMut() -> Result<f64, String>,
-) -> Result<Metric, String> {
+    copy: &mut dyn FnMut() -> Result<f64, crate::Error>,
+) -> Result<Metric, crate::Error> {
     copy()?;
     let t: Vec<f64> = (0..repeats).map(|_| copy()).collect::<Result<_, _>>()?;
     let med = stats::Stats::from_samples(&t).map_or(f64::NAN, |s| s.median);
@@ -257,7 +258,7 @@ fn peer_copies(
     peers: &[u32],
     c: &BandwidthConfig,
     result: &mut BenchResult,
-) -> Result<(), String> {
+) -> Result<(), crate::Error> {
     let d = gpu.driver;
     let bytes = c.bytes as usize;
     let here = d.context(gpu.device)?;
@@ -294,13 +295,13 @@ fn peer_copies(
                 (d.api.memcpy_peer_async)(dst, dst_ctx.raw(), src, src_ctx.raw(), bytes, s.raw())
             })
         };
-        let one = || -> Result<f64, String> {
+        let one = || -> Result<f64, crate::Error> {
             d.record(e0, s1)?;
             copy(theirs.0.ptr, there, mine.0.ptr, here, s1)?;
             d.record(e1, s1)?;
-            d.elapsed(e0, e1)
+            Ok(d.elapsed(e0, e1)?)
         };
-        let both = || -> Result<f64, String> {
+        let both = || -> Result<f64, crate::Error> {
             let t = Instant::now();
             copy(theirs.0.ptr, there, mine.0.ptr, here, s1)?;
             copy(mine.1.ptr, here, theirs.1.ptr, there, s2)?;
@@ -315,7 +316,7 @@ fn peer_copies(
         for (dir, f, moved) in [
             (
                 direction::PEER,
-                &one as &dyn Fn() -> Result<f64, String>,
+                &one as &dyn Fn() -> Result<f64, crate::Error>,
                 bytes,
             ),
             (direction::PEER_BOTH, &both, 2 * bytes),

@@ -68,7 +68,7 @@ impl Benchmark for GpuBurn {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.config.validate()?;
         let c = &self.config;
-        let gpus = device::ordinals(c.gpus.as_deref()).map_err(BenchError::System)?;
+        let gpus = device::ordinals(c.gpus.as_deref())?;
         // One pair of inputs for every GPU, so their products agree too.
         let mut rng = XorShift64::new(0x6275_726e);
         let a = random_matrix(&mut rng, c.size);
@@ -112,7 +112,7 @@ fn burn_one(
     let outcome =
         Gpu::open(g, inventory).and_then(|gpu| burn(&gpu, c, inputs, cancel, &mut result));
     match outcome {
-        Err(e) => result.mark_failed(e),
+        Err(e) => result.mark_failed(e.to_string()),
         Ok(faults) if !faults.is_empty() => result.mark_failed(faults.join("; ")),
         Ok(_) if cancel.is_cancelled() => result.mark_cancelled(),
         Ok(_) => {}
@@ -127,7 +127,7 @@ fn burn(
     (a_host, b_host): (&[f64], &[f64]),
     cancel: &Cancel,
     result: &mut BenchResult,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, crate::Error> {
     let d = gpu.driver;
     let (p, n) = (c.precision.as_str(), c.size);
     result.set_param(param::GPU, gpu.label());
@@ -148,15 +148,16 @@ fn burn(
         format!("{}; CUDA driver {}", m.describe(), d.path),
     );
     let (kernels, _) = gpu.kernels()?;
-    let cmp = kernels[compare_kernel(m.out_bytes).ok_or("no comparison for this precision")?];
+    let cmp = kernels[compare_kernel(m.out_bytes)
+        .ok_or_else(|| crate::Error::Failed("no comparison for this precision".into()))?];
     let nn = u64::from(n) * u64::from(n);
     let work = d.alloc(nn as usize * m.out_bytes)?;
     let bad = d.alloc(8)?;
     bad.upload(&[0u64])?;
     let mut watch = match d
         .pci_bus_id(gpu.device)
-        .ok_or_else(|| "the driver gives no PCI bus id".to_string())
-        .and_then(|bus| Watch::open(&bus))
+        .ok_or_else(|| crate::Error::Failed("the driver gives no PCI bus id".to_string()))
+        .and_then(|bus| Ok(Watch::open(&bus)?))
     {
         Ok(w) => Some(w),
         Err(why) => {
@@ -170,7 +171,7 @@ fn burn(
     let mut rng = XorShift64::new(u64::from(gpu.ordinal) + 1);
     m.check(&mut rng)?;
     let grid = 4 * gpu.info.sms.unwrap_or(108).max(1);
-    let step = || -> Result<(), String> {
+    let step = || -> Result<(), crate::Error> {
         m.run_into(work.ptr)?;
         let (mut x, mut y, mut len, mut counter) = (work.ptr, m.c.ptr, nn, bad.ptr);
         let arg = |v: &mut u64| v as *mut u64 as *mut c_void;
@@ -185,7 +186,8 @@ fn burn(
                 0,
                 &mut [arg(&mut x), arg(&mut y), arg(&mut len), arg(&mut counter)],
             )
-        }
+        }?;
+        Ok(())
     };
     let t = Instant::now();
     step()?;

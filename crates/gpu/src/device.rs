@@ -25,25 +25,27 @@ pub struct Gpu {
 }
 
 /// The driver, or the one line saying why there is none.
-pub fn driver() -> Result<&'static Driver, String> {
-    cuda::driver()
+pub fn driver() -> Result<&'static Driver, crate::Error> {
+    Ok(cuda::driver()?)
 }
 
 /// The GPUs to measure: `chosen`, else every one the driver sees; an
 /// ordinal past the last is an error naming `--gpus`.
-pub fn ordinals(chosen: Option<&[u32]>) -> Result<Vec<u32>, String> {
+pub fn ordinals(chosen: Option<&[u32]>) -> Result<Vec<u32>, crate::Error> {
     let n = driver()?.device_count()?;
     if n == 0 {
-        return Err("no NVIDIA GPU: the driver lists none".into());
+        return Err(crate::Error::Missing(
+            "no NVIDIA GPU: the driver lists none".into(),
+        ));
     }
     match chosen {
         None => Ok((0..n).collect()),
         Some(list) => {
             if let Some(bad) = list.iter().find(|g| **g >= n) {
-                return Err(format!(
+                return Err(crate::Error::Failed(format!(
                     "--gpus: GPU {bad} does not exist (this machine has {n}: 0..{})",
                     n - 1
-                ));
+                )));
             }
             Ok(list.to_vec())
         }
@@ -52,7 +54,7 @@ pub fn ordinals(chosen: Option<&[u32]>) -> Result<Vec<u32>, String> {
 
 impl Gpu {
     /// Opens GPU `ordinal` and makes its context current.
-    pub fn open(ordinal: u32, inventory: &Inventory) -> Result<Gpu, String> {
+    pub fn open(ordinal: u32, inventory: &Inventory) -> Result<Gpu, crate::Error> {
         let driver = driver()?;
         let device = driver.device(ordinal)?;
         driver.use_device(device)?;
@@ -122,7 +124,7 @@ impl Gpu {
 
     /// The stream kernels compiled for this GPU, in [`kernels::NAMES`]'
     /// order, and NVRTC's description.
-    pub fn kernels(&self) -> Result<(Vec<Function>, String), String> {
+    pub fn kernels(&self) -> Result<(Vec<Function>, String), crate::Error> {
         let nvrtc = Nvrtc::open()?;
         let cubin = nvrtc.compile(kernels::SOURCE, self.major, self.minor)?;
         Ok((
@@ -139,9 +141,9 @@ pub fn run_each(
     id: &str,
     chosen: Option<&[u32]>,
     ctx: &mut Context<'_>,
-    mut measure: impl FnMut(&Gpu, &mut Context<'_>, &mut BenchResult) -> Result<(), String>,
+    mut measure: impl FnMut(&Gpu, &mut Context<'_>, &mut BenchResult) -> Result<(), crate::Error>,
 ) -> Result<(), BenchError> {
-    for g in ordinals(chosen).map_err(BenchError::System)? {
+    for g in ordinals(chosen)? {
         if ctx.cancel.is_cancelled() {
             break;
         }
@@ -160,7 +162,7 @@ pub fn run_each(
             measure(&gpu, ctx, &mut result)
         });
         if let Err(e) = outcome {
-            result.mark_failed(e);
+            result.mark_failed(e.to_string());
         } else if ctx.cancel.is_cancelled() {
             result.mark_cancelled();
         }

@@ -151,10 +151,10 @@ impl<'a> Multiply<'a> {
         n: u32,
         a_host: &[f64],
         b_host: &[f64],
-    ) -> Result<Multiply<'a>, String> {
+    ) -> Result<Multiply<'a>, crate::Error> {
         let d = gpu.driver;
         let (dt, ct, size, out_bytes, doubles) =
-            plan(p).ok_or_else(|| format!("unknown precision {p}"))?;
+            plan(p).ok_or_else(|| crate::Error::Failed(format!("unknown precision {p}")))?;
         let engine = if p == precision::FP8 {
             Engine::Fp8(Box::new(Fp8Gemm::plan(d, u64::from(n))?))
         } else {
@@ -193,12 +193,12 @@ impl<'a> Multiply<'a> {
     }
 
     /// C = A B into [`Multiply::c`].
-    pub fn run(&self) -> Result<(), String> {
+    pub fn run(&self) -> Result<(), crate::Error> {
         self.run_into(self.c.ptr)
     }
 
     /// C = A B into `c`, a device buffer of n*n output elements.
-    pub fn run_into(&self, c: u64) -> Result<(), String> {
+    pub fn run_into(&self, c: u64) -> Result<(), crate::Error> {
         let (a, b) = (self.a.ptr, self.b.ptr);
         // SAFETY: a and b hold n*n inputs and c (per the callers) n*n
         // outputs of the precision, on the current context.
@@ -214,7 +214,7 @@ impl<'a> Multiply<'a> {
 
     /// Checks 16 entries of C, drawn from `rng`, against the host
     /// reference; the error names the entry, both values and the limit.
-    pub fn check(&self, rng: &mut XorShift64) -> Result<(), String> {
+    pub fn check(&self, rng: &mut XorShift64) -> Result<(), crate::Error> {
         let (p, n) = (self.precision.as_str(), self.n);
         let mut raw = vec![0u8; self.out_bytes];
         for _ in 0..16 {
@@ -229,10 +229,10 @@ impl<'a> Multiply<'a> {
             let (want, bound) = reference(&self.a_ref, &self.b_ref, n as usize, i, j, fp8);
             let err = (got - want).abs() / bound.max(f64::MIN_POSITIVE);
             if err.is_nan() || err > tolerance(p) {
-                return Err(format!(
+                return Err(crate::Error::Failed(format!(
                     "{p} n={n}: C[{i},{j}] is {got}, the host reference {want} (error {err:.2e} of sum |a b|, limit {:.0e})",
                     tolerance(p)
-                ));
+                )));
             }
         }
         Ok(())
@@ -272,7 +272,7 @@ fn measure(
     c: &GemmConfig,
     result: &mut BenchResult,
     ctx: &mut Context<'_>,
-) -> Result<(), String> {
+) -> Result<(), crate::Error> {
     let d = gpu.driver;
     result.set_param(param::GPU, gpu.label());
     result.set_param(

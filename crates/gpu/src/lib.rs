@@ -13,6 +13,7 @@ pub mod bandwidth;
 pub mod burn;
 pub mod config;
 pub mod device;
+pub mod error;
 pub mod gemm;
 pub mod kernels;
 pub mod lt;
@@ -23,11 +24,12 @@ pub mod toolkit;
 pub use bandwidth::GpuBandwidth;
 pub use burn::GpuBurn;
 pub use config::{BandwidthConfig, BurnConfig, GemmConfig, StreamConfig};
+pub use error::Error;
 pub use gemm::GpuGemm;
 pub use stream::GpuStream;
 
 /// Why GPU benchmarks cannot run here (no driver, no GPU), in one line;
 /// `None` where they can.
-pub fn unavailable() -> Option<String> {
+pub fn unavailable() -> Option<Error> {
     device::ordinals(None).err()
 }

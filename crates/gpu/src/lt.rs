@@ -64,19 +64,20 @@ pub struct Fp8Gemm {
 impl Fp8Gemm {
     /// Opens cuBLASLt and plans D = A^T B for n x n E4M3 A and B and BF16
     /// D; an error where the library or the GPU has no FP8 kernel for it.
-    pub fn plan(driver: &'static Driver, n: u64) -> Result<Fp8Gemm, String> {
+    pub fn plan(driver: &'static Driver, n: u64) -> Result<Fp8Gemm, crate::Error> {
         let names = [
             "libcublasLt.so.13",
             "libcublasLt.so.12",
             "libcublasLt.so.11",
             "libcublasLt.so",
         ];
-        let lib = open_with(&names, "libcublasLt.so").map_err(|e| format!("no cuBLASLt: {e}"))?;
+        let lib = open_with(&names, "libcublasLt.so")
+            .map_err(|e| crate::Error::Missing(format!("no cuBLASLt: {e}")))?;
         let check = |call: &str, r: c_int| {
             if r == 0 {
                 Ok(())
             } else {
-                Err(format!("{call}: status {r}"))
+                Err(crate::Error::Failed(format!("{call}: status {r}")))
             }
         };
         // SAFETY: the types of cublasLt.h; every handle is made before use.
@@ -141,9 +142,9 @@ impl Fp8Gemm {
                 handle, desc, fp8, fp8, out, out, pref, 1, &mut h, &mut found,
             );
             if r != 0 || found == 0 {
-                return Err(format!(
+                return Err(crate::Error::Failed(format!(
                     "cuBLASLt has no FP8 (E4M3) GEMM for this GPU (cublasLtMatmulAlgoGetHeuristic: status {r}, {found} algorithms)"
-                ));
+                )));
             }
             Ok(Fp8Gemm {
                 handle,
@@ -168,7 +169,7 @@ impl Fp8Gemm {
     /// # Safety
     /// `a`, `b` must hold n*n E4M3 values and `d` n*n BF16 values, on the
     /// current context, for the n planned.
-    pub unsafe fn run(&self, a: u64, b: u64, d: u64) -> Result<(), String> {
+    pub unsafe fn run(&self, a: u64, b: u64, d: u64) -> Result<(), crate::Error> {
         let (one, zero) = (1f32, 0f32);
         let [fp8, out] = self.layouts;
         // SAFETY: per the caller; scalars are floats (scale type FP32).
@@ -193,7 +194,7 @@ impl Fp8Gemm {
             )
         };
         if r != 0 {
-            return Err(format!("cublasLtMatmul: status {r}"));
+            return Err(crate::Error::Failed(format!("cublasLtMatmul: status {r}")));
         }
         Ok(())
     }

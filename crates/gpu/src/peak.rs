@@ -66,14 +66,23 @@ pub fn flop_per_clock_per_sm(major: i32, minor: i32, p: &str) -> Option<u32> {
 
 /// The peak FLOP/s of `p` on `gpu` and how it was found; `None` (with
 /// why) where the table, the SM count or the clock is missing.
-pub fn peak_flops(gpu: &GpuInfo, major: i32, minor: i32, p: &str) -> Result<(f64, String), String> {
+pub fn peak_flops(
+    gpu: &GpuInfo,
+    major: i32,
+    minor: i32,
+    p: &str,
+) -> Result<(f64, String), crate::Error> {
     let per = flop_per_clock_per_sm(major, minor, p).ok_or_else(|| {
-        format!("no {p} rate for compute capability {major}.{minor} in the table")
+        crate::Error::Failed(format!(
+            "no {p} rate for compute capability {major}.{minor} in the table"
+        ))
     })?;
-    let sms = gpu.sms.ok_or("the SM count is unknown")?;
+    let sms = gpu
+        .sms
+        .ok_or_else(|| crate::Error::Failed("the SM count is unknown".into()))?;
     let mhz = gpu
         .max_sm_clock_mhz
-        .ok_or("the maximum SM clock is unknown")?;
+        .ok_or_else(|| crate::Error::Failed("the maximum SM clock is unknown".into()))?;
     let peak = f64::from(sms) * f64::from(mhz) * 1e6 * f64::from(per);
     Ok((
         peak,
@@ -133,9 +142,13 @@ mod tests {
         assert_eq!(flop_per_clock_per_sm(10, 0, precision::FP64), None);
         // A100 has no FP8 tensor cores.
         assert_eq!(flop_per_clock_per_sm(8, 0, precision::FP8), None);
-        let e = peak_flops(&gpu(132, 1980), 7, 5, precision::FP32).unwrap_err();
+        let e = peak_flops(&gpu(132, 1980), 7, 5, precision::FP32)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "no fp32 rate for compute capability 7.5 in the table");
-        let e = peak_flops(&GpuInfo::default(), 9, 0, precision::FP32).unwrap_err();
+        let e = peak_flops(&GpuInfo::default(), 9, 0, precision::FP32)
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "the SM count is unknown");
     }
 }

@@ -56,21 +56,21 @@ pub fn default_elements(memory_bytes: u64) -> u64 {
 /// Whether the arrays after the run hold what they should: BabelStream's
 /// test (mean absolute error under 100 machine epsilons, the dot product
 /// within 1e-8 relative); the error names the array.
-pub fn check(ntimes: u32, n: u64, mean_errors: [f64; 3], dot: f64) -> Result<(), String> {
+pub fn check(ntimes: u32, n: u64, mean_errors: [f64; 3], dot: f64) -> Result<(), crate::Error> {
     let (_, _, _, gold_sum) = expected(ntimes, n);
     let epsi = f64::EPSILON * 100.0;
     for (name, e) in ["a", "b", "c"].iter().zip(mean_errors) {
         if e.is_nan() || e > epsi {
-            return Err(format!(
+            return Err(crate::Error::Failed(format!(
                 "validation failed: array {name} is off by {e:.3e} on average (limit {epsi:.1e})"
-            ));
+            )));
         }
     }
     let rel = ((dot - gold_sum) / gold_sum).abs();
     if rel.is_nan() || rel > 1e-8 {
-        return Err(format!(
+        return Err(crate::Error::Failed(format!(
             "validation failed: dot is {dot:.12e}, expected {gold_sum:.12e} (relative error {rel:.2e})"
-        ));
+        )));
     }
     Ok(())
 }
@@ -99,7 +99,7 @@ impl Benchmark for GpuStream {
 }
 
 /// Runs the kernels on `gpu` into `result`.
-fn measure(gpu: &Gpu, c: &StreamConfig, result: &mut BenchResult) -> Result<(), String> {
+fn measure(gpu: &Gpu, c: &StreamConfig, result: &mut BenchResult) -> Result<(), crate::Error> {
     let d = gpu.driver;
     let n = c
         .array_elements
@@ -282,9 +282,16 @@ mod tests {
         let (_, _, _, sum) = expected(10, 4096);
         check(10, 4096, [0.0; 3], sum).unwrap();
         let e = check(10, 4096, [0.0, 1e-6, 0.0], sum).unwrap_err();
-        assert!(e.starts_with("validation failed: array b is off by"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("validation failed: array b is off by"),
+            "{e}"
+        );
         let e = check(10, 4096, [0.0; 3], sum * 1.001).unwrap_err();
-        assert!(e.starts_with("validation failed: dot is"), "{e}");
+        assert!(
+            e.to_string().starts_with("validation failed: dot is"),
+            "{e}"
+        );
         assert!(check(10, 4096, [f64::NAN, 0.0, 0.0], sum).is_err());
     }
 }

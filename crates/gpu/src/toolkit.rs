@@ -11,15 +11,15 @@ use nodebench_nvidia::libs::{self, Loaded};
 /// Opens `names` and, first, from the same directory as the one found, the
 /// companions it loads by name (cuBLAS's cuBLASLt, NVRTC's builtins), so a
 /// toolkit off the loader's path works.
-pub(crate) fn open_with(names: &[&str], companion_prefix: &str) -> Result<Loaded, String> {
+pub(crate) fn open_with(names: &[&str], companion_prefix: &str) -> Result<Loaded, crate::Error> {
     for dir in libs::search_dirs().into_iter().flatten() {
         if !names.iter().any(|n| dir.join(n).exists()) {
             continue;
         }
         preload(&dir, companion_prefix);
-        return libs::open_in(&[Some(dir)], names);
+        return Ok(libs::open_in(&[Some(dir)], names)?);
     }
-    libs::open_in(&[None], names)
+    Ok(libs::open_in(&[None], names)?)
 }
 
 /// Loads every `prefix*` library of `dir` (the `.alt` variants left out).
@@ -63,15 +63,15 @@ pub struct Nvrtc {
 
 impl Nvrtc {
     /// Finds and loads NVRTC.
-    pub fn open() -> Result<Nvrtc, String> {
+    pub fn open() -> Result<Nvrtc, crate::Error> {
         let names = [
             "libnvrtc.so.13",
             "libnvrtc.so.12",
             "libnvrtc.so.11.2",
             "libnvrtc.so",
         ];
-        let lib =
-            open_with(&names, "libnvrtc-builtins.so").map_err(|e| format!("no NVRTC: {e}"))?;
+        let lib = open_with(&names, "libnvrtc-builtins.so")
+            .map_err(|e| crate::Error::Missing(format!("no NVRTC: {e}")))?;
         // SAFETY: the types of nvrtc.h.
         unsafe {
             Ok(Nvrtc {
@@ -98,8 +98,8 @@ impl Nvrtc {
 
     /// Compiles `source` for compute capability `major.minor` into a CUBIN;
     /// a compile error comes back with NVRTC's log.
-    pub fn compile(&self, source: &str, major: i32, minor: i32) -> Result<Vec<u8>, String> {
-        let src = CString::new(source).map_err(|e| e.to_string())?;
+    pub fn compile(&self, source: &str, major: i32, minor: i32) -> Result<Vec<u8>, crate::Error> {
+        let src = CString::new(source).map_err(|e| crate::Error::Failed(e.to_string()))?;
         let name = CString::new("nodebench.cu").unwrap();
         let mut prog: Prog = std::ptr::null_mut();
         // SAFETY: C strings and no headers.
@@ -114,7 +114,9 @@ impl Nvrtc {
             )
         };
         if r != 0 {
-            return Err(format!("nvrtcCreateProgram: error {r}"));
+            return Err(crate::Error::Failed(format!(
+                "nvrtcCreateProgram: error {r}"
+            )));
         }
         let opts: Vec<CString> = [
             format!("--gpu-architecture=sm_{major}{minor}"),
@@ -138,10 +140,10 @@ impl Nvrtc {
                 .take_while(|c| **c != 0)
                 .map(|c| *c as u8 as char)
                 .collect();
-            Err(format!(
+            Err(crate::Error::Failed(format!(
                 "NVRTC could not compile the kernels for sm_{major}{minor}: {}",
                 log.trim()
-            ))
+            )))
         } else {
             let mut n = 0usize;
             // SAFETY: writes the size, then that many bytes.
@@ -223,14 +225,15 @@ pub struct Cublas {
 impl Cublas {
     /// Finds and loads cuBLAS and makes a handle (on the current context)
     /// with a [`WORKSPACE_BYTES`] workspace.
-    pub fn open(driver: &'static Driver) -> Result<Cublas, String> {
+    pub fn open(driver: &'static Driver) -> Result<Cublas, crate::Error> {
         let names = [
             "libcublas.so.13",
             "libcublas.so.12",
             "libcublas.so.11",
             "libcublas.so",
         ];
-        let lib = open_with(&names, "libcublasLt.so").map_err(|e| format!("no cuBLAS: {e}"))?;
+        let lib = open_with(&names, "libcublasLt.so")
+            .map_err(|e| crate::Error::Missing(format!("no cuBLAS: {e}")))?;
         // SAFETY: the types of cublas_v2.h.
         unsafe {
             let create: unsafe extern "C" fn(*mut Handle) -> c_int =
@@ -241,7 +244,7 @@ impl Cublas {
             let mut handle: Handle = std::ptr::null_mut();
             let r = create(&mut handle);
             if r != 0 {
-                return Err(format!("cublasCreate_v2: status {r}"));
+                return Err(crate::Error::Failed(format!("cublasCreate_v2: status {r}")));
             }
             let mut version = 0;
             get_version(handle, &mut version);
@@ -251,7 +254,9 @@ impl Cublas {
                     let w = driver.alloc(WORKSPACE_BYTES)?;
                     let r = set(handle, w.ptr, WORKSPACE_BYTES);
                     if r != 0 {
-                        return Err(format!("cublasSetWorkspace_v2: status {r}"));
+                        return Err(crate::Error::Failed(format!(
+                            "cublasSetWorkspace_v2: status {r}"
+                        )));
                     }
                     Some(w)
                 }
@@ -287,7 +292,7 @@ impl Cublas {
         dt: i32,
         ct: i32,
         double_scalars: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), crate::Error> {
         let (one64, zero64, one32, zero32) = (1f64, 0f64, 1f32, 0f32);
         let (alpha, beta): (*const c_void, *const c_void) = if double_scalars {
             (&one64 as *const f64 as _, &zero64 as *const f64 as _)
@@ -320,7 +325,7 @@ impl Cublas {
             )
         };
         if r != 0 {
-            return Err(format!("cublasGemmEx: status {r}"));
+            return Err(crate::Error::Failed(format!("cublasGemmEx: status {r}")));
         }
         Ok(())
     }

@@ -281,21 +281,21 @@ pub struct InProcessServer {
 impl InProcessServer {
     /// `--server-threads` and `--db` need a path URL, the thread count
     /// one the server takes, the endpoints a well-formed target.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), BenchError> {
         if !self.enabled && !self.endpoints.is_empty() {
-            return Err(
+            return Err(BenchError::Invalid(
                 "--db: applies only to a URL that is a path such as /db/ir (the built-in server, started in this process), not to a full URL".into(),
-            );
+            ));
         }
         self.endpoints.validate()?;
         match self.threads {
-            Some(_) if !self.enabled => Err(
+            Some(_) if !self.enabled => Err(BenchError::Invalid(
                 "--server-threads: applies only to a URL that is a path such as /bytes/3985 (the built-in server, started in this process), not to a full URL".into(),
-            ),
-            Some(n) if n == 0 || n > crate::server::MAX_THREADS => Err(format!(
+            )),
+            Some(n) if n == 0 || n > crate::server::MAX_THREADS => Err(BenchError::Invalid(format!(
                 "--server-threads: expected 1 to {} worker threads, got {n}",
                 crate::server::MAX_THREADS
-            )),
+            ))),
             _ => Ok(()),
         }
     }
@@ -311,7 +311,7 @@ impl InProcessServer {
         path_and_query: &str,
         method: &str,
         expect: Option<u16>,
-    ) -> Result<(), String> {
+    ) -> Result<(), BenchError> {
         if !self.enabled {
             return Ok(());
         }
@@ -328,12 +328,12 @@ impl InProcessServer {
         match expect {
             None if status == 200 => Ok(()),
             Some(want) if want == status => Ok(()),
-            None => Err(format!(
+            None => Err(BenchError::Invalid(format!(
                 "URL {path}: the built-in server answers {method} {path} with {status}; it serves {forms} (--expect-status {status} loads the error page on purpose)"
-            )),
-            Some(want) => Err(format!(
+            ))),
+            Some(want) => Err(BenchError::Invalid(format!(
                 "--expect-status {want}: the built-in server answers {method} {path} with {status}; it serves {forms}"
-            )),
+            ))),
         }
     }
 }
@@ -364,7 +364,7 @@ fn positive(flag: &str, n: u64) -> Result<(), String> {
 impl LoadConfig {
     /// Every check of [`Config::validate`], with the message alone.
     fn check(&self) -> Result<(), String> {
-        self.server.check()?;
+        self.server.check().map_err(|e| e.to_string())?;
         if let Some(code) = self.expect_status
             && !(100..=599).contains(&code)
         {
@@ -450,11 +450,13 @@ impl LoadConfig {
             }
         }
         // Last: the flags above are named first when they are wrong too.
-        self.server.check_path(
-            &self.target.path_and_query,
-            &self.request.method,
-            self.expect_status,
-        )
+        self.server
+            .check_path(
+                &self.target.path_and_query,
+                &self.request.method,
+                self.expect_status,
+            )
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -80,10 +80,9 @@ impl Config for DownloadConfig {
                 Ok(())
             }
         };
-        self.server.check().map_err(BenchError::Invalid)?;
+        self.server.check()?;
         self.server
-            .check_path(&self.target.path_and_query, "GET", None)
-            .map_err(BenchError::Invalid)?;
+            .check_path(&self.target.path_and_query, "GET", None)?;
         positive(self.timeout, "--timeout")?;
         positive(self.interval, "--interval")?;
         if let Some(t) = self.max_time {
@@ -185,7 +184,7 @@ impl Write for Conn {
 
 fn open(cfg: &DownloadConfig) -> Result<Conn, String> {
     let t = &cfg.target;
-    let addr = t.resolve()?;
+    let addr = t.resolve().map_err(|e| e.to_string())?;
     let tcp = TcpStream::connect_timeout(&addr, cfg.timeout)
         .map_err(|e| format!("cannot connect to {} ({addr}): {e}", t.authority()))?;
     tcp.set_read_timeout(Some(POLL.min(cfg.timeout)))
@@ -194,7 +193,8 @@ fn open(cfg: &DownloadConfig) -> Result<Conn, String> {
     match t.scheme {
         Scheme::Http => Ok(Conn::Plain(tcp)),
         Scheme::Https => {
-            let tls = crate::client::tokio_engine::tls_config(false, cfg.insecure)?;
+            let tls = crate::client::tokio_engine::tls_config(false, cfg.insecure)
+                .map_err(|e| e.to_string())?;
             let name = rustls::pki_types::ServerName::try_from(t.host.clone())
                 .map_err(|e| format!("URL: '{}' is not a TLS server name: {e}", t.host))?;
             let conn = rustls::ClientConnection::new(Arc::new(tls), name)
@@ -251,12 +251,14 @@ impl Sampler {
 /// Downloads `cfg.target` once; an error is a download that could not
 /// start (resolve, connect, TLS, no reply at all) or broke off for a reason
 /// other than a short body.
-pub fn download(cfg: &DownloadConfig, cancel: &Cancel) -> Result<DownloadOutcome, String> {
+pub fn download(cfg: &DownloadConfig, cancel: &Cancel) -> Result<DownloadOutcome, BenchError> {
     if cfg.timeout.is_zero() || cfg.interval.is_zero() {
-        return Err("--timeout and the sample interval must be positive durations".into());
+        return Err(BenchError::System(
+            "--timeout and the sample interval must be positive durations".into(),
+        ));
     }
     let t0 = Instant::now();
-    let mut conn = open(cfg)?;
+    let mut conn = open(cfg).map_err(BenchError::System)?;
     let request = format!(
         "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: nodebench/{}\r\nAccept: */*\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n",
         cfg.target.path_and_query,
@@ -273,7 +275,8 @@ pub fn download(cfg: &DownloadConfig, cancel: &Cancel) -> Result<DownloadOutcome
                 ""
             };
             format!("{url}: cannot send the request: {e}{hint}")
-        })?;
+        })
+        .map_err(BenchError::System)?;
     let sent = Instant::now();
     let connect = sent.duration_since(t0);
     let deadline = cfg.max_time.map(|d| sent + d);
@@ -308,24 +311,24 @@ pub fn download(cfg: &DownloadConfig, cancel: &Cancel) -> Result<DownloadOutcome
                 ) =>
             {
                 if now.duration_since(last_byte.max(sent)) >= cfg.timeout {
-                    return Err(format!(
+                    return Err(BenchError::System(format!(
                         "{url}: no data for {:.0} s (--timeout)",
                         cfg.timeout.as_secs_f64()
-                    ));
+                    )));
                 }
                 continue;
             }
             // A reset part-way: keep what arrived, as a short body.
             Err(_) if parser.started() => break,
-            Err(e) => return Err(format!("{url}: {e}")),
+            Err(e) => return Err(BenchError::System(format!("{url}: {e}"))),
         };
         let now = Instant::now();
         if n == 0 {
             complete = parser.finish_at_eof();
             if !parser.started() {
-                return Err(format!(
+                return Err(BenchError::System(format!(
                     "{url}: the server closed the connection without a reply"
-                ));
+                )));
             }
             break;
         }
@@ -343,7 +346,11 @@ pub fn download(cfg: &DownloadConfig, cancel: &Cancel) -> Result<DownloadOutcome
                 complete = true;
                 break;
             }
-            Feed::Bad => return Err(format!("{url}: the reply is not HTTP/1.x")),
+            Feed::Bad => {
+                return Err(BenchError::System(format!(
+                    "{url}: the reply is not HTTP/1.x"
+                )));
+            }
         }
     }
     let end = last_byte;
@@ -389,7 +396,7 @@ impl Benchmark for Download {
         ctx.progress.start("http download", 1);
         let outcome = download(&config, &ctx.cancel);
         ctx.progress.finish();
-        let outcome = outcome.map_err(BenchError::System)?;
+        let outcome = outcome?;
         let mut result = download_result(&config, &outcome);
         if let Some(s) = &mut server {
             s.check(&mut result, u64::from(outcome.complete));
@@ -558,7 +565,7 @@ mod tests {
         drop(h);
         let cfg = DownloadConfig::new(Target::parse(&format!("http://{addr}/1")).unwrap());
         let e = download(&cfg, &Cancel::new()).unwrap_err();
-        assert!(e.contains("cannot connect"), "{e}");
+        assert!(e.to_string().contains("cannot connect"), "{e}");
     }
 
     #[test]

@@ -45,8 +45,7 @@ impl Running {
             threads,
             endpoints: server.endpoints.clone(),
             ..d
-        })
-        .map_err(BenchError::System)?
+        })?
         .spawn();
         let since = (Instant::now(), handle.worker_sched_times());
         Ok(Some(Running {

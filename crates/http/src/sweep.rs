@@ -330,7 +330,7 @@ impl Benchmark for Sweep {
             config.load.target = s.target(&config.load.target);
         }
         let cfg = &config;
-        let addr = cfg.load.target.resolve().map_err(BenchError::System)?;
+        let addr = cfg.load.target.resolve()?;
         let link = link::link_to(addr);
         let started_at = Utc::now();
         // A local web server's CPU time is the workload's.

@@ -3,6 +3,7 @@
 //! the accepted forms; on the command line also `/PATH` alone ([`UrlArg`]),
 //! a page of the built-in server started in this process.
 
+use nodebench_core::bench::BenchError;
 use std::net::{SocketAddr, ToSocketAddrs};
 
 use nodebench_core::config::Choice;
@@ -57,20 +58,23 @@ pub enum UrlArg {
 impl UrlArg {
     /// Parses `s`: a path when it starts with `/`, else a full URL; the
     /// error names the URL and the accepted forms.
-    pub fn parse(s: &str) -> Result<UrlArg, String> {
+    pub fn parse(s: &str) -> Result<UrlArg, BenchError> {
         if !s.starts_with('/') {
             return Target::parse(s).map(UrlArg::Full);
         }
         if s.starts_with("//") {
-            return Err(format!("URL: '{}' has no scheme; {FORM}", quoted(s)));
+            return Err(BenchError::Invalid(format!(
+                "URL: '{}' has no scheme; {FORM}",
+                quoted(s)
+            )));
         }
         if s.bytes()
             .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
         {
-            return Err(format!(
+            return Err(BenchError::Invalid(format!(
                 "URL: '{}' contains whitespace or control characters; {FORM}",
                 quoted(s)
-            ));
+            )));
         }
         Ok(UrlArg::Path(s.split('#').next().unwrap_or(s).to_string()))
     }
@@ -120,8 +124,8 @@ impl Default for Target {
 
 impl Target {
     /// Parses `s`; the error names the URL and the accepted form.
-    pub fn parse(s: &str) -> Result<Target, String> {
-        let err = |why: &str| format!("URL: '{}' {why}; {FORM}", quoted(s));
+    pub fn parse(s: &str) -> Result<Target, BenchError> {
+        let err = |why: &str| BenchError::Invalid(format!("URL: '{}' {why}; {FORM}", quoted(s)));
         let (scheme, rest) = match s.split_once("://") {
             Some((sch, rest)) => {
                 let scheme = Scheme::from_name(&sch.to_ascii_lowercase())
@@ -199,12 +203,12 @@ impl Target {
     }
 
     /// Resolves the host to its first socket address.
-    pub fn resolve(&self) -> Result<SocketAddr, String> {
+    pub fn resolve(&self) -> Result<SocketAddr, BenchError> {
         (self.host.as_str(), self.port)
             .to_socket_addrs()
-            .map_err(|e| format!("cannot resolve {}: {e}", self.host))?
+            .map_err(|e| BenchError::System(format!("cannot resolve {}: {e}", self.host)))?
             .next()
-            .ok_or_else(|| format!("cannot resolve {}: no address", self.host))
+            .ok_or_else(|| BenchError::System(format!("cannot resolve {}: no address", self.host)))
     }
 
     /// The `Host` header value: the host, bracketed if IPv6, with the port
@@ -282,12 +286,12 @@ mod tests {
             ("http://h$st/", "invalid host"),
         ] {
             let e = Target::parse(url).unwrap_err();
-            assert!(e.contains(why), "{url}: {e}");
+            assert!(e.to_string().contains(why), "{url}: {e}");
             assert!(
-                e.contains(url) && e.contains("http://HOST[:PORT]/PATH"),
+                e.to_string().contains(url) && e.to_string().contains("http://HOST[:PORT]/PATH"),
                 "{e}"
             );
-            assert!(!e.contains('\n'));
+            assert!(!e.to_string().contains('\n'));
         }
     }
 
@@ -300,14 +304,15 @@ mod tests {
         let t = Target::parse("https://h:8443#x/y?z").unwrap();
         assert_eq!((t.port, t.path_and_query.as_str()), (8443, "/"));
         // A control character in the URL broke its error onto two lines.
-        let e = Target::parse("\nhttp://0").unwrap_err();
+        let e = Target::parse("\nhttp://0").unwrap_err().to_string();
         assert_eq!(
             e,
             "URL: '\\nhttp://0' has an unsupported scheme; expected http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH, or /PATH (the built-in server, started in this process)"
         );
         let e = Target::parse("http://a b\u{1b}/").unwrap_err();
         assert!(
-            e.starts_with("URL: 'http://a b\\u{1b}/' contains whitespace"),
+            e.to_string()
+                .starts_with("URL: 'http://a b\\u{1b}/' contains whitespace"),
             "{e}"
         );
     }
@@ -329,7 +334,10 @@ mod tests {
         assert_eq!(t.port, 81);
         for bad in ["//h/x", "/a b", "bytes/3985"] {
             let e = UrlArg::parse(bad).unwrap_err();
-            assert!(e.contains("or /PATH (the built-in server"), "{bad}: {e}");
+            assert!(
+                e.to_string().contains("or /PATH (the built-in server"),
+                "{bad}: {e}"
+            );
         }
     }
 

@@ -74,6 +74,13 @@ impl fmt::Display for ImportError {
 
 impl std::error::Error for ImportError {}
 
+impl nodebench_core::error::Kind for ImportError {
+    /// A file that is not a tool's output is input (exit 2).
+    fn kind(&self) -> nodebench_core::error::ErrorKind {
+        nodebench_core::error::ErrorKind::Usage
+    }
+}
+
 /// Parses `text` as `format`, or as the format its content is recognised
 /// as when `format` is `None`.
 pub fn import(text: &str, format: Option<Format>) -> Result<Imported, ImportError> {

@@ -2,6 +2,7 @@
 //! BLAS/LAPACK; `auto` times every one available on a small system and
 //! takes the fastest.
 
+use nodebench_core::bench::BenchError;
 use std::time::Duration;
 
 use nodebench_core::config::Choice;
@@ -83,7 +84,11 @@ pub const CALIBRATION_ROUNDS: usize = 3;
 /// largest system), taking turns for up to
 /// [`CALIBRATION_ROUNDS`] rounds (one under half the leader's rate drops
 /// out), and keeps the one with the best solve.
-pub fn select(choice: &BlasChoice, threads: usize, largest: usize) -> Result<Selection, String> {
+pub fn select(
+    choice: &BlasChoice,
+    threads: usize,
+    largest: usize,
+) -> Result<Selection, BenchError> {
     let load = |lib: BlasLibrary| {
         lib.set_threads(threads);
         Solver::Blas(lib)
@@ -98,7 +103,9 @@ pub fn select(choice: &BlasChoice, threads: usize, largest: usize) -> Result<Sel
             notes: vec![],
         }),
         BlasChoice::Path(p) => Ok(Selection {
-            solver: load(BlasLibrary::open(p).map_err(|e| format!("--blas {p}: {e}"))?),
+            solver: load(
+                BlasLibrary::open(p).map_err(|e| BenchError::System(format!("--blas {p}: {e}")))?,
+            ),
             notes: vec![],
         }),
         BlasChoice::Auto => {
@@ -156,12 +163,15 @@ pub fn select(choice: &BlasChoice, threads: usize, largest: usize) -> Result<Sel
 }
 
 /// GFLOPS of one solve of `system` (refilled first) by `solver`.
-fn calibrate(solver: &Solver, system: &mut System, threads: usize) -> Result<f64, String> {
+fn calibrate(solver: &Solver, system: &mut System, threads: usize) -> Result<f64, BenchError> {
     system.fill(threads);
     let mut x = system.rhs();
-    let time = solver
-        .solve(system.equations(&mut x))
-        .map_err(|e| format!("--blas auto: {} failed calibration: {e}", solver.name()))?;
+    let time = solver.solve(system.equations(&mut x)).map_err(|e| {
+        BenchError::System(format!(
+            "--blas auto: {} failed calibration: {e}",
+            solver.name()
+        ))
+    })?;
     Ok(flops(system.n) / time.as_secs_f64() / 1e9)
 }
 

@@ -4,6 +4,7 @@
 //! MKL's single dynamic library, libFLAME over BLIS, or any library file
 //! exporting LAPACK's `dgesv_`.
 
+use nodebench_core::bench::BenchError;
 use std::ffi::{CStr, c_char, c_int};
 use std::mem::ManuallyDrop;
 use std::sync::Mutex;
@@ -138,7 +139,7 @@ impl BlasLibrary {
     /// Finds and loads a library of `family`: in the directories listed in
     /// `$NODEBENCH_BLAS_DIRS` (colon-separated) when it is set, else on the
     /// dynamic loader's own path.
-    pub fn find(family: Family) -> Result<BlasLibrary, String> {
+    pub fn find(family: Family) -> Result<BlasLibrary, BenchError> {
         let dirs: Option<Vec<String>> = std::env::var("NODEBENCH_BLAS_DIRS").ok().map(|v| {
             v.split(':')
                 .filter(|d| !d.is_empty())
@@ -164,7 +165,7 @@ impl BlasLibrary {
                 return Ok(lib);
             }
         }
-        Err(format!(
+        Err(BenchError::System(format!(
             "--blas {}: no {} library found (tried {}{}); install {} or give the library's path: --blas /path/to/lib.so",
             family.as_str(),
             family.as_str(),
@@ -179,15 +180,15 @@ impl BlasLibrary {
                 ""
             },
             package(family)
-        ))
+        )))
     }
 
     /// Loads the library at `path` (or a name the loader resolves) and finds
     /// its dgesv and thread control.
-    pub fn open(path: &str) -> Result<BlasLibrary, String> {
+    pub fn open(path: &str) -> Result<BlasLibrary, BenchError> {
         // SAFETY: loading a BLAS runs its initialisers, which set up its
         // thread pool and touch nothing of ours.
-        let lib = unsafe { Library::new(path) }.map_err(|e| format!("{e}"))?;
+        let lib = unsafe { Library::new(path) }.map_err(|e| BenchError::System(format!("{e}")))?;
         // SAFETY: the types are those of the documented C interfaces of LAPACK, OpenBLAS, MKL and BLIS.
         let dgesv = unsafe {
             if let Some(f) = symbol::<DgesvFn<i32>>(&lib, "dgesv_") {
@@ -197,9 +198,9 @@ impl BlasLibrary {
             {
                 Dgesv::Ilp64(f)
             } else {
-                return Err(format!(
+                return Err(BenchError::System(format!(
                     "--blas {path}: the library has no dgesv_ (LAPACK) entry point"
-                ));
+                )));
             }
         };
         // SAFETY: the types are those of the reference BLAS's dgemm.
@@ -332,21 +333,21 @@ impl BlasLibrary {
         a: &[f64],
         b: &[f64],
         c: &mut [f64],
-    ) -> Result<(), String> {
+    ) -> Result<(), BenchError> {
         assert!(a.len() >= n * n && b.len() >= n * n && c.len() >= n * n);
         let too_large = || {
-            format!(
+            BenchError::System(format!(
                 "{}: order {n} is too large for its BLAS interface",
                 self.path
-            )
+            ))
         };
         match self.dgemm {
             Some(Dgemm::Lp64(f)) => gemm_call(f, n, a, b, c).map_err(|()| too_large()),
             Some(Dgemm::Ilp64(f)) => gemm_call(f, n, a, b, c).map_err(|()| too_large()),
-            None => Err(format!(
+            None => Err(BenchError::System(format!(
                 "{}: the library has no dgemm_ entry point",
                 self.path
-            )),
+            ))),
         }
     }
 }

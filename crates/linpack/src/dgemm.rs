@@ -122,13 +122,13 @@ impl Multiplier {
     /// The multiplier `choice` names: `rust` nodebench's own; a family or
     /// a path that library's dgemm; `auto` the first family found, else
     /// nodebench's own. `Err` names `--blas` and what is missing.
-    pub fn select(choice: &BlasChoice) -> Result<Multiplier, String> {
+    pub fn select(choice: &BlasChoice) -> Result<Multiplier, BenchError> {
         let blas = |lib: BlasLibrary| {
             if !lib.has_dgemm() {
-                return Err(format!(
+                return Err(BenchError::System(format!(
                     "--blas {}: the library has no dgemm_ entry point",
                     lib.path
-                ));
+                )));
             }
             lib.set_threads(1);
             Ok(Multiplier::Blas(lib))
@@ -136,9 +136,9 @@ impl Multiplier {
         match choice {
             BlasChoice::Rust => Ok(Multiplier::Own(Kernel::detect())),
             BlasChoice::Family(f) => blas(BlasLibrary::find(*f)?),
-            BlasChoice::Path(p) => {
-                blas(BlasLibrary::open(p).map_err(|e| format!("--blas {p}: {e}"))?)
-            }
+            BlasChoice::Path(p) => blas(
+                BlasLibrary::open(p).map_err(|e| BenchError::System(format!("--blas {p}: {e}")))?,
+            ),
             BlasChoice::Auto => Family::ALL
                 .iter()
                 .find_map(|&f| BlasLibrary::find(f).ok().filter(BlasLibrary::has_dgemm))
@@ -153,7 +153,7 @@ impl Multiplier {
         a: &[f64],
         b: &[f64],
         c: &mut [f64],
-    ) -> Result<(), String> {
+    ) -> Result<(), BenchError> {
         match self {
             Multiplier::Own(k) => {
                 multiply_sub(k, n, a, b, c);
@@ -247,7 +247,7 @@ fn multiplies(
     seed: u64,
     barrier: &SpinBarrier,
     corrupt: f64,
-) -> Result<(f64, f64), String> {
+) -> Result<(f64, f64), BenchError> {
     let mut rng = XorShift64::new(seed);
     let (a, b, mut c) = (
         random(n * n, &mut rng),
@@ -327,7 +327,6 @@ impl Benchmark for HpccDgemm {
                 .saturating_mul(threads as u64),
             flag,
         )
-        .map_err(BenchError::Invalid)
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
@@ -338,7 +337,7 @@ impl Benchmark for HpccDgemm {
             ctx.inventory.memory.total_bytes.or_else(total_memory_bytes),
             cores,
         )?;
-        let multiplier = Multiplier::select(&c.blas).map_err(BenchError::System)?;
+        let multiplier = Multiplier::select(&c.blas)?;
         let (backend, version) = multiplier.describe();
         ctx.progress.start("cpu dgemm", c.modes.len() as u64);
         for &m in &c.modes {
@@ -351,8 +350,7 @@ impl Benchmark for HpccDgemm {
                 multiplies(&multiplier, n, c.ntimes, 0xd9e + t as u64, &barrier, 0.0)
             })
             .into_iter()
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(BenchError::System)?;
+            .collect::<Result<Vec<_>, BenchError>>()?;
             let flops = 2.0 * (n as f64).powi(3);
             let rate = per.iter().map(|(s, _)| flops / s).sum::<f64>() / threads as f64;
             let residual = per.iter().map(|(_, r)| *r).fold(0.0, f64::max);
@@ -436,7 +434,7 @@ mod tests {
                 nodebench_core::test_require::missing(
                     "a_system_blas_dgemm_matches_the_own_gemm_and_passes_hpccs_check",
                     nodebench_core::test_require::need::OPENBLAS,
-                    &e,
+                    &e.to_string(),
                     "apt-get install libopenblas0",
                 );
                 return;
@@ -467,7 +465,10 @@ mod tests {
         let err = Multiplier::select(&BlasChoice::Path("/nonexistent/libx.so".into()))
             .err()
             .unwrap();
-        assert!(err.starts_with("--blas /nonexistent/libx.so: "), "{err}");
+        assert!(
+            err.to_string().starts_with("--blas /nonexistent/libx.so: "),
+            "{err}"
+        );
     }
 
     #[test]

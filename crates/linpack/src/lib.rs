@@ -108,8 +108,7 @@ impl Benchmark for Linpack {
             .threads
             .unwrap_or_else(|| nodebench_core::affinity::allowed_cpus().len().max(1));
         let largest = orders.iter().copied().max().unwrap_or(0);
-        let Selection { solver, notes } =
-            select(&c.blas, threads, largest).map_err(BenchError::System)?;
+        let Selection { solver, notes } = select(&c.blas, threads, largest)?;
         // Each order's rates are set against the peak of the cores the
         // solver's threads can use once measured (`set_result_against`):
         // the one "% of peak" every view prints.
@@ -119,8 +118,7 @@ impl Benchmark for Linpack {
             if ctx.cancel.is_cancelled() {
                 break;
             }
-            let mut system = System::new(n, c.seed, c.matrix, c.hugepages, "--sizes")
-                .map_err(BenchError::System)?;
+            let mut system = System::new(n, c.seed, c.matrix, c.hugepages, "--sizes")?;
             let mut result = BenchResult::new(self.id());
             result.set_param(param::N, n);
             result.set_param(param::LDA, system.lda);

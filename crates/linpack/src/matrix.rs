@@ -7,6 +7,7 @@
 //! check rebuilds A from the seed instead of keeping a second copy, as HPL
 //! does, and both the fill and the check run in parallel.
 
+use nodebench_core::bench::BenchError;
 use nodebench_core::buffer::Buffer;
 use nodebench_core::rng::{GOLDEN_GAMMA, splitmix64};
 
@@ -84,7 +85,13 @@ pub struct System {
 impl System {
     /// Allocates the matrix (untouched); `huge` asks for transparent huge
     /// pages. `flag` names the option the size came from, for errors.
-    pub fn new(n: usize, seed: u64, kind: Kind, huge: bool, flag: &str) -> Result<System, String> {
+    pub fn new(
+        n: usize,
+        seed: u64,
+        kind: Kind,
+        huge: bool,
+        flag: &str,
+    ) -> Result<System, BenchError> {
         let lda = leading_dimension(n);
         let a = Buffer::new(lda * n, huge, flag)?;
         Ok(System {

@@ -14,6 +14,7 @@
 //! it joins them. A barrier ends the step. Finally the swaps are applied to the L columns left of each
 //! panel and b is solved with faer's triangular solves.
 
+use nodebench_core::bench::BenchError;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
@@ -50,12 +51,14 @@ pub struct RustSolver {
 
 impl RustSolver {
     /// Builds the worker pool.
-    pub fn new(threads: usize) -> Result<RustSolver, String> {
+    pub fn new(threads: usize) -> Result<RustSolver, BenchError> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("linpack-{i}"))
             .build()
-            .map_err(|e| format!("cannot start {threads} solver threads: {e}"))?;
+            .map_err(|e| {
+                BenchError::System(format!("cannot start {threads} solver threads: {e}"))
+            })?;
         Ok(RustSolver {
             pool,
             threads,

@@ -15,6 +15,7 @@ pub mod clock;
 pub mod cores;
 pub mod disturb;
 pub mod energy;
+pub mod error;
 #[cfg(target_arch = "x86_64")]
 mod fma;
 pub mod gpu;
@@ -25,3 +26,5 @@ pub mod peak;
 pub mod procs;
 pub mod sysroot;
 pub mod telemetry;
+
+pub use error::Error;

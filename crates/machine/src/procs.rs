@@ -89,9 +89,10 @@ impl Snapshot {
     /// Reads `[pid]/stat` of every pid under the procfs root. A process
     /// that exits between the listing and the read is left out; an error
     /// only when the root itself cannot be listed.
-    pub fn take(roots: &Roots) -> Result<Snapshot, String> {
+    pub fn take(roots: &Roots) -> Result<Snapshot, crate::Error> {
         let dir = roots.proc("");
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(&dir)
+            .map_err(|e| crate::Error::Io(format!("{}: {e}", dir.display())))?;
         let mut procs = BTreeMap::new();
         for entry in entries.flatten() {
             let name = entry.file_name();
@@ -331,7 +332,7 @@ mod tests {
     #[test]
     fn a_missing_root_is_an_error_naming_it() {
         let err = Snapshot::take(&Roots::under(Path::new("/nonexistent-nb"))).unwrap_err();
-        assert!(err.starts_with("/nonexistent-nb/proc"), "{err}");
+        assert!(err.to_string().starts_with("/nonexistent-nb/proc"), "{err}");
     }
 
     #[test]

@@ -170,7 +170,7 @@ impl Benchmark for Blocks {
         } else {
             1
         };
-        check_fits(copies * region_total, "--total").map_err(BenchError::Invalid)?;
+        check_fits(copies * region_total, "--total")?;
         let cells = c.threads.len() * c.ops.len() * c.block_sizes.len();
         ctx.progress.start("memory blocks", cells as u64);
 
@@ -193,10 +193,9 @@ impl Benchmark for Blocks {
             );
             let region = (region_total / threads as u64) as usize;
             let len = region * threads;
-            let dst: Buffer<u8> =
-                Buffer::new(len, c.hugepages, "--total").map_err(BenchError::System)?;
+            let dst: Buffer<u8> = Buffer::new(len, c.hugepages, "--total")?;
             let src: Option<Buffer<u8>> = if copies == 2 {
-                Some(Buffer::new(len, c.hugepages, "--total").map_err(BenchError::System)?)
+                Some(Buffer::new(len, c.hugepages, "--total")?)
             } else {
                 None
             };

@@ -176,7 +176,7 @@ struct Outcome {
 
 /// Each thread's own table of `len` entries: initialised, updated (timed
 /// between two barriers), verified. `threads` = 1 is single.
-fn own_tables(len: u64, threads: usize, huge: bool) -> Result<Outcome, String> {
+fn own_tables(len: u64, threads: usize, huge: bool) -> Result<Outcome, BenchError> {
     let tables: Vec<Buffer<u64>> = (0..threads)
         .map(|_| Buffer::new(len as usize, huge, "--table-size"))
         .collect::<Result<_, _>>()?;
@@ -205,7 +205,7 @@ fn own_tables(len: u64, threads: usize, huge: bool) -> Result<Outcome, String> {
 /// One table of `len` entries every thread updates at once, each its
 /// share of the updates; timed from the last thread's start to the last
 /// one's end. Verified on one thread, the updates applied again in order.
-fn shared_table(len: u64, threads: usize, huge: bool) -> Result<Outcome, String> {
+fn shared_table(len: u64, threads: usize, huge: bool) -> Result<Outcome, BenchError> {
     let buf: Buffer<u64> = Buffer::new(len as usize, huge, "--table-size")?;
     let n = len as usize;
     // SAFETY: AtomicU64 has u64's size and alignment; the buffer lives
@@ -268,7 +268,7 @@ impl Benchmark for Gups {
         } else {
             "--memory-fraction"
         };
-        check_fits(c.peak_bytes(&plan), flag).map_err(BenchError::Invalid)
+        check_fits(c.peak_bytes(&plan), flag)
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
@@ -298,8 +298,7 @@ impl Benchmark for Gups {
             let out = match m {
                 GupsMode::Shared => shared_table(len, threads, c.hugepages),
                 _ => own_tables(len, threads, c.hugepages),
-            }
-            .map_err(BenchError::System)?;
+            }?;
             r.metrics.push(
                 Metric::new(
                     metric::UPDATES,

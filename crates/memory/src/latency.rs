@@ -233,7 +233,7 @@ impl Benchmark for Latency {
             )));
         }
         let largest = sizes.iter().copied().max().unwrap_or(0);
-        check_fits(largest, "--max-size").map_err(BenchError::Invalid)?;
+        check_fits(largest, "--max-size")?;
 
         let mut result = BenchResult::new(self.id());
         result.set_param(param::LINE_BYTES, line);
@@ -263,8 +263,7 @@ impl Benchmark for Latency {
                     }
                     let words = line / std::mem::size_of::<usize>();
                     let lines = (size as usize / line).max(2);
-                    let buf: Buffer<usize> = Buffer::new(lines * words, c.hugepages, "--max-size")
-                        .map_err(BenchError::System)?;
+                    let buf: Buffer<usize> = Buffer::new(lines * words, c.hugepages, "--max-size")?;
                     build_chain(&buf, words, lines, 0x9E37_79B9 + i as u64);
                     // The walk goes on along the chain from pass to pass, so
                     // a pass never re-walks lines the one before just

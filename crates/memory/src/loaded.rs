@@ -275,7 +275,7 @@ impl Benchmark for LoadedLatency {
         let traffic_bytes = c
             .traffic_bytes
             .unwrap_or_else(|| default_traffic_bytes(llc));
-        check_fits(traffic_bytes + c.chase_bytes, "--traffic-size").map_err(BenchError::Invalid)?;
+        check_fits(traffic_bytes + c.chase_bytes, "--traffic-size")?;
         let chase_cpu = allowed[0];
         let traffic_cpus = &allowed[1..];
         let mut result = BenchResult::new(self.id());
@@ -312,8 +312,7 @@ impl Benchmark for LoadedLatency {
         // Traffic buffers, each part first touched by the thread that uses it.
         let per =
             (traffic_bytes as usize / 8 / allowed.len() / LINE_WORDS * LINE_WORDS).max(LINE_WORDS);
-        let buf: Buffer<u64> = Buffer::new(per * allowed.len(), hugepages, "--traffic-size")
-            .map_err(BenchError::System)?;
+        let buf: Buffer<u64> = Buffer::new(per * allowed.len(), hugepages, "--traffic-size")?;
         std::thread::scope(|s| {
             for (t, &cpu) in allowed.iter().enumerate() {
                 let buf = &buf;
@@ -351,8 +350,7 @@ impl Benchmark for LoadedLatency {
         let chain = std::thread::scope(|s| {
             s.spawn(|| -> Result<Buffer<usize>, BenchError> {
                 affinity::pin_current_thread(chase_cpu);
-                let chain: Buffer<usize> = Buffer::new(lines * words, hugepages, "--chase-size")
-                    .map_err(BenchError::System)?;
+                let chain: Buffer<usize> = Buffer::new(lines * words, hugepages, "--chase-size")?;
                 build_chain(&chain, words, lines, 0x10AD);
                 chase(
                     chain.as_ptr() as *const usize,

@@ -156,12 +156,10 @@ fn latency_cell(
             affinity::pin_current_thread(cpu);
             let words = line / std::mem::size_of::<usize>();
             let lines = (c.latency_bytes as usize / line).max(2);
-            let buf: Buffer<usize> = Buffer::new(lines * words, c.hugepages, "--latency-size")
-                .map_err(BenchError::System)?;
+            let buf: Buffer<usize> = Buffer::new(lines * words, c.hugepages, "--latency-size")?;
             let bytes = lines * line;
             if bind {
-                numa::bind(buf.as_ptr() as *mut u8, bytes, &Placement::Node(node))
-                    .map_err(BenchError::System)?;
+                numa::bind(buf.as_ptr() as *mut u8, bytes, &Placement::Node(node))?;
             }
             build_chain(&buf, words, lines, 0x5EED + u64::from(node));
             let mut p = buf.as_ptr() as *const usize;
@@ -188,11 +186,9 @@ pub(crate) fn bandwidth_cell(
 ) -> Result<(f64, Option<String>), BenchError> {
     let threads = cpus.len();
     let words = (bytes as usize / 8 / threads / 8 * 8).max(8);
-    let buf: Buffer<u64> =
-        Buffer::new(words * threads, hugepages, "--bandwidth-size").map_err(BenchError::System)?;
+    let buf: Buffer<u64> = Buffer::new(words * threads, hugepages, "--bandwidth-size")?;
     if let Some(n) = node {
-        numa::bind(buf.as_ptr() as *mut u8, buf.len() * 8, &Placement::Node(n))
-            .map_err(BenchError::System)?;
+        numa::bind(buf.as_ptr() as *mut u8, buf.len() * 8, &Placement::Node(n))?;
     }
     let barrier = SpinBarrier::new(threads);
     let start = Mutex::new(Instant::now());
@@ -262,8 +258,7 @@ impl Benchmark for Numa {
         let bw_bytes = c
             .bandwidth_bytes
             .unwrap_or_else(|| default_traffic_bytes(llc));
-        check_fits(c.latency_bytes.max(bw_bytes), "--bandwidth-size")
-            .map_err(BenchError::Invalid)?;
+        check_fits(c.latency_bytes.max(bw_bytes), "--bandwidth-size")?;
         // Binding is what makes column j node j's memory. Where the kernel
         // refuses mbind (a container's seccomp filter, qemu-user) one node
         // needs none: its pages can be nowhere else.

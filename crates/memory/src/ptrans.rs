@@ -118,7 +118,7 @@ pub struct Matrices {
 impl Matrices {
     /// Allocates the matrices and fills them (A0, B), rows split over
     /// `threads` (first touch).
-    pub fn new(n: usize, threads: usize) -> Result<Matrices, String> {
+    pub fn new(n: usize, threads: usize) -> Result<Matrices, BenchError> {
         let m = Matrices {
             n,
             a: Buffer::new(n * n, true, "--order")?,
@@ -258,7 +258,6 @@ impl Benchmark for Ptrans {
             "--memory-fraction"
         };
         check_fits((n as u64).saturating_mul(n as u64).saturating_mul(16), flag)
-            .map_err(BenchError::Invalid)
     }
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
@@ -271,7 +270,7 @@ impl Benchmark for Ptrans {
             .unwrap_or_else(|| affinity::allowed_cpus().len())
             .max(1);
         ctx.progress.start("memory ptrans", 1);
-        let m = Matrices::new(n, threads).map_err(BenchError::System)?;
+        let m = Matrices::new(n, threads)?;
         let times = timed_passes(&m, threads, c.ntimes);
         let best = times.iter().copied().fold(f64::INFINITY, f64::min);
         let residual = m.residual(times.len(), threads);

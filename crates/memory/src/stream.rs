@@ -464,7 +464,7 @@ fn abs_error_sum(arr: &[f64], expected: f64) -> f64 {
 
 /// STREAM's check: the average absolute error of each array relative to the
 /// value the recurrence gives after `iterations`; `Err` names the array.
-pub fn validate(a: &[f64], b: &[f64], c: &[f64], iterations: usize) -> Result<(), String> {
+pub fn validate(a: &[f64], b: &[f64], c: &[f64], iterations: usize) -> Result<(), BenchError> {
     let (mut aj, mut bj, mut cj) = (1.0f64, 2.0f64, 0.0f64);
     aj *= 2.0;
     for _ in 0..iterations {
@@ -478,9 +478,9 @@ pub fn validate(a: &[f64], b: &[f64], c: &[f64], iterations: usize) -> Result<()
         let avg = sum / arr.len().max(1) as f64;
         let rel = (avg / expected).abs();
         if rel.is_nan() || rel > EPSILON {
-            return Err(format!(
+            return Err(BenchError::System(format!(
                 "validation failed: array {name}: average relative error {rel:e} exceeds {EPSILON:e} (expected {expected:e})"
-            ));
+            )));
         }
     }
     Ok(())
@@ -552,7 +552,7 @@ impl Benchmark for Stream {
     fn validate(&self) -> Result<(), BenchError> {
         self.config.validate()?;
         if let Some(n) = self.config.array_size {
-            check_fits(3 * 8 * n as u64, "--array-size").map_err(BenchError::Invalid)?;
+            check_fits(3 * 8 * n as u64, "--array-size")?;
         }
         if !matches!(self.config.numa, StreamNuma::Local) {
             let roots = nodebench_machine::sysroot::Roots::from_env();
@@ -576,7 +576,7 @@ impl Benchmark for Stream {
         let n = c
             .array_size
             .unwrap_or_else(|| default_array_size(ctx.inventory.last_level_cache_bytes()));
-        check_fits(3 * 8 * n as u64, "--array-size").map_err(BenchError::Invalid)?;
+        check_fits(3 * 8 * n as u64, "--array-size")?;
         let peak = dmi::peak_dram_bandwidth();
         let reference = peak.as_ref().ok().map(|p| Reference {
             name: p.describe(),
@@ -637,9 +637,9 @@ impl Benchmark for Stream {
                 },
             );
             let arrays = Arrays {
-                a: Buffer::new(n, c.hugepages, "--array-size").map_err(BenchError::System)?,
-                b: Buffer::new(n, c.hugepages, "--array-size").map_err(BenchError::System)?,
-                c: Buffer::new(n, c.hugepages, "--array-size").map_err(BenchError::System)?,
+                a: Buffer::new(n, c.hugepages, "--array-size")?,
+                b: Buffer::new(n, c.hugepages, "--array-size")?,
+                c: Buffer::new(n, c.hugepages, "--array-size")?,
             };
             for buf in [&arrays.a, &arrays.b, &arrays.c] {
                 numa::bind(buf.as_ptr() as *mut u8, 8 * n, &team.placement)
@@ -763,6 +763,7 @@ mod tests {
         assert!(
             validate(&a, &vec![6.0; n], &vec![8.0; n], 1)
                 .unwrap_err()
+                .to_string()
                 .contains("array a")
         );
     }
@@ -774,7 +775,12 @@ mod tests {
         let (a, mut b, c) = (vec![30.0; n], vec![6.0; n], vec![8.0; n]);
         assert!(validate(&a, &b, &c, 1).is_ok());
         b[n - 2] = 6.0 + 1e6;
-        assert!(validate(&a, &b, &c, 1).unwrap_err().contains("array b"));
+        assert!(
+            validate(&a, &b, &c, 1)
+                .unwrap_err()
+                .to_string()
+                .contains("array b")
+        );
     }
 
     #[test]

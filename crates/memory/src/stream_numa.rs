@@ -32,7 +32,7 @@ pub enum StreamNuma {
 
 impl StreamNuma {
     /// Parses `--numa`: `local`, `interleave` or `node:N`.
-    pub fn parse(s: &str) -> Result<StreamNuma, String> {
+    pub fn parse(s: &str) -> Result<StreamNuma, BenchError> {
         match s {
             "local" => Ok(StreamNuma::Local),
             "interleave" => Ok(StreamNuma::Interleave),
@@ -40,7 +40,11 @@ impl StreamNuma {
                 .strip_prefix("node:")
                 .and_then(|n| n.parse().ok())
                 .map(StreamNuma::Node)
-                .ok_or_else(|| "expected local, interleave or node:N (e.g. node:1)".to_string()),
+                .ok_or_else(|| {
+                    BenchError::Invalid(
+                        "expected local, interleave or node:N (e.g. node:1)".to_string(),
+                    )
+                }),
         }
     }
 }
@@ -190,7 +194,9 @@ mod tests {
         for bad in ["node:", "node:x", "remote", ""] {
             assert_eq!(
                 StreamNuma::parse(bad),
-                Err("expected local, interleave or node:N (e.g. node:1)".into())
+                Err(BenchError::Invalid(
+                    "expected local, interleave or node:N (e.g. node:1)".into()
+                ))
             );
         }
     }

@@ -32,11 +32,18 @@ pub struct EchoServer {
 
 impl EchoServer {
     /// Binds TCP and UDP on `addr`; the error names the port.
-    pub fn bind(addr: SocketAddr) -> Result<EchoServer, String> {
-        let tcp = TcpListener::bind(addr)
-            .map_err(|e| format!("--port {} (pingpong echo): {e}", addr.port()))?;
-        let udp = UdpSocket::bind(tcp.local_addr().map_err(|e| e.to_string())?)
-            .map_err(|e| format!("--port {} (pingpong echo, UDP): {e}", addr.port()))?;
+    pub fn bind(addr: SocketAddr) -> Result<EchoServer, BenchError> {
+        let tcp = TcpListener::bind(addr).map_err(|e| {
+            BenchError::System(format!("--port {} (pingpong echo): {e}", addr.port()))
+        })?;
+        let udp = UdpSocket::bind(
+            tcp.local_addr()
+                .map_err(|e| e.to_string())
+                .map_err(BenchError::System)?,
+        )
+        .map_err(|e| {
+            BenchError::System(format!("--port {} (pingpong echo, UDP): {e}", addr.port()))
+        })?;
         Ok(EchoServer {
             tcp,
             udp,
@@ -60,12 +67,16 @@ impl EchoServer {
     /// Serves until `cancel` is set: a thread for UDP, one per TCP connection
     /// (at most [`MAX_CONNECTIONS`]); every socket has a timeout so the loops
     /// notice cancellation.
-    pub fn serve(self, cancel: &Cancel) -> Result<(), String> {
+    pub fn serve(self, cancel: &Cancel) -> Result<(), BenchError> {
         let poll = Duration::from_millis(200);
-        self.tcp.set_nonblocking(true).map_err(|e| e.to_string())?;
+        self.tcp
+            .set_nonblocking(true)
+            .map_err(|e| e.to_string())
+            .map_err(BenchError::System)?;
         self.udp
             .set_read_timeout(Some(poll))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| e.to_string())
+            .map_err(BenchError::System)?;
         let live = Arc::new(AtomicUsize::new(0));
         let mut accepted = 0usize;
         let cpus = &self.cpus;
@@ -161,9 +172,8 @@ pub fn with_echo_server<R>(
     cpus: Vec<usize>,
     test: impl FnOnce(SocketAddr) -> Result<R, BenchError>,
 ) -> Result<R, BenchError> {
-    let echo = EchoServer::bind(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0))
-        .map_err(BenchError::System)?
-        .pinned_to(cpus);
+    let echo =
+        EchoServer::bind(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0))?.pinned_to(cpus);
     let addr = echo
         .local_addr()
         .ok_or_else(|| BenchError::System("the echo server has no address".into()))?;

@@ -51,7 +51,7 @@ pub fn with_iperf3_server<R>(
         };
         stop.cancel();
         match server.join() {
-            Ok(Err(e)) if outcome.is_err() => Err(BenchError::System(e)),
+            Ok(Err(e)) if outcome.is_err() => Err(e),
             _ => outcome,
         }
     })

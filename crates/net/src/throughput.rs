@@ -310,7 +310,7 @@ impl Throughput {
                 }
             }
             Err(e) => {
-                result.mark_failed(e);
+                result.mark_failed(e.to_string());
             }
         }
         ctx.progress.finish();

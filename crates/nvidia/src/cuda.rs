@@ -6,6 +6,7 @@
 use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
 use std::sync::OnceLock;
 
+use crate::Error;
 use crate::libs::{self, Loaded};
 
 pub type CuResult = c_int;
@@ -63,7 +64,7 @@ macro_rules! driver_api {
         impl Api {
             /// # Safety
             /// The types are those of CUDA's `cuda.h`.
-            unsafe fn load(lib: &Loaded) -> Result<Api, String> {
+            unsafe fn load(lib: &Loaded) -> Result<Api, Error> {
                 // SAFETY: the types are those of CUDA's `cuda.h`, as `load`'s caller promises.
                 Ok(Api { $($field: unsafe { lib.symbol($sym)? },)* })
             }
@@ -121,18 +122,18 @@ unsafe impl Send for Driver {}
 // SAFETY: as for Send: shared use only calls the thread-safe API.
 unsafe impl Sync for Driver {}
 
-static DRIVER: OnceLock<Result<Driver, String>> = OnceLock::new();
+static DRIVER: OnceLock<Result<Driver, Error>> = OnceLock::new();
 
 /// The driver, loaded and `cuInit` once per process; the error is one line
 /// ("no NVIDIA GPU: libcuda.so.1 not found").
-pub fn driver() -> Result<&'static Driver, String> {
+pub fn driver() -> Result<&'static Driver, Error> {
     DRIVER
         .get_or_init(|| {
             let lib = libs::open(&["libcuda.so.1", "libcuda.so"])
-                .map_err(|e| format!("no NVIDIA GPU: {e}"))?;
+                .map_err(|e| Error::Missing(format!("no NVIDIA GPU: {e}")))?;
             // SAFETY: cuda.h's types.
-            let api =
-                unsafe { Api::load(&lib) }.map_err(|e| format!("no usable CUDA driver: {e}"))?;
+            let api = unsafe { Api::load(&lib) }
+                .map_err(|e| Error::Missing(format!("no usable CUDA driver: {e}")))?;
             let d = Driver {
                 api,
                 path: lib.path.clone(),
@@ -140,7 +141,7 @@ pub fn driver() -> Result<&'static Driver, String> {
             };
             // SAFETY: cuInit takes the flags 0 and no pointer.
             d.check("cuInit", unsafe { (d.api.init)(0) })
-                .map_err(|e| format!("no NVIDIA GPU: {e}"))?;
+                .map_err(|e| Error::Missing(format!("no NVIDIA GPU: {e}")))?;
             Ok(d)
         })
         .as_ref()
@@ -149,7 +150,7 @@ pub fn driver() -> Result<&'static Driver, String> {
 
 impl Driver {
     /// `Ok` for CUDA_SUCCESS, else "CALL: CUDA_ERROR_NAME".
-    pub fn check(&self, call: &str, r: CuResult) -> Result<(), String> {
+    pub fn check(&self, call: &str, r: CuResult) -> Result<(), Error> {
         if r == 0 {
             return Ok(());
         }
@@ -164,7 +165,7 @@ impl Driver {
         } else {
             format!("error {r}")
         };
-        Err(format!("{call}: {text}"))
+        Err(Error::Call(format!("{call}: {text}")))
     }
 
     /// The driver's CUDA version ("13.0").
@@ -179,7 +180,7 @@ impl Driver {
     }
 
     /// How many devices the driver sees.
-    pub fn device_count(&self) -> Result<u32, String> {
+    pub fn device_count(&self) -> Result<u32, Error> {
         let mut n = 0;
         // SAFETY: writes one int.
         self.check("cuDeviceGetCount", unsafe {
@@ -189,7 +190,7 @@ impl Driver {
     }
 
     /// Device `ordinal`.
-    pub fn device(&self, ordinal: u32) -> Result<CuDevice, String> {
+    pub fn device(&self, ordinal: u32) -> Result<CuDevice, Error> {
         let mut d = 0;
         // SAFETY: writes one int.
         self.check("cuDeviceGet", unsafe {
@@ -244,7 +245,7 @@ impl Driver {
     }
 
     /// Makes the device's primary context current on this thread.
-    pub fn use_device(&self, dev: CuDevice) -> Result<(), String> {
+    pub fn use_device(&self, dev: CuDevice) -> Result<(), Error> {
         let ctx = self.context(dev)?;
         // SAFETY: a context the driver gave.
         self.check("cuCtxSetCurrent", unsafe {
@@ -253,7 +254,7 @@ impl Driver {
     }
 
     /// The device's primary context (retained for the process).
-    pub fn context(&self, dev: CuDevice) -> Result<CuContext, String> {
+    pub fn context(&self, dev: CuDevice) -> Result<CuContext, Error> {
         let mut ctx: Handle = std::ptr::null_mut();
         // SAFETY: writes one handle; the context lives for the process.
         self.check("cuDevicePrimaryCtxRetain", unsafe {
@@ -273,7 +274,7 @@ impl Driver {
 
     /// Lets the current context reach `peer_ctx`'s memory directly; done
     /// already is fine.
-    pub fn enable_peer_access(&self, peer_ctx: CuContext) -> Result<(), String> {
+    pub fn enable_peer_access(&self, peer_ctx: CuContext) -> Result<(), Error> {
         /// CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED.
         const ALREADY: CuResult = 704;
         // SAFETY: a context the driver gave, no flags.
@@ -284,13 +285,13 @@ impl Driver {
     }
 
     /// Waits for all work of the current context.
-    pub fn synchronize(&self) -> Result<(), String> {
+    pub fn synchronize(&self) -> Result<(), Error> {
         // SAFETY: no arguments.
         self.check("cuCtxSynchronize", unsafe { (self.api.ctx_synchronize)() })
     }
 
     /// Free and total memory of the current context's device.
-    pub fn memory_info(&self) -> Result<(u64, u64), String> {
+    pub fn memory_info(&self) -> Result<(u64, u64), Error> {
         let (mut free, mut total) = (0usize, 0usize);
         // SAFETY: writes two size_t.
         self.check("cuMemGetInfo_v2", unsafe {
@@ -300,7 +301,7 @@ impl Driver {
     }
 
     /// Loads a compiled module (CUBIN or PTX) and looks up `names`.
-    pub fn load_module(&self, image: &[u8], names: &[&str]) -> Result<Vec<Function>, String> {
+    pub fn load_module(&self, image: &[u8], names: &[&str]) -> Result<Vec<Function>, Error> {
         let mut module: Handle = std::ptr::null_mut();
         let mut owned = image.to_vec();
         if owned.last() != Some(&0) {
@@ -313,13 +314,13 @@ impl Driver {
         names
             .iter()
             .map(|n| {
-                let c = CString::new(*n).map_err(|e| e.to_string())?;
+                let c = CString::new(*n).map_err(|e| Error::Call(e.to_string()))?;
                 let mut f: Handle = std::ptr::null_mut();
                 // SAFETY: a module the driver loaded and a C string.
                 self.check("cuModuleGetFunction", unsafe {
                     (self.api.module_get_function)(&mut f, module, c.as_ptr())
                 })
-                .map_err(|e| format!("{e} ({n})"))?;
+                .map_err(|e| e.map(|m| format!("{m} ({n})")))?;
                 Ok(Function(f))
             })
             .collect()
@@ -338,7 +339,7 @@ impl Driver {
         block: u32,
         shared: u32,
         args: &mut [*mut c_void],
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         // SAFETY: per the caller.
         self.check("cuLaunchKernel", unsafe {
             (self.api.launch_kernel)(
@@ -358,7 +359,7 @@ impl Driver {
     }
 
     /// A new event.
-    pub fn event(&self) -> Result<Event, String> {
+    pub fn event(&self) -> Result<Event, Error> {
         let mut e: Handle = std::ptr::null_mut();
         // SAFETY: writes one handle.
         self.check("cuEventCreate", unsafe {
@@ -368,7 +369,7 @@ impl Driver {
     }
 
     /// Records `e` on `stream` (null: the default stream).
-    pub fn record(&self, e: Event, stream: Stream) -> Result<(), String> {
+    pub fn record(&self, e: Event, stream: Stream) -> Result<(), Error> {
         // SAFETY: handles the driver gave.
         self.check("cuEventRecord", unsafe {
             (self.api.event_record)(e.0, stream.0)
@@ -376,7 +377,7 @@ impl Driver {
     }
 
     /// Seconds between two recorded events, once the second has happened.
-    pub fn elapsed(&self, start: Event, end: Event) -> Result<f64, String> {
+    pub fn elapsed(&self, start: Event, end: Event) -> Result<f64, Error> {
         // SAFETY: handles the driver gave.
         self.check("cuEventSynchronize", unsafe {
             (self.api.event_synchronize)(end.0)
@@ -390,7 +391,7 @@ impl Driver {
     }
 
     /// A new stream.
-    pub fn stream(&self) -> Result<Stream, String> {
+    pub fn stream(&self) -> Result<Stream, Error> {
         let mut s: Handle = std::ptr::null_mut();
         // SAFETY: writes one handle.
         self.check("cuStreamCreate", unsafe {
@@ -400,7 +401,7 @@ impl Driver {
     }
 
     /// Device memory of `bytes`, freed when dropped.
-    pub fn alloc(&'static self, bytes: usize) -> Result<DeviceBuffer, String> {
+    pub fn alloc(&'static self, bytes: usize) -> Result<DeviceBuffer, Error> {
         let mut p: CuDevicePtr = 0;
         // SAFETY: writes one pointer.
         self.check("cuMemAlloc_v2", unsafe {
@@ -414,7 +415,7 @@ impl Driver {
     }
 
     /// Page-locked host memory of `bytes`, freed when dropped.
-    pub fn alloc_pinned(&'static self, bytes: usize) -> Result<PinnedBuffer, String> {
+    pub fn alloc_pinned(&'static self, bytes: usize) -> Result<PinnedBuffer, Error> {
         let mut p: *mut c_void = std::ptr::null_mut();
         // SAFETY: writes one pointer.
         self.check("cuMemAllocHost_v2", unsafe {
@@ -437,7 +438,7 @@ pub struct DeviceBuffer {
 
 impl DeviceBuffer {
     /// Copies `src` to the start of the buffer.
-    pub fn upload<T: Copy>(&self, src: &[T]) -> Result<(), String> {
+    pub fn upload<T: Copy>(&self, src: &[T]) -> Result<(), Error> {
         let n = std::mem::size_of_val(src).min(self.bytes);
         // SAFETY: `n` bytes are valid on both sides.
         self.driver.check("cuMemcpyHtoD_v2", unsafe {
@@ -446,18 +447,18 @@ impl DeviceBuffer {
     }
 
     /// Copies the start of the buffer into `dst`.
-    pub fn download<T: Copy>(&self, dst: &mut [T]) -> Result<(), String> {
+    pub fn download<T: Copy>(&self, dst: &mut [T]) -> Result<(), Error> {
         self.download_at(0, dst)
     }
 
     /// Copies from `offset` bytes into the buffer into `dst`.
-    pub fn download_at<T: Copy>(&self, offset: usize, dst: &mut [T]) -> Result<(), String> {
+    pub fn download_at<T: Copy>(&self, offset: usize, dst: &mut [T]) -> Result<(), Error> {
         let n = std::mem::size_of_val(dst);
         if offset + n > self.bytes {
-            return Err(format!(
+            return Err(Error::Call(format!(
                 "download of {n} B at {offset} past a {} B buffer",
                 self.bytes
-            ));
+            )));
         }
         // SAFETY: `n` bytes are valid on both sides.
         self.driver.check("cuMemcpyDtoH_v2", unsafe {

@@ -5,5 +5,8 @@
 //! the GPU benchmarks that run on the driver API are `nodebench-gpu`'s.
 
 pub mod cuda;
+pub mod error;
 pub mod libs;
 pub mod nvml;
+
+pub use error::Error;

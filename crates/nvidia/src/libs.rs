@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use libloading::Library;
 
+use crate::Error;
+
 /// The variable that replaces the search with its directories.
 pub const LIB_DIRS_ENV: &str = "NODEBENCH_CUDA_LIB_DIRS";
 
@@ -30,11 +32,11 @@ impl Loaded {
     ///
     /// # Safety
     /// `T` must be the symbol's true type.
-    pub unsafe fn symbol<T: Copy>(&self, name: &str) -> Result<T, String> {
+    pub unsafe fn symbol<T: Copy>(&self, name: &str) -> Result<T, Error> {
         // SAFETY: per the caller.
         unsafe { self.lib.get::<T>(name.as_bytes()) }
             .map(|s| *s)
-            .map_err(|_| format!("{} has no {name}", self.path))
+            .map_err(|_| Error::Missing(format!("{} has no {name}", self.path)))
     }
 }
 
@@ -134,12 +136,12 @@ fn subdirs(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
 
 /// Opens the first of `names` found in [`search_dirs`]; the error says
 /// what was looked for ("libcuda.so.1 not found").
-pub fn open(names: &[&str]) -> Result<Loaded, String> {
+pub fn open(names: &[&str]) -> Result<Loaded, Error> {
     open_in(&search_dirs(), names)
 }
 
 /// [`open`] over given directories.
-pub fn open_in(dirs: &[Option<PathBuf>], names: &[&str]) -> Result<Loaded, String> {
+pub fn open_in(dirs: &[Option<PathBuf>], names: &[&str]) -> Result<Loaded, Error> {
     let mut errors = Vec::new();
     for dir in dirs {
         for name in names {
@@ -169,9 +171,12 @@ pub fn open_in(dirs: &[Option<PathBuf>], names: &[&str]) -> Result<Loaded, Strin
     }
     let what = names.first().copied().unwrap_or("library");
     if errors.is_empty() {
-        Err(format!("{what} not found"))
+        Err(Error::Missing(format!("{what} not found")))
     } else {
-        Err(format!("{what} would not load ({})", errors.join("; ")))
+        Err(Error::Missing(format!(
+            "{what} would not load ({})",
+            errors.join("; ")
+        )))
     }
 }
 
@@ -234,6 +239,6 @@ mod tests {
         )
         .err()
         .unwrap();
-        assert_eq!(e, "libnodebench-none.so.1 not found");
+        assert_eq!(e, Error::Missing("libnodebench-none.so.1 not found".into()));
     }
 }

@@ -7,6 +7,7 @@
 use std::ffi::{CStr, c_char, c_int, c_uint};
 use std::sync::OnceLock;
 
+use crate::Error;
 use crate::libs::{self, Loaded};
 
 pub type Ret = c_int;
@@ -124,23 +125,25 @@ unsafe impl Send for Nvml {}
 // SAFETY: as for Send: shared use only calls the thread-safe API.
 unsafe impl Sync for Nvml {}
 
-static NVML: OnceLock<Result<Nvml, String>> = OnceLock::new();
+static NVML: OnceLock<Result<Nvml, Error>> = OnceLock::new();
 
 /// NVML, once per process; the error is one line ("no NVIDIA driver:
 /// libnvidia-ml.so.1 not found").
-pub fn nvml() -> Result<&'static Nvml, String> {
+pub fn nvml() -> Result<&'static Nvml, Error> {
     NVML.get_or_init(|| {
         let lib = libs::open(&["libnvidia-ml.so.1", "libnvidia-ml.so"])
-            .map_err(|e| format!("no NVIDIA driver: {e}"))?;
+            .map_err(|e| Error::Missing(format!("no NVIDIA driver: {e}")))?;
         // SAFETY: nvml.h's types.
         let api = unsafe { Api::load(&lib) };
         let init = api
             .init
-            .ok_or("no NVIDIA driver: NVML has no nvmlInit_v2")?;
+            .ok_or_else(|| Error::Missing("no NVIDIA driver: NVML has no nvmlInit_v2".into()))?;
         // SAFETY: no arguments.
         let r = unsafe { init() };
         if r != 0 {
-            return Err(format!("no NVIDIA driver: nvmlInit_v2 returned {r}"));
+            return Err(Error::Missing(format!(
+                "no NVIDIA driver: nvmlInit_v2 returned {r}"
+            )));
         }
         Ok(Nvml {
             api,

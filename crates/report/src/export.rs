@@ -60,9 +60,9 @@ impl fmt::Display for Format {
 }
 
 /// Renders `run` in `format`.
-pub fn export(run: &Run, format: Format) -> Result<String, String> {
+pub fn export(run: &Run, format: Format) -> Result<String, crate::Error> {
     match format {
-        Format::Json => serde_json::to_string_pretty(run).map_err(|e| e.to_string()),
+        Format::Json => serde_json::to_string_pretty(run).map_err(crate::Error::encode),
         Format::Csv => to_csv(run),
         Format::Markdown => Ok(to_markdown(run)),
         Format::Junit => Ok(junit::to_junit(run)),
@@ -73,9 +73,9 @@ pub fn export(run: &Run, format: Format) -> Result<String, String> {
 /// runs, CSV one header and every run's rows (each row names its run),
 /// Markdown the runs one after the other, JUnit one `<testsuites>` with a
 /// suite per run.
-pub fn export_many(runs: &[Run], format: Format) -> Result<String, String> {
+pub fn export_many(runs: &[Run], format: Format) -> Result<String, crate::Error> {
     match format {
-        Format::Json => serde_json::to_string_pretty(runs).map_err(|e| e.to_string()),
+        Format::Json => serde_json::to_string_pretty(runs).map_err(crate::Error::encode),
         Format::Csv => {
             let mut out = String::new();
             for (i, run) in runs.iter().enumerate() {
@@ -135,9 +135,9 @@ fn opt(v: Option<f64>) -> String {
 /// Every metric of the run, one row each, values in canonical units; an
 /// imported figure also as its source printed it (`printed`,
 /// `printed_unit`), empty for a figure nodebench measured or derived.
-pub fn to_csv(run: &Run) -> Result<String, String> {
+pub fn to_csv(run: &Run) -> Result<String, crate::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(CSV_COLUMNS).map_err(|e| e.to_string())?;
+    w.write_record(CSV_COLUMNS).map_err(crate::Error::encode)?;
     let run_id = run.id.map(|i| i.to_string()).unwrap_or_default();
     for (i, r) in run.results.iter().enumerate() {
         for m in &r.metrics {
@@ -176,11 +176,11 @@ pub fn to_csv(run: &Run) -> Result<String, String> {
                 r.started_at.to_rfc3339(),
                 r.metric_disturbed(m).to_string(),
             ])
-            .map_err(|e| e.to_string())?;
+            .map_err(crate::Error::encode)?;
         }
     }
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|e| e.to_string())
+    let bytes = w.into_inner().map_err(crate::Error::encode)?;
+    String::from_utf8(bytes).map_err(crate::Error::encode)
 }
 
 /// The host's state (a `## host` table, where the run has it), then one

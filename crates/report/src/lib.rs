@@ -6,6 +6,7 @@ pub mod burnin;
 pub mod compare;
 pub mod db;
 pub mod dd;
+pub mod error;
 pub mod export;
 pub mod fleet_links;
 pub mod format;
@@ -25,3 +26,5 @@ pub mod table;
 pub mod telemetry;
 pub mod topology;
 pub mod verdicts;
+
+pub use error::Error;

@@ -2,6 +2,7 @@
 //! is judged on and version comparison: the bottom of the `eol` checks,
 //! used by the check loader and the config as well.
 
+use nodebench_core::bench::BenchError;
 use serde::Deserialize;
 
 /// One `[[branch]]` of the table as written.
@@ -33,25 +34,32 @@ pub struct Branch {
 pub const PRODUCTS: &[&str] = &["Apache httpd", "nginx", "PHP", "OpenSSL", "Apache Tomcat"];
 
 /// A branch as written into its checked form.
-pub fn branch(t: BranchText) -> Result<Branch, String> {
+pub fn branch(t: BranchText) -> Result<Branch, BenchError> {
     let what = format!("branch '{} {}'", t.product, t.branch);
     if !PRODUCTS.contains(&t.product.as_str()) {
-        return Err(format!(
+        return Err(BenchError::System(format!(
             "{what}: product must be one of {}",
             PRODUCTS.join(", ")
-        ));
+        )));
     }
     if version(&t.branch).is_none() {
-        return Err(format!("{what}: the branch must be a version like 1.22"));
+        return Err(BenchError::System(format!(
+            "{what}: the branch must be a version like 1.22"
+        )));
     }
-    let end = match &t.end {
-        Some(e) => Some(days(e).ok_or_else(|| format!("{what}: end '{e}' is not YYYY-MM-DD"))?),
-        None => None,
-    };
+    let end =
+        match &t.end {
+            Some(e) => Some(days(e).ok_or_else(|| {
+                BenchError::System(format!("{what}: end '{e}' is not YYYY-MM-DD"))
+            })?),
+            None => None,
+        };
     if let Some(n) = &t.newest
         && !in_branch(n, &t.branch)
     {
-        return Err(format!("{what}: newest '{n}' is not in the branch"));
+        return Err(BenchError::System(format!(
+            "{what}: newest '{n}' is not in the branch"
+        )));
     }
     Ok(Branch {
         product: t.product,

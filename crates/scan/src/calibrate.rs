@@ -8,6 +8,7 @@
 //! candidate is compared with the root's, its directory's and its
 //! extension's samples.
 
+use nodebench_core::bench::BenchError;
 use std::collections::BTreeMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -106,7 +107,7 @@ impl NotFound {
     /// Requests three paths that cannot exist (a file, an `.html` file and
     /// a directory). The first failure ends the scan: a target that does
     /// not answer these answers no check either.
-    pub fn learn(client: &Client, seed: &mut u64) -> Result<NotFound, String> {
+    pub fn learn(client: &Client, seed: &mut u64) -> Result<NotFound, BenchError> {
         let mut samples = Vec::new();
         for suffix in ["", ".html", "/"] {
             let path = format!("/{}{suffix}", random_token(seed));

@@ -7,6 +7,7 @@
 //! checks) and only takes its id, title, severity and remediation from the
 //! file.
 
+use nodebench_core::bench::BenchError;
 use nodebench_core::finding::Severity;
 use regex::Regex;
 use serde::Deserialize;
@@ -278,32 +279,41 @@ impl Check {
 
 impl Catalog {
     /// Loads the embedded check files.
-    pub fn builtin() -> Result<Catalog, String> {
+    pub fn builtin() -> Result<Catalog, BenchError> {
         Catalog::parse(FILES)
     }
 
     /// Loads check files given as (file name, text).
-    pub fn parse(files: &[(&str, &str)]) -> Result<Catalog, String> {
+    pub fn parse(files: &[(&str, &str)]) -> Result<Catalog, BenchError> {
         let mut families = Vec::new();
         let mut checks: Vec<Check> = Vec::new();
         let mut branches = Vec::new();
         let mut eol_checked = None;
         for (file, text) in files {
-            let parsed: FileText =
-                toml::from_str(text).map_err(|e| format!("check file {file}: {e}"))?;
+            let parsed: FileText = toml::from_str(text)
+                .map_err(|e| BenchError::System(format!("check file {file}: {e}")))?;
             for c in parsed.checks {
-                let check = compile(&parsed.family, c).map_err(|e| format!("{file}: {e}"))?;
+                let check = compile(&parsed.family, c)
+                    .map_err(|e| BenchError::System(format!("{file}: {e}")))?;
                 if checks.iter().any(|o| o.id == check.id) {
-                    return Err(format!("{file}: check id '{}' given twice", check.id));
+                    return Err(BenchError::System(format!(
+                        "{file}: check id '{}' given twice",
+                        check.id
+                    )));
                 }
                 checks.push(check);
             }
             for b in parsed.branches {
-                branches.push(crate::branches::branch(b).map_err(|e| format!("{file}: {e}"))?);
+                branches.push(
+                    crate::branches::branch(b)
+                        .map_err(|e| BenchError::System(format!("{file}: {e}")))?,
+                );
             }
             if let Some(c) = parsed.checked {
                 if crate::branches::days(&c).is_none() {
-                    return Err(format!("{file}: checked '{c}' is not YYYY-MM-DD"));
+                    return Err(BenchError::System(format!(
+                        "{file}: checked '{c}' is not YYYY-MM-DD"
+                    )));
                 }
                 eol_checked = Some(c);
             }
@@ -330,9 +340,9 @@ impl Catalog {
 
 /// One check as written into its compiled form, refusing what the format
 /// does not allow (an unsafe method, an unknown probe, a bad regex).
-fn compile(family: &str, c: CheckText) -> Result<Check, String> {
+fn compile(family: &str, c: CheckText) -> Result<Check, BenchError> {
     let id = c.id.clone();
-    let err = |why: String| format!("check '{id}': {why}");
+    let err = |why: String| BenchError::System(format!("check '{id}': {why}"));
     if !id.starts_with(&format!("{family}.")) {
         return Err(err(format!("the id must start with '{family}.'")));
     }
@@ -397,7 +407,7 @@ fn compile(family: &str, c: CheckText) -> Result<Check, String> {
             .into_iter()
             .map(condition)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(err)?;
+            .map_err(|e| err(e.to_string()))?;
         Kind::Request {
             method,
             paths,
@@ -422,8 +432,9 @@ fn compile(family: &str, c: CheckText) -> Result<Check, String> {
 }
 
 /// One condition as written into its compiled form.
-fn condition(t: ConditionText) -> Result<Condition, String> {
-    let regex = |r: &str| Regex::new(r).map_err(|e| format!("regex '{r}': {e}"));
+fn condition(t: ConditionText) -> Result<Condition, BenchError> {
+    let regex =
+        |r: &str| Regex::new(r).map_err(|e| BenchError::System(format!("regex '{r}': {e}")));
     let kinds = [
         t.status.is_some(),
         t.body_any.is_some(),
@@ -433,13 +444,15 @@ fn condition(t: ConditionText) -> Result<Condition, String> {
         t.internal_address.is_some(),
     ];
     if kinds.iter().filter(|k| **k).count() != 1 {
-        return Err(
+        return Err(BenchError::System(
             "each [[check.match]] takes exactly one of status, body_any, body_regex, header, header_absent, internal_address"
                 .into(),
-        );
+        ));
     }
     if t.header.is_none() && (t.regex.is_some() || t.lacks.is_some() || t.or_absent) {
-        return Err("regex, lacks and or_absent go with header".into());
+        return Err(BenchError::System(
+            "regex, lacks and or_absent go with header".into(),
+        ));
     }
     Ok(if let Some(s) = t.status {
         Condition::Status(s)
@@ -454,7 +467,11 @@ fn condition(t: ConditionText) -> Result<Condition, String> {
     } else {
         let name = t.header.unwrap_or_default();
         match (t.regex, t.lacks) {
-            (Some(_), Some(_)) => return Err("header takes regex or lacks, not both".into()),
+            (Some(_), Some(_)) => {
+                return Err(BenchError::System(
+                    "header takes regex or lacks, not both".into(),
+                ));
+            }
             (None, Some(l)) => Condition::HeaderLacks {
                 name,
                 regex: regex(&l)?,
@@ -462,7 +479,7 @@ fn condition(t: ConditionText) -> Result<Condition, String> {
             },
             (r, None) => {
                 if t.or_absent {
-                    return Err("or_absent goes with lacks".into());
+                    return Err(BenchError::System("or_absent goes with lacks".into()));
                 }
                 Condition::Header {
                     name,
@@ -514,16 +531,34 @@ mod tests {
         let refused = |check: &str| Catalog::parse(&[("x.toml", &file(check))]).unwrap_err();
         assert!(
             refused("method = \"PUT\"\npath = \"/\"\n[[check.match]]\nstatus = [200]")
+                .to_string()
                 .contains("method 'PUT'")
         );
-        assert!(refused("probe = \"rm-rf\"").contains("unknown probe 'rm-rf'"));
-        assert!(refused("path = \"/\"\n[[check.match]]\nbody_regex = \"(\"").contains("regex '('"));
+        assert!(
+            refused("probe = \"rm-rf\"")
+                .to_string()
+                .contains("unknown probe 'rm-rf'")
+        );
+        assert!(
+            refused("path = \"/\"\n[[check.match]]\nbody_regex = \"(\"")
+                .to_string()
+                .contains("regex '('")
+        );
         assert!(
             refused("path = \"/\"\n[[check.match]]\nstatus = [200]\nbody_any = [\"a\"]")
+                .to_string()
                 .contains("exactly one")
         );
-        assert!(refused("path = \"/\"").contains("no [[check.match]]"));
-        assert!(refused("path = \"/\"\nseverity2 = 1").contains("unknown field"));
+        assert!(
+            refused("path = \"/\"")
+                .to_string()
+                .contains("no [[check.match]]")
+        );
+        assert!(
+            refused("path = \"/\"\nseverity2 = 1")
+                .to_string()
+                .contains("unknown field")
+        );
         let ok = Catalog::parse(&[(
             "x.toml",
             &file("path = \"/a\"\n[[check.match]]\nheader = \"Server\"\nregex = \"[0-9]\""),

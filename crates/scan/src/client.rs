@@ -6,6 +6,7 @@
 //! followed, every header line as received, and one line saying why a port
 //! that does not speak HTTP answered what it did.
 
+use nodebench_core::bench::BenchError;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Mutex;
@@ -165,13 +166,13 @@ pub struct Client {
 impl Client {
     /// A client of `target` (resolved once), at most `rate` requests per
     /// second, each connect and read waiting at most `timeout`.
-    pub fn new(target: &Target, rate: u32, timeout: Duration) -> Result<Client, String> {
+    pub fn new(target: &Target, rate: u32, timeout: Duration) -> Result<Client, BenchError> {
         let addrs = target.resolve()?;
         let tls = match target.scheme {
             Scheme::Http => None,
             Scheme::Https => {
                 let mut b = SslConnector::builder(SslMethod::tls_client())
-                    .map_err(|e| format!("cannot set up TLS: {e}"))?;
+                    .map_err(|e| BenchError::System(format!("cannot set up TLS: {e}")))?;
                 b.set_verify(SslVerifyMode::NONE);
                 Some(b.build())
             }
@@ -197,7 +198,7 @@ impl Client {
     }
 
     /// Opens a TCP connection to the first address that answers.
-    pub fn connect(&self) -> Result<TcpStream, String> {
+    pub fn connect(&self) -> Result<TcpStream, BenchError> {
         let mut last = String::new();
         for a in &self.addrs {
             match TcpStream::connect_timeout(a, self.timeout) {
@@ -210,11 +211,11 @@ impl Client {
                 Err(e) => last = format!("cannot connect to {a}: {e}"),
             }
         }
-        Err(last)
+        Err(BenchError::System(last))
     }
 
     /// Sends `req` (after the rate limiter's slot) and reads the reply.
-    pub fn send(&self, req: &Request) -> Result<Reply, String> {
+    pub fn send(&self, req: &Request) -> Result<Reply, BenchError> {
         self.limiter.wait();
         self.sent.fetch_add(1, Ordering::Relaxed);
         let tcp = self.connect()?;
@@ -223,16 +224,19 @@ impl Client {
             Some(connector) => {
                 let mut cfg = connector
                     .configure()
-                    .map_err(|e| format!("cannot set up TLS: {e}"))?;
+                    .map_err(|e| BenchError::System(format!("cannot set up TLS: {e}")))?;
                 cfg.set_verify_hostname(false);
                 let sni = self.target.host.parse::<std::net::IpAddr>().is_err();
                 cfg.set_use_server_name_indication(sni);
-                let stream = cfg.connect(&self.target.host, tcp).map_err(|e| {
-                    format!(
-                        "TLS handshake with {} failed ({e}): is it an https port?",
-                        self.target.authority()
-                    )
-                })?;
+                let stream = cfg
+                    .connect(&self.target.host, tcp)
+                    .map_err(|e| {
+                        format!(
+                            "TLS handshake with {} failed ({e}): is it an https port?",
+                            self.target.authority()
+                        )
+                    })
+                    .map_err(BenchError::System)?;
                 Conn::Tls(Box::new(stream))
             }
         };
@@ -256,7 +260,12 @@ impl Client {
         out.extend_from_slice(req.body.as_deref().unwrap_or_default());
         conn.write_all(&out)
             .and_then(|_| conn.flush())
-            .map_err(|e| format!("{}: cannot send the request: {e}", self.target.authority()))?;
+            .map_err(|e| {
+                BenchError::System(format!(
+                    "{}: cannot send the request: {e}",
+                    self.target.authority()
+                ))
+            })?;
         read_reply(
             &mut conn,
             &self.target.authority(),
@@ -273,7 +282,7 @@ fn read_reply(
     authority: &str,
     method: &str,
     request_line: String,
-) -> Result<Reply, String> {
+) -> Result<Reply, BenchError> {
     let mut buf: Vec<u8> = Vec::with_capacity(8192);
     let mut chunk = [0u8; 16384];
     let head_end = loop {
@@ -284,31 +293,37 @@ fn read_reply(
             return Err(not_http(authority, &buf));
         }
         if buf.len() > HEAD_CAP {
-            return Err(format!("{authority}: reply head over {HEAD_CAP} bytes"));
+            return Err(BenchError::System(format!(
+                "{authority}: reply head over {HEAD_CAP} bytes"
+            )));
         }
         match conn.read(&mut chunk) {
             Ok(0) if buf.is_empty() => {
-                return Err(format!(
+                return Err(BenchError::System(format!(
                     "{authority} closed the connection without an HTTP reply (not an HTTP server, or a TLS port spoken to as http?)"
-                ));
+                )));
             }
             Ok(0) => return Err(not_http(authority, &buf)),
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
                 return Err(if buf.is_empty() {
-                    format!(
+                    BenchError::System(format!(
                         "{authority} sent no HTTP reply before the timeout (not an HTTP server?)"
-                    )
+                    ))
                 } else {
                     not_http(authority, &buf)
                 });
             }
             Err(e) if buf.is_empty() && e.kind() == ErrorKind::ConnectionReset => {
-                return Err(format!(
+                return Err(BenchError::System(format!(
                     "{authority} reset the connection without an HTTP reply (not an HTTP server, or a TLS port spoken to as http?)"
-                ));
+                )));
             }
-            Err(e) => return Err(format!("{authority}: cannot read the reply: {e}")),
+            Err(e) => {
+                return Err(BenchError::System(format!(
+                    "{authority}: cannot read the reply: {e}"
+                )));
+            }
         }
     };
     let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
@@ -361,7 +376,12 @@ fn read_reply(
 }
 
 /// The one line for a peer that answered something other than HTTP.
-fn not_http(authority: &str, got: &[u8]) -> String {
+fn not_http(authority: &str, got: &[u8]) -> BenchError {
+    BenchError::System(not_http_text(authority, got))
+}
+
+/// [`not_http`]'s text.
+fn not_http_text(authority: &str, got: &[u8]) -> String {
     if got.first().is_some_and(|b| (0x14..=0x17).contains(b)) && got.get(1) == Some(&3) {
         return format!("{authority} answered with TLS, not plain HTTP: use https://{authority}");
     }
@@ -403,7 +423,7 @@ fn dechunk(raw: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    fn reply(raw: &[u8], method: &str) -> Result<Reply, String> {
+    fn reply(raw: &[u8], method: &str) -> Result<Reply, BenchError> {
         read_reply(&mut &raw[..], "h:1", method, "GET / HTTP/1.1".into())
     }
 
@@ -426,19 +446,23 @@ mod tests {
 
     #[test]
     fn other_protocols_get_one_line_saying_what_came() {
-        let e = reply(b"SSH-2.0-OpenSSH_9.2\r\n", "GET").unwrap_err();
+        let e = reply(b"SSH-2.0-OpenSSH_9.2\r\n", "GET")
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "h:1 did not answer HTTP (it sent 'SSH-2.0-OpenSSH_9.2..')"
         );
         let e = reply(&[0x15, 3, 1, 0, 2, 2, 70], "GET").unwrap_err();
         assert!(
-            e.contains("answered with TLS, not plain HTTP: use https://h:1"),
+            e.to_string()
+                .contains("answered with TLS, not plain HTTP: use https://h:1"),
             "{e}"
         );
         let e = reply(b"", "GET").unwrap_err();
         assert!(
-            e.contains("closed the connection without an HTTP reply"),
+            e.to_string()
+                .contains("closed the connection without an HTTP reply"),
             "{e}"
         );
     }

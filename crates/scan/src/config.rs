@@ -37,8 +37,9 @@ pub const URL_FORM: &str = "http[s]://HOST[:PORT][/BASE]";
 
 impl Target {
     /// Parses `http[s]://HOST[:PORT][/BASE]`.
-    pub fn parse(url: &str) -> Result<Target, String> {
-        let bad = |why: &str| format!("URL '{url}': {why}; expected {URL_FORM}");
+    pub fn parse(url: &str) -> Result<Target, BenchError> {
+        let bad =
+            |why: &str| BenchError::Invalid(format!("URL '{url}': {why}; expected {URL_FORM}"));
         let (scheme, rest) = if let Some(r) = url.strip_prefix("http://") {
             (Scheme::Http, r)
         } else if let Some(r) = url.strip_prefix("https://") {
@@ -108,13 +109,16 @@ impl Target {
     }
 
     /// The addresses the host resolves to.
-    pub fn resolve(&self) -> Result<Vec<SocketAddr>, String> {
+    pub fn resolve(&self) -> Result<Vec<SocketAddr>, BenchError> {
         let addrs: Vec<SocketAddr> = (self.host.as_str(), self.port)
             .to_socket_addrs()
-            .map_err(|e| format!("cannot resolve host '{}': {e}", self.host))?
+            .map_err(|e| BenchError::System(format!("cannot resolve host '{}': {e}", self.host)))?
             .collect();
         if addrs.is_empty() {
-            return Err(format!("host '{}' has no address", self.host));
+            return Err(BenchError::System(format!(
+                "host '{}' has no address",
+                self.host
+            )));
         }
         Ok(addrs)
     }
@@ -193,7 +197,7 @@ impl Default for ScanConfig {
 impl ScanConfig {
     /// The parsed target.
     pub fn target(&self) -> Result<Target, BenchError> {
-        Target::parse(&self.url).map_err(BenchError::Invalid)
+        Target::parse(&self.url)
     }
 
     /// The day of `--as-of` (days since 1970-01-01), today without it.
@@ -290,7 +294,7 @@ mod tests {
             "http://h/?q",
         ] {
             let e = Target::parse(bad).unwrap_err();
-            assert!(e.contains(URL_FORM), "{e}");
+            assert!(e.to_string().contains(URL_FORM), "{e}");
         }
     }
 

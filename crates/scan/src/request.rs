@@ -3,6 +3,7 @@
 //! threads within the time budget, and each reply judged against the
 //! checks' conditions; and the write probes of `--probe-write`.
 
+use nodebench_core::bench::BenchError;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::sync::Mutex;
@@ -112,9 +113,10 @@ pub fn send_all(
     concurrency: usize,
     deadline: Instant,
     cancel: &Cancel,
-) -> Vec<Option<Result<Reply, String>>> {
+) -> Vec<Option<Result<Reply, BenchError>>> {
     let next = AtomicUsize::new(0);
-    let replies: Mutex<Vec<Option<Result<Reply, String>>>> = Mutex::new(vec![None; requests.len()]);
+    let replies: Mutex<Vec<Option<Result<Reply, BenchError>>>> =
+        Mutex::new(vec![None; requests.len()]);
     std::thread::scope(|s| {
         for _ in 0..concurrency.min(requests.len()).max(1) {
             s.spawn(|| {
@@ -345,7 +347,7 @@ pub fn write_probes(
     put: &Check,
     delete: &Check,
     seed: &mut u64,
-) -> Result<WriteOutcome, String> {
+) -> Result<WriteOutcome, BenchError> {
     let token = random_token(seed);
     let path = format!("/{token}.txt");
     let content = format!("nodebench scan write probe {token}\n");

@@ -32,7 +32,7 @@ impl Scan {
     /// requests by method with their paths, the TLS handshakes, the limits.
     pub fn plan_text(&self) -> Result<String, BenchError> {
         let target = self.config.target()?;
-        let catalog = Catalog::builtin().map_err(BenchError::System)?;
+        let catalog = Catalog::builtin()?;
         let mut seed = 1;
         let root = ["/".to_string()];
         let requests = request::plan(&catalog.checks, target.scheme, &mut seed, &root, &[]);
@@ -100,8 +100,8 @@ impl Benchmark for Scan {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         let c = &self.config;
         let target = c.target()?;
-        let catalog = Catalog::builtin().map_err(BenchError::System)?;
-        let client = Client::new(&target, c.rate, c.timeout).map_err(BenchError::System)?;
+        let catalog = Catalog::builtin()?;
+        let client = Client::new(&target, c.rate, c.timeout)?;
         let started = Instant::now();
         let deadline = started + c.budget;
         let mut seed = calibrate::seed();
@@ -122,7 +122,7 @@ impl Benchmark for Scan {
                     target.base
                 ))
             } else {
-                BenchError::System(e)
+                e
             }
         })?;
         result.set_param(param::NOT_FOUND, not_found.summary());
@@ -177,7 +177,7 @@ impl Benchmark for Scan {
                 not_found.add(what, &req.path, reply);
             }
         }
-        let mut replies: Vec<Option<Result<crate::client::Reply, String>>> = planned
+        let mut replies: Vec<Option<Result<crate::client::Reply, BenchError>>> = planned
             .iter()
             .map(|(r, _)| cached(r).map(|reply| Ok(reply.clone())))
             .collect();
@@ -196,7 +196,7 @@ impl Benchmark for Scan {
         for ((_, readers), reply) in planned.iter().zip(&replies) {
             match reply {
                 None => skipped += 1,
-                Some(Err(e)) => failed.push(e.clone()),
+                Some(Err(e)) => failed.push(e.to_string()),
                 Some(Ok(reply)) => {
                     for (i, path) in readers {
                         let check = &catalog.checks[*i];

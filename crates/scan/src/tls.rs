@@ -8,6 +8,7 @@
 //! alone (the server's DH group size); and whether plain HTTP on
 //! `--http-port` redirects to https.
 
+use nodebench_core::bench::BenchError;
 use std::net::IpAddr;
 
 use nodebench_core::finding::Finding;
@@ -47,42 +48,49 @@ fn handshake(
     client: &Client,
     versions: Option<(SslVersion, SslVersion)>,
     ciphers: Option<&str>,
-) -> Result<Result<SslStream<std::net::TcpStream>, String>, String> {
-    let mut b =
-        SslConnector::builder(SslMethod::tls_client()).map_err(|e| format!("TLS setup: {e}"))?;
+) -> Result<Result<SslStream<std::net::TcpStream>, BenchError>, BenchError> {
+    let mut b = SslConnector::builder(SslMethod::tls_client())
+        .map_err(|e| BenchError::System(format!("TLS setup: {e}")))?;
     b.set_verify(SslVerifyMode::NONE);
     if let Some((min, max)) = versions {
         b.set_min_proto_version(Some(min))
-            .map_err(|e| format!("TLS setup: {e}"))?;
+            .map_err(|e| BenchError::System(format!("TLS setup: {e}")))?;
         b.set_max_proto_version(Some(max))
-            .map_err(|e| format!("TLS setup: {e}"))?;
+            .map_err(|e| BenchError::System(format!("TLS setup: {e}")))?;
         b.set_cipher_list("ALL:@SECLEVEL=0")
-            .map_err(|e| format!("TLS setup: {e}"))?;
+            .map_err(|e| BenchError::System(format!("TLS setup: {e}")))?;
     }
     if let Some(list) = ciphers {
         // This OpenSSL may know none of the weak suites (then there is
         // nothing to offer, and nothing to find).
         if b.set_cipher_list(list).is_err() {
-            return Ok(Err("no weak suite in this OpenSSL".into()));
+            return Ok(Err(BenchError::System(
+                "no weak suite in this OpenSSL".into(),
+            )));
         }
         b.set_max_proto_version(Some(SslVersion::TLS1_2))
-            .map_err(|e| format!("TLS setup: {e}"))?;
+            .map_err(|e| BenchError::System(format!("TLS setup: {e}")))?;
     }
     if versions.is_none() && ciphers.is_none() {
         // Small keys and old signatures are what the checks look for: do
         // not refuse them first.
         b.set_cipher_list("DEFAULT:@SECLEVEL=0")
-            .map_err(|e| format!("TLS setup: {e}"))?;
+            .map_err(|e| BenchError::System(format!("TLS setup: {e}")))?;
     }
     let connector = b.build();
-    let tcp = client.connect()?;
+    let tcp = client
+        .connect()
+        .map_err(|e| e.to_string())
+        .map_err(BenchError::System)?;
     let target = client.target();
     let mut cfg = connector
         .configure()
-        .map_err(|e| format!("TLS setup: {e}"))?;
+        .map_err(|e| BenchError::System(format!("TLS setup: {e}")))?;
     cfg.set_verify_hostname(false);
     cfg.set_use_server_name_indication(target.host.parse::<IpAddr>().is_err());
-    Ok(cfg.connect(&target.host, tcp).map_err(|e| e.to_string()))
+    Ok(cfg
+        .connect(&target.host, tcp)
+        .map_err(|e| BenchError::System(e.to_string())))
 }
 
 /// A name as `CN=x, O=y`.
@@ -468,11 +476,11 @@ fn ssl3_client_hello() -> Vec<u8> {
 
 /// Sends the SSL 3.0 ClientHello; the suite of a ServerHello for SSL 3.0,
 /// `None` for an alert, a hello of another version or a closed connection.
-pub fn ssl3_accepted(client: &Client) -> Result<Option<u16>, String> {
+pub fn ssl3_accepted(client: &Client) -> Result<Option<u16>, BenchError> {
     use std::io::{Read, Write};
     let mut tcp = client.connect()?;
     tcp.write_all(&ssl3_client_hello())
-        .map_err(|e| format!("SSL 3.0 ClientHello: {e}"))?;
+        .map_err(|e| BenchError::System(format!("SSL 3.0 ClientHello: {e}")))?;
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     // Record header (5) + handshake header (4) + version (2) + random (32)

@@ -54,3 +54,15 @@ pub enum SlurmError {
         waited_s: u64,
     },
 }
+
+impl nodebench_core::error::Kind for SlurmError {
+    /// A value the flags gave is input (exit 2); a Slurm command, a file
+    /// or a job that did not end failed (exit 1).
+    fn kind(&self) -> nodebench_core::error::ErrorKind {
+        use nodebench_core::error::ErrorKind;
+        match self {
+            SlurmError::Invalid(_) => ErrorKind::Usage,
+            _ => ErrorKind::Failed,
+        }
+    }
+}

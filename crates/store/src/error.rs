@@ -74,3 +74,15 @@ pub(crate) fn postgres_message(e: &postgres::Error) -> String {
         None => e.to_string(),
     }
 }
+
+impl nodebench_core::error::Kind for StoreError {
+    /// A store location refused or a run id it does not hold is input
+    /// (exit 2); anything else failed (exit 1).
+    fn kind(&self) -> nodebench_core::error::ErrorKind {
+        use nodebench_core::error::ErrorKind;
+        match self {
+            StoreError::NotFound(_) | StoreError::Location(_) => ErrorKind::Usage,
+            _ => ErrorKind::Failed,
+        }
+    }
+}

@@ -59,7 +59,8 @@ impl PostgresStore {
         };
         let mut config = Config::from_str(url).map_err(|e| open_error(postgres_message(&e)))?;
         if config.get_password().is_none()
-            && let Some(p) = credentials::password_for(url, "--store").map_err(open_error)?
+            && let Some(p) =
+                credentials::password_for(url, "--store").map_err(|e| open_error(e.to_string()))?
         {
             config.password(p);
         }

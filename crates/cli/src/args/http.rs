@@ -2,6 +2,7 @@
 //! sweep` and `http download`, and the one conversion of each into its
 //! config.
 
+use nodebench_core::units::ParseError;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -245,7 +246,7 @@ fn parse_server_threads(s: &str) -> Result<usize, String> {
 
 /// A request or connection count (`100`, `10k`); 0 passes, for the load
 /// config's check to refuse with the flag named.
-fn parse_requests(s: &str) -> Result<u64, String> {
+fn parse_requests(s: &str) -> Result<u64, ParseError> {
     if s.trim() == "0" {
         return Ok(0);
     }

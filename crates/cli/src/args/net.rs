@@ -1,6 +1,7 @@
 //! `nodebench net ...`: the flags of `net serve`, `net tcp`, `net udp` and
 //! `net pingpong`, and the one conversion of each into its config.
 
+use nodebench_core::bench::BenchError;
 use std::net::{IpAddr, ToSocketAddrs};
 use std::time::Duration;
 
@@ -234,9 +235,12 @@ pub struct PingpongArgs {
 }
 
 /// The echo port of the server whose iperf3 port is `port`: the next one.
-pub fn echo_port(port: u16) -> Result<u16, String> {
-    port.checked_add(1)
-        .ok_or_else(|| format!("--port: {port} leaves no room for the echo port (port + 1)"))
+pub fn echo_port(port: u16) -> Result<u16, BenchError> {
+    port.checked_add(1).ok_or_else(|| {
+        BenchError::Invalid(format!(
+            "--port: {port} leaves no room for the echo port (port + 1)"
+        ))
+    })
 }
 
 impl TryFrom<&PingpongArgs> for PingpongConfig {
@@ -249,7 +253,7 @@ impl TryFrom<&PingpongArgs> for PingpongConfig {
             None => d.server,
             Some(h) => {
                 let host = h.trim_matches(|c| c == '[' || c == ']');
-                (host, echo_port(a.port)?)
+                (host, echo_port(a.port).map_err(|e| e.to_string())?)
                     .to_socket_addrs()
                     .map_err(|e| format!("cannot resolve {h}: {e}"))?
                     .next()

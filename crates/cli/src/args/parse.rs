@@ -4,8 +4,10 @@
 //! config's `validate`. A default shown in help is written from the
 //! config's own `Default`, so it is written once.
 
+use nodebench_core::bench::BenchError;
 use std::time::Duration;
 
+use nodebench_core::units::ParseError;
 use nodebench_core::{affinity, units};
 
 /// A parsed `--threads` list (a newtype so clap takes it as one value).
@@ -13,10 +15,8 @@ use nodebench_core::{affinity, units};
 pub struct ThreadList(pub Vec<usize>);
 
 /// A thread list: `1,2,4,8`, `1..8`, `1..16:x2` or `all`.
-pub fn parse_threads(s: &str) -> Result<ThreadList, String> {
-    units::parse_thread_list(s, affinity::allowed_cpus().len())
-        .map(ThreadList)
-        .map_err(|e| e.to_string())
+pub fn parse_threads(s: &str) -> Result<ThreadList, ParseError> {
+    units::parse_thread_list(s, affinity::allowed_cpus().len()).map(ThreadList)
 }
 
 /// CPUs to pin threads to (`--cpus 0,2-3`), each one this process may run on.
@@ -24,34 +24,33 @@ pub fn parse_threads(s: &str) -> Result<ThreadList, String> {
 pub struct CpuList(pub Vec<usize>);
 
 /// A CPU list: `0`, `1,3`, `0-3`.
-pub fn parse_cpus(s: &str) -> Result<CpuList, String> {
+pub fn parse_cpus(s: &str) -> Result<CpuList, BenchError> {
     affinity::parse_cpus(s).map(CpuList)
 }
 
 /// A positive duration: `500ms`, `10s`, `5m`.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    units::parse_duration(s).map_err(|e| e.to_string())
+pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
+    units::parse_duration(s)
 }
 
 /// A positive count: `100`, `10k`.
-pub fn parse_count(s: &str) -> Result<u64, String> {
-    units::parse_count(s).map_err(|e| e.to_string())
+pub fn parse_count(s: &str) -> Result<u64, ParseError> {
+    units::parse_count(s)
 }
 
 /// A positive size in bytes: `8`, `8KiB`, `8MiB`, `1.28GB`.
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    match units::parse_size(s) {
-        Ok(0) => Err(format!(
+pub fn parse_size(s: &str) -> Result<u64, ParseError> {
+    match units::parse_size(s)? {
+        0 => Err(ParseError(format!(
             "invalid size '{s}': expected a positive size like 8, 8KiB, 8MiB, 1.28GB"
-        )),
-        Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
+        ))),
+        n => Ok(n),
     }
 }
 
 /// A bit rate in bits/s: `100M`, `1.5G`, `0` for unlimited.
-pub fn parse_bitrate(s: &str) -> Result<u64, String> {
-    units::parse_bitrate(s).map_err(|e| e.to_string())
+pub fn parse_bitrate(s: &str) -> Result<u64, ParseError> {
+    units::parse_bitrate(s)
 }
 
 /// The values a list flag was given, or `default` when it was not given.

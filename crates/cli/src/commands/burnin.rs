@@ -289,8 +289,12 @@ fn suite_workloads(name_or_file: &str) -> Result<Vec<Workload>, String> {
         out.push(Workload {
             name: step.name.clone(),
             make: Box::new(move || {
-                super::benchmark(&cli.command)
-                    .unwrap_or_else(|error| Box::new(Unbuildable { id, error }))
+                super::benchmark(&cli.command).unwrap_or_else(|e| {
+                    Box::new(Unbuildable {
+                        id,
+                        error: e.to_string(),
+                    })
+                })
             }),
             throughput: Throughput {
                 benchmark: bench,

@@ -34,7 +34,7 @@ pub fn run(cli: &Cli, cmd: &FleetCommand) -> Result<()> {
 fn check(args: &HostsArgs) -> Result<()> {
     let hosts = load(args)?;
     let local = binaries(args)?;
-    let ssh = Ssh::new(&hosts, args.connect_timeout).map_err(anyhow::Error::msg)?;
+    let ssh = Ssh::new(&hosts, args.connect_timeout)?;
     let checks = nodebench_fleet::check(&ssh, &hosts.hosts, args.parallel);
     let mut rows = vec![row(&[
         "host",
@@ -75,7 +75,10 @@ fn check(args: &HostsArgs) -> Result<()> {
 /// it needs on the hosts: a top-level command as given; a local suite file
 /// copied to each host and run there (`suite run ./suite-ID.toml`); else a
 /// suite name (`suite run NAME`).
-fn remote_args(target: &[String], fleet_id: &str) -> Result<(Vec<String>, Vec<Upload>), String> {
+fn remote_args(
+    target: &[String],
+    fleet_id: &str,
+) -> Result<(Vec<String>, Vec<Upload>), nodebench_fleet::Error> {
     let first = target[0].as_str();
     let is_command = Cli::command()
         .get_subcommands()
@@ -338,7 +341,7 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<()> {
         rows.push(cells);
     }
     let refs: Vec<&Run> = runs.iter().collect();
-    let merged = nodebench_fleet::http::merge(&refs).map_err(anyhow::Error::msg)?;
+    let merged = nodebench_fleet::http::merge(&refs)?;
     let mut total = vec!["all".to_string(), String::new(), String::new()];
     total.extend(
         latency_cells(&[])

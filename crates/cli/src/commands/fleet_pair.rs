@@ -86,7 +86,7 @@ pub fn run(cli: &Cli, args: &PairArgs) -> Result<()> {
                 .pairs
                 .iter()
                 .map(|(a, b)| Ok((index(a)?, index(b)?)))
-                .collect::<Result<Vec<_>, String>>()?;
+                .collect::<Result<Vec<_>, nodebench_fleet::Error>>()?;
             return Ok(Chosen {
                 plan: Plan {
                     pairs: list,
@@ -105,7 +105,7 @@ pub fn run(cli: &Cli, args: &PairArgs) -> Result<()> {
         };
         Ok(Chosen { plan, kind })
     });
-    let chosen = chosen.map_err(usage)?;
+    let chosen = chosen.map_err(|e| CliError::of(&e))?;
     let plan_line = plan_line(&chosen, n, args.max_pairs);
     let Session {
         local,

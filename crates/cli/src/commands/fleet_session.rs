@@ -22,16 +22,11 @@ pub(super) fn load(args: &HostsArgs) -> Result<Hosts> {
         .map_err(|e| CliError::usage(e).into())
 }
 
-/// The binaries the hosts get: `--binary-dir`'s and this one (usage error,
-/// exit 2, for a folder that holds none or two for one architecture).
+/// The binaries the hosts get: `--binary-dir`'s and this one. By the
+/// error's kind: a folder that holds none or two for one architecture is
+/// a usage error (exit 2), this executable unreadable a failure (exit 1).
 pub(super) fn binaries(args: &HostsArgs) -> Result<Binaries> {
-    Binaries::with_dir(args.binary_dir.as_deref()).map_err(|e| {
-        if args.binary_dir.is_some() && e.starts_with("--binary-dir") {
-            CliError::usage(e).into()
-        } else {
-            anyhow::Error::msg(e)
-        }
-    })
+    Binaries::with_dir(args.binary_dir.as_deref()).map_err(|e| CliError::of(&e).into())
 }
 
 /// What each fleet command that runs on the hosts sets up first.
@@ -55,7 +50,7 @@ impl Session {
         Ok(Session {
             local: binaries(args)?,
             cancel: install_signal_handlers()?,
-            ssh: Ssh::new(hosts, args.connect_timeout).map_err(anyhow::Error::msg)?,
+            ssh: Ssh::new(hosts, args.connect_timeout)?,
             store: if cli.no_save {
                 None
             } else {

@@ -2,6 +2,7 @@
 //! benchmark a subcommand names.
 
 use anyhow::Result;
+use nodebench_core::bench::BenchError;
 use nodebench_core::bench::Benchmark;
 use nodebench_http::download::Download;
 use nodebench_http::load::HttpLoad;
@@ -17,17 +18,21 @@ pub fn run(cli: &Cli, cmd: &HttpCommand) -> Result<()> {
     if let HttpCommand::Serve(a) = cmd {
         return serve(a);
     }
-    let bench = benchmark(cmd).map_err(anyhow::Error::msg)?;
+    let bench = benchmark(cmd)?;
     run_benchmarks(cli, vec![bench], false)
 }
 
 /// The benchmark `cmd` names, configured by its arguments. Fails when
 /// `--body-file` cannot be read, and for `http serve`, which is no benchmark.
-pub fn benchmark(cmd: &HttpCommand) -> Result<Box<dyn Benchmark>, String> {
+pub fn benchmark(cmd: &HttpCommand) -> Result<Box<dyn Benchmark>, BenchError> {
     Ok(match cmd {
-        HttpCommand::Serve(_) => return Err("http serve is a server, not a benchmark".into()),
+        HttpCommand::Serve(_) => {
+            return Err(BenchError::System(
+                "http serve is a server, not a benchmark".into(),
+            ));
+        }
         HttpCommand::Load(a) => Box::new(HttpLoad {
-            config: a.try_into()?,
+            config: a.try_into().map_err(BenchError::System)?,
         }),
         HttpCommand::Sweep(a) => Box::new(Sweep { config: a.into() }),
         HttpCommand::Download(a) => Box::new(Download { config: a.into() }),
@@ -53,7 +58,7 @@ fn serve(a: &HttpServeArgs) -> Result<()> {
     }
     let threads = config.threads;
     let help: Vec<String> = config.endpoints.0.iter().map(|e| e.help()).collect();
-    let server = Server::bind(config).map_err(anyhow::Error::msg)?;
+    let server = Server::bind(config)?;
     outln!(
         "listening on http://{} ({threads} worker threads; keep-alive: {} requests per connection, {} s idle timeout)",
         server.local_addr(),
@@ -68,7 +73,7 @@ fn serve(a: &HttpServeArgs) -> Result<()> {
         outln!("  {line}");
     }
     let counts = server.counts();
-    server.serve(&cancel).map_err(anyhow::Error::msg)?;
+    server.serve(&cancel)?;
     let per_thread: Vec<String> = counts
         .requests_per_worker()
         .iter()

@@ -30,6 +30,7 @@ mod suite;
 mod suites;
 
 use anyhow::Result;
+use nodebench_core::bench::BenchError;
 use nodebench_core::bench::Benchmark;
 
 use crate::args::{Cli, Command};
@@ -84,7 +85,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
 /// The benchmark a benchmark subcommand (`cpu ops ...`) names, configured by
 /// its arguments, for suites. Fails for a command that is no benchmark, and
 /// where the arguments need the machine (a host to resolve, a body file).
-pub fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, String> {
+pub fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, BenchError> {
     match cmd {
         Command::Cpu(c) => Ok(cpu::benchmark(c)),
         Command::Memory(c) => Ok(memory::benchmark(c)),
@@ -95,6 +96,6 @@ pub fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, String> {
         Command::Db(c) => Ok(db::benchmark(c)),
         Command::Power(c) => Ok(power::benchmark(c)),
         Command::Scan(a) => Ok(scan::benchmark(a)),
-        _ => Err("not a benchmark command".into()),
+        _ => Err(BenchError::System("not a benchmark command".into())),
     }
 }

@@ -1,6 +1,8 @@
 //! `nodebench net ...`: the iperf3-compatible server with the ping-pong
 //! echo, or the client benchmark a subcommand names.
 
+use crate::CliError;
+use nodebench_core::bench::BenchError;
 use std::net::SocketAddr;
 
 use anyhow::Result;
@@ -19,19 +21,23 @@ pub fn run(cli: &Cli, cmd: &NetCommand) -> Result<()> {
     if let NetCommand::Serve(a) = cmd {
         return serve(a);
     }
-    let bench = benchmark(cmd).map_err(anyhow::Error::msg)?;
+    let bench = benchmark(cmd)?;
     run_benchmarks(cli, vec![bench], false)
 }
 
 /// The benchmark `cmd` names, configured by its arguments. Fails when the
 /// host does not resolve, and for `net serve`, which is no benchmark.
-pub fn benchmark(cmd: &NetCommand) -> Result<Box<dyn Benchmark>, String> {
+pub fn benchmark(cmd: &NetCommand) -> Result<Box<dyn Benchmark>, BenchError> {
     Ok(match cmd {
-        NetCommand::Serve(_) => return Err("net serve is a server, not a benchmark".into()),
+        NetCommand::Serve(_) => {
+            return Err(BenchError::System(
+                "net serve is a server, not a benchmark".into(),
+            ));
+        }
         NetCommand::Tcp(a) => Box::new(Throughput { config: a.into() }),
         NetCommand::Udp(a) => Box::new(Throughput { config: a.into() }),
         NetCommand::Pingpong(a) => Box::new(Pingpong {
-            config: a.try_into()?,
+            config: a.try_into().map_err(BenchError::System)?,
         }),
     })
 }
@@ -40,9 +46,10 @@ pub fn benchmark(cmd: &NetCommand) -> Result<Box<dyn Benchmark>, String> {
 /// Ctrl-C (exit 0) or --max-tests tests ran.
 fn serve(a: &ServeArgs) -> Result<()> {
     let cancel = install_signal_handlers()?;
-    let echo_port = echo_port(a.port).map_err(anyhow::Error::msg)?;
-    let echo = EchoServer::bind(SocketAddr::new(a.bind, echo_port))
-        .map_err(anyhow::Error::msg)?
+    // A --port without a next port for the echo has always exited 1 here
+    // (the benchmarks' check refuses it as input, exit 2).
+    let echo_port = echo_port(a.port).map_err(CliError::failed)?;
+    let echo = EchoServer::bind(SocketAddr::new(a.bind, echo_port))?
         .pinned_to(a.cpus.as_ref().map(|c| c.0.clone()).unwrap_or_default());
     let cfg = ServerConfig::from(a);
     let result = std::thread::scope(|s| {
@@ -77,6 +84,6 @@ fn serve(a: &ServeArgs) -> Result<()> {
         let _ = echo_thread.join();
         served
     });
-    result.map_err(anyhow::Error::msg)?;
+    result?;
     Ok(())
 }

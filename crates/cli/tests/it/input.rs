@@ -524,3 +524,99 @@ fn flags_act_where_they_are_listed() {
         &["'-1' for '--threads <LIST>'", "1,2,4,8"],
     );
 }
+
+/// The codes of the README's "Exit codes" table, in its order.
+fn readme_exit_codes() -> Vec<i32> {
+    let readme = include_str!("../../../../README.md");
+    let section = readme
+        .split("### Exit codes")
+        .nth(1)
+        .expect("the README has an Exit codes section");
+    section
+        .lines()
+        .skip_while(|l| !l.starts_with("| code"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cell = l.trim_start_matches('|').split('|').next().unwrap().trim();
+            cell.parse().unwrap_or_else(|_| panic!("not a code: {l}"))
+        })
+        .collect()
+}
+
+/// The `EXIT_*` constants of `src/error.rs`, and 0.
+fn error_rs_exit_codes() -> Vec<i32> {
+    let source = include_str!("../../src/error.rs");
+    let mut codes: Vec<i32> = source
+        .lines()
+        .filter(|l| l.starts_with("pub const EXIT_"))
+        .map(|l| {
+            let value = l.rsplit('=').next().unwrap().trim().trim_end_matches(';');
+            value.parse().unwrap_or_else(|_| panic!("not a code: {l}"))
+        })
+        .collect();
+    codes.push(0);
+    codes
+}
+
+/// The README's table of exit codes is `src/error.rs`'s, code for code, and
+/// a real command exits with each: 0 done, 1 a threshold not met, 2 a flag
+/// refused, 3 no NVIDIA GPU (none found where the library search is
+/// pointed at an empty folder), 130 Ctrl-C.
+#[test]
+fn every_exit_code_of_the_readme_table_is_error_rs_and_a_command_exits_with_it() {
+    let listed = readme_exit_codes();
+    let (mut sorted, mut constants) = (listed.clone(), error_rs_exit_codes());
+    sorted.sort_unstable();
+    constants.sort_unstable();
+    assert_eq!(sorted, constants, "README table vs src/error.rs");
+    assert_eq!(listed, vec![0, 1, 2, 3, 130]);
+    let no_cuda = tempfile::tempdir().unwrap();
+    let quick = |extra: &[&str]| {
+        bin()
+            .args(["--no-save", "-q"])
+            .args(QUICK_OPS)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    for code in listed {
+        let out = match code {
+            0 => quick(&[]),
+            1 => quick(&[
+                "--assert",
+                "cpu.ops rate{kernel=int.scalar,threads=1} >= 1000 Top/s",
+            ]),
+            2 => quick(&["--threads", "0"]),
+            3 => bin()
+                .args(["--no-save", "-q", "gpu", "stream"])
+                .env("NODEBENCH_CUDA_LIB_DIRS", no_cuda.path())
+                .output()
+                .unwrap(),
+            130 => {
+                let child = bin()
+                    .args(["--no-save", "-q", "cpu", "ops", "--threads", "1"])
+                    .args(["--duration", "300ms", "--repeats", "5", "--quiet"])
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(1500));
+                common::interrupt(child.id());
+                child.wait_with_output().unwrap()
+            }
+            other => panic!("no command for exit code {other}"),
+        };
+        assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
+        match code {
+            1 => assert!(
+                stderr(&out).contains("error: acceptance failed: 1 of 1 threshold(s) not met"),
+                "{}",
+                stderr(&out)
+            ),
+            2 => one_line_error(&out, 2, &["error: ", "--threads"]),
+            3 => one_line_error(&out, 3, &["error: no NVIDIA GPU: "]),
+            _ => {}
+        }
+    }
+}

@@ -41,7 +41,7 @@ pub const CONFIDENCE: f64 = 0.95;
 pub use crate::repeat_mode::{MAX_REPEATS, Mode};
 
 /// A relative interval target: `2%` or `0.02`, above 0 and under 100 %.
-pub fn parse_fraction(s: &str) -> Result<f64, String> {
+pub fn parse_fraction(s: &str) -> Result<f64, BenchError> {
     let t = s.trim();
     let v = match t.strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
@@ -49,9 +49,9 @@ pub fn parse_fraction(s: &str) -> Result<f64, String> {
     };
     match v {
         Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
-        _ => Err(format!(
+        _ => Err(BenchError::Invalid(format!(
             "invalid interval '{s}': expected a share above 0 and under 100 %, as 2% or 0.02"
-        )),
+        ))),
     }
 }
 

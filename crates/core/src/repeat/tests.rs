@@ -128,7 +128,7 @@ fn flags_are_parsed_and_checked_with_one_line_naming_them() {
     assert_eq!(parse_fraction(" 0.5 % "), Ok(0.005));
     for bad in ["0", "0%", "100%", "2", "-1%", "x", "%"] {
         let e = parse_fraction(bad).unwrap_err();
-        assert!(e.contains("2% or 0.02"), "{bad}: {e}");
+        assert!(e.to_string().contains("2% or 0.02"), "{bad}: {e}");
     }
     let check = |cfg: RepeatConfig| match cfg.validate() {
         Err(BenchError::Invalid(m)) => m,

@@ -8,6 +8,7 @@
 //! else multi-row INSERTs. The preload scans `updates`' clustered and
 //! secondary indexes and `hundred` into the buffer pool.
 
+use nodebench_core::bench::BenchError;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -65,7 +66,7 @@ impl std::fmt::Debug for MysqlConnector {
 impl MysqlConnector {
     /// A connector on `url`, its password looked up once where the URL
     /// has none.
-    pub fn new(url: &str) -> Result<MysqlConnector, String> {
+    pub fn new(url: &str) -> Result<MysqlConnector, BenchError> {
         Ok(MysqlConnector {
             url: url.to_string(),
             password: credentials::password_for(url, "--db")?,

@@ -9,6 +9,7 @@
 //! preload is `pg_prewarm` where the extension is installed, else full
 //! scans.
 
+use nodebench_core::bench::BenchError;
 use std::io::Write;
 
 use nodebench_core::bench::Cancel;
@@ -51,7 +52,7 @@ impl std::fmt::Debug for PostgresConnector {
 impl PostgresConnector {
     /// A connector on `url`, its password looked up once where the URL
     /// has none.
-    pub fn new(url: &str) -> Result<PostgresConnector, String> {
+    pub fn new(url: &str) -> Result<PostgresConnector, BenchError> {
         Ok(PostgresConnector {
             url: url.to_string(),
             password: credentials::password_for(url, "--db")?,

@@ -89,7 +89,7 @@ impl Default for TpccConfig {
 
 impl TpccConfig {
     /// The target `--db` names: a scratch SQLite file when not given.
-    pub fn target(&self) -> Result<Target, String> {
+    pub fn target(&self) -> Result<Target, BenchError> {
         self.db
             .as_deref()
             .map_or(Ok(Target::Sqlite(None)), Target::parse)
@@ -114,9 +114,9 @@ impl TpccConfig {
 
 impl Config for TpccConfig {
     fn validate(&self) -> Result<(), BenchError> {
-        let target = self.target().map_err(BenchError::Invalid)?;
+        let target = self.target()?;
         if let Target::Postgres(url) | Target::Mysql(url) = &target {
-            nodebench_core::credentials::check_password_source(url).map_err(BenchError::Invalid)?;
+            nodebench_core::credentials::check_password_source(url)?;
         }
         if !(1..=MAX_WAREHOUSES).contains(&self.warehouses) {
             return Err(BenchError::Invalid(format!(

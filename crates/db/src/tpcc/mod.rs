@@ -58,7 +58,7 @@ impl Benchmark for Tpcc {
 
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.config.validate()?;
-        let target = self.config.target().map_err(BenchError::Invalid)?;
+        let target = self.config.target()?;
         on_target(
             &target,
             &self.config.scratch_dir,

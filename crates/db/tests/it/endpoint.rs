@@ -103,7 +103,8 @@ fn a_missing_or_unloaded_database_is_one_line_naming_db() {
     let e = IrEndpoint::new(format!("sqlite:{}", missing.display()))
         .open()
         .err()
-        .unwrap();
+        .unwrap()
+        .to_string();
     assert_eq!(
         e,
         format!(
@@ -123,14 +124,16 @@ fn a_missing_or_unloaded_database_is_one_line_naming_db() {
         .err()
         .unwrap();
     assert!(
-        e.contains(": no AS3AP database there; load it first"),
+        e.to_string()
+            .contains(": no AS3AP database there; load it first"),
         "{e}"
     );
 
     let bad = IrEndpoint::new("oracle://u:secret@h/db");
     let e = bad.validate().unwrap_err();
     assert!(
-        e.starts_with("--db: expected sqlite:PATH") && !e.contains("secret"),
+        e.to_string().starts_with("--db: expected sqlite:PATH")
+            && !e.to_string().contains("secret"),
         "{e}"
     );
     assert_eq!(bad.target(), "(invalid --db)");
@@ -139,7 +142,9 @@ fn a_missing_or_unloaded_database_is_one_line_naming_db() {
     assert!(!pg.help().contains("secret"));
     let e = pg.open().err().unwrap();
     assert!(
-        e.starts_with("--db postgres://bench@127.0.0.1:1/as3ap: ") && !e.contains("secret"),
+        e.to_string()
+            .starts_with("--db postgres://bench@127.0.0.1:1/as3ap: ")
+            && !e.to_string().contains("secret"),
         "{e}"
     );
 }

@@ -46,7 +46,7 @@ struct Worker {
 
 impl Worker {
     /// Worker `w`'s new scratch file under the run's directory.
-    fn create(c: &IozoneConfig, w: usize) -> Result<Worker, String> {
+    fn create(c: &IozoneConfig, w: usize) -> Result<Worker, BenchError> {
         let scratch = ScratchFile::create(&c.dir, &format!("iozone{w}"))?;
         let file = scratch.open(OpenMode {
             direct: c.direct,
@@ -98,13 +98,13 @@ impl Iozone {
     ) -> CellEnd {
         match self.workers(record) {
             Ok(workers) => self.run_tests(ctx, &workers, file_size, record, &mut false, done),
-            Err(e) => CellEnd::Failed(e),
+            Err(e) => CellEnd::Failed(e.to_string()),
         }
     }
 
     /// Every worker's new scratch file, checked for the record size when
     /// the run bypasses the page cache.
-    fn workers(&self, record: u64) -> Result<Vec<Worker>, String> {
+    fn workers(&self, record: u64) -> Result<Vec<Worker>, BenchError> {
         let c = &self.config;
         let workers: Vec<Worker> = (0..c.workers)
             .map(|w| Worker::create(c, w))
@@ -112,10 +112,10 @@ impl Iozone {
         if c.direct {
             let align = scratch::direct_alignment(workers[0].scratch.path());
             if !record.is_multiple_of(align) {
-                return Err(format!(
+                return Err(BenchError::System(format!(
                     "--record-size: {record} B is not a multiple of the direct-I/O alignment {align} B of --dir {}",
                     c.dir.display()
-                ));
+                )));
             }
         }
         Ok(workers)
@@ -138,7 +138,7 @@ impl Iozone {
                 return CellEnd::Cancelled;
             }
             if let Err(e) = prepare(c, test, workers, file_size, record, laid_out, &ctx.cancel) {
-                return CellEnd::Failed(e);
+                return CellEnd::Failed(e.to_string());
             }
             let (rw, access, engine) = test.job(c.engine, 0x1234_5678 + ti as u64);
             let seed = (c.verify && test.writes_every_record()).then_some(0xC0FFEE ^ ti as u64);
@@ -163,7 +163,7 @@ impl Iozone {
             // when all children are ready.
             let barrier = Barrier::new(workers.len() + 1);
             let cancel = ctx.cancel.clone();
-            let (outcomes, wall): (Vec<Result<JobOutcome, String>>, f64) =
+            let (outcomes, wall): (Vec<Result<JobOutcome, BenchError>>, f64) =
                 std::thread::scope(|s| {
                     let handles: Vec<_> = workers
                         .iter()
@@ -226,7 +226,7 @@ impl Iozone {
         let c = &self.config;
         let workers = match self.workers(record) {
             Ok(w) => w,
-            Err(e) => return result.mark_failed(e),
+            Err(e) => return result.mark_failed(e.to_string()),
         };
         let covered = file_size / record * record;
         for w in &workers {
@@ -240,7 +240,7 @@ impl Iozone {
                 &ctx.cancel,
             );
             if let Err(e) = pre {
-                return result.mark_failed(e);
+                return result.mark_failed(e.to_string());
             }
         }
         if ctx.cancel.is_cancelled() {
@@ -259,7 +259,7 @@ impl Iozone {
                 &mut figures,
             ) {
                 CellEnd::Done => {}
-                CellEnd::Failed(e) => return Err(e),
+                CellEnd::Failed(e) => return Err(BenchError::System(e)),
                 CellEnd::Cancelled => return Ok(None),
             }
             record_round(result, &figures, file_size, record, c.workers, round);
@@ -278,7 +278,7 @@ impl Iozone {
                     result.mark_cancelled();
                 }
             }
-            Err(e) => result.mark_failed(e),
+            Err(e) => result.mark_failed(e.to_string()),
         }
     }
 
@@ -339,12 +339,12 @@ fn prepare(
     record: u64,
     laid_out: &mut bool,
     cancel: &Cancel,
-) -> Result<(), String> {
+) -> Result<(), BenchError> {
     if test.creates() {
         for w in workers {
             w.file
                 .set_len(0)
-                .map_err(|e| format!("truncating {}: {e}", w.path))?;
+                .map_err(|e| BenchError::System(format!("truncating {}: {e}", w.path)))?;
         }
     } else if test.needs_data() && !*laid_out {
         // Lay the file out for tests that read or rewrite it.

@@ -27,7 +27,7 @@ fn reported_bytes_match_the_kernel_accounting() {
             sync: false,
         }) {
             Ok(f) => f,
-            Err(e) if e.contains("does not support O_DIRECT") => {
+            Err(e) if e.to_string().contains("does not support O_DIRECT") => {
                 eprintln!("reported_bytes_match_the_kernel_accounting: skipped: {e}");
                 return;
             }

@@ -39,7 +39,11 @@ fn a_full_file_system_is_a_clear_error_and_leaves_no_file() {
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     let _ = Command::new("umount").arg(dir.path()).status();
     let err = result.unwrap_err();
-    assert!(err.starts_with("no space left on device: writing"), "{err}");
-    assert!(err.contains(" at offset "), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("no space left on device: writing"),
+        "{err}"
+    );
+    assert!(err.to_string().contains(" at offset "), "{err}");
     assert!(left.is_empty(), "scratch file left behind");
 }

@@ -177,7 +177,7 @@ pub fn run_thread(plan: &ThreadPlan, cfg: &LoadConfig, cancel: &Cancel) -> Threa
     let addr = match cfg.target.resolve() {
         Ok(a) => a,
         Err(e) => {
-            stats.fatal = Some(e);
+            stats.fatal = Some(e.to_string());
             return stats;
         }
     };

@@ -41,7 +41,7 @@ pub struct LoadOutcome {
 /// invalid or no connection could be made at all.
 pub fn run_load(cfg: &LoadConfig, cancel: &Cancel) -> Result<LoadOutcome, BenchError> {
     cfg.validate()?;
-    cfg.target.resolve().map_err(BenchError::System)?;
+    cfg.target.resolve()?;
     // The open-model schedule starts a moment after the threads are
     // spawned, so the first requests are not late by the spawn time.
     let lead = match cfg.model {

@@ -18,7 +18,7 @@ pub(super) struct Dynamic {
 /// Each worker's handlers of `config`'s endpoints (a database endpoint:
 /// one connection per worker); the first refusal, one line naming the flag.
 pub(super) fn open(config: &ServerConfig) -> Result<Vec<Vec<Dynamic>>, String> {
-    config.endpoints.validate()?;
+    config.endpoints.validate().map_err(|e| e.to_string())?;
     (0..config.threads)
         .map(|_| {
             config
@@ -29,7 +29,7 @@ pub(super) fn open(config: &ServerConfig) -> Result<Vec<Vec<Dynamic>>, String> {
                     Ok(Dynamic {
                         path: e.path().to_string(),
                         help: e.help(),
-                        handler: e.open()?,
+                        handler: e.open().map_err(|e| e.to_string())?,
                     })
                 })
                 .collect()

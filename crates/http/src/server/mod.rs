@@ -27,6 +27,7 @@ mod handle;
 mod head;
 pub mod http1;
 
+use nodebench_core::bench::BenchError;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::{self, Read, Write};
@@ -104,34 +105,41 @@ impl Server {
     /// Binds the listening socket, prepares the workers' event loops and
     /// opens each worker's handlers of the dynamic endpoints; the error
     /// names the flag at fault.
-    pub fn bind(config: ServerConfig) -> Result<Server, String> {
+    pub fn bind(config: ServerConfig) -> Result<Server, BenchError> {
         if config.threads == 0 || config.threads > MAX_THREADS {
-            return Err(format!(
+            return Err(BenchError::System(format!(
                 "--threads: expected 1 to {MAX_THREADS} worker threads, got {}",
                 config.threads
-            ));
+            )));
         }
         if config.keepalive_timeout.is_zero() {
-            return Err("--keepalive-timeout: expected a positive duration like 15s".into());
+            return Err(BenchError::System(
+                "--keepalive-timeout: expected a positive duration like 15s".into(),
+            ));
         }
-        let dynamic = dynamic::open(&config)?;
-        let listener = Listener::bind(config.bind)?;
+        let dynamic = dynamic::open(&config).map_err(BenchError::System)?;
+        let listener = Listener::bind(config.bind).map_err(BenchError::System)?;
         let addr = listener
             .local_addr()
-            .map_err(|e| format!("--bind {}: {e}", config.bind))?;
+            .map_err(|e| BenchError::System(format!("--bind {}: {e}", config.bind)))?;
         let inboxes = (0..config.threads)
-            .map(|_| Inbox::new().map_err(|e| format!("cannot create an eventfd: {e}")))
-            .collect::<Result<Vec<_>, String>>()?;
+            .map(|_| {
+                Inbox::new()
+                    .map_err(|e| BenchError::System(format!("cannot create an eventfd: {e}")))
+            })
+            .collect::<Result<Vec<_>, BenchError>>()?;
         let epolls = inboxes
             .iter()
             .map(|inbox| {
-                let ep =
-                    Epoll::new().map_err(|e| format!("cannot create an epoll instance: {e}"))?;
-                ep.add(inbox.fd(), INBOX, IN)
-                    .map_err(|e| format!("cannot watch a worker's eventfd: {e}"))?;
+                let ep = Epoll::new().map_err(|e| {
+                    BenchError::System(format!("cannot create an epoll instance: {e}"))
+                })?;
+                ep.add(inbox.fd(), INBOX, IN).map_err(|e| {
+                    BenchError::System(format!("cannot watch a worker's eventfd: {e}"))
+                })?;
                 Ok(ep)
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, BenchError>>()?;
         Ok(Server {
             shared: Arc::new(Shared {
                 inboxes,
@@ -198,14 +206,15 @@ impl Server {
 
     /// Serves until `cancel` is set, then returns (the first thread's
     /// error, if any).
-    pub fn serve(self, cancel: &Cancel) -> Result<(), String> {
+    pub fn serve(self, cancel: &Cancel) -> Result<(), BenchError> {
         let workers = start(
             self.listener,
             self.epolls,
             self.dynamic,
             &self.shared,
             cancel,
-        )?;
+        )
+        .map_err(BenchError::System)?;
         let mut first_error = Ok(());
         for w in workers {
             let outcome = w
@@ -215,7 +224,7 @@ impl Server {
                 first_error = outcome;
             }
         }
-        first_error
+        first_error.map_err(BenchError::System)
     }
 }
 

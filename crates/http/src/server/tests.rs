@@ -338,8 +338,12 @@ fn bad_configs_name_the_flag() {
         f(&mut cfg);
         Server::bind(cfg).err().unwrap()
     };
-    assert!(bad(|c| c.threads = 0).contains("--threads"));
-    assert!(bad(|c| c.keepalive_timeout = Duration::ZERO).contains("--keepalive-timeout"));
+    assert!(bad(|c| c.threads = 0).to_string().contains("--threads"));
+    assert!(
+        bad(|c| c.keepalive_timeout = Duration::ZERO)
+            .to_string()
+            .contains("--keepalive-timeout")
+    );
     let taken = Server::bind(ServerConfig::default()).unwrap();
     let e = bad_bind(taken.local_addr());
     assert!(e.contains("--bind/--port"), "{e}");
@@ -352,6 +356,7 @@ fn bad_bind(addr: SocketAddr) -> String {
     })
     .err()
     .unwrap()
+    .to_string()
 }
 
 #[test]

@@ -385,10 +385,12 @@ impl nodebench_core::endpoint::Endpoint for Flaky {
     fn target(&self) -> String {
         "test".into()
     }
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), nodebench_core::bench::BenchError> {
         Ok(())
     }
-    fn open(&self) -> Result<Box<dyn nodebench_core::endpoint::Handler>, String> {
+    fn open(
+        &self,
+    ) -> Result<Box<dyn nodebench_core::endpoint::Handler>, nodebench_core::bench::BenchError> {
         Ok(Box::new(FlakyHandler(0)))
     }
 }

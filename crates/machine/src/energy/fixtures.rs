@@ -88,13 +88,14 @@ pub fn files(name: &str) -> Option<Vec<(String, String)>> {
 }
 
 /// Writes tree `name` under `root` (as `root/sys/...`).
-pub fn write(name: &str, root: &Path) -> Result<(), String> {
-    let files = files(name).ok_or_else(|| format!("no power tree named {name}"))?;
+pub fn write(name: &str, root: &Path) -> Result<(), crate::Error> {
+    let files =
+        files(name).ok_or_else(|| crate::Error::Io(format!("no power tree named {name}")))?;
     for (rel, text) in files {
         let p = root.join(rel);
         std::fs::create_dir_all(p.parent().expect("a path under the root"))
             .and_then(|_| std::fs::write(&p, text))
-            .map_err(|e| format!("{}: {e}", p.display()))?;
+            .map_err(|e| crate::Error::Io(format!("{}: {e}", p.display())))?;
     }
     Ok(())
 }

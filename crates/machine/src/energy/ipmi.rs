@@ -25,7 +25,7 @@ pub struct Reading {
 /// The reply of `ipmitool dcmi power reading`: its reading when the power
 /// measurement is active; else why there is none (not active, or the
 /// BMC's or ipmitool's own error line).
-pub fn parse(reply: &str) -> Result<Reading, String> {
+pub fn parse(reply: &str) -> Result<Reading, crate::Error> {
     let field = |name: &str| {
         reply.lines().find_map(|l| {
             let (k, v) = l.split_once(':')?;
@@ -39,23 +39,25 @@ pub fn parse(reply: &str) -> Result<Reading, String> {
             .map(str::trim)
             .find(|l| !l.is_empty())
             .unwrap_or("no reply");
-        return Err(format!("IPMI DCMI: {why}"));
+        return Err(crate::Error::Unknown(format!("IPMI DCMI: {why}")));
     };
     match field("Power reading state is") {
         Some(state) if state.eq_ignore_ascii_case("activated") => {}
         Some(state) => {
-            return Err(format!(
+            return Err(crate::Error::Unknown(format!(
                 "IPMI DCMI: the BMC's power measurement is {state} (its zeros are not readings)"
-            ));
+            )));
         }
         None => {
-            return Err(
+            return Err(crate::Error::Unknown(
                 "IPMI DCMI: the reply does not say whether power measurement is active".into(),
-            );
+            ));
         }
     }
     let watts = first_number(&watts).ok_or_else(|| {
-        format!("IPMI DCMI: instantaneous power reading '{watts}' is not a number")
+        crate::Error::Unknown(format!(
+            "IPMI DCMI: instantaneous power reading '{watts}' is not a number"
+        ))
     })?;
     let period_s = field("Sampling period").and_then(|p| first_number(&p));
     Ok(Reading { watts, period_s })
@@ -89,7 +91,7 @@ pub fn discover(found: &mut Found) {
     let reading = match parse(&ask()) {
         Ok(r) => r,
         Err(why) => {
-            found.notes.push(why);
+            found.notes.push(why.to_string());
             return;
         }
     };
@@ -163,15 +165,18 @@ mod tests {
     #[test]
     fn an_inactive_measurement_is_no_reading_never_a_zero() {
         let err = parse(INACTIVE).unwrap_err();
-        assert!(err.contains("power measurement is deactivated"), "{err}");
+        assert!(
+            err.to_string().contains("power measurement is deactivated"),
+            "{err}"
+        );
     }
 
     #[test]
     fn a_refusal_is_said_in_the_bmcs_words() {
         assert_eq!(
-            parse(REFUSED).unwrap_err(),
+            parse(REFUSED).unwrap_err().to_string(),
             "IPMI DCMI: DCMI request failed because: Invalid command (c1)"
         );
-        assert_eq!(parse("").unwrap_err(), "IPMI DCMI: no reply");
+        assert_eq!(parse("").unwrap_err().to_string(), "IPMI DCMI: no reply");
     }
 }

@@ -201,12 +201,13 @@ unsafe impl Send for Watch {}
 impl Watch {
     /// Starts watching the GPU at PCI bus id `bus_id` (as the CUDA driver
     /// gives it).
-    pub fn open(bus_id: &str) -> Result<Watch, String> {
+    pub fn open(bus_id: &str) -> Result<Watch, crate::Error> {
         let n = nvml::nvml()?;
-        let id = CString::new(bus_id).map_err(|e| e.to_string())?;
+        let id = CString::new(bus_id).map_err(|e| crate::Error::Unknown(e.to_string()))?;
         let mut device: Device = std::ptr::null_mut();
-        ask!(n, handle_by_bus_id, id.as_ptr(), &mut device)
-            .ok_or_else(|| format!("NVML does not know the GPU at {bus_id}"))?;
+        ask!(n, handle_by_bus_id, id.as_ptr(), &mut device).ok_or_else(|| {
+            crate::Error::Unknown(format!("NVML does not know the GPU at {bus_id}"))
+        })?;
         let mut index: c_uint = 0;
         let _ = ask!(n, index, device, &mut index);
         let mut report = Report {

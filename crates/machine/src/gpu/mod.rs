@@ -23,7 +23,7 @@ pub fn collect(roots: &Roots) -> Gpus {
         Ok(n) => n,
         Err(e) => {
             return Gpus {
-                unavailable: Some(e),
+                unavailable: Some(e.to_string()),
                 ..Gpus::default()
             };
         }

@@ -170,15 +170,17 @@ pub fn parse_memory_devices(table: &[u8]) -> Vec<MemoryDevice> {
 /// unknown data width is assumed to be 64 bits wide; devices with unknown
 /// speed contribute nothing. Errs with a one-line reason when no populated
 /// device has a known speed.
-pub fn peak_from_devices(devices: Vec<MemoryDevice>) -> Result<DramPeak, String> {
+pub fn peak_from_devices(devices: Vec<MemoryDevice>) -> Result<DramPeak, crate::Error> {
     if devices.is_empty() {
-        return Err("SMBIOS lists no populated memory devices (type 17)".to_string());
+        return Err(crate::Error::Unknown(
+            "SMBIOS lists no populated memory devices (type 17)".to_string(),
+        ));
     }
     if devices.iter().all(|d| d.speed_mts == 0) {
-        return Err(format!(
+        return Err(crate::Error::Unknown(format!(
             "none of the {} populated memory devices in SMBIOS reports a speed",
             devices.len()
-        ));
+        )));
     }
     let bytes_per_second = devices
         .iter()
@@ -194,8 +196,8 @@ pub fn peak_from_devices(devices: Vec<MemoryDevice>) -> Result<DramPeak, String>
 /// Reads /sys/firmware/dmi/tables/DMI (usually readable by root only) and
 /// derives the peak DRAM bandwidth from it; Err(reason) when the table is
 /// missing, unreadable or lists no usable memory device.
-pub fn peak_dram_bandwidth() -> Result<DramPeak, String> {
-    peak_from_table_file(Path::new(DMI_TABLE_PATH))
+pub fn peak_dram_bandwidth() -> Result<DramPeak, crate::Error> {
+    peak_from_table_file(Path::new(DMI_TABLE_PATH)).map_err(crate::Error::Unknown)
 }
 
 /// Reads an SMBIOS table file and derives the peak from it.
@@ -227,7 +229,7 @@ fn peak_from_table_file(path: &Path) -> Result<DramPeak, String> {
             path.display()
         ));
     }
-    peak_from_devices(parse_memory_devices(&table))
+    peak_from_devices(parse_memory_devices(&table)).map_err(|e| e.to_string())
 }
 
 /// Data width used for the peak: the reported one, or 64 bits when unknown.
@@ -655,7 +657,7 @@ mod tests {
         ]);
         assert!(parse_memory_devices(&t).is_empty());
         let err = peak_from_devices(parse_memory_devices(&t)).unwrap_err();
-        assert!(!err.contains('\n'));
+        assert!(!err.to_string().contains('\n'));
         assert!(peak_from_devices(Vec::new()).is_err());
     }
 
@@ -720,9 +722,15 @@ mod tests {
         match peak_dram_bandwidth() {
             Ok(peak) => assert!(peak.bytes_per_second > 0.0, "{}", peak.describe()),
             Err(reason) => {
-                assert!(!reason.is_empty() && !reason.contains('\n'), "{reason}");
+                assert!(
+                    !reason.to_string().is_empty() && !reason.to_string().contains('\n'),
+                    "{reason}"
+                );
                 if !Path::new(DMI_TABLE_PATH).exists() {
-                    assert!(reason.starts_with("no SMBIOS table"), "{reason}");
+                    assert!(
+                        reason.to_string().starts_with("no SMBIOS table"),
+                        "{reason}"
+                    );
                 }
             }
         }

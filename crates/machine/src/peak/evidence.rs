@@ -80,7 +80,7 @@ impl Peak {
 /// Every view (table, warning, bottleneck line, JSON, report) reads these.
 pub fn set_result_against(
     result: &mut BenchResult,
-    peak: &Result<Peak, String>,
+    peak: &Result<Peak, crate::Error>,
     peak_param: &str,
     cells: &[(String, usize, f64)],
     rates: &[&str],

@@ -218,14 +218,16 @@ fn has(inv: &Inventory, flag: &str) -> bool {
 }
 
 /// FLOP per cycle per core for the recognised microarchitecture, or why it is unknown.
-pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, String> {
+pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, crate::Error> {
     if let Some(e) = &inv.cpu.emulation {
-        return Err(format!(
+        return Err(crate::Error::Unknown(format!(
             "run under emulation ({e}): the host CPU's peak is not this binary's"
-        ));
+        )));
     }
     let uarch = inv.cpu.microarchitecture.clone().ok_or_else(|| {
-        "microarchitecture not recognised, so the FMA units per core are unknown".to_string()
+        crate::Error::Unknown(
+            "microarchitecture not recognised, so the FMA units per core are unknown".to_string(),
+        )
     })?;
     let name = inv.cpu.model_name.clone().unwrap_or_default();
     let avx512 = has(inv, "avx512f");
@@ -233,7 +235,7 @@ pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, String> {
     let avx2 = has(inv, "avx2");
     let u = uarch.as_str();
     if let Some(arm) = arm_core_flops(inv, u) {
-        return arm;
+        return arm.map_err(crate::Error::Unknown);
     }
     // Scalar FMA ports: two on every x86 core in the table (Intel's ports
     // 0 and 1, AMD's two FMA pipes); Sandy and Ivy Bridge have one multiply
@@ -281,16 +283,16 @@ pub fn core_flops(inv: &Inventory) -> Result<CoreFlops, String> {
             }
         }
         other => {
-            return Err(format!(
+            return Err(crate::Error::Unknown(format!(
                 "no FLOP/cycle entry for microarchitecture '{other}'"
-            ));
+            )));
         }
     };
     // The table assumes the ISA the part advertises; a VM may hide it.
     if dp >= 16 && !(fma && avx2) && !avx512 {
-        return Err(format!(
+        return Err(crate::Error::Unknown(format!(
             "{u} without AVX2/FMA exposed (hidden by a hypervisor?): peak unknown"
-        ));
+        )));
     }
     Ok(CoreFlops {
         dp_per_cycle: dp,
@@ -353,7 +355,7 @@ pub fn peak_load(inv: &Inventory, core: &CoreFlops) -> Load {
 pub fn theoretical_peak(
     inv: &Inventory,
     measure_clock: impl FnOnce(Load) -> Option<f64>,
-) -> Result<Peak, String> {
+) -> Result<Peak, crate::Error> {
     let core = core_flops(inv)?;
     let load = peak_load(inv, &core);
     // Measured effective cores where the run probed them: CPUs that share
@@ -364,7 +366,7 @@ pub fn theoretical_peak(
         _ => (
             inv.cpu
                 .physical_cores
-                .ok_or_else(|| "physical core count unknown".to_string())?,
+                .ok_or_else(|| crate::Error::Unknown("physical core count unknown".to_string()))?,
             "physical",
         ),
     };
@@ -384,7 +386,7 @@ pub fn theoretical_peak(
     } else if let Some(base) = inv.cpu.base_frequency_hz {
         (base, "base".to_string())
     } else {
-        return Err("CPU clock unknown".into());
+        return Err(crate::Error::Unknown("CPU clock unknown".into()));
     };
     if let Some(max) = inv.cpu.max_frequency_hz
         && clock_source.starts_with("measured")

@@ -306,8 +306,8 @@ impl TestOutcome {
 /// ..." (naming `--max-duration`, `--max-bitrate` or `--token` where our
 /// server gave the reason). Cancelling ends the test early and still
 /// exchanges results (bounded by timeouts), so what was measured is kept.
-pub fn run_client(cfg: &ClientConfig, cancel: &Cancel) -> Result<TestOutcome, String> {
-    client::run(cfg, cancel)
+pub fn run_client(cfg: &ClientConfig, cancel: &Cancel) -> Result<TestOutcome, BenchError> {
+    client::run(cfg, cancel).map_err(BenchError::System)
 }
 
 /// What the server accepts.
@@ -363,8 +363,8 @@ pub fn serve(
     cancel: &Cancel,
     on_ready: impl FnOnce(SocketAddr),
     on_test: impl FnMut(TestOutcome),
-) -> Result<(), String> {
-    server::serve(cfg, cancel, on_ready, on_test)
+) -> Result<(), BenchError> {
+    server::serve(cfg, cancel, on_ready, on_test).map_err(BenchError::System)
 }
 
 /// Smallest `TCP_MAXSEG` Linux takes (`TCP_MIN_MSS`).

@@ -5,6 +5,7 @@
 //! These tests need the `iperf3` binary (CI installs it); without it they
 //! fail with a message saying so.
 
+use nodebench_core::bench::BenchError;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -109,7 +110,7 @@ fn start_server(
 ) -> (
     SocketAddr,
     mpsc::Receiver<TestOutcome>,
-    JoinHandle<Result<(), String>>,
+    JoinHandle<Result<(), BenchError>>,
 ) {
     cfg.port = 0;
     let (ready_tx, ready_rx) = mpsc::channel();
@@ -136,7 +137,7 @@ fn start_server(
 fn one_test_server() -> (
     SocketAddr,
     mpsc::Receiver<TestOutcome>,
-    JoinHandle<Result<(), String>>,
+    JoinHandle<Result<(), BenchError>>,
 ) {
     start_server(
         ServerConfig {
@@ -456,14 +457,14 @@ fn refuses_tests_longer_than_max_duration() {
         &cancel,
     );
     let c = client_cfg(addr.port(), Protocol::Tcp);
-    let e = run_client(&c, &Cancel::new()).unwrap_err();
-    assert!(e.contains("--max-duration"), "{e}");
+    let e = run_client(&c, &Cancel::new()).unwrap_err().to_string();
+    assert!(e.to_string().contains("--max-duration"), "{e}");
     // UDP above the bitrate limit.
     let mut c = client_cfg(addr.port(), Protocol::Udp);
     c.duration = Duration::from_secs(1);
     c.bitrate = Some(100_000_000);
-    let e = run_client(&c, &Cancel::new()).unwrap_err();
-    assert!(e.contains("--max-bitrate"), "{e}");
+    let e = run_client(&c, &Cancel::new()).unwrap_err().to_string();
+    assert!(e.to_string().contains("--max-bitrate"), "{e}");
     // A stock client sees iperf3's own wording.
     let out = Command::new(iperf3_bin())
         .args(["-c", "127.0.0.1", "-t", "5", "-p"])
@@ -491,11 +492,11 @@ fn token_is_required_when_set() {
     );
     let mut c = client_cfg(addr.port(), Protocol::Tcp);
     c.duration = Duration::from_secs(1);
-    let e = run_client(&c, &Cancel::new()).unwrap_err();
-    assert!(e.contains("token"), "{e}");
+    let e = run_client(&c, &Cancel::new()).unwrap_err().to_string();
+    assert!(e.to_string().contains("token"), "{e}");
     c.token = Some("wrong".into());
-    let e = run_client(&c, &Cancel::new()).unwrap_err();
-    assert!(e.contains("token"), "{e}");
+    let e = run_client(&c, &Cancel::new()).unwrap_err().to_string();
+    assert!(e.to_string().contains("token"), "{e}");
     c.token = Some("s3cret".into());
     let o = run_client(&c, &Cancel::new()).unwrap();
     assert_tcp_bytes_agree(&o);
@@ -515,8 +516,8 @@ fn second_client_is_told_busy_and_first_is_unaffected() {
     };
     std::thread::sleep(Duration::from_millis(700));
     let t0 = Instant::now();
-    let e = run_client(&c, &Cancel::new()).unwrap_err();
-    assert!(e.contains("busy"), "{e}");
+    let e = run_client(&c, &Cancel::new()).unwrap_err().to_string();
+    assert!(e.to_string().contains("busy"), "{e}");
     assert!(t0.elapsed() < Duration::from_secs(2));
     // A stock client gets the same answer.
     let out = Command::new(iperf3_bin())
@@ -576,7 +577,7 @@ fn malformed_control_messages_do_not_stop_the_server() {
     let mut tries = 0;
     let o = loop {
         match run_client(&c, &Cancel::new()) {
-            Err(e) if e.contains("server busy") && tries < 20 => {
+            Err(e) if e.to_string().contains("server busy") && tries < 20 => {
                 tries += 1;
                 std::thread::sleep(Duration::from_millis(100));
             }
@@ -596,7 +597,9 @@ fn port_in_use_names_the_flag() {
         port,
         ..ServerConfig::default()
     };
-    let e = serve(&cfg, &Cancel::new(), |_| {}, |_| {}).unwrap_err();
+    let e = serve(&cfg, &Cancel::new(), |_| {}, |_| {})
+        .unwrap_err()
+        .to_string();
     assert_eq!(e, format!("--port {port}: address already in use"));
 }
 
@@ -605,8 +608,8 @@ fn closed_port_is_refused_quickly() {
     let port = free_port();
     let c = client_cfg(port, Protocol::Tcp);
     let t0 = Instant::now();
-    let e = run_client(&c, &Cancel::new()).unwrap_err();
-    assert!(e.contains("refused"), "{e}");
+    let e = run_client(&c, &Cancel::new()).unwrap_err().to_string();
+    assert!(e.to_string().contains("refused"), "{e}");
     assert_eq!(
         e,
         format!("cannot connect to 127.0.0.1:{port}: connection refused")
@@ -653,7 +656,7 @@ fn connect_timeout_is_honoured() {
     let mut c = client_cfg(addr.port(), Protocol::Tcp);
     c.connect_timeout = Duration::from_millis(500);
     let t0 = Instant::now();
-    let e = run_client(&c, &Cancel::new()).unwrap_err();
+    let e = run_client(&c, &Cancel::new()).unwrap_err().to_string();
     let took = t0.elapsed();
     assert!(took < Duration::from_secs(2), "{took:?}");
     // Either the SYN was dropped (connect timed out) or the handshake
@@ -662,7 +665,7 @@ fn connect_timeout_is_honoured() {
         e == format!(
             "cannot connect to 127.0.0.1:{}: timed out after 0.5 s",
             addr.port()
-        ) || e.contains("no answer from"),
+        ) || e.to_string().contains("no answer from"),
         "{e}"
     );
 }

@@ -56,7 +56,7 @@ pub const CSV_COLUMNS: [&str; 15] = [
 
 /// Renders `c` in `format`; `colour` colours "% of baseline" in the table
 /// (for a terminal only).
-pub fn render(c: &Comparison, format: CompareFormat, colour: bool) -> Result<String, String> {
+pub fn render(c: &Comparison, format: CompareFormat, colour: bool) -> Result<String, crate::Error> {
     match format {
         CompareFormat::Table => Ok(to_table(c, colour)),
         CompareFormat::Markdown => Ok(to_markdown(c)),
@@ -378,9 +378,9 @@ pub fn to_markdown(c: &Comparison) -> String {
 
 /// One row per metric and side, values in canonical units; the geometric
 /// means follow as rows of benchmark `geomean` and metric `<area>`.
-pub fn to_csv(c: &Comparison) -> Result<String, String> {
+pub fn to_csv(c: &Comparison) -> Result<String, crate::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(CSV_COLUMNS).map_err(|e| e.to_string())?;
+    w.write_record(CSV_COLUMNS).map_err(crate::Error::encode)?;
     let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
     for r in &c.rows {
         let labels: Vec<String> = r.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -408,7 +408,7 @@ pub fn to_csv(c: &Comparison) -> Result<String, String> {
                 opt(cell.interval.map(|i| i.high)),
                 cell.verdict.as_str().to_string(),
             ])
-            .map_err(|e| e.to_string())?;
+            .map_err(crate::Error::encode)?;
         }
     }
     for a in &c.summary {
@@ -430,11 +430,11 @@ pub fn to_csv(c: &Comparison) -> Result<String, String> {
                 String::new(),
                 String::new(),
             ])
-            .map_err(|e| e.to_string())?;
+            .map_err(crate::Error::encode)?;
         }
     }
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|e| e.to_string())
+    let bytes = w.into_inner().map_err(crate::Error::encode)?;
+    String::from_utf8(bytes).map_err(crate::Error::encode)
 }
 
 /// The `benchmark` column of the CSV's geometric-mean rows.

@@ -728,8 +728,15 @@ fn error_key(e: &clap::Error) -> Option<String> {
 pub fn benchmarks(suite: &Suite) -> Result<Vec<Box<dyn Benchmark>>, SuiteError> {
     let mut out: Vec<Box<dyn Benchmark>> = Vec::new();
     for (step, cli) in suite.steps.iter().zip(step_commands(suite)?) {
-        let bench = super::benchmark(&cli.command)
-            .map_err(|e| located(&suite.origin, Some(step.line), Some(&step.name), None, &e))?;
+        let bench = super::benchmark(&cli.command).map_err(|e| {
+            located(
+                &suite.origin,
+                Some(step.line),
+                Some(&step.name),
+                None,
+                &e.to_string(),
+            )
+        })?;
         out.push(Box::new(SuiteStep {
             step: step.name.clone(),
             repeat: step.repeat,

@@ -137,11 +137,11 @@ impl Engine {
         cfg: &LoadConfig,
         cancel: &Cancel,
     ) -> Result<Engine, String> {
-        let addr = cfg.target.resolve()?;
+        let addr = cfg.target.resolve().map_err(|e| e.to_string())?;
         let tls = match cfg.target.scheme {
             Scheme::Http => None,
             Scheme::Https => {
-                let config = tls_config(cfg.http2, cfg.insecure)?;
+                let config = tls_config(cfg.http2, cfg.insecure).map_err(|e| e.to_string())?;
                 let name = ServerName::try_from(cfg.target.host.clone()).map_err(|e| {
                     format!("'{}' is not a valid TLS server name: {e}", cfg.target.host)
                 })?;

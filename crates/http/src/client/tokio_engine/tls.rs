@@ -1,6 +1,7 @@
 //! The rustls client configuration: which certificates are trusted, which
 //! protocols ALPN offers, and the one-line reason of a failed handshake.
 
+use nodebench_core::bench::BenchError;
 use std::io;
 use std::sync::Arc;
 
@@ -54,11 +55,11 @@ impl ServerCertVerifier for AcceptAnyCert {
 /// The rustls client configuration: ring, TLS 1.2 and 1.3, webpki roots (or
 /// any certificate when `insecure`), ALPN `h2` + `http/1.1` when `http2`,
 /// `http/1.1` alone otherwise.
-pub fn tls_config(http2: bool, insecure: bool) -> Result<ClientConfig, String> {
+pub fn tls_config(http2: bool, insecure: bool) -> Result<ClientConfig, BenchError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS setup: {e}"))?;
+        .map_err(|e| BenchError::System(format!("TLS setup: {e}")))?;
     let mut config = if insecure {
         builder
             .dangerous()

@@ -38,22 +38,22 @@ pub const NAMES: [&str; 5] = [
 ];
 
 /// Writes the tree `name` (one of [`NAMES`]) under `root`.
-pub fn write(name: &str, root: &Path) -> Result<(), String> {
+pub fn write(name: &str, root: &Path) -> Result<(), crate::Error> {
     let json = match name {
         "busy-kvm2" => include_str!("fixtures/busy-kvm2.json"),
         "healthy" => include_str!("fixtures/healthy.json"),
         "powersave" => include_str!("fixtures/powersave.json"),
         "container-v2" => include_str!("fixtures/container-v2.json"),
         "container-v1" => include_str!("fixtures/container-v1.json"),
-        _ => return Err(format!("no host tree named {name}")),
+        _ => return Err(crate::Error::Io(format!("no host tree named {name}"))),
     };
-    let files: BTreeMap<String, String> =
-        serde_json::from_str(json).map_err(|e| format!("host tree {name}: {e}"))?;
+    let files: BTreeMap<String, String> = serde_json::from_str(json)
+        .map_err(|e| crate::Error::Io(format!("host tree {name}: {e}")))?;
     for (path, text) in files {
         let p = root.join(path.trim_start_matches('/'));
         fs::create_dir_all(p.parent().expect("a path under the root"))
-            .map_err(|e| format!("{}: {e}", p.display()))?;
-        fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+            .map_err(|e| crate::Error::Io(format!("{}: {e}", p.display())))?;
+        fs::write(&p, text).map_err(|e| crate::Error::Io(format!("{}: {e}", p.display())))?;
     }
     Ok(())
 }

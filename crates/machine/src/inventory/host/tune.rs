@@ -92,7 +92,7 @@ impl Tuned {
     /// `performance` and holds `dma_latency` at 0. A write that fails puts
     /// back what was already written and is the error; a missing
     /// `dma_latency` is noted and skipped.
-    pub fn apply(roots: &Roots, dma_latency: &Path) -> Result<Tuned, String> {
+    pub fn apply(roots: &Roots, dma_latency: &Path) -> Result<Tuned, crate::Error> {
         let mut t = Tuned {
             written: Vec::new(),
             dma: None,
@@ -118,7 +118,7 @@ impl Tuned {
                         continue;
                     }
                 }
-                write(&path, PERFORMANCE)?;
+                write(&path, PERFORMANCE).map_err(crate::Error::Io)?;
                 t.written.push(Written {
                     path,
                     change: TuneChange {
