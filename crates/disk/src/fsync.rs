@@ -110,7 +110,7 @@ struct Outcome {
 
 impl Fsync {
     /// Writes and syncs until `count` are done or `ctx` is cancelled.
-    fn measure(&self, ctx: &mut Context<'_>) -> Result<Outcome, String> {
+    fn measure(&self, ctx: &mut Context<'_>) -> Result<Outcome, BenchError> {
         let c = &self.config;
         let file = ScratchFile::create(&c.dir, "fsync")?;
         let f = file.open(OpenMode {
@@ -133,12 +133,12 @@ impl Fsync {
             let offset = done * c.block_size;
             let t = Instant::now();
             f.write_all_at(block, offset)
-                .map_err(|e| job::io_error("write", &path, offset, &e))?;
+                .map_err(|e| BenchError::System(job::io_error("writing", &path, offset, &e)))?;
             match c.call {
                 SyncCall::Fdatasync => f.sync_data(),
                 SyncCall::Fsync => f.sync_all(),
             }
-            .map_err(|e| format!("{} {path}: {e}", c.call.as_str()))?;
+            .map_err(|e| BenchError::System(job::io_error(c.call.as_str(), &path, offset, &e)))?;
             latency::record(&mut hist, t.elapsed());
             done += 1;
             if done.is_multiple_of(64) {
@@ -210,7 +210,7 @@ impl Benchmark for Fsync {
                 }
             }
             Ok(_) => result.mark_cancelled(),
-            Err(e) => result.mark_failed(e),
+            Err(e) => result.mark_failed(e.to_string()),
         }
         ctx.record(result)?;
         Ok(())
