@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -73,6 +74,31 @@ impl TempStore {
         c.arg("--store").arg(self.store());
         c
     }
+}
+
+/// A store holding two real quick-suite runs, run 1 tagged `config=a` and
+/// run 2 `config=b`, made once per test binary and shared, read only, by the
+/// tests that need real quick-suite runs (compare, report_html): a quick
+/// suite takes most of a minute here, and the CI's budget is 30 minutes
+/// (issue 43). Removed when the test binary exits.
+pub fn two_quick_runs() -> &'static TempStore {
+    static STORE: OnceLock<TempStore> = OnceLock::new();
+    extern "C" fn remove() {
+        if let Some(t) = STORE.get() {
+            let _ = std::fs::remove_dir_all(t.dir.path());
+        }
+    }
+    STORE.get_or_init(|| {
+        let t = TempStore::new();
+        for tag in ["config=a", "config=b"] {
+            let out = t.run(&["-q", "--tag", tag, "run"]);
+            assert!(out.status.success(), "{}", stderr(&out));
+        }
+        // SAFETY: `remove` takes no arguments and returns nothing, as
+        // atexit(3) wants; the static it reads lives until the process ends.
+        unsafe { libc::atexit(remove) };
+        t
+    })
 }
 
 /// Standard output as text.

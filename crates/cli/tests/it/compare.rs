@@ -84,12 +84,8 @@ fn checked_in_compare_schema_matches_the_model() {
 
 #[test]
 fn two_quick_suites_print_every_metric_with_percent_and_geometric_means() {
-    let t = TempStore::new();
-    for _ in 0..2 {
-        let o = t.run(&["-q", "run"]);
-        assert!(o.status.success(), "{}", stderr(&o));
-    }
-    let c = compare_json(&t, &["1", "2"]);
+    let t = common::two_quick_runs();
+    let c = compare_json(t, &["1", "2"]);
     let rows = c["rows"].as_array().unwrap();
     assert!(rows.len() > 100, "{} rows", rows.len());
     let areas: Vec<&str> = c["summary"]
@@ -131,7 +127,7 @@ fn two_quick_suites_print_every_metric_with_percent_and_geometric_means() {
 
     // A run against itself: 100 % and no significant difference everywhere;
     // the figures with repeats (cpu.ops rates) have an interval too.
-    let c = compare_json(&t, &["1", "1"]);
+    let c = compare_json(t, &["1", "1"]);
     let mut with_interval = 0;
     for row in c["rows"].as_array().unwrap() {
         let cell = &row["cells"][1];

@@ -263,11 +263,7 @@ fn check_charts(charts: &[Shown], run: &Value, runs: u64) {
 
 #[test]
 fn the_report_of_quick_suite_runs_loads_in_chromium_with_every_chart() {
-    let store = TempStore::new();
-    for tag in ["config=a", "config=b"] {
-        let out = store.run(&["-q", "--tag", tag, "run"]);
-        assert!(out.status.success(), "{}", common::stderr(&out));
-    }
+    let store = common::two_quick_runs();
     let run = json(&store.run(&["--json", "runs", "show", "1"]));
     let dir = tempfile::tempdir().unwrap();
 

@@ -348,7 +348,14 @@ fn the_live_machine_reads_within_milliseconds() {
     let took = start.elapsed();
     assert!(s.online_cpus.is_some());
     assert!(s.clocksource.as_ref().is_none_or(|c| c.read_ns.is_some()));
-    assert!(took < Duration::from_millis(50), "{took:?}");
+    // Under qemu-user (the CI's aarch64 check: an x86 host's cpuinfo under
+    // an aarch64 binary) every instruction is emulated, and the time says
+    // nothing of the code.
+    let emulated = std::fs::read_to_string("/proc/cpuinfo")
+        .is_ok_and(|c| (std::env::consts::ARCH == "aarch64") == c.contains("vendor_id"));
+    if !emulated {
+        assert!(took < Duration::from_millis(50), "{took:?}");
+    }
 }
 
 /// `--tune` on the powersave tree: every policy's EPP and governor set to
