@@ -11,20 +11,7 @@ use chrono::{DateTime, Utc};
 
 use crate::model::{BenchResult, Phase};
 
-/// Why a benchmark could not run or could not go on: the core's error
-/// enum, its kinds in [`crate::error`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BenchError {
-    /// The configuration is unusable; the message names the flag and the accepted form.
-    #[error("{0}")]
-    Invalid(String),
-    /// The machine refused something the benchmark needs.
-    #[error("{0}")]
-    System(String),
-    /// The sink (the results store) could not take a result.
-    #[error("cannot save result: {0}")]
-    Sink(String),
-}
+pub use crate::error::BenchError;
 
 /// A shared flag set by Ctrl-C / SIGTERM; benchmarks poll it between
 /// measurements and stop early, keeping what finished.

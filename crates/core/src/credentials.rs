@@ -17,7 +17,7 @@
 
 use std::io::IsTerminal;
 
-use crate::bench::BenchError;
+use crate::error::BenchError;
 
 /// What a secret value is replaced with.
 pub const MASK: &str = "***";

@@ -4,7 +4,20 @@
 //! (`crates/cli/src/error.rs`). The core's own error enum is
 //! [`BenchError`], what a benchmark and the core's helpers return.
 
-pub use crate::bench::BenchError;
+/// Why a benchmark could not run or could not go on: the core's error
+/// enum, with its kinds (below).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BenchError {
+    /// The configuration is unusable; the message names the flag and the accepted form.
+    #[error("{0}")]
+    Invalid(String),
+    /// The machine refused something the benchmark needs.
+    #[error("{0}")]
+    System(String),
+    /// The sink (the results store) could not take a result.
+    #[error("cannot save result: {0}")]
+    Sink(String),
+}
 
 /// The kinds of error the CLI tells apart, one exit code each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

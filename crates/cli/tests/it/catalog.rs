@@ -1,5 +1,5 @@
 //! The catalog of what each runnable benchmark produces
-//! (`nodebench_core::names::catalog`) held against real runs: every runnable
+//! (`nodebench_core::registry::catalog`) held against real runs: every runnable
 //! benchmark runs at tiny sizes, offline, with `--json`, and every metric of
 //! every result must be in its benchmark's spec with that unit, every label
 //! key in the spec and every label value among the spec's values where it
@@ -15,9 +15,8 @@ use std::process::Output;
 
 use nodebench_core::model::Unit;
 use nodebench_core::names::burnin::{self, metric as burnin_metric};
-use nodebench_core::names::{
-    catalog, cpu, db, disk, energy, fleet, gpu, http, linpack, memory, net, scan,
-};
+use nodebench_core::names::{cpu, db, disk, energy, fleet, gpu, http, linpack, memory, net, scan};
+use nodebench_core::registry::catalog;
 use nodebench_fleet::analysis::links::LinkMatrix;
 use nodebench_http::server::{Server, ServerConfig};
 use serde_json::Value;

@@ -8,8 +8,8 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use nodebench_core::names::catalog;
 use nodebench_core::names::db::{self, bound, label, metric, param, test};
+use nodebench_core::registry::catalog;
 use serde_json::Value;
 
 use common::{json, one_line_error, run};

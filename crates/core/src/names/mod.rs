@@ -6,14 +6,12 @@
 //! result without linking the engine that measures it.
 
 pub mod burnin;
-pub mod catalog;
 pub mod cpu;
 pub mod db;
 pub mod disk;
 pub mod energy;
 pub mod fleet;
 pub mod gpu;
-pub mod headline;
 pub mod hpcc;
 pub mod http;
 pub mod linpack;
@@ -78,22 +76,4 @@ pub mod latency {
     /// holds: the tools' own percentile tables (fio's clat percentiles,
     /// sysbench's `--percentile`).
     pub const LATENCY_PERCENTILE: &str = "latency_percentile";
-}
-
-/// The workload parameters of benchmark `id` that set only how much work
-/// it does (its descriptor's
-/// [`scale_params`](crate::registry::Descriptor::scale_params)): results
-/// that differ in these alone are compared unless `compare --strict`, with
-/// the difference shown.
-pub fn scale_params(id: &str) -> &'static [&'static str] {
-    crate::registry::get(id).map_or(&[], |d| d.scale_params)
-}
-
-/// The parameters that define the workload of benchmark `id` (its
-/// descriptor's
-/// [`workload_params`](crate::registry::Descriptor::workload_params)): two
-/// results of `id` are compared only where these agree. Empty for a
-/// benchmark whose labels say it all, and for one not in the registry.
-pub fn workload_params(id: &str) -> &'static [&'static str] {
-    crate::registry::get(id).map_or(&[], |d| d.workload_params)
 }

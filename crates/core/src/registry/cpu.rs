@@ -1,8 +1,8 @@
 //! The CPU area's benchmarks (LINPACK and HPCC's DGEMM and FFT among them).
 
+use super::catalog::{m, of, open};
 use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
-use crate::names::catalog::{m, of, open};
 use crate::names::labels::{KERNEL, THREADS};
 use crate::names::{cpu, hpcc, linpack};
 

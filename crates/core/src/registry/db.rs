@@ -1,8 +1,8 @@
 //! The database area's benchmarks.
 
+use super::catalog::{m, of, open};
 use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
-use crate::names::catalog::{m, of, open};
 use crate::names::db;
 use crate::names::latency::{
     LATENCY_MAX, LATENCY_MEAN, LATENCY_P50, LATENCY_P90, LATENCY_P99, LATENCY_P999,

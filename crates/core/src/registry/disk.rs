@@ -1,8 +1,8 @@
 //! The disk area's benchmarks.
 
+use super::catalog::{m, of, open};
 use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
-use crate::names::catalog::{m, of, open};
 use crate::names::disk;
 use crate::names::labels::THREADS;
 

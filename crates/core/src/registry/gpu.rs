@@ -1,8 +1,8 @@
 //! The GPU area's benchmarks.
 
+use super::catalog::{m, of, open};
 use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
-use crate::names::catalog::{m, of, open};
 use crate::names::gpu;
 use crate::names::labels::KERNEL;
 

@@ -1,8 +1,8 @@
 //! The HTTP area's benchmarks.
 
+use super::catalog::{MetricSpec, m, of, open, union};
 use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
-use crate::names::catalog::{MetricSpec, m, of, open, union};
 use crate::names::http::{self, download, in_process, load, sweep};
 use crate::names::labels::PERCENTILE;
 use crate::names::net;

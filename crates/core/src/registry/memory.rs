@@ -1,8 +1,8 @@
 //! The memory area's benchmarks (HPCC's PTRANS and RandomAccess among them).
 
+use super::catalog::{m, of, open};
 use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
-use crate::names::catalog::{m, of, open};
 use crate::names::labels::{KERNEL, THREADS};
 use crate::names::{hpcc, memory};
 

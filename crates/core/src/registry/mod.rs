@@ -21,16 +21,18 @@
 //!
 //! Adding a benchmark: DESIGN.md, "How to add a benchmark".
 
+pub mod catalog;
 mod cpu;
 mod db;
 mod disk;
 mod gpu;
+pub mod headline;
 mod http;
 mod memory;
 mod net;
 mod other;
 
-use crate::names::catalog::{LabelSpec, MetricSpec};
+use catalog::{LabelSpec, MetricSpec};
 
 /// A metric and the labels that pick one figure of it: a headline, or the
 /// rate a burn-in watches.
@@ -84,7 +86,7 @@ pub struct Descriptor {
     /// Every label key its metrics may carry.
     pub labels: &'static [LabelSpec],
     /// Its headline figure: among the result's metrics matching it, the
-    /// best by orientation ([`crate::names::headline::of`]).
+    /// best by orientation ([`crate::registry::headline::of`]).
     pub headline: Figure,
     /// The rate a burn-in watches in its results, where it may be a
     /// burn-in workload.
@@ -204,6 +206,24 @@ pub fn suite_steps() -> impl Iterator<Item = &'static Descriptor> {
 /// The descriptor whose subcommand is `words` (`["disk", "dd"]`).
 pub fn by_command(words: &[&str]) -> Option<&'static Descriptor> {
     ALL.iter().find(|d| d.command == words)
+}
+
+/// The workload parameters of benchmark `id` that set only how much work
+/// it does (its descriptor's
+/// [`scale_params`](Descriptor::scale_params)): results
+/// that differ in these alone are compared unless `compare --strict`, with
+/// the difference shown.
+pub fn scale_params(id: &str) -> &'static [&'static str] {
+    get(id).map_or(&[], |d| d.scale_params)
+}
+
+/// The parameters that define the workload of benchmark `id` (its
+/// descriptor's
+/// [`workload_params`](Descriptor::workload_params)): two
+/// results of `id` are compared only where these agree. Empty for a
+/// benchmark whose labels say it all, and for one not in the registry.
+pub fn workload_params(id: &str) -> &'static [&'static str] {
+    get(id).map_or(&[], |d| d.workload_params)
 }
 
 #[cfg(test)]

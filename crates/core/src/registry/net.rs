@@ -1,8 +1,8 @@
 //! The network area's benchmarks.
 
+use super::catalog::{LabelSpec, m, of, open};
 use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
-use crate::names::catalog::{LabelSpec, m, of, open};
 use crate::names::labels::{SIZE, THREADS};
 use crate::names::latency::{LATENCY_MAX, LATENCY_P50, LATENCY_P99, LATENCY_P999};
 use crate::names::net;

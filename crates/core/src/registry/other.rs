@@ -2,10 +2,10 @@
 //! hardening scan, the idle draw, the fleet's link matrix and the burn-in's
 //! checkpoints.
 
+use super::catalog::{m, of, open};
 use super::{Bottleneck, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::burnin::{self, metric as burnin_metric};
-use crate::names::catalog::{m, of, open};
 use crate::names::{energy, fleet, scan};
 
 /// The hardening scan: `scan`.

@@ -2,8 +2,8 @@
 //! descriptor naming what its metric catalog holds.
 use std::collections::BTreeSet;
 
+use super::catalog::LabelSpec;
 use super::*;
-use crate::names::catalog::LabelSpec;
 
 /// `figure` names one of `d`'s metrics, with labels its catalog holds.
 fn in_catalog(d: &Descriptor, figure: &Figure, what: &str) {

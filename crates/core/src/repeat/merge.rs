@@ -10,12 +10,12 @@ use crate::model::{BenchResult, Histogram, Metric, ResultStatus};
 use crate::stats::Stats;
 
 /// Which result of a repeat a result is: its benchmark, its workload
-/// parameters ([`crate::names::workload_params`]) and how many results of
+/// parameters ([`crate::registry::workload_params`]) and how many results of
 /// that benchmark and workload came before it in its repeat.
 type Key = (String, Vec<String>, usize);
 
 fn workload(r: &BenchResult) -> Vec<String> {
-    crate::names::workload_params(&r.benchmark)
+    crate::registry::workload_params(&r.benchmark)
         .iter()
         .map(|p| r.param(p).map(|v| v.to_string()).unwrap_or_default())
         .collect()

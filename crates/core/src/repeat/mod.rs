@@ -9,7 +9,7 @@
 //!
 //! `N` runs it N times. `auto` runs it until the half-width of the 95 %
 //! interval of the median of each result's headline figure
-//! ([`names::headline`](crate::names::headline)), relative to the median,
+//! ([`registry::headline`](crate::registry::headline)), relative to the median,
 //! is within `--target-ci` ([`crate::stats::Stats::relative_half_width`],
 //! the interval `compare` uses), at least `--min-repeats` times and at
 //! most `--max-repeats` times or until `--max-time` has passed

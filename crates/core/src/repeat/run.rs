@@ -30,7 +30,7 @@ impl ResultSink for Collect<'_> {
 /// figure's median, with the figure's key; `None` without a headline, or
 /// with one of fewer than 2 repeats or not positive.
 pub fn headline_ci(result: &BenchResult) -> Option<(String, f64)> {
-    let m = crate::names::headline::of(result)?;
+    let m = crate::registry::headline::of(result)?;
     let ci = m.stats.as_ref()?.relative_half_width(CONFIDENCE)?;
     Some((m.key(), ci))
 }
@@ -100,7 +100,7 @@ pub(super) fn run_timed(
     };
     let auto = cfg.mode == Mode::Auto;
     for mut result in merge(&repeats) {
-        let headline = crate::names::headline::of(&result);
+        let headline = crate::registry::headline::of(&result);
         let outcome = Outcome {
             asked: cfg.mode.to_string(),
             repeats: repeats.len() as u32,

@@ -1,15 +1,15 @@
 //! Refusing, before anything runs, a threshold that can never match: its
 //! benchmark is not one the command runs, its metric is not one that
-//! benchmark produces ([`crate::names::catalog`]), a label key it names is
+//! benchmark produces ([`crate::registry::catalog`]), a label key it names is
 //! not one of the benchmark's, a label value is outside a finite set, or
 //! its bound's unit is of another dimension than the metric's. The refusal
 //! names what is wrong and the nearest valid name.
 
 use super::{Threshold, ThresholdError};
 use crate::model::Unit;
-use crate::names::catalog;
 use crate::names::cpu;
 use crate::names::labels::KERNEL;
+use crate::registry::catalog;
 
 /// The closest of `candidates` to `word` when it is close enough to be a
 /// slip (an edit distance of at most a third of its length, and at least

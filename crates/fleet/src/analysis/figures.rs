@@ -101,7 +101,7 @@ impl Grid {
                     continue;
                 }
                 let workload: BTreeMap<String, String> =
-                    nodebench_core::names::workload_params(&result.benchmark)
+                    nodebench_core::registry::workload_params(&result.benchmark)
                         .iter()
                         .filter_map(|p| result.param(p).map(|v| (p.to_string(), v.to_string())))
                         .collect();

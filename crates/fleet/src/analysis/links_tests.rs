@@ -255,7 +255,7 @@ fn the_stored_result_reads_back_as_the_same_matrix() {
     assert_eq!(r.benchmark, fleet::LINKS);
     // A bandwidth and a latency per link, each labelled with its ends.
     assert_eq!(r.metrics.len(), 20);
-    let spec = nodebench_core::names::catalog::spec(fleet::LINKS).unwrap();
+    let spec = nodebench_core::registry::catalog::spec(fleet::LINKS).unwrap();
     for metric in &r.metrics {
         assert_eq!(spec.metric(&metric.name).unwrap().unit, metric.unit);
         for k in metric.labels.keys() {

@@ -3,7 +3,7 @@
 //!
 //! [`compare`] matches metrics by benchmark id, metric name, labels and the
 //! parameters that define the workload
-//! ([`names::workload_params`](nodebench_core::names::workload_params)),
+//! ([`names::workload_params`](nodebench_core::registry::workload_params)),
 //! gives each side's value, ratio and percentage of the baseline, a 95 %
 //! confidence interval of the ratio and a verdict where both sides have at
 //! least 3 samples ([`METHOD`]), geometric means per area, the metrics found
@@ -371,7 +371,7 @@ pub fn compare_with(sides: &[Side], matching: Matching) -> Comparison {
                     continue;
                 }
                 let workload: BTreeMap<String, String> =
-                    nodebench_core::names::workload_params(&result.benchmark)
+                    nodebench_core::registry::workload_params(&result.benchmark)
                         .iter()
                         .filter_map(|p| result.param(p).map(|v| (p.to_string(), v.to_string())))
                         .collect();
@@ -480,10 +480,10 @@ pub fn compare_with(sides: &[Side], matching: Matching) -> Comparison {
 }
 
 /// Whether `a` and `b` differ at most in their benchmark's scale
-/// parameters ([`scale_params`](nodebench_core::names::scale_params)) or in
+/// parameters ([`scale_params`](nodebench_core::registry::scale_params)) or in
 /// a parameter one of them does not state (an imported result may not).
 fn same_but_scale(a: &Key, b: &Key) -> bool {
-    let scale = nodebench_core::names::scale_params(&a.benchmark);
+    let scale = nodebench_core::registry::scale_params(&a.benchmark);
     a.workload
         .iter()
         .all(|(k, v)| scale.contains(&k.as_str()) || b.workload.get(k).is_none_or(|w| w == v))
@@ -554,7 +554,7 @@ fn other_workloads(key: &Key, found: &[BTreeMap<Key, Found>], sides: &[Side]) ->
         }
         // Labels that repeat a workload parameter (STREAM's threads) may
         // differ with it.
-        let params = nodebench_core::names::workload_params(&key.benchmark);
+        let params = nodebench_core::registry::workload_params(&key.benchmark);
         let same_labels = |a: &BTreeMap<String, String>, b: &BTreeMap<String, String>| {
             a.iter()
                 .chain(b.iter())

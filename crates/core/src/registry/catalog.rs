@@ -20,8 +20,8 @@
 //!   the memory, disk and TCP workloads (and the B/s suite steps), flop/s
 //!   for cpu, op/s for http.
 
-use super::energy;
 use crate::model::Unit;
+use crate::names::energy;
 use crate::registry::{self, Descriptor};
 
 /// One metric a benchmark produces.
