@@ -16,7 +16,7 @@ pub mod need {
     pub const POSTGRES: &str = "postgres";
     /// MariaDB (`NODEBENCH_TEST_MYSQL`).
     pub const MYSQL: &str = "mysql";
-    /// A Slurm cluster with an idle node.
+    /// A Slurm cluster with a node up.
     pub const SLURM: &str = "slurm";
     /// The ssh test hosts (`NODEBENCH_TEST_HOSTS`).
     pub const SSH_HOSTS: &str = "ssh-hosts";

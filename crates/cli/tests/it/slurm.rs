@@ -33,13 +33,19 @@ fn cluster_ready(test: &str) -> bool {
             o.status.success()
                 && String::from_utf8_lossy(&o.stdout)
                     .lines()
-                    .any(|l| l.starts_with("idle") || l.starts_with("mixed"))
+                    // Up: idle, or busy with the other test's job (this
+                    // file's tests run side by side on the one node).
+                    .any(|l| {
+                        ["idle", "mixed", "alloc", "comp"]
+                            .iter()
+                            .any(|s| l.starts_with(s))
+                    })
         });
     if !up {
         nodebench_core::test_require::missing(
             test,
             nodebench_core::test_require::need::SLURM,
-            "no Slurm cluster with an idle node",
+            "no Slurm cluster with a node up",
             "scripts/slurm-cluster start",
         );
     }
