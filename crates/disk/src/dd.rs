@@ -47,11 +47,7 @@ impl Config for DdConfig {
                 "--block-size/--count: expected positive values like 100M and 100".into(),
             ));
         }
-        let total = self
-            .block_size
-            .checked_mul(self.count)
-            .ok_or_else(|| BenchError::Invalid("--block-size x --count overflows".into()))?;
-        scratch::check_dir(&self.dir, total)
+        scratch::check_blocks(&self.dir, self.block_size, self.count)
     }
 }
 

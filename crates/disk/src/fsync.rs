@@ -84,11 +84,7 @@ impl Config for FsyncConfig {
                 "--count: expected a positive count, like 1000".into(),
             ));
         }
-        let total = self
-            .block_size
-            .checked_mul(self.count)
-            .ok_or_else(|| BenchError::Invalid("--block-size x --count overflows".into()))?;
-        scratch::check_dir(&self.dir, total)
+        scratch::check_blocks(&self.dir, self.block_size, self.count)
     }
 }
 

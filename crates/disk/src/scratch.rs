@@ -89,6 +89,16 @@ impl Drop for ScratchFile {
     }
 }
 
+/// Refuses `count` writes of `block_size` bytes (dd's and fsync's
+/// `--block-size x --count`) when the total overflows or `dir` cannot take
+/// it ([`check_dir`]).
+pub fn check_blocks(dir: &Path, block_size: u64, count: u64) -> Result<(), BenchError> {
+    let total = block_size
+        .checked_mul(count)
+        .ok_or_else(|| BenchError::Invalid("--block-size x --count overflows".into()))?;
+    check_dir(dir, total)
+}
+
 /// Bytes free for an unprivileged writer on the file system holding `dir`.
 pub fn free_bytes(dir: &Path) -> Result<u64, BenchError> {
     let c = CString::new(dir.as_os_str().as_bytes())
