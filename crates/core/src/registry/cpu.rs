@@ -1,7 +1,7 @@
 //! The CPU area's benchmarks (LINPACK and HPCC's DGEMM and FFT among them).
 
 use super::catalog::{m, of, open};
-use super::{Bottleneck, Descriptor, Report, fig};
+use super::{Bottleneck, Chart, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::labels::{KERNEL, THREADS};
 use crate::names::{cpu, hpcc, linpack};
@@ -31,6 +31,12 @@ pub const OPS: Descriptor = Descriptor {
     workload_params: cpu::WORKLOAD_PARAMS,
     bottleneck: Bottleneck::AllThreadsWork,
     report: Report::Table,
+    charts: &[Chart::Scaling {
+        metric: cpu::RATE,
+        chart_by: &[KERNEL],
+        series_by: &[cpu::label::SCALING],
+    }],
+    chart_title: &[],
 };
 
 /// LINPACK as HPL runs it: `cpu linpack`.
@@ -53,6 +59,8 @@ pub const LINPACK: Descriptor = Descriptor {
     workload_params: linpack::WORKLOAD_PARAMS,
     bottleneck: Bottleneck::AllThreadsWork,
     report: Report::Linpack,
+    charts: &[Chart::ByOrder],
+    chart_title: &[],
 };
 
 /// HPC Challenge's DGEMM (its id the one `import` gives HPCC's figure): `cpu dgemm`.
@@ -74,6 +82,8 @@ pub const HPCC_DGEMM: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Hpcc,
+    charts: &[],
+    chart_title: &[],
 };
 
 /// HPC Challenge's FFT: `cpu fft`.
@@ -95,4 +105,6 @@ pub const HPCC_FFT: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Hpcc,
+    charts: &[],
+    chart_title: &[],
 };

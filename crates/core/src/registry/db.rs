@@ -97,6 +97,8 @@ pub const AS3AP: Descriptor = Descriptor {
     workload_params: db::AS3AP_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::None,
     report: Report::As3ap,
+    charts: &[],
+    chart_title: &[],
 };
 
 /// The TPC-C-derived OLTP workload: `db tpcc`.
@@ -174,4 +176,6 @@ pub const TPCC: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Tpcc,
+    charts: &[],
+    chart_title: &[],
 };

@@ -1,7 +1,7 @@
 //! The disk area's benchmarks.
 
 use super::catalog::{m, of, open};
-use super::{Bottleneck, Descriptor, Report, fig};
+use super::{Bottleneck, Chart, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::disk;
 use crate::names::labels::THREADS;
@@ -65,6 +65,13 @@ pub const IOZONE: Descriptor = Descriptor {
     workload_params: disk::IOZONE_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
     report: Report::Iozone,
+    charts: &[
+        Chart::HeatMap,
+        Chart::Percentiles {
+            histogram: disk::metric::LATENCY,
+        },
+    ],
+    chart_title: &[],
 };
 
 /// dd's sequential write: `disk dd`.
@@ -88,6 +95,8 @@ pub const DD: Descriptor = Descriptor {
     workload_params: disk::DD_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
     report: Report::Dd,
+    charts: &[],
+    chart_title: &[],
 };
 
 /// The disk block-size x thread matrix: `disk blocks`.
@@ -120,6 +129,8 @@ pub const BLOCKS: Descriptor = Descriptor {
     workload_params: disk::BLOCKS_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
     report: Report::Table,
+    charts: &[],
+    chart_title: &[],
 };
 
 /// Synchronised small writes, each followed by fsync or fdatasync (a
@@ -150,4 +161,6 @@ pub const FSYNC: Descriptor = Descriptor {
     workload_params: disk::FSYNC_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
     report: Report::Table,
+    charts: &[],
+    chart_title: &[],
 };

@@ -1,7 +1,7 @@
 //! The GPU area's benchmarks.
 
 use super::catalog::{m, of, open};
-use super::{Bottleneck, Descriptor, Report, fig};
+use super::{Bottleneck, Chart, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::gpu;
 use crate::names::labels::KERNEL;
@@ -22,6 +22,8 @@ pub const STREAM: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Table,
+    charts: &[Chart::GpuBars { by: &[KERNEL] }],
+    chart_title: &[],
 };
 
 /// Matrix multiply through cuBLAS: `gpu gemm`.
@@ -44,6 +46,8 @@ pub const GEMM: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Table,
+    charts: &[Chart::GpuByOrder],
+    chart_title: &[],
 };
 
 /// Host-device copies: `gpu bandwidth`.
@@ -65,6 +69,15 @@ pub const BANDWIDTH: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Table,
+    charts: &[Chart::GpuBars {
+        by: &[
+            gpu::label::DIRECTION,
+            gpu::label::HOST_MEMORY,
+            gpu::label::HOST_NODE,
+            gpu::label::PEER,
+        ],
+    }],
+    chart_title: &[],
 };
 
 /// Sustained multiplies on every GPU (as gpu-burn): `gpu burn`.
@@ -99,4 +112,8 @@ pub const BURN: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::GpuBurn,
+    charts: &[Chart::TimeSeries {
+        series: gpu::metric::RATE,
+    }],
+    chart_title: &[],
 };

@@ -1,7 +1,7 @@
 //! The HTTP area's benchmarks.
 
 use super::catalog::{MetricSpec, m, of, open, union};
-use super::{Bottleneck, Descriptor, Report, fig};
+use super::{Bottleneck, Chart, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::http::{self, download, in_process, load, sweep};
 use crate::names::labels::PERCENTILE;
@@ -81,6 +81,19 @@ pub const LOAD: Descriptor = Descriptor {
     workload_params: http::LOAD_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
     report: Report::HttpLoad,
+    charts: &[
+        Chart::Percentiles {
+            histogram: http::load::LATENCY,
+        },
+        Chart::TimeSeries {
+            series: http::load::REQUESTS_PER_SECOND,
+        },
+    ],
+    chart_title: &[
+        http::load::param::MODEL,
+        http::load::param::CONCURRENCY,
+        http::load::param::RATE,
+    ],
 };
 
 /// The JMeter-style user sweep: `http sweep`.
@@ -111,6 +124,8 @@ pub const SWEEP: Descriptor = Descriptor {
     workload_params: http::SWEEP_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
     report: Report::HttpSweep,
+    charts: &[Chart::Sweep],
+    chart_title: &[],
 };
 
 /// One large download (wget): `http download`.
@@ -136,4 +151,8 @@ pub const DOWNLOAD: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::Attributed,
     report: Report::Wget,
+    charts: &[Chart::TimeSeries {
+        series: net::metric::THROUGHPUT,
+    }],
+    chart_title: &[],
 };

@@ -1,7 +1,7 @@
 //! The memory area's benchmarks (HPCC's PTRANS and RandomAccess among them).
 
 use super::catalog::{m, of, open};
-use super::{Bottleneck, Descriptor, Report, fig};
+use super::{Bottleneck, Chart, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::labels::{KERNEL, THREADS};
 use crate::names::{hpcc, memory};
@@ -45,6 +45,12 @@ pub const STREAM: Descriptor = Descriptor {
     workload_params: memory::STREAM_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::AllThreadsWork,
     report: Report::Table,
+    charts: &[Chart::Scaling {
+        metric: memory::metric::BANDWIDTH,
+        chart_by: &[],
+        series_by: &[KERNEL, memory::label::STORES],
+    }],
+    chart_title: &[],
 };
 
 /// The memory block-size x thread matrix: `memory blocks`.
@@ -74,6 +80,8 @@ pub const BLOCKS: Descriptor = Descriptor {
     workload_params: memory::BLOCKS_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::AllThreadsWork,
     report: Report::Table,
+    charts: &[],
+    chart_title: &[],
 };
 
 /// Load-to-use latency by working-set size: `memory latency`.
@@ -107,6 +115,8 @@ pub const LATENCY: Descriptor = Descriptor {
     workload_params: memory::LATENCY_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::None,
     report: Report::Table,
+    charts: &[Chart::LatencyStaircase],
+    chart_title: &[],
 };
 
 /// Intel MLC's latency and bandwidth matrices: `memory numa`.
@@ -128,6 +138,8 @@ pub const NUMA: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::MlcMatrices,
+    charts: &[],
+    chart_title: &[],
 };
 
 /// Intel MLC's loaded latency: `memory loaded-latency`.
@@ -152,6 +164,8 @@ pub const LOADED_LATENCY: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::MlcLoadedLatency,
+    charts: &[Chart::LoadedLatency],
+    chart_title: &[],
 };
 
 /// HPC Challenge's PTRANS: `memory ptrans`.
@@ -170,6 +184,8 @@ pub const HPCC_PTRANS: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Hpcc,
+    charts: &[],
+    chart_title: &[],
 };
 
 /// HPC Challenge's RandomAccess (GUPS): `memory gups`.
@@ -191,4 +207,6 @@ pub const HPCC_RANDOM_ACCESS: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Hpcc,
+    charts: &[],
+    chart_title: &[],
 };

@@ -102,6 +102,85 @@ pub struct Descriptor {
     pub bottleneck: Bottleneck,
     /// How its results print in the terminal.
     pub report: Report,
+    /// The charts the HTML report draws from its results.
+    pub charts: &'static [Chart],
+    /// The parameters that name a workload in a chart's title
+    /// (`http.load model=open rate=2000`), for benchmarks whose runs
+    /// record several results each (the quick suite's closed and open
+    /// loads, TCP and UDP ping-pong).
+    pub chart_title: &'static [&'static str],
+}
+
+/// A chart the HTML report draws from a benchmark's results. Each kind's
+/// drawing is in `nodebench-report` (`html::charts::draw`, one arm per
+/// kind), the way [`Report`] names a terminal style; kinds appear in the
+/// report in this enum's order, a kind's charts in [`ALL`]'s order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chart {
+    /// `metric` by the `threads` label, the theoretical peak dashed: a
+    /// chart per value of the `chart_by` labels, a series per value of the
+    /// `series_by` labels (and run); bars where a chart's figures share one
+    /// thread count or state none (imports).
+    Scaling {
+        /// The metric charted.
+        metric: &'static str,
+        /// The labels whose values split the charts.
+        chart_by: &'static [&'static str],
+        /// The labels whose values split the series.
+        series_by: &'static [&'static str],
+    },
+    /// LINPACK's rate and residual by matrix order, one series per run.
+    ByOrder,
+    /// Load-to-use latency by working-set size, the caches' staircase.
+    LatencyStaircase,
+    /// Latency against the traffic threads' bandwidth: MLC's
+    /// loaded-latency curve, the idle latency and the knee marked.
+    LoadedLatency,
+    /// Bandwidth by file and record size, a heat map per test and run
+    /// (IOzone's automatic mode).
+    HeatMap,
+    /// Latency by percentile from the results' histograms named
+    /// `histogram` (an import's printed percentiles where it has none), a
+    /// chart per result, overlaid across runs.
+    Percentiles {
+        /// The histograms' (and the latency metric's) name.
+        histogram: &'static str,
+    },
+    /// The per-second (or per-interval) series named `series`, a chart per
+    /// result, overlaid across runs.
+    TimeSeries {
+        /// The series' name.
+        series: &'static str,
+    },
+    /// The request rate by users, each run's saturation point marked.
+    Sweep,
+    /// Bandwidth bars per GPU: a group per value of the `by` labels, a bar
+    /// per run.
+    GpuBars {
+        /// The labels whose values make the groups.
+        by: &'static [&'static str],
+    },
+    /// The rate by matrix order per GPU, a line per precision and run.
+    GpuByOrder,
+}
+
+impl Chart {
+    /// Where the kind's charts stand in the report: this enum's order, the
+    /// GPU charts together (a GPU's bars and its GEMM line in [`ALL`]'s
+    /// order).
+    pub fn rank(&self) -> usize {
+        match self {
+            Chart::Scaling { .. } => 0,
+            Chart::ByOrder => 1,
+            Chart::LatencyStaircase => 2,
+            Chart::LoadedLatency => 3,
+            Chart::HeatMap => 4,
+            Chart::Percentiles { .. } => 5,
+            Chart::TimeSeries { .. } => 6,
+            Chart::Sweep => 7,
+            Chart::GpuBars { .. } | Chart::GpuByOrder => 8,
+        }
+    }
 }
 
 /// How a benchmark's results print in the terminal: the generic table, or

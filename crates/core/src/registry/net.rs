@@ -1,7 +1,7 @@
 //! The network area's benchmarks.
 
 use super::catalog::{LabelSpec, m, of, open};
-use super::{Bottleneck, Descriptor, Report, fig};
+use super::{Bottleneck, Chart, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::labels::{SIZE, THREADS};
 use crate::names::latency::{LATENCY_MAX, LATENCY_P50, LATENCY_P99, LATENCY_P999};
@@ -44,6 +44,10 @@ pub const TCP: Descriptor = Descriptor {
     workload_params: net::THROUGHPUT_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
     report: Report::Table,
+    charts: &[Chart::TimeSeries {
+        series: net::metric::THROUGHPUT,
+    }],
+    chart_title: &[],
 };
 
 /// UDP throughput (iperf3): `net udp`.
@@ -73,6 +77,10 @@ pub const UDP: Descriptor = Descriptor {
     workload_params: net::THROUGHPUT_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::Attributed,
     report: Report::Table,
+    charts: &[Chart::TimeSeries {
+        series: net::metric::THROUGHPUT,
+    }],
+    chart_title: &[],
 };
 
 /// TCP and UDP ping-pong: `net pingpong`.
@@ -102,4 +110,8 @@ pub const PINGPONG: Descriptor = Descriptor {
     workload_params: net::PINGPONG_WORKLOAD_PARAMS,
     bottleneck: Bottleneck::None,
     report: Report::Table,
+    charts: &[Chart::Percentiles {
+        histogram: net::metric::LATENCY,
+    }],
+    chart_title: &[net::param::PROTOCOL],
 };

@@ -3,7 +3,7 @@
 //! checkpoints.
 
 use super::catalog::{m, of, open};
-use super::{Bottleneck, Descriptor, Report, fig};
+use super::{Bottleneck, Chart, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::burnin::{self, metric as burnin_metric};
 use crate::names::{energy, fleet, scan};
@@ -35,6 +35,8 @@ pub const SCAN: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Scan,
+    charts: &[],
+    chart_title: &[],
 };
 
 /// The host's idle draw: `power idle`.
@@ -53,6 +55,10 @@ pub const IDLE: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Table,
+    charts: &[Chart::TimeSeries {
+        series: energy::metric::POWER,
+    }],
+    chart_title: &[],
 };
 
 /// The link matrix of `fleet pair --matrix`: `fleet pair`.
@@ -72,6 +78,8 @@ pub const LINKS: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::FleetLinks,
+    charts: &[],
+    chart_title: &[],
 };
 
 /// A burn-in's checkpoint: `burnin`.
@@ -100,4 +108,6 @@ pub const CHECKPOINT: Descriptor = Descriptor {
     workload_params: &[],
     bottleneck: Bottleneck::None,
     report: Report::Burnin,
+    charts: &[],
+    chart_title: &[],
 };

@@ -93,3 +93,55 @@ fn the_unions_hold_every_name_once() {
         assert!(http::LOAD_KINDS.contains(k), "{k}");
     }
 }
+
+#[test]
+fn each_chart_names_what_the_catalog_holds() {
+    let metric = |d: &Descriptor, name: &str| {
+        assert!(
+            d.metrics.iter().any(|m| m.name == name),
+            "{}: chart metric {name} is not one of its metrics",
+            d.id
+        )
+    };
+    let labels = |d: &Descriptor, keys: &[&str]| {
+        for k in keys {
+            assert!(
+                d.labels.iter().any(|l| l.key == *k),
+                "{}: chart label {k} not in its catalog",
+                d.id
+            );
+        }
+    };
+    let mut drawn = 0;
+    for d in ALL {
+        for c in d.charts {
+            drawn += 1;
+            match c {
+                Chart::Scaling {
+                    metric: name,
+                    chart_by,
+                    series_by,
+                } => {
+                    metric(d, name);
+                    labels(d, chart_by);
+                    labels(d, series_by);
+                    labels(d, &[crate::names::labels::THREADS]);
+                }
+                Chart::GpuBars { by } => labels(d, by),
+                // Histograms and series are not in the metric catalog.
+                Chart::Percentiles { .. }
+                | Chart::ByOrder
+                | Chart::LatencyStaircase
+                | Chart::LoadedLatency
+                | Chart::HeatMap
+                | Chart::TimeSeries { .. }
+                | Chart::Sweep
+                | Chart::GpuByOrder => {}
+            }
+        }
+        for p in d.chart_title {
+            assert!(d.workload_params.contains(p), "{}: title {p}", d.id);
+        }
+    }
+    assert_eq!(drawn, 19);
+}

@@ -1,5 +1,7 @@
-//! Which charts a set of runs gets, built from what each benchmark stores
-//! (its names in `nodebench_core::names`): thread scaling against the
+//! The charts of a set of runs: each benchmark's descriptor lists its
+//! charts (`nodebench_core::registry::Chart`), and [`draw`] has one arm per
+//! kind, built from what the benchmark stores (its names in
+//! `nodebench_core::names`): thread scaling against the
 //! theoretical peak, LINPACK by order with % of peak, the memory latency
 //! staircase with the cache sizes, the loaded-latency curve with its knee, IOzone's auto-mode heat maps, latency
 //! percentiles on a nines axis from the stored HdrHistograms, per-second
@@ -11,9 +13,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use nodebench_core::names::gpu as names_gpu;
-use nodebench_core::names::labels::{KERNEL, PERCENTILE, THREADS};
-use nodebench_core::names::{cpu, disk, energy, http, linpack, memory, net};
+use nodebench_core::names::labels::{PERCENTILE, THREADS};
+use nodebench_core::names::{disk, http, linpack, memory};
+use nodebench_core::registry::{self, Chart as Drawn, Descriptor};
 use nodebench_core::units::format_bytes;
 use nodebench_core::{BenchResult, Histogram, Metric, Reference, Unit};
 
@@ -67,36 +69,46 @@ impl Figure {
     }
 }
 
-/// Every chart of `runs`, in the order above.
+/// Every chart of `runs`: each benchmark's charts as its descriptor lists
+/// them ([`Drawn`]), the kinds in their [`Drawn::rank`] order and a kind's
+/// charts in the registry's, then each result's power by source beside
+/// its benchmark's charts.
 pub fn figures(runs: &[Labelled]) -> Vec<Figure> {
+    let mut wanted: Vec<(&Descriptor, &Drawn)> = registry::ALL
+        .iter()
+        .flat_map(|d| d.charts.iter().map(move |c| (d, c)))
+        .collect();
+    wanted.sort_by_key(|(_, c)| c.rank());
     let mut out: Vec<Figure> = Vec::new();
-    out.extend(scaling(
-        runs,
-        cpu::OPS,
-        cpu::RATE,
-        &[KERNEL],
-        &[cpu::label::SCALING],
-    ));
-    out.extend(scaling(
-        runs,
-        memory::STREAM,
-        memory::metric::BANDWIDTH,
-        &[],
-        &[KERNEL, memory::label::STORES],
-    ));
-    let lines = [
-        linpack_by_order(runs),
-        latency_staircase(runs),
-        loaded::loaded_latency(runs),
-    ];
-    out.extend(lines.into_iter().flatten().map(Figure::Line));
-    out.extend(iozone_heat_maps(runs).into_iter().map(Figure::Heat));
-    out.extend(percentiles(runs).into_iter().map(Figure::Line));
-    out.extend(time_series(runs).into_iter().map(Figure::Line));
-    out.extend(sweep(runs).into_iter().map(Figure::Line));
-    out.extend(gpu::figures(runs));
+    for (d, c) in wanted {
+        out.extend(draw(runs, d, c));
+    }
     power::insert(runs, &mut out);
     out
+}
+
+/// The figures of benchmark `d`'s chart `c` in `runs`: one arm per kind.
+fn draw(runs: &[Labelled], d: &Descriptor, c: &Drawn) -> Vec<Figure> {
+    let lines = |charts: Vec<Chart>| charts.into_iter().map(Figure::Line).collect();
+    match *c {
+        Drawn::Scaling {
+            metric,
+            chart_by,
+            series_by,
+        } => scaling(runs, d.id, metric, chart_by, series_by),
+        Drawn::ByOrder => lines(linpack_by_order(runs, d.id)),
+        Drawn::LatencyStaircase => lines(latency_staircase(runs, d.id)),
+        Drawn::LoadedLatency => lines(loaded::loaded_latency(runs, d.id)),
+        Drawn::HeatMap => iozone_heat_maps(runs, d.id)
+            .into_iter()
+            .map(Figure::Heat)
+            .collect(),
+        Drawn::Percentiles { histogram } => lines(percentiles(runs, d, histogram)),
+        Drawn::TimeSeries { series } => lines(time_series(runs, d, series)),
+        Drawn::Sweep => lines(sweep(runs, d.id)),
+        Drawn::GpuBars { by } => gpu::bars(runs, d.id, by),
+        Drawn::GpuByOrder => lines(gpu::gemm_by_order(runs, d.id)),
+    }
 }
 
 /// `what`, prefixed by the run's label when several runs share the chart.
@@ -338,11 +350,11 @@ fn bars(
 
 /// LINPACK's maximal and average rate by order, the peak as a dashed line
 /// and, where every run has the same peak, % of peak on the right axis.
-fn linpack_by_order(runs: &[Labelled]) -> Vec<Chart> {
+fn linpack_by_order(runs: &[Labelled], id: &str) -> Vec<Chart> {
     let per_run: Vec<Vec<(f64, &BenchResult)>> = runs
         .iter()
         .map(|run| {
-            let mut v: Vec<(f64, &BenchResult)> = results(run, linpack::LINPACK)
+            let mut v: Vec<(f64, &BenchResult)> = results(run, id)
                 .filter_map(|r| Some((r.param(linpack::param::N)?.as_f64()?, r)))
                 .collect();
             v.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -365,7 +377,7 @@ fn linpack_by_order(runs: &[Labelled]) -> Vec<Chart> {
     let (divisor, y) = y_axis("rate", Unit::FlopsPerSecond, max);
     let mut chart = Chart::new(
         kind::LINPACK,
-        format!("{}: rate by order", linpack::LINPACK),
+        format!("{id}: rate by order"),
         Axis::count("order N"),
         y,
     );
@@ -400,11 +412,11 @@ fn linpack_by_order(runs: &[Labelled]) -> Vec<Chart> {
 
 /// `memory.latency`: latency by working set on a log axis, one series per
 /// run, each run's data and unified cache sizes marked.
-fn latency_staircase(runs: &[Labelled]) -> Vec<Chart> {
+fn latency_staircase(runs: &[Labelled], id: &str) -> Vec<Chart> {
     let per_run: Vec<Vec<&Metric>> = runs
         .iter()
         .map(|run| {
-            results(run, memory::LATENCY)
+            results(run, id)
                 .flat_map(|r| r.metrics_named(memory::metric::LATENCY))
                 .collect()
         })
@@ -420,7 +432,7 @@ fn latency_staircase(runs: &[Labelled]) -> Vec<Chart> {
     let (divisor, y) = y_axis("latency", Unit::Seconds, max);
     let mut chart = Chart::new(
         kind::LATENCY_STAIRCASE,
-        format!("{}: load-to-use latency by working set", memory::LATENCY),
+        format!("{id}: load-to-use latency by working set"),
         Axis::new("working set (bytes, log scale)", Scale::Bytes),
         y,
     );
@@ -470,10 +482,10 @@ fn latency_staircase(runs: &[Labelled]) -> Vec<Chart> {
 
 /// IOzone auto-mode results: per run and test, the bandwidth matrix of
 /// file size (rows) by record size (columns).
-fn iozone_heat_maps(runs: &[Labelled]) -> Vec<HeatMap> {
+fn iozone_heat_maps(runs: &[Labelled], id: &str) -> Vec<HeatMap> {
     let mut maps = Vec::new();
     for run in runs {
-        let metrics: Vec<&Metric> = results(run, disk::IOZONE)
+        let metrics: Vec<&Metric> = results(run, id)
             .filter(|r| r.param(disk::param::AUTO) == Some(&serde_json::Value::Bool(true)))
             .flat_map(|r| r.metrics_named(disk::metric::BANDWIDTH))
             .collect();
@@ -519,7 +531,7 @@ fn iozone_heat_maps(runs: &[Labelled]) -> Vec<HeatMap> {
                     run.label
                 )
             } else {
-                format!("{} {test}: bandwidth by file and record size", disk::IOZONE)
+                format!("{id} {test}: bandwidth by file and record size")
             };
             maps.push(HeatMap {
                 kind: kind::IOZONE_HEATMAP,
@@ -564,28 +576,11 @@ fn matched<'a>(runs: &'a [Labelled], id: &str) -> Vec<Vec<(&'a Labelled<'a>, &'a
     out
 }
 
-/// The parameters that name a workload in a chart title, by benchmark,
-/// for benchmarks that record several results per run (the quick suite's
-/// closed and open HTTP loads, TCP and UDP ping-pong).
-const TITLE_PARAMS: [(&str, &[&str]); 2] = [
-    (
-        http::LOAD,
-        &[
-            http::load::param::MODEL,
-            http::load::param::CONCURRENCY,
-            http::load::param::RATE,
-        ],
-    ),
-    (net::PINGPONG, &[net::param::PROTOCOL]),
-];
-
-/// `id`, with the workload parameters of `r` where its benchmark has them
-/// in [`TITLE_PARAMS`]: `http.load model=open rate=2000`.
+/// `id`, with the parameters of `r` that its descriptor names for a
+/// chart's title ([`Descriptor::chart_title`]): `http.load model=open
+/// rate=2000`.
 fn titled(id: &str, r: &BenchResult) -> String {
-    let keys = TITLE_PARAMS
-        .iter()
-        .find(|(k, _)| *k == id)
-        .map_or(&[][..], |(_, keys)| *keys);
+    let keys = registry::get(id).map_or(&[][..], |d| d.chart_title);
     let mut title = id.to_string();
     for key in keys {
         match r.param(key) {
@@ -629,12 +624,6 @@ fn labels_names(labels: &[&BTreeMap<String, String>], fallback: &str) -> Vec<Str
 
 /// The benchmarks whose latency histograms are charted, with the
 /// histograms' name.
-const LATENCY_HISTOGRAMS: [(&str, &str); 3] = [
-    (http::LOAD, http::load::LATENCY),
-    (net::PINGPONG, net::metric::LATENCY),
-    (disk::IOZONE, disk::metric::LATENCY),
-];
-
 /// Percentile points of `h` on the nines axis: 0 to 99.999 % (as far as
 /// its count reaches), in the divisor's unit.
 fn percentile_points(h: &Histogram, divisor: f64) -> Vec<(f64, f64)> {
@@ -658,47 +647,45 @@ fn percentile_points(h: &Histogram, divisor: f64) -> Vec<(f64, f64)> {
 /// Latency by percentile from the stored HdrHistograms (http.load's
 /// corrected and uncorrected together, ping-pong cells, IOzone tests of a
 /// single run), one chart per result, overlaid across runs.
-fn percentiles(runs: &[Labelled]) -> Vec<Chart> {
+fn percentiles(runs: &[Labelled], d: &Descriptor, name: &str) -> Vec<Chart> {
     let mut charts = Vec::new();
-    for (id, name) in LATENCY_HISTOGRAMS {
-        for group in matched(runs, id) {
-            let hists: Vec<(&Labelled, &Histogram)> = group
-                .iter()
-                .filter(|(_, r)| r.param(disk::param::AUTO) != Some(&serde_json::Value::Bool(true)))
-                .flat_map(|&(run, r)| {
-                    r.histograms
-                        .iter()
-                        .filter(|h| h.name == name && h.count > 0)
-                        .map(move |h| (run, h))
-                })
-                .collect();
-            let Some((_, first)) = hists.first() else {
-                // Imported load results keep their tool's percentiles as
-                // figures, not histograms.
-                charts.extend(reported_percentiles(runs, id, &group));
-                continue;
-            };
-            let max = hists
-                .iter()
-                .filter_map(|(_, h)| Some(h.to_hdr()?.max() as f64 / h.scale))
-                .fold(0.0, f64::max);
-            let (divisor, y) = y_axis("latency", first.unit, max);
-            let mut chart = Chart::new(
-                kind::PERCENTILES,
-                format!("{}: latency by percentile", titled(id, group[0].1)),
-                Axis::new("percentile (log scale of nines)", Scale::Nines),
-                y,
-            );
-            let labels: Vec<_> = hists.iter().map(|(_, h)| &h.labels).collect();
-            for ((run, h), what) in hists.iter().zip(labels_names(&labels, name)) {
-                chart.series.push(Series {
-                    name: series_name(runs, run, &what),
-                    points: percentile_points(h, divisor),
-                    style: Style::Measured,
-                });
-            }
-            charts.push(chart);
+    for group in matched(runs, d.id) {
+        let hists: Vec<(&Labelled, &Histogram)> = group
+            .iter()
+            .filter(|(_, r)| r.param(disk::param::AUTO) != Some(&serde_json::Value::Bool(true)))
+            .flat_map(|&(run, r)| {
+                r.histograms
+                    .iter()
+                    .filter(|h| h.name == name && h.count > 0)
+                    .map(move |h| (run, h))
+            })
+            .collect();
+        let Some((_, first)) = hists.first() else {
+            // Imported load results keep their tool's percentiles as
+            // figures, not histograms.
+            charts.extend(reported_percentiles(runs, d, &group));
+            continue;
+        };
+        let max = hists
+            .iter()
+            .filter_map(|(_, h)| Some(h.to_hdr()?.max() as f64 / h.scale))
+            .fold(0.0, f64::max);
+        let (divisor, y) = y_axis("latency", first.unit, max);
+        let mut chart = Chart::new(
+            kind::PERCENTILES,
+            format!("{}: latency by percentile", titled(d.id, group[0].1)),
+            Axis::new("percentile (log scale of nines)", Scale::Nines),
+            y,
+        );
+        let labels: Vec<_> = hists.iter().map(|(_, h)| &h.labels).collect();
+        for ((run, h), what) in hists.iter().zip(labels_names(&labels, name)) {
+            chart.series.push(Series {
+                name: series_name(runs, run, &what),
+                points: percentile_points(h, divisor),
+                style: Style::Measured,
+            });
         }
+        charts.push(chart);
     }
     charts
 }
@@ -709,7 +696,7 @@ fn percentiles(runs: &[Labelled]) -> Vec<Chart> {
 /// ab's 100 % (its longest request) has no place on a nines axis.
 fn reported_percentiles(
     runs: &[Labelled],
-    id: &str,
+    d: &Descriptor,
     group: &[(&Labelled, &BenchResult)],
 ) -> Option<Chart> {
     let points_of = |r: &BenchResult| -> Vec<(f64, f64)> {
@@ -744,7 +731,7 @@ fn reported_percentiles(
         kind::PERCENTILES,
         format!(
             "{}: latency by percentile (as the tool reported)",
-            titled(id, group.first()?.1)
+            titled(d.id, group.first()?.1)
         ),
         Axis::new("percentile (log scale of nines)", Scale::Nines),
         y,
@@ -759,68 +746,55 @@ fn reported_percentiles(
     (!chart.series.is_empty()).then_some(chart)
 }
 
-/// The benchmarks whose time series are charted, with the series' name.
-const TIME_SERIES: [(&str, &str); 6] = [
-    (http::LOAD, http::load::REQUESTS_PER_SECOND),
-    (names_gpu::BURN, names_gpu::metric::RATE),
-    (net::TCP, net::metric::THROUGHPUT),
-    (net::UDP, net::metric::THROUGHPUT),
-    (http::DOWNLOAD, net::metric::THROUGHPUT),
-    // The idle draw's watts over each one-second step.
-    (energy::IDLE, energy::metric::POWER),
-];
-
 /// Per-second and per-interval series: one chart per result, overlaid
 /// across runs.
-fn time_series(runs: &[Labelled]) -> Vec<Chart> {
+fn time_series(runs: &[Labelled], d: &Descriptor, name: &str) -> Vec<Chart> {
     let mut charts = Vec::new();
-    for (id, name) in TIME_SERIES {
-        for group in matched(runs, id) {
-            let series: Vec<_> = group
-                .iter()
-                .flat_map(|&(run, r)| {
-                    r.series
-                        .iter()
-                        .filter(|s| s.name == name && !s.points.is_empty())
-                        .map(move |s| (run, s))
-                })
-                .collect();
-            let Some((_, first)) = series.first() else {
-                continue;
-            };
-            let max = series
-                .iter()
-                .flat_map(|(_, s)| s.points.iter().map(|p| p.1))
-                .fold(0.0, f64::max);
-            let (divisor, y) = y_axis(name, first.unit, max);
-            let mut chart = Chart::new(
-                kind::TIME_SERIES,
-                format!("{}: {name} over time", titled(id, group[0].1)),
-                Axis::linear("time (s)"),
-                y,
-            );
-            let labels: Vec<_> = series.iter().map(|(_, s)| &s.labels).collect();
-            for ((run, s), what) in series.iter().zip(labels_names(&labels, name)) {
-                chart.series.push(Series {
-                    name: series_name(runs, run, &what),
-                    points: s.points.iter().map(|&(t, v)| (t, v / divisor)).collect(),
-                    style: Style::Measured,
-                });
-            }
-            charts.push(chart);
+    for group in matched(runs, d.id) {
+        let series: Vec<_> = group
+            .iter()
+            .flat_map(|&(run, r)| {
+                r.series
+                    .iter()
+                    .filter(|s| s.name == name && !s.points.is_empty())
+                    .map(move |s| (run, s))
+            })
+            .collect();
+        let Some((_, first)) = series.first() else {
+            continue;
+        };
+        let max = series
+            .iter()
+            .flat_map(|(_, s)| s.points.iter().map(|p| p.1))
+            .fold(0.0, f64::max);
+        let (divisor, y) = y_axis(name, first.unit, max);
+        let mut chart = Chart::new(
+            kind::TIME_SERIES,
+            format!("{}: {name} over time", titled(d.id, group[0].1)),
+            Axis::linear("time (s)"),
+            y,
+        );
+        let labels: Vec<_> = series.iter().map(|(_, s)| &s.labels).collect();
+        for ((run, s), what) in series.iter().zip(labels_names(&labels, name)) {
+            chart.series.push(Series {
+                name: series_name(runs, run, &what),
+                points: s.points.iter().map(|&(t, v)| (t, v / divisor)).collect(),
+                style: Style::Measured,
+            });
         }
+        charts.push(chart);
     }
     charts
 }
 
 /// `http.sweep`: the request rate by users, one series per run, each
 /// run's saturation point marked.
-fn sweep(runs: &[Labelled]) -> Vec<Chart> {
+fn sweep(runs: &[Labelled], id: &str) -> Vec<Chart> {
     let mut charts = Vec::new();
-    for group in matched(runs, http::SWEEP) {
+    for group in matched(runs, id) {
         let mut chart = Chart::new(
             kind::SWEEP,
-            format!("{}: throughput by users", http::SWEEP),
+            format!("{id}: throughput by users"),
             Axis::count("users"),
             Axis::linear("rate (requests/s)"),
         );

@@ -393,6 +393,7 @@ fn http_latency_percentiles_show_corrected_and_uncorrected_on_nines() {
     }
 }
 
+/// In the registry's order (net.tcp is listed before http.load).
 #[test]
 fn per_second_and_interval_series_are_charted_over_time() {
     let runs = [run_of(1, &[], vec![load(), tcp()])];
@@ -401,13 +402,13 @@ fn per_second_and_interval_series_are_charted_over_time() {
     assert_eq!(
         titles,
         [
-            "http.load: requests_per_second over time",
-            "net.tcp: throughput over time"
+            "net.tcp: throughput over time",
+            "http.load: requests_per_second over time"
         ]
     );
-    assert_eq!(charts[0].y.title, "requests_per_second (kOPS)");
-    assert_eq!(charts[1].y.title, "throughput (MB/s)");
-    assert_eq!(charts[1].series[0].points, [(1.0, 1000.0), (2.0, 1100.0)]);
+    assert_eq!(charts[0].y.title, "throughput (MB/s)");
+    assert_eq!(charts[0].series[0].points, [(1.0, 1000.0), (2.0, 1100.0)]);
+    assert_eq!(charts[1].y.title, "requests_per_second (kOPS)");
 }
 
 #[test]

@@ -8,28 +8,10 @@ use std::collections::BTreeSet;
 
 use nodebench_core::Metric;
 use nodebench_core::names::gpu;
-use nodebench_core::names::labels::KERNEL;
 
 use super::super::Labelled;
 use super::super::chart::{Axis, BarChart, Chart, Series, Style};
 use super::{Figure, bar_series, kind, label_values, number, results, series_name, y_axis};
-
-/// Every GPU chart of `runs`.
-pub(super) fn figures(runs: &[Labelled]) -> Vec<Figure> {
-    let mut out = bars(runs, gpu::STREAM, &[KERNEL]);
-    out.extend(gemm_by_order(runs).into_iter().map(Figure::Line));
-    out.extend(bars(
-        runs,
-        gpu::BANDWIDTH,
-        &[
-            gpu::label::DIRECTION,
-            gpu::label::HOST_MEMORY,
-            gpu::label::HOST_NODE,
-            gpu::label::PEER,
-        ],
-    ));
-    out
-}
 
 /// The metrics named `name` of benchmark `id` in every run, with the
 /// run's index.
@@ -63,7 +45,7 @@ fn per_gpu<'a>(all: &'a [(usize, &'a Metric)]) -> Vec<(String, Vec<&'a (usize, &
 
 /// A bar chart per GPU of benchmark `id`'s bandwidth: a group per value of
 /// the `by` labels, a bar per run.
-fn bars(runs: &[Labelled], id: &str, by: &[&str]) -> Vec<Figure> {
+pub(super) fn bars(runs: &[Labelled], id: &str, by: &[&str]) -> Vec<Figure> {
     let all = metrics(runs, id, gpu::metric::BANDWIDTH);
     let mut out = Vec::new();
     for (g, cell) in per_gpu(&all) {
@@ -84,8 +66,8 @@ fn bars(runs: &[Labelled], id: &str, by: &[&str]) -> Vec<Figure> {
 }
 
 /// `gpu gemm`'s rate by order n per GPU, a line per precision and run.
-fn gemm_by_order(runs: &[Labelled]) -> Vec<Chart> {
-    let all = metrics(runs, gpu::GEMM, gpu::metric::RATE);
+pub(super) fn gemm_by_order(runs: &[Labelled], id: &str) -> Vec<Chart> {
+    let all = metrics(runs, id, gpu::metric::RATE);
     let mut out = Vec::new();
     for (g, cell) in per_gpu(&all) {
         let Some((_, first)) = cell.first() else {
@@ -95,7 +77,7 @@ fn gemm_by_order(runs: &[Labelled]) -> Vec<Chart> {
         let (divisor, y) = y_axis(gpu::metric::RATE, first.unit, max);
         let mut chart = Chart::new(
             kind::SCALING,
-            format!("{} gpu {g}: rate by matrix order", gpu::GEMM),
+            format!("{id} gpu {g}: rate by matrix order"),
             Axis::count("n"),
             y,
         );

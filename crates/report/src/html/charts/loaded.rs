@@ -10,11 +10,11 @@ use super::super::chart::{Axis, Chart, Marker, Scale, Series, Style};
 use super::{kind, results, series_name, y_axis};
 
 /// Latency against bandwidth for each run's loaded-latency results.
-pub(super) fn loaded_latency(runs: &[Labelled]) -> Vec<Chart> {
+pub(super) fn loaded_latency(runs: &[Labelled], id: &str) -> Vec<Chart> {
     let per_run: Vec<Vec<(f64, f64)>> = runs
         .iter()
         .map(|run| {
-            let mut points: Vec<(f64, f64)> = results(run, memory::LOADED_LATENCY)
+            let mut points: Vec<(f64, f64)> = results(run, id)
                 .flat_map(|r| {
                     r.metrics_named(memory::metric::LATENCY)
                         .filter(|m| m.label_value(memory::label::DELAY) != Some(IDLE))
@@ -41,10 +41,7 @@ pub(super) fn loaded_latency(runs: &[Labelled]) -> Vec<Chart> {
     let (x_div, x) = y_axis("bandwidth", Unit::BytesPerSecond, max_bw.max(1.0));
     let mut chart = Chart::new(
         kind::LOADED_LATENCY,
-        format!(
-            "{}: latency under load against bandwidth",
-            memory::LOADED_LATENCY
-        ),
+        format!("{id}: latency under load against bandwidth"),
         Axis::new(x.title.clone(), Scale::Linear),
         y,
     );
@@ -60,8 +57,7 @@ pub(super) fn loaded_latency(runs: &[Labelled]) -> Vec<Chart> {
                 .collect(),
             style: Style::Measured,
         });
-        let knee = results(run, memory::LOADED_LATENCY)
-            .find_map(|r| r.metric(memory::metric::KNEE_BANDWIDTH, &[]));
+        let knee = results(run, id).find_map(|r| r.metric(memory::metric::KNEE_BANDWIDTH, &[]));
         if let Some(k) = knee {
             chart.markers.push(Marker {
                 x: k.value / x_div,
