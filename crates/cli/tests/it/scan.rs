@@ -73,7 +73,14 @@ fn findings_print_by_severity_are_stored_and_fail_on_exits_1() {
     let server = EnvServer::start();
     let url = format!("http://127.0.0.1:{}", server.port);
     let store = TempStore::new();
-    let o = store.run(&["-q", "--no-telemetry", "scan", &url]);
+    // At 1000 requests a second: the server is on loopback, and the
+    // default 50 only makes the test longer.
+    let scan = |more: &[&str]| {
+        let mut args = vec!["-q", "--no-telemetry", "scan", &url, "--rate", "1000"];
+        args.extend(more);
+        store.run(&args)
+    };
+    let o = scan(&[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(
@@ -82,17 +89,25 @@ fn findings_print_by_severity_are_stored_and_fail_on_exits_1() {
     );
     assert!(text.contains("HIGH (1)\n  [default-content.env-file] Environment file served (.env)\n      request:  GET /.env HTTP/1.1 -> 200\n      evidence: status 200; body 'DB_PASSWORD=secret'"), "{text}");
 
-    let o = store.run(&["-q", "--no-telemetry", "scan", &url, "--fail-on", "high"]);
+    let o = scan(&["--fail-on", "high"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("acceptance failed: 1 of 1 threshold(s) not met"),
         "{}",
         stderr(&o)
     );
-    let o = store.run(&["-q", "--no-telemetry", "scan", &url, "--fail-on", "medium"]);
+    let o = scan(&["--fail-on", "medium"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 
-    let o = store.run(&["-q", "--no-telemetry", "--json", "scan", &url]);
+    let o = store.run(&[
+        "-q",
+        "--no-telemetry",
+        "--json",
+        "scan",
+        &url,
+        "--rate",
+        "1000",
+    ]);
     let run = json(&o);
     let result = &run["results"][0];
     assert_eq!(result["benchmark"], "http.scan");
@@ -145,7 +160,14 @@ fn the_built_in_server_has_no_default_content_finding() {
         base,
         _stdout: out,
     };
-    let o = run(&["--json", "--no-telemetry", "scan", &served.base]);
+    let o = run(&[
+        "--json",
+        "--no-telemetry",
+        "scan",
+        &served.base,
+        "--rate",
+        "1000",
+    ]);
     let run = json(&o);
     let findings = run["results"][0]["parameters"]["findings"]
         .as_array()

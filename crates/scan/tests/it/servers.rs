@@ -18,6 +18,7 @@ use common::{
 use nodebench_core::bench::{BenchError, Cancel, collect};
 use nodebench_core::finding::Severity;
 use nodebench_core::names::scan::{label, metric, param};
+use nodebench_scan::config::ScanConfig;
 use nodebench_scan::scan::Scan;
 
 /// One scan at a time.
@@ -116,7 +117,11 @@ fn nginx_as_installed_shows_every_planted_issue_within_ten_seconds() {
     }
     let server = nginx(Setup::AsInstalled);
     let start = Instant::now();
-    let (r, found) = scan(config(&server.url()));
+    // The defaults a user gets (`config` raises the rate).
+    let (r, found) = scan(ScanConfig {
+        url: server.url(),
+        ..ScanConfig::default()
+    });
     let took = start.elapsed();
     let got = ids(&found);
     assert_found(
@@ -155,7 +160,7 @@ fn local_checks_on_nginx_read_its_worker_and_the_root_of_its_config() {
         return;
     }
     let server = nginx(Setup::AsInstalled);
-    let (r, found) = scan(nodebench_scan::config::ScanConfig {
+    let (r, found) = scan(ScanConfig {
         local: true,
         ..config(&server.url())
     });
@@ -204,7 +209,7 @@ fn local_checks_read_the_workers_user_and_the_document_root() {
     }
     // www-data: no user finding; the workers are listed.
     let server = apache(Setup::Hardened, "www-data");
-    let (r, found) = scan(nodebench_scan::config::ScanConfig {
+    let (r, found) = scan(ScanConfig {
         local: true,
         ..config(&server.url())
     });
