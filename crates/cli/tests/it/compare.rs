@@ -115,7 +115,12 @@ fn two_quick_suites_print_every_metric_with_percent_and_geometric_means() {
         }
     }
     // Matched unless on one side only: a quick suite matches itself whole.
-    assert_eq!(c["unmatched"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        c["unmatched"].as_array().unwrap().len(),
+        0,
+        "{}",
+        c["unmatched"]
+    );
     assert!(text.contains("geometric mean") && text.contains("over 100 % means better"));
     for area in &areas {
         assert!(
