@@ -750,6 +750,16 @@ struct CpuQuota {
 }
 
 impl CpuQuota {
+    /// The cgroup's `cpu.stat` (periods, throttled periods and time) on
+    /// one line: whether the quota bit, for a failure's message.
+    fn stat(&self) -> String {
+        std::fs::read_to_string(self.dir.join("cpu.stat"))
+            .unwrap_or_else(|e| format!("no cpu.stat: {e}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// `percent` of one CPU for `host`, or None (said) where this machine
     /// has no cpu controller to write.
     fn on(test: &str, host: &str, percent: u32) -> Option<CpuQuota> {
@@ -858,6 +868,9 @@ fn a_host_under_a_cpu_quota_is_the_only_outlier_fleet_report_names() {
     let mut args = vec!["fleet", "run", &hosts, "--parallel", "1"];
     args.extend(cpu);
     let o = store.run(&args);
+    // Once, in a CI-like run, h2 measured at full speed: say whether the
+    // quota throttled anything.
+    let throttled = quota.stat();
     drop(quota);
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
     let runs = runs_list(&store);
@@ -874,7 +887,7 @@ fn a_host_under_a_cpu_quota_is_the_only_outlier_fleet_report_names() {
         .filter(|h| !h["outliers"].as_array().unwrap().is_empty())
         .map(|h| h["host"].as_str().unwrap())
         .collect();
-    assert_eq!(outliers, ["h2"], "{report}");
+    assert_eq!(outliers, ["h2"], "h2's cgroup: {throttled}; {report}");
     // Its rate is a tenth of a CPU's, give or take: far below the median.
     let worst = &report["hosts"][0];
     assert_eq!(worst["host"], "h2");
