@@ -1,7 +1,7 @@
 //! The CPU area's benchmarks (LINPACK and HPCC's DGEMM and FFT among them).
 
 use super::catalog::{m, of, open};
-use super::{Bottleneck, Chart, Descriptor, Report, fig};
+use super::{Bottleneck, Chart, Descriptor, Report, fig, hpcc_test};
 use crate::model::Unit;
 use crate::names::labels::{KERNEL, THREADS};
 use crate::names::{cpu, hpcc, linpack};
@@ -64,47 +64,31 @@ pub const LINPACK: Descriptor = Descriptor {
 };
 
 /// HPC Challenge's DGEMM (its id the one `import` gives HPCC's figure): `cpu dgemm`.
-pub const HPCC_DGEMM: Descriptor = Descriptor {
-    id: cpu::HPCC_DGEMM,
-    command: &["cpu", "dgemm"],
-    suite_step: true,
-    metrics: &[
+pub const HPCC_DGEMM: Descriptor = hpcc_test(
+    cpu::HPCC_DGEMM,
+    &["cpu", "dgemm"],
+    &[
         m(hpcc::metric::RATE, Unit::FlopsPerSecond),
         m(hpcc::metric::RESIDUAL, Unit::Count),
     ],
-    labels: &[of(
+    &[of(
         hpcc::label::MODE,
         &[hpcc::mode::SINGLE, hpcc::mode::STAR],
     )],
-    headline: fig(hpcc::metric::RATE, &[]),
-    watched: None,
-    scale_params: &[],
-    workload_params: &[],
-    bottleneck: Bottleneck::None,
-    report: Report::Hpcc,
-    charts: &[],
-    chart_title: &[],
-};
+    hpcc::metric::RATE,
+);
 
 /// HPC Challenge's FFT: `cpu fft`.
-pub const HPCC_FFT: Descriptor = Descriptor {
-    id: cpu::HPCC_FFT,
-    command: &["cpu", "fft"],
-    suite_step: true,
-    metrics: &[
+pub const HPCC_FFT: Descriptor = hpcc_test(
+    cpu::HPCC_FFT,
+    &["cpu", "fft"],
+    &[
         m(hpcc::metric::RATE, Unit::FlopsPerSecond),
         m(hpcc::metric::RESIDUAL, Unit::Count),
     ],
-    labels: &[of(
+    &[of(
         hpcc::label::MODE,
         &[hpcc::mode::SINGLE, hpcc::mode::STAR],
     )],
-    headline: fig(hpcc::metric::RATE, &[]),
-    watched: None,
-    scale_params: &[],
-    workload_params: &[],
-    bottleneck: Bottleneck::None,
-    report: Report::Hpcc,
-    charts: &[],
-    chart_title: &[],
-};
+    hpcc::metric::RATE,
+);

@@ -1,7 +1,7 @@
 //! The memory area's benchmarks (HPCC's PTRANS and RandomAccess among them).
 
 use super::catalog::{m, of, open};
-use super::{Bottleneck, Chart, Descriptor, Report, fig};
+use super::{Bottleneck, Chart, Descriptor, Report, fig, hpcc_test};
 use crate::model::Unit;
 use crate::names::labels::{KERNEL, THREADS};
 use crate::names::{hpcc, memory};
@@ -169,44 +169,28 @@ pub const LOADED_LATENCY: Descriptor = Descriptor {
 };
 
 /// HPC Challenge's PTRANS: `memory ptrans`.
-pub const HPCC_PTRANS: Descriptor = Descriptor {
-    id: memory::HPCC_PTRANS,
-    command: &["memory", "ptrans"],
-    suite_step: true,
-    metrics: &[
+pub const HPCC_PTRANS: Descriptor = hpcc_test(
+    memory::HPCC_PTRANS,
+    &["memory", "ptrans"],
+    &[
         m(hpcc::metric::BANDWIDTH, Unit::BytesPerSecond),
         m(hpcc::metric::RESIDUAL, Unit::Count),
     ],
-    labels: &[of(hpcc::label::MODE, &[hpcc::mode::MPI])],
-    headline: fig(hpcc::metric::BANDWIDTH, &[]),
-    watched: None,
-    scale_params: &[],
-    workload_params: &[],
-    bottleneck: Bottleneck::None,
-    report: Report::Hpcc,
-    charts: &[],
-    chart_title: &[],
-};
+    &[of(hpcc::label::MODE, &[hpcc::mode::MPI])],
+    hpcc::metric::BANDWIDTH,
+);
 
 /// HPC Challenge's RandomAccess (GUPS): `memory gups`.
-pub const HPCC_RANDOM_ACCESS: Descriptor = Descriptor {
-    id: memory::HPCC_RANDOM_ACCESS,
-    command: &["memory", "gups"],
-    suite_step: true,
-    metrics: &[
+pub const HPCC_RANDOM_ACCESS: Descriptor = hpcc_test(
+    memory::HPCC_RANDOM_ACCESS,
+    &["memory", "gups"],
+    &[
         m(hpcc::metric::UPDATES, Unit::OpsPerSecond),
         m(hpcc::metric::ERRORS, Unit::Count),
     ],
-    labels: &[of(
+    &[of(
         hpcc::label::MODE,
         &[hpcc::mode::SINGLE, hpcc::mode::STAR, hpcc::mode::SHARED],
     )],
-    headline: fig(hpcc::metric::UPDATES, &[]),
-    watched: None,
-    scale_params: &[],
-    workload_params: &[],
-    bottleneck: Bottleneck::None,
-    report: Report::Hpcc,
-    charts: &[],
-    chart_title: &[],
-};
+    hpcc::metric::UPDATES,
+);

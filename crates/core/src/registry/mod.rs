@@ -69,6 +69,34 @@ pub(crate) const fn fig(
     Figure { metric, labels }
 }
 
+/// An HPC Challenge test (`id`, run by `command`): its `metrics`, its
+/// `labels` (the modes HPCC runs it in), the `headline` metric; printed
+/// with HPCC's summary names, no burn-in rate, no workload parameters and
+/// no bottleneck line (HPCC's figures are the whole node's).
+pub(crate) const fn hpcc_test(
+    id: &'static str,
+    command: &'static [&'static str],
+    metrics: &'static [MetricSpec],
+    labels: &'static [LabelSpec],
+    headline: &'static str,
+) -> Descriptor {
+    Descriptor {
+        id,
+        command,
+        suite_step: true,
+        metrics,
+        labels,
+        headline: fig(headline, &[]),
+        watched: None,
+        scale_params: &[],
+        workload_params: &[],
+        bottleneck: Bottleneck::None,
+        report: Report::Hpcc,
+        charts: &[],
+        chart_title: &[],
+    }
+}
+
 /// One runnable benchmark, as every layer sees it.
 #[derive(Debug)]
 pub struct Descriptor {

@@ -1,6 +1,6 @@
 //! The network area's benchmarks.
 
-use super::catalog::{LabelSpec, m, of, open};
+use super::catalog::{LabelSpec, MetricSpec, m, of, open};
 use super::{Bottleneck, Chart, Descriptor, Report, fig};
 use crate::model::Unit;
 use crate::names::labels::{SIZE, THREADS};
@@ -8,7 +8,7 @@ use crate::names::latency::{LATENCY_MAX, LATENCY_P50, LATENCY_P99, LATENCY_P999}
 use crate::names::net;
 
 /// `net.tcp` and `net.udp` label their figures alike.
-const NET_THROUGHPUT_LABELS: &[LabelSpec] = &[
+const THROUGHPUT_LABELS: &[LabelSpec] = &[
     of(
         net::label::DIRECTION,
         &[
@@ -20,12 +20,40 @@ const NET_THROUGHPUT_LABELS: &[LabelSpec] = &[
     of(net::label::HOST, &[net::host::CLIENT, net::host::SERVER]),
 ];
 
+/// An iperf3 throughput test (`id`, run by `command`) with its `metrics`:
+/// `net.tcp` and `net.udp` are alike in all else.
+const fn throughput(
+    id: &'static str,
+    command: &'static [&'static str],
+    metrics: &'static [MetricSpec],
+) -> Descriptor {
+    Descriptor {
+        id,
+        command,
+        suite_step: true,
+        metrics,
+        labels: THROUGHPUT_LABELS,
+        headline: fig(net::metric::THROUGHPUT, &[]),
+        watched: Some(fig(
+            net::metric::THROUGHPUT,
+            &[(net::label::SIDE, net::side::RECEIVER)],
+        )),
+        scale_params: &[],
+        workload_params: net::THROUGHPUT_WORKLOAD_PARAMS,
+        bottleneck: Bottleneck::Attributed,
+        report: Report::Table,
+        charts: &[Chart::TimeSeries {
+            series: net::metric::THROUGHPUT,
+        }],
+        chart_title: &[],
+    }
+}
+
 /// TCP throughput (iperf3): `net tcp`.
-pub const TCP: Descriptor = Descriptor {
-    id: net::TCP,
-    command: &["net", "tcp"],
-    suite_step: true,
-    metrics: &[
+pub const TCP: Descriptor = throughput(
+    net::TCP,
+    &["net", "tcp"],
+    &[
         m(net::metric::BYTES, Unit::Bytes),
         m(net::metric::THROUGHPUT, Unit::BytesPerSecond),
         m(net::metric::RETRANSMITS, Unit::Count),
@@ -34,28 +62,13 @@ pub const TCP: Descriptor = Descriptor {
         m(net::metric::CPU, Unit::Percent),
         m(net::metric::THREAD_CPU, Unit::Percent),
     ],
-    labels: NET_THROUGHPUT_LABELS,
-    headline: fig(net::metric::THROUGHPUT, &[]),
-    watched: Some(fig(
-        net::metric::THROUGHPUT,
-        &[(net::label::SIDE, net::side::RECEIVER)],
-    )),
-    scale_params: &[],
-    workload_params: net::THROUGHPUT_WORKLOAD_PARAMS,
-    bottleneck: Bottleneck::Attributed,
-    report: Report::Table,
-    charts: &[Chart::TimeSeries {
-        series: net::metric::THROUGHPUT,
-    }],
-    chart_title: &[],
-};
+);
 
 /// UDP throughput (iperf3): `net udp`.
-pub const UDP: Descriptor = Descriptor {
-    id: net::UDP,
-    command: &["net", "udp"],
-    suite_step: true,
-    metrics: &[
+pub const UDP: Descriptor = throughput(
+    net::UDP,
+    &["net", "udp"],
+    &[
         m(net::metric::BYTES, Unit::Bytes),
         m(net::metric::THROUGHPUT, Unit::BytesPerSecond),
         m(net::metric::PACKETS_SENT, Unit::Count),
@@ -67,21 +80,7 @@ pub const UDP: Descriptor = Descriptor {
         m(net::metric::CPU, Unit::Percent),
         m(net::metric::THREAD_CPU, Unit::Percent),
     ],
-    labels: NET_THROUGHPUT_LABELS,
-    headline: fig(net::metric::THROUGHPUT, &[]),
-    watched: Some(fig(
-        net::metric::THROUGHPUT,
-        &[(net::label::SIDE, net::side::RECEIVER)],
-    )),
-    scale_params: &[],
-    workload_params: net::THROUGHPUT_WORKLOAD_PARAMS,
-    bottleneck: Bottleneck::Attributed,
-    report: Report::Table,
-    charts: &[Chart::TimeSeries {
-        series: net::metric::THROUGHPUT,
-    }],
-    chart_title: &[],
-};
+);
 
 /// TCP and UDP ping-pong: `net pingpong`.
 pub const PINGPONG: Descriptor = Descriptor {
