@@ -7,6 +7,7 @@ mod args;
 mod commands;
 mod error;
 mod progress;
+mod runnable;
 
 use std::process::ExitCode;
 
@@ -22,6 +23,7 @@ fn main() -> ExitCode {
         option_env!("NODEBENCH_BUILD_DATE"),
         env!("NODEBENCH_TARGET"),
     );
+    runnable::provide();
     let parsed = args::command()
         .try_get_matches()
         .and_then(|m| args::Cli::from_arg_matches(&m));

@@ -10,7 +10,7 @@
 //! request of the endpoint's path.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::bench::BenchError;
 
@@ -113,6 +113,55 @@ impl PartialEq for Endpoints {
 }
 
 impl Eq for Endpoints {}
+
+/// Makes the endpoint a `--db URL` asks for (the db crate's `/db/ir`).
+pub type DbEndpoint = fn(String) -> Arc<dyn Endpoint>;
+
+/// The [`DbEndpoint`] the binary provided.
+static DB_ENDPOINT: OnceLock<DbEndpoint> = OnceLock::new();
+
+/// Provides the endpoint of `--db`: the CLI, the one layer that links both
+/// the http crate (which serves endpoints) and the db crate (which
+/// answers `/db/ir`), calls it once at start.
+pub fn provide_db(make: DbEndpoint) {
+    let _ = DB_ENDPOINT.set(make);
+}
+
+/// The endpoint of `--db URL`: the provided one, else one whose check
+/// says this build has none.
+pub fn db(url: String) -> Arc<dyn Endpoint> {
+    match DB_ENDPOINT.get() {
+        Some(make) => make(url),
+        None => Arc::new(NoDb),
+    }
+}
+
+/// The `--db` endpoint of a build without the db crate.
+struct NoDb;
+
+impl Endpoint for NoDb {
+    fn path(&self) -> &str {
+        "/db/ir"
+    }
+
+    fn help(&self) -> String {
+        "/db/ir (not in this build)".into()
+    }
+
+    fn target(&self) -> String {
+        String::new()
+    }
+
+    fn validate(&self) -> Result<(), BenchError> {
+        Err(BenchError::Invalid(
+            "--db: this build has no database endpoint (the db crate is not linked)".into(),
+        ))
+    }
+
+    fn open(&self) -> Result<Box<dyn Handler>, BenchError> {
+        Err(self.validate().unwrap_err())
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,8 @@ pub mod affinity;
 pub mod bench;
 pub mod buffer;
 pub mod build_info;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod config;
 pub mod cpulist;
 pub mod cputime;

@@ -6,6 +6,8 @@
 //! - ops.rs: the `cpu.ops` benchmark (calibration, thread teams, figures).
 //! - fft.rs: HPCC's FFT (`cpu.hpcc_fft`) through rustfft.
 
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod config;
 pub mod fft;
 pub mod kernels;

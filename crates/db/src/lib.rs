@@ -10,6 +10,8 @@
 //! server's `/db/ir` page on top of the engines.
 
 pub mod as3ap;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod config;
 pub mod data;
 pub mod endpoint;

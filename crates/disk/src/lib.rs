@@ -4,6 +4,8 @@
 //! `--steady-state` rounds after SNIA PTS preconditioning.
 
 pub mod blocks;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod dd;
 pub mod fsync;
 pub mod iozone;

@@ -11,6 +11,8 @@
 
 pub mod bandwidth;
 pub mod burn;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod config;
 pub mod device;
 pub mod error;

@@ -7,6 +7,8 @@
 //! engines, which read the config and fill the stats) and [`load`] (the
 //! benchmark, which runs the engines and maps their stats to a result).
 
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod download;
 pub mod in_process;
 pub mod link;

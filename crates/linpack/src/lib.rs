@@ -18,6 +18,8 @@
 
 pub mod backend;
 pub mod blas;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod config;
 pub mod dgemm;
 pub mod error;

@@ -11,6 +11,8 @@
 //! Area crates may use core and machine, never each other.
 
 pub mod bottleneck;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod clock;
 pub mod cores;
 pub mod disturb;

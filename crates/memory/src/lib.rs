@@ -3,6 +3,8 @@
 //! PTRANS.
 
 pub mod blocks;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod gups;
 pub mod gups_kernel;
 pub mod latency;

@@ -182,6 +182,17 @@ pub struct Stream {
     corrupt: Option<Corruption>,
 }
 
+impl Stream {
+    /// The benchmark with `config`.
+    pub fn new(config: StreamConfig) -> Stream {
+        Stream {
+            config,
+            #[cfg(test)]
+            corrupt: None,
+        }
+    }
+}
+
 /// Per-kernel times of one pass, iteration by iteration.
 struct PassTimes {
     /// `times[kernel][iteration]` in seconds.

@@ -9,6 +9,8 @@
 //! [`pingpong`] is the TCP/UDP round-trip test and its echo server; [`route`]
 //! finds the egress interface and MTU recorded with each result.
 
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod echo;
 pub mod in_process;
 pub mod iperf3;

@@ -17,6 +17,8 @@
 pub mod branches;
 pub mod calibrate;
 pub mod checks;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod client;
 pub mod config;
 pub mod confs;

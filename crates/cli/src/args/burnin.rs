@@ -10,7 +10,7 @@ use nodebench_burnin::BurninConfig;
 use nodebench_core::names::burnin::workload;
 use nodebench_http::url::UrlArg;
 
-use super::parse::{duration_text, parse_duration};
+use nodebench_core::cli::parse::{duration_text, parse_duration};
 
 nodebench_core::choice! {
     /// One workload of the default mixed load.

@@ -7,8 +7,8 @@ use clap::{Args, Subcommand};
 use nodebench_fleet::analysis::ReportConfig;
 use nodebench_fleet::pair::PairTest;
 
-use super::parse::parse_duration;
 use super::runid::{RunSpec, SIDE_FORMS};
+use nodebench_core::cli::parse::parse_duration;
 
 /// Hosts worked on at once by default.
 pub const DEFAULT_PARALLEL: usize = 16;

@@ -1,11 +1,10 @@
-//! Command-line definitions, one module per area: each area's flags, and
-//! next to them the one conversion (`From`/`TryFrom`) of each into its
-//! benchmark's config. Values are parsed here into typed values (the error
-//! names the flag and the accepted form); whether a configuration is
-//! usable is its `validate`'s check, which the runner makes before anything
-//! runs.
-
-mod parse;
+//! Command-line definitions: the subcommand tree, one module per area
+//! (each benchmark's arguments and their one conversion into its config
+//! are its area crate's, `cli.rs`), and the flags of the CLI's own
+//! commands. Values are parsed into typed values (the error names the flag
+//! and the accepted form, `nodebench_core::cli::parse`); whether a
+//! configuration is usable is its `validate`'s check, which the runner
+//! makes before anything runs.
 
 pub mod burnin;
 pub mod compare;
@@ -23,7 +22,6 @@ pub mod repeat;
 pub mod report;
 pub mod runid;
 pub mod runs;
-pub mod scan;
 pub mod slurm;
 pub mod suite;
 
@@ -45,10 +43,11 @@ use http::HttpCommand;
 use import::ImportArgs;
 use memory::MemoryCommand;
 use net::NetCommand;
+use nodebench_core::cli::parse;
+use nodebench_scan::cli::ScanArgs;
 use power::PowerCommand;
 use report::ReportArgs;
 use runs::RunsCommand;
-use scan::ScanArgs;
 use slurm::SlurmCommand;
 use suite::SuiteCommand;
 

@@ -1,12 +1,8 @@
-//! `nodebench power ...`: the flags of `power idle` and their one
-//! conversion into its config.
+//! `nodebench power ...`: the subcommands. Each wraps its benchmark's
+//! arguments, defined with their conversion into its config in `nodebench_machine::cli`.
 
-use std::time::Duration;
-
-use clap::{Args, Subcommand};
-use nodebench_machine::energy::IdleConfig;
-
-use super::parse::{duration_text, parse_duration};
+use clap::Subcommand;
+use nodebench_machine::cli::*;
 
 /// `nodebench power ...`
 #[derive(Debug, Subcommand)]
@@ -18,21 +14,4 @@ pub enum PowerCommand {
     /// the idle run. Exit 1 (a failed run) where no power sensor is
     /// readable.
     Idle(IdleArgs),
-}
-
-/// Options of `power idle`.
-#[derive(Debug, Args)]
-pub struct IdleArgs {
-    /// How long every source is read: 1s to 1h. Leave the machine idle
-    /// meanwhile.
-    #[arg(long, value_name = "DURATION", default_value = duration_text(IdleConfig::default().duration), value_parser = parse_duration)]
-    pub duration: Duration,
-}
-
-impl From<&IdleArgs> for IdleConfig {
-    fn from(a: &IdleArgs) -> IdleConfig {
-        IdleConfig {
-            duration: a.duration,
-        }
-    }
 }

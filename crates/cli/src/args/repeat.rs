@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use nodebench_core::repeat::{Mode, RepeatConfig, parse_fraction};
 
-use super::parse::{duration_text, parse_duration};
+use nodebench_core::cli::parse::{duration_text, parse_duration};
 
 /// A repeat count or `auto`.
 fn parse_mode(s: &str) -> Result<Mode, String> {

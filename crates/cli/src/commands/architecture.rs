@@ -160,3 +160,60 @@ fn each_benchmark_subcommand_builds_the_benchmark_its_descriptor_names() {
     }
     assert_eq!(built.len(), registry::ALL.len() - 2, "{built:?}");
 }
+
+/// The descriptors whose command is a driver of the CLI's own (the fleet's
+/// link matrix, the burn-in), with no runnable in an area crate.
+const DRIVERS: &[&str] = &[
+    nodebench_core::names::fleet::LINKS,
+    nodebench_core::names::burnin::CHECKPOINT,
+];
+
+#[test]
+fn every_descriptor_but_the_drivers_has_exactly_one_runnable_and_no_runnable_is_undescribed() {
+    for d in registry::ALL {
+        let n = crate::runnable::all().filter(|r| r.id == d.id).count();
+        let want = usize::from(!DRIVERS.contains(&d.id));
+        assert_eq!(n, want, "{}: {n} runnables", d.id);
+    }
+    for r in crate::runnable::all() {
+        assert!(
+            registry::get(r.id).is_some(),
+            "runnable {} has no descriptor",
+            r.id
+        );
+    }
+}
+
+/// The long flags and positionals of `cmd`, sorted.
+fn argument_ids(cmd: &clap::Command) -> Vec<String> {
+    let mut ids: Vec<String> = cmd
+        .get_arguments()
+        .filter(|a| !a.is_global_set())
+        .map(|a| a.get_id().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn each_benchmark_subcommand_takes_exactly_its_runnables_arguments() {
+    let root = Cli::command();
+    for r in crate::runnable::all() {
+        let d = registry::get(r.id).expect("described");
+        let mut sub = root.clone();
+        for word in d.command {
+            sub = sub
+                .find_subcommand(word)
+                .cloned()
+                .expect("the subcommand exists");
+        }
+        let own = (r.args)(clap::Command::new(r.id));
+        assert_eq!(
+            argument_ids(&sub),
+            argument_ids(&own),
+            "{}: `nodebench {}` and its runnable take different arguments",
+            r.id,
+            d.command.join(" ")
+        );
+    }
+}

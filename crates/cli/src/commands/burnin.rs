@@ -263,13 +263,13 @@ impl Benchmark for Unbuildable {
 }
 
 /// The workloads of `--suite`: one per step, building the step's
-/// benchmark afresh for every iteration from its parsed command line.
+/// benchmark afresh for every iteration from its parsed parameters.
 fn suite_workloads(name_or_file: &str) -> Result<Vec<Workload>, String> {
     let (text, origin) = suites::source(name_or_file).map_err(|e| format!("--suite: {e}"))?;
     let suite = suites::parse(&text, &origin).map_err(|e| e.to_string())?;
-    let commands = suites::step_commands(&suite).map_err(|e| e.to_string())?;
+    let commands = suites::step_args(&suite).map_err(|e| e.to_string())?;
     let mut out = Vec::with_capacity(commands.len());
-    for (step, cli) in suite.steps.iter().zip(commands) {
+    for (step, args) in suite.steps.iter().zip(commands) {
         // The rate each benchmark's descriptor says a burn-in watches.
         let watched = registry::get(step.bench).and_then(|d| d.watched.map(|w| (d.id, w)));
         let Some((bench, watched)) = watched else {
@@ -284,12 +284,12 @@ fn suite_workloads(name_or_file: &str) -> Result<Vec<Workload>, String> {
                 ids.join(", ")
             ));
         };
-        let cli = Arc::new(cli);
+        let args = Arc::new(args);
         let id = step.bench;
         out.push(Workload {
             name: step.name.clone(),
             make: Box::new(move || {
-                super::benchmark(&cli.command).unwrap_or_else(|e| {
+                args.benchmark().unwrap_or_else(|e| {
                     Box::new(Unbuildable {
                         id,
                         error: e.to_string(),

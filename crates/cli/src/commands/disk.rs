@@ -1,11 +1,8 @@
 //! `nodebench disk ...`: the benchmark a subcommand names, run.
 
 use anyhow::Result;
-use nodebench_core::bench::Benchmark;
-use nodebench_disk::blocks::DiskBlocks;
-use nodebench_disk::dd::Dd;
-use nodebench_disk::fsync::Fsync;
-use nodebench_disk::iozone::Iozone;
+use nodebench_core::bench::{BenchError, Benchmark};
+use nodebench_core::cli::BenchArgs;
 
 use super::runner::run_benchmarks;
 use crate::args::Cli;
@@ -13,15 +10,15 @@ use crate::args::disk::DiskCommand;
 
 /// Runs `cmd`'s benchmark.
 pub fn run(cli: &Cli, cmd: &DiskCommand) -> Result<()> {
-    run_benchmarks(cli, vec![benchmark(cmd)], false)
+    run_benchmarks(cli, vec![benchmark(cmd)?], false)
 }
 
 /// The benchmark `cmd` names, configured by its arguments.
-pub fn benchmark(cmd: &DiskCommand) -> Box<dyn Benchmark> {
+pub fn benchmark(cmd: &DiskCommand) -> Result<Box<dyn Benchmark>, BenchError> {
     match cmd {
-        DiskCommand::Iozone(a) => Box::new(Iozone { config: a.into() }),
-        DiskCommand::Dd(a) => Box::new(Dd { config: a.into() }),
-        DiskCommand::Fsync(a) => Box::new(Fsync { config: a.into() }),
-        DiskCommand::Blocks(a) => Box::new(DiskBlocks { config: a.into() }),
+        DiskCommand::Iozone(a) => a.benchmark(),
+        DiskCommand::Dd(a) => a.benchmark(),
+        DiskCommand::Fsync(a) => a.benchmark(),
+        DiskCommand::Blocks(a) => a.benchmark(),
     }
 }

@@ -4,14 +4,13 @@
 use anyhow::Result;
 use nodebench_core::bench::BenchError;
 use nodebench_core::bench::Benchmark;
-use nodebench_http::download::Download;
-use nodebench_http::load::HttpLoad;
+use nodebench_core::cli::BenchArgs;
 use nodebench_http::server::{ENDPOINTS, Server, ServerConfig};
-use nodebench_http::sweep::Sweep;
 
 use super::runner::{install_signal_handlers, run_benchmarks};
 use crate::args::Cli;
-use crate::args::http::{HttpCommand, HttpServeArgs};
+use crate::args::http::HttpCommand;
+use nodebench_http::cli::HttpServeArgs;
 
 /// Serves (`http serve`) or runs `cmd`'s benchmark.
 pub fn run(cli: &Cli, cmd: &HttpCommand) -> Result<()> {
@@ -31,11 +30,9 @@ pub fn benchmark(cmd: &HttpCommand) -> Result<Box<dyn Benchmark>, BenchError> {
                 "http serve is a server, not a benchmark".into(),
             ));
         }
-        HttpCommand::Load(a) => Box::new(HttpLoad {
-            config: a.try_into().map_err(BenchError::System)?,
-        }),
-        HttpCommand::Sweep(a) => Box::new(Sweep { config: a.into() }),
-        HttpCommand::Download(a) => Box::new(Download { config: a.into() }),
+        HttpCommand::Load(a) => a.benchmark()?,
+        HttpCommand::Sweep(a) => a.benchmark()?,
+        HttpCommand::Download(a) => a.benchmark()?,
     })
 }
 

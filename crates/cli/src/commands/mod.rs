@@ -30,8 +30,8 @@ mod suite;
 mod suites;
 
 use anyhow::Result;
-use nodebench_core::bench::BenchError;
-use nodebench_core::bench::Benchmark;
+#[cfg(test)]
+use nodebench_core::bench::{BenchError, Benchmark};
 
 use crate::args::{Cli, Command};
 
@@ -83,19 +83,21 @@ pub fn dispatch(cli: Cli) -> Result<()> {
 }
 
 /// The benchmark a benchmark subcommand (`cpu ops ...`) names, configured by
-/// its arguments, for suites. Fails for a command that is no benchmark, and
+/// its arguments (the architecture test's: each subcommand builds its
+/// descriptor's benchmark). Fails for a command that is no benchmark, and
 /// where the arguments need the machine (a host to resolve, a body file).
-pub fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, BenchError> {
+#[cfg(test)]
+fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, BenchError> {
     match cmd {
-        Command::Cpu(c) => Ok(cpu::benchmark(c)),
-        Command::Memory(c) => Ok(memory::benchmark(c)),
-        Command::Gpu(c) => Ok(gpu::benchmark(c)),
-        Command::Disk(c) => Ok(disk::benchmark(c)),
+        Command::Cpu(c) => cpu::benchmark(c),
+        Command::Memory(c) => memory::benchmark(c),
+        Command::Gpu(c) => gpu::benchmark(c),
+        Command::Disk(c) => disk::benchmark(c),
         Command::Net(c) => net::benchmark(c),
         Command::Http(c) => http::benchmark(c),
-        Command::Db(c) => Ok(db::benchmark(c)),
-        Command::Power(c) => Ok(power::benchmark(c)),
-        Command::Scan(a) => Ok(scan::benchmark(a)),
+        Command::Db(c) => db::benchmark(c),
+        Command::Power(c) => power::benchmark(c),
+        Command::Scan(a) => nodebench_core::cli::BenchArgs::benchmark(a),
         _ => Err(BenchError::System("not a benchmark command".into())),
     }
 }

@@ -7,14 +7,14 @@ use std::net::SocketAddr;
 
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
+use nodebench_core::cli::BenchArgs;
 use nodebench_net::echo::EchoServer;
 use nodebench_net::iperf3::{self, Protocol, ServerConfig};
-use nodebench_net::pingpong::Pingpong;
-use nodebench_net::throughput::Throughput;
 
 use super::runner::{install_signal_handlers, run_benchmarks};
 use crate::args::Cli;
-use crate::args::net::{NetCommand, ServeArgs, echo_port};
+use crate::args::net::NetCommand;
+use nodebench_net::cli::{ServeArgs, echo_port};
 
 /// Serves (`net serve`) or runs `cmd`'s benchmark.
 pub fn run(cli: &Cli, cmd: &NetCommand) -> Result<()> {
@@ -34,11 +34,9 @@ pub fn benchmark(cmd: &NetCommand) -> Result<Box<dyn Benchmark>, BenchError> {
                 "net serve is a server, not a benchmark".into(),
             ));
         }
-        NetCommand::Tcp(a) => Box::new(Throughput { config: a.into() }),
-        NetCommand::Udp(a) => Box::new(Throughput { config: a.into() }),
-        NetCommand::Pingpong(a) => Box::new(Pingpong {
-            config: a.try_into().map_err(BenchError::System)?,
-        }),
+        NetCommand::Tcp(a) => a.benchmark()?,
+        NetCommand::Udp(a) => a.benchmark()?,
+        NetCommand::Pingpong(a) => a.benchmark()?,
     })
 }
 

@@ -2,7 +2,6 @@
 //! `--fail-on LEVEL` judged as thresholds on its finding counts.
 
 use anyhow::Result;
-use nodebench_core::bench::Benchmark;
 use nodebench_core::config::Choice;
 use nodebench_core::finding::Severity;
 use nodebench_core::names::scan::{SCAN, label, metric};
@@ -11,14 +10,7 @@ use nodebench_scan::scan::Scan;
 
 use super::runner::run_judged;
 use crate::args::Cli;
-use crate::args::scan::ScanArgs;
-
-/// The scan `args` names (for the command and for suite steps).
-pub fn benchmark(args: &ScanArgs) -> Box<dyn Benchmark> {
-    Box::new(Scan {
-        config: args.into(),
-    })
-}
+use nodebench_scan::cli::ScanArgs;
 
 /// The thresholds `--fail-on LEVEL` stands for: no finding of LEVEL or any
 /// severity above it.

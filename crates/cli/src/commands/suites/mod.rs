@@ -17,9 +17,10 @@
 //! Parameters sit directly in the step table, keyed by the long flags of the
 //! subcommand the id spells (`disk.iozone` runs as `disk iozone`), the
 //! positional argument by its value name lower-cased (`url`, `host`). A
-//! step becomes that subcommand's argv and is parsed by the CLI's own clap
-//! definitions, so a suite accepts what the command line accepts and builds
-//! the same config, with two defaults of its own: a disk step's `dir` is
+//! step's parameters are read by its benchmark's runnable (the clap
+//! arguments and conversion its area crate defines, `cli::RUNNABLE`, which
+//! the subcommand is made of too), so a suite accepts what the command line
+//! accepts and builds the same config, with two defaults of its own: a disk step's `dir` is
 //! the temporary directory, and an `http.load` step's `threads` (and, for
 //! the built-in server, `server-threads`) split the CPUs between client and
 //! server ([`http_load_threads`]) rather than run one client thread. Every error names the file, the line, the step and the
@@ -31,9 +32,10 @@ use std::fmt;
 use std::ops::Range;
 
 use clap::error::{ContextKind, ContextValue};
-use clap::{Arg, ArgAction, CommandFactory, Parser};
+use clap::{Arg, ArgAction};
 use nodebench_core::affinity;
-use nodebench_core::bench::Benchmark;
+use nodebench_core::bench::{BenchError, Benchmark};
+use nodebench_core::cli::Runnable;
 use nodebench_core::names;
 use nodebench_core::registry;
 use nodebench_core::repeat::{MAX_REPEATS, Mode};
@@ -41,8 +43,9 @@ use nodebench_core::threshold::Threshold;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use crate::args::one_line;
 use crate::args::suite::Setting;
-use crate::args::{Cli, one_line};
+use crate::runnable;
 use step::SuiteStep;
 
 /// The suite `nodebench run` runs.
@@ -520,22 +523,12 @@ fn value_of(
     }
 }
 
-/// The words of the subcommand benchmark `id` runs as (its descriptor's).
-fn command_path(id: &str) -> &'static [&'static str] {
-    registry::get(id).map_or(&[], |d| d.command)
-}
-
-/// The clap definition of the subcommand benchmark `id` runs as.
-fn subcommand(id: &str) -> clap::Command {
-    let root = Cli::command();
-    let mut cmd = root;
-    for part in command_path(id) {
-        cmd = cmd
-            .find_subcommand(part)
-            .cloned()
-            .unwrap_or_else(|| panic!("benchmark {id} has no subcommand {part}"));
-    }
-    cmd
+/// The command a step of benchmark `id` is read by: the arguments of its
+/// runnable (the area crate's, which its subcommand has too), so a step
+/// takes the subcommand's long flags with the same parsers and defaults.
+fn step_command(id: &str) -> clap::Command {
+    let r = runnable::get(id).unwrap_or_else(|| panic!("benchmark {id} has no runnable"));
+    (r.args)(clap::Command::new(id.to_string()).no_binary_name(true))
 }
 
 /// The key an argument is given by in a step: its long flag, or a
@@ -590,7 +583,7 @@ pub fn apply(suite: &mut Suite, sets: &[Setting]) -> Result<(), SuiteError> {
                             steps.join(", ")
                         ))
                     })?;
-                let cmd = subcommand(suite.steps[i].bench);
+                let cmd = step_command(suite.steps[i].bench);
                 if arg_named(&cmd, &set.key).is_none() {
                     return Err(err(format!(
                         "step '{name}' ({}) takes no '{}' (accepted: {})",
@@ -603,7 +596,7 @@ pub fn apply(suite: &mut Suite, sets: &[Setting]) -> Result<(), SuiteError> {
             }
             None => {
                 let takers: Vec<usize> = (0..suite.steps.len())
-                    .filter(|&i| arg_named(&subcommand(suite.steps[i].bench), &set.key).is_some())
+                    .filter(|&i| arg_named(&step_command(suite.steps[i].bench), &set.key).is_some())
                     .collect();
                 if takers.is_empty() {
                     return Err(err(format!(
@@ -627,11 +620,11 @@ pub fn apply(suite: &mut Suite, sets: &[Setting]) -> Result<(), SuiteError> {
     Ok(())
 }
 
-/// The argv (`nodebench disk iozone --file-size=256M ...`) of `step`,
-/// checking each key against `cmd`, the step's subcommand.
-fn argv(suite: &Suite, step: &Step, cmd: &clap::Command) -> Result<Vec<String>, SuiteError> {
-    let mut flags: Vec<String> = vec!["nodebench".into()];
-    flags.extend(command_path(step.bench).iter().map(|w| w.to_string()));
+/// The arguments (`--file-size=256M ...`) `step`'s parameters spell for
+/// its runnable's clap matcher, checking each key against `cmd`, the
+/// step's command ([`step_command`]).
+fn tokens(suite: &Suite, step: &Step, cmd: &clap::Command) -> Result<Vec<String>, SuiteError> {
+    let mut flags: Vec<String> = Vec::new();
     let mut positional: Vec<String> = Vec::new();
     let given = |key: &str| step.params.iter().any(|p| p.key == key);
     for p in &step.params {
@@ -727,8 +720,8 @@ fn error_key(e: &clap::Error) -> Option<String> {
 /// first bad key or value is an error naming the file, line, step and key.
 pub fn benchmarks(suite: &Suite) -> Result<Vec<Box<dyn Benchmark>>, SuiteError> {
     let mut out: Vec<Box<dyn Benchmark>> = Vec::new();
-    for (step, cli) in suite.steps.iter().zip(step_commands(suite)?) {
-        let bench = super::benchmark(&cli.command).map_err(|e| {
+    for (step, args) in suite.steps.iter().zip(step_args(suite)?) {
+        let bench = args.benchmark().map_err(|e| {
             located(
                 &suite.origin,
                 Some(step.line),
@@ -747,15 +740,30 @@ pub fn benchmarks(suite: &Suite) -> Result<Vec<Box<dyn Benchmark>>, SuiteError> 
     Ok(out)
 }
 
-/// Each step of `suite` parsed by the CLI's definitions, as the command
-/// line its parameters spell (the burn-in builds a step's benchmark again
-/// for every iteration from it); an error names the step's line and key.
-pub fn step_commands(suite: &Suite) -> Result<Vec<Cli>, SuiteError> {
+/// A step's parameters, read by its benchmark's runnable: what builds the
+/// benchmark (again for every iteration of a burn-in).
+pub struct StepArgs {
+    runnable: &'static Runnable,
+    matches: clap::ArgMatches,
+}
+
+impl StepArgs {
+    /// The step's benchmark, configured by its parameters.
+    pub fn benchmark(&self) -> Result<Box<dyn Benchmark>, BenchError> {
+        (self.runnable.build)(&self.matches)
+    }
+}
+
+/// Each step of `suite` read by its benchmark's runnable; an error names
+/// the step's line and key.
+pub fn step_args(suite: &Suite) -> Result<Vec<StepArgs>, SuiteError> {
     let mut out = Vec::with_capacity(suite.steps.len());
     for step in &suite.steps {
-        let cmd = subcommand(step.bench);
-        let argv = argv(suite, step, &cmd)?;
-        let cli = Cli::try_parse_from(&argv).map_err(|e| {
+        let runnable = runnable::get(step.bench)
+            .unwrap_or_else(|| panic!("benchmark {} has no runnable", step.bench));
+        let cmd = step_command(step.bench);
+        let tokens = tokens(suite, step, &cmd)?;
+        let matches = cmd.try_get_matches_from(&tokens).map_err(|e| {
             let key = error_key(&e);
             let line = key
                 .as_deref()
@@ -769,7 +777,7 @@ pub fn step_commands(suite: &Suite) -> Result<Vec<Cli>, SuiteError> {
                 &one_line(&e),
             )
         })?;
-        out.push(cli);
+        out.push(StepArgs { runnable, matches });
     }
     Ok(out)
 }

@@ -30,19 +30,16 @@ fn every_builtin_parses_under_its_name_and_builds_its_benchmarks() {
 }
 
 #[test]
-fn steps_become_the_argv_of_their_subcommand() {
+fn steps_become_the_arguments_of_their_runnable() {
     let s = suite(
         "name = \"x\"\n[[step]]\nbench = \"disk.iozone\"\nfile-size = \"64M\"\ntests = [\"write\", \"read\"]\nfsync = true\npurge = false\ndir = \"/d\"\n\
          [[step]]\nbench = \"http.load\"\nurl = \"http://127.0.0.1:1/\"\nheader = [\"A: 1\", \"B: 2\"]\nrequests = 10\n",
     )
     .unwrap();
-    let a = argv(&s, &s.steps[0], &subcommand(s.steps[0].bench)).unwrap();
+    let a = tokens(&s, &s.steps[0], &step_command(s.steps[0].bench)).unwrap();
     assert_eq!(
         a,
         [
-            "nodebench",
-            "disk",
-            "iozone",
             "--dir=/d",
             "--file-size=64M",
             "--fsync",
@@ -51,13 +48,10 @@ fn steps_become_the_argv_of_their_subcommand() {
         ]
     );
     let (client, _) = http_load_threads(affinity::allowed_cpus().len());
-    let a = argv(&s, &s.steps[1], &subcommand(s.steps[1].bench)).unwrap();
+    let a = tokens(&s, &s.steps[1], &step_command(s.steps[1].bench)).unwrap();
     assert_eq!(
         a,
         [
-            "nodebench",
-            "http",
-            "load",
             "--header=A: 1",
             "--header=B: 2",
             "--requests=10",
@@ -87,32 +81,18 @@ fn http_load_steps_get_client_and_server_threads_unless_given() {
          [[step]]\nbench = \"http.load\"\nurl = \"/3985\"\nthreads = 3\nserver-threads = 5\n",
     )
     .unwrap();
-    let a = argv(&s, &s.steps[0], &subcommand(s.steps[0].bench)).unwrap();
+    let a = tokens(&s, &s.steps[0], &step_command(s.steps[0].bench)).unwrap();
     assert_eq!(
         a,
         [
-            "nodebench",
-            "http",
-            "load",
             &format!("--threads={client}"),
             &format!("--server-threads={server}"),
             "--",
             "/3985"
         ]
     );
-    let a = argv(&s, &s.steps[1], &subcommand(s.steps[1].bench)).unwrap();
-    assert_eq!(
-        a,
-        [
-            "nodebench",
-            "http",
-            "load",
-            "--server-threads=5",
-            "--threads=3",
-            "--",
-            "/3985"
-        ]
-    );
+    let a = tokens(&s, &s.steps[1], &step_command(s.steps[1].bench)).unwrap();
+    assert_eq!(a, ["--server-threads=5", "--threads=3", "--", "/3985"]);
 }
 
 #[test]

@@ -4,11 +4,11 @@
 //! config's `validate`. A default shown in help is written from the
 //! config's own `Default`, so it is written once.
 
-use nodebench_core::bench::BenchError;
+use crate::bench::BenchError;
 use std::time::Duration;
 
-use nodebench_core::units::ParseError;
-use nodebench_core::{affinity, units};
+use crate::units::ParseError;
+use crate::{affinity, units};
 
 /// A parsed `--threads` list (a newtype so clap takes it as one value).
 #[derive(Debug, Clone)]

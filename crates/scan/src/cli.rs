@@ -4,11 +4,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::config::ScanConfig;
 use clap::Args;
+use nodebench_core::bench::{BenchError, Benchmark};
+use nodebench_core::cli::{BenchArgs, Runnable};
 use nodebench_core::finding::Severity;
-use nodebench_scan::config::ScanConfig;
+use nodebench_core::names::scan;
 
-use super::parse::{duration_text, parse_duration};
+use nodebench_core::cli::parse::{duration_text, parse_duration};
 
 /// Options of `scan`.
 #[derive(Debug, Args)]
@@ -87,3 +90,16 @@ impl From<&ScanArgs> for ScanConfig {
         }
     }
 }
+
+impl BenchArgs for ScanArgs {
+    const ID: &'static str = scan::SCAN;
+
+    fn benchmark(&self) -> Result<Box<dyn Benchmark>, BenchError> {
+        Ok(Box::new(crate::scan::Scan {
+            config: self.into(),
+        }))
+    }
+}
+
+/// The benchmarks of this crate, as the CLI and the suites run them.
+pub const RUNNABLE: &[Runnable] = &[Runnable::of::<ScanArgs>()];
