@@ -17,7 +17,10 @@ use nodebench_core::cli::parse::{
     ThreadList, duration_text, or_default, parse_count, parse_duration, parse_threads,
 };
 
-/// Options of `cpu fft`.
+/// HPC Challenge's FFT: a 1-D complex double-precision transform
+/// (rustfft), single (one core) and star (every core its own), GFLOPS
+/// as HPCC counts them (5 N log2 N / t), checked by the inverse
+/// transform and HPCC's scaled residual (fails above 16).
 #[derive(Debug, Args)]
 pub struct FftArgs {
     /// The share of each core's memory (MemTotal over the cores) the four
@@ -52,7 +55,10 @@ impl From<&FftArgs> for FftConfig {
     }
 }
 
-/// Options of `cpu ops`.
+/// Integer and floating-point operation rates (GIOPS, GFLOPS single and
+/// double precision) per thread count, scalar and vectorised FMA kernels,
+/// strong and weak scaling, as % of the theoretical peak
+/// (cores x clock x FLOP/cycle of the ISA).
 #[derive(Debug, Args)]
 pub struct OpsArgs {
     /// Thread counts: 1,2,4,8 or 1..8 or 1..16:x2 or all. Default: 1,2,4,8 and the CPU count.

@@ -40,7 +40,12 @@ impl From<IsolationArg> for Isolation {
     }
 }
 
-/// Options of `db tpcc`.
+/// A TPC-C-derived OLTP workload (TPC-C-derived, not audited, not
+/// comparable to published TPC-C results): the nine tables of
+/// --warehouses loaded in parallel (rows/s, each index timed), the
+/// five transactions in the 45/43/4/4/4 mix by --users terminals, then
+/// the consistency checks; NOPM, TPM, per-transaction throughput and
+/// latency, rollbacks, retries by kind. See docs/tpcc.md.
 #[derive(Debug, Args)]
 pub struct TpccArgs {
     /// The database, as `db as3ap` takes it: sqlite:PATH (default: a file
@@ -118,7 +123,10 @@ impl From<&TpccArgs> for TpccConfig {
     }
 }
 
-/// Options of `db as3ap`.
+/// The AS3AP benchmark: the five tables generated from --seed and
+/// loaded (rows/s), the spec's indexes, the single-user query set and
+/// the multi-user tests of the AMP-stack study (IR and cross-section with IR or
+/// OLTP background); queries/s, latency percentiles, per-query times.
 #[derive(Debug, Args)]
 pub struct As3apArgs {
     /// The database: sqlite:PATH (default: a file in --scratch-dir,

@@ -25,7 +25,10 @@ use nodebench_core::cli::parse::{
 /// own default).
 const AUTO_MAX_FILE_SIZE: u64 = 512 << 20;
 
-/// Options of `disk iozone`.
+/// The IOzone test set: write, rewrite, read, reread, random read/write,
+/// backward read, record rewrite, stride read, fwrite/frewrite,
+/// fread/freread, pwrite/pread, mixed; IOzone's flags; throughput mode
+/// (-t) and auto mode (-a); IOPS and latency percentiles per test.
 #[derive(Debug, Args)]
 pub struct IozoneArgs {
     /// Directory for the test files (nodebench-*.tmp, removed afterwards).
@@ -136,7 +139,8 @@ impl From<&IozoneArgs> for IozoneConfig {
     }
 }
 
-/// Options of `disk dd`.
+/// dd-style sequential write of --count x --block-size, without and with
+/// a final fdatasync; bytes, seconds and MB/s (10^6 B/s) as dd prints.
 #[derive(Debug, Args)]
 pub struct DdArgs {
     /// Directory for the file (removed afterwards).
@@ -164,7 +168,11 @@ impl From<&DdArgs> for DdConfig {
     }
 }
 
-/// Options of `disk fsync`.
+/// Synced small writes, a database log's commit path: --count writes
+/// of --block-size, each followed by fdatasync (or fsync) before the
+/// next, as fio --fdatasync=1 and pg_test_fsync time them; operations
+/// per second and the latency of one write and its sync (mean,
+/// percentiles, longest).
 #[derive(Debug, Args)]
 pub struct FsyncArgs {
     /// Directory for the file (removed afterwards): one on the device
@@ -197,7 +205,8 @@ impl From<&FsyncArgs> for FsyncConfig {
     }
 }
 
-/// Options of `disk blocks`.
+/// The block-size x thread matrix: sequential read, random read and
+/// read+write per block size and thread count; throughput and latency.
 #[derive(Debug, Args)]
 pub struct DiskBlocksArgs {
     /// Directory for the files (removed afterwards).

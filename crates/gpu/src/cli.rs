@@ -27,7 +27,9 @@ impl GpuChoice {
     }
 }
 
-/// Options of `gpu stream`.
+/// BabelStream's copy, mul, add, triad and dot in double precision on
+/// each GPU, arrays sized from its memory, validated; GB/s and % of the
+/// memory's theoretical peak (memory clock x 2 x bus width, from NVML).
 #[derive(Debug, Args)]
 pub struct GpuStreamArgs {
     #[command(flatten)]
@@ -41,7 +43,11 @@ pub struct GpuStreamArgs {
     pub ntimes: u64,
 }
 
-/// Options of `gpu gemm`.
+/// Matrix multiply through cuBLAS at FP64, FP32, TF32, FP16, BF16 and FP8
+/// (cuBLASLt) over
+/// a size sweep: TFLOPS and % of the precision's peak (SMs x maximum SM
+/// clock x FLOP/clock/SM of the architecture), sampled entries checked
+/// against a host reference.
 #[derive(Debug, Args)]
 pub struct GpuGemmArgs {
     #[command(flatten)]
@@ -58,7 +64,9 @@ pub struct GpuGemmArgs {
     pub duration: Duration,
 }
 
-/// Options of `gpu bandwidth`.
+/// Host-to-device and device-to-host copies from pinned and pageable
+/// memory, one direction and both at once, from the GPU's closest NUMA
+/// node and a far one where there is one (as nvbandwidth).
 #[derive(Debug, Args)]
 pub struct GpuBandwidthArgs {
     #[command(flatten)]
@@ -71,7 +79,11 @@ pub struct GpuBandwidthArgs {
     pub repeats: u64,
 }
 
-/// Options of `gpu burn`.
+/// Sustained multiplies on every GPU at once (as gpu-burn): the first
+/// product checked against a host reference, every later one compared
+/// with it bit for bit; NVML watched for XID errors, ECC counts,
+/// retired pages and remapped rows, throttling, temperature and power.
+/// A GPU with any mismatch or fault fails (exit 1).
 #[derive(Debug, Args)]
 pub struct GpuBurnArgs {
     #[command(flatten)]

@@ -27,7 +27,11 @@ const SERVE_PORT: u16 = 8080;
 /// httperf's requests per connection with `--conn-rate` (`--num-calls`).
 const CALLS_PER_CONN: u32 = 1;
 
-/// Options of `http load`.
+/// Load a URL: the closed model as ab (-n requests over -c connections,
+/// -t time limit) or the open model as httperf/wrk2 (--rate requests/s,
+/// or --conn-rate with --calls-per-conn), with latency measured from each
+/// request's planned send time (no coordinated omission) and ab's and
+/// httperf's figures.
 #[derive(Debug, Args)]
 pub struct LoadArgs {
     /// Target URL: http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH, or
@@ -308,7 +312,12 @@ impl From<&HttpServeArgs> for ServerConfig {
     }
 }
 
-/// Options of `http sweep`.
+/// JMeter-style user sweep (one Thread Group per user count): for each
+/// user count N, N users each fetch the URL --iterations times; per step
+/// the figures of JMeter's Summary Report (average, minimum and maximum
+/// latency in ms, rate per second) and the rate's % of the first step;
+/// then where the rate stops growing and what saturated (client CPU,
+/// server CPU for a server on this machine, or the link).
 #[derive(Debug, Args)]
 pub struct SweepArgs {
     /// Target URL: http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH, or
@@ -438,7 +447,9 @@ impl From<&SweepArgs> for SweepConfig {
     }
 }
 
-/// Options of `http download`.
+/// One large download over one connection, as wget: the body is read
+/// and discarded; byte count, time to first byte, average and best
+/// one-second rate, and the rate of every second.
 #[derive(Debug, Args)]
 pub struct DownloadArgs {
     /// URL to fetch: http://HOST[:PORT]/PATH, https://HOST[:PORT]/PATH, or

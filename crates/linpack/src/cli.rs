@@ -10,7 +10,10 @@ use nodebench_core::names::{cpu, linpack};
 use crate::config::{BlasChoice, FULL_MEMORY_FRACTION, LinpackConfig, Sizes};
 use crate::dgemm::{DgemmConfig, DgemmMode};
 
-/// Options of `cpu dgemm`.
+/// HPC Challenge's DGEMM through nodebench's own packed GEMM (LINPACK's
+/// kernel): C = C - A B of order n, single (one core) and star (every
+/// core its own), GFLOPS (2 n^3 per multiply) and HPCC's residual check
+/// (fails above 16).
 #[derive(Debug, Args)]
 pub struct DgemmArgs {
     /// The share of each core's memory (MemTotal over the cores) the three
@@ -50,7 +53,12 @@ impl From<&DgemmArgs> for DgemmConfig {
     }
 }
 
-/// Options of `cpu linpack`.
+/// LINPACK as HPL runs it: solve Ax = b (A random, entries uniform in
+/// [-0.5, 0.5]) by LU with partial pivoting, per order and trial, with
+/// HPL's residual check (PASSED when the normalised residual
+/// ||Ax-b||/(eps (||A|| ||x|| + ||b||) n) is below 16). GFLOPS count
+/// 2/3 n^3 + 3/2 n^2 operations per solve, as HPL does, and are shown as
+/// % of the theoretical peak.
 #[derive(Debug, Args)]
 pub struct LinpackArgs {
     /// Orders of the systems (problem sizes), e.g. 1000,2000,5000,10000 (the default).

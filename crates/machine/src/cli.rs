@@ -11,7 +11,12 @@ use nodebench_core::names::energy;
 
 use nodebench_core::cli::parse::{duration_text, parse_duration};
 
-/// Options of `power idle`.
+/// Store this host's idle draw: every readable power source (RAPL,
+/// hwmon, IPMI DCMI, NVML) read each second for --duration with
+/// nothing else running. Every later result on this host also gives
+/// its power, energy and work per joule above this idle draw, naming
+/// the idle run. Exit 1 (a failed run) where no power sensor is
+/// readable.
 #[derive(Debug, Args)]
 pub struct IdleArgs {
     /// How long every source is read: 1s to 1h. Leave the machine idle

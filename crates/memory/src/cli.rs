@@ -22,7 +22,10 @@ use nodebench_core::cli::parse::{
     size_text,
 };
 
-/// Options of `memory ptrans`.
+/// HPC Challenge's PTRANS on one node: A = A^T + B for square matrices
+/// of doubles, blocked, on every thread, in GB/s as HPCC counts them
+/// (8 n^2 bytes per pass), checked against the exact result (fails
+/// above HPCC's scaled residual of 16).
 #[derive(Debug, Args)]
 pub struct PtransArgs {
     /// The share of the machine's memory the two matrices (16 n^2 bytes)
@@ -51,7 +54,11 @@ impl From<&PtransArgs> for PtransConfig {
     }
 }
 
-/// Options of `memory gups`.
+/// HPC Challenge's RandomAccess (GUPS): 4 x table-size XOR updates at
+/// random entries of a table of 2^n 64-bit words, with HPCC's generator
+/// and its verification (fails at 1 % wrong entries); single (one
+/// core), star (every core its own table) and shared (one table,
+/// lock-free) modes, in GUP/s.
 #[derive(Debug, Args)]
 pub struct GupsArgs {
     /// The share of each core's memory (MemTotal over the cores) one table
@@ -87,7 +94,10 @@ impl From<&GupsArgs> for GupsConfig {
     }
 }
 
-/// Options of `memory numa`.
+/// Intel MLC's latency and bandwidth matrices: for each NUMA node's CPUs
+/// (rows) and each node's memory (columns, bound with mbind), the idle
+/// latency of a pointer chase on one CPU and the read bandwidth of all
+/// the node's CPUs, with far cells as % of local. One node: a 1x1 matrix.
 #[derive(Debug, Args)]
 pub struct NumaArgs {
     /// Bytes of each latency cell's chase buffer.
@@ -116,7 +126,11 @@ impl From<&NumaArgs> for NumaConfig {
     }
 }
 
-/// Options of `memory loaded-latency`.
+/// Intel MLC's loaded latency: a pointer chase on the first CPU while
+/// every other CPU injects traffic (all reads, 3:1, 2:1 or 1:1
+/// reads:writes, or non-temporal writes) at a sweep of delays, giving
+/// latency against bandwidth and its knee; first the peak injection
+/// bandwidth of each mix on every CPU.
 #[derive(Debug, Args)]
 pub struct LoadedArgs {
     /// Traffic of the sweep: reads, 3:1, 2:1, 1:1 (reads:writes) or
@@ -169,7 +183,13 @@ impl From<&LoadedArgs> for LoadedConfig {
     }
 }
 
-/// Options of `memory stream`.
+/// STREAM Copy/Scale/Add/Triad under STREAM's run rules: arrays of at
+/// least 4x the last-level caches, first iteration dropped, best rate,
+/// validated. MB/s = 10^6 B/s; bytes counted as STREAM does (16, 16, 24,
+/// 24 per element). Ordinary stores make the CPU read each destination
+/// line before writing it (write-allocate), so the real traffic exceeds
+/// STREAM's count; the stores=nontemporal figures use streaming stores,
+/// which skip that read.
 #[derive(Debug, Args)]
 pub struct StreamArgs {
     /// Thread counts, one result each (1,2,4 or 1..8 or all). Default: every
@@ -216,7 +236,10 @@ impl From<&StreamArgs> for StreamConfig {
     }
 }
 
-/// Options of `memory blocks`.
+/// The block-size x thread matrix: sequential write (memset),
+/// random write and read+write (memcpy) per block size and thread count,
+/// over a fixed total split across the threads; throughput and mean
+/// latency of one block operation.
 #[derive(Debug, Args)]
 pub struct BlocksArgs {
     /// Block sizes, comma-separated (8,8KiB,8MiB,80MiB).
@@ -253,7 +276,9 @@ impl From<&BlocksArgs> for BlocksConfig {
     }
 }
 
-/// Options of `memory latency`.
+/// Load-to-use latency by working-set size: dependent loads over a random
+/// cyclic permutation of cache lines, in ns and cycles, each point
+/// labelled L1/L2/L3/DRAM from the cache sizes.
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
     /// Smallest working set.

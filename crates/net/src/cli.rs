@@ -151,7 +151,7 @@ impl ThroughputArgs {
     }
 }
 
-/// Options of `net tcp`.
+/// TCP throughput against `nodebench net serve` or a stock `iperf3 -s`.
 #[derive(Debug, Args)]
 pub struct TcpArgs {
     /// What `net tcp` and `net udp` share.
@@ -171,7 +171,7 @@ impl From<&TcpArgs> for ClientConfig {
     }
 }
 
-/// Options of `net udp`.
+/// UDP throughput (paced at --bitrate) with jitter, loss and reordering.
 #[derive(Debug, Args)]
 pub struct UdpArgs {
     /// What `net tcp` and `net udp` share.
@@ -185,7 +185,8 @@ impl From<&UdpArgs> for ClientConfig {
     }
 }
 
-/// Options of `net pingpong`.
+/// TCP and UDP ping-pong: round trips per second and latency percentiles
+/// per message size and client thread count (needs `nodebench net serve`).
 #[derive(Debug, Args)]
 pub struct PingpongArgs {
     /// Server host running `nodebench net serve`; not with --loopback.

@@ -6,18 +6,13 @@
 //! configuration is usable is its `validate`'s check, which the runner
 //! makes before anything runs.
 
+pub mod bench;
 pub mod burnin;
 pub mod compare;
-pub mod cpu;
-pub mod db;
-pub mod disk;
 pub mod fleet;
-pub mod gpu;
 pub mod http;
 pub mod import;
-pub mod memory;
 pub mod net;
-pub mod power;
 pub mod repeat;
 pub mod report;
 pub mod runid;
@@ -34,18 +29,12 @@ use nodebench_machine::telemetry;
 
 use burnin::BurninArgs;
 use compare::CompareArgs;
-use cpu::CpuCommand;
-use db::DbCommand;
-use disk::DiskCommand;
 use fleet::FleetCommand;
-use gpu::GpuCommand;
 use http::HttpCommand;
 use import::ImportArgs;
-use memory::MemoryCommand;
 use net::NetCommand;
 use nodebench_core::cli::parse;
 use nodebench_scan::cli::ScanArgs;
-use power::PowerCommand;
 use report::ReportArgs;
 use runs::RunsCommand;
 use slurm::SlurmCommand;
@@ -138,18 +127,18 @@ pub enum Command {
     },
     /// CPU benchmarks.
     #[command(subcommand)]
-    Cpu(CpuCommand),
+    Cpu(bench::Leaf<bench::Cpu>),
     /// Memory benchmarks.
     #[command(subcommand)]
-    Memory(MemoryCommand),
+    Memory(bench::Leaf<bench::Memory>),
     /// NVIDIA GPU benchmarks (CUDA, NVRTC and cuBLAS opened at run time):
     /// HBM bandwidth, GEMM at % of peak, host-device copies. Exit code 3
     /// where the machine has no NVIDIA GPU.
     #[command(subcommand)]
-    Gpu(GpuCommand),
+    Gpu(bench::Leaf<bench::Gpu>),
     /// Disk benchmarks (files only under --dir, removed afterwards).
     #[command(subcommand)]
-    Disk(DiskCommand),
+    Disk(bench::Leaf<bench::Disk>),
     /// Network benchmarks: iperf3-compatible TCP/UDP throughput and ping-pong.
     #[command(subcommand)]
     Net(NetCommand),
@@ -163,10 +152,10 @@ pub enum Command {
     /// Power: the host's idle draw, which every later result's energy
     /// figures are also given above.
     #[command(subcommand)]
-    Power(PowerCommand),
+    Power(bench::Leaf<bench::Power>),
     /// Database benchmarks: AS3AP (load, single-user queries, multi-user tests).
     #[command(subcommand)]
-    Db(DbCommand),
+    Db(bench::Leaf<bench::Db>),
     /// Many hosts over ssh: check them, run a suite or command on each.
     #[command(subcommand)]
     Fleet(FleetCommand),

@@ -4,7 +4,6 @@
 use anyhow::Result;
 use nodebench_core::bench::BenchError;
 use nodebench_core::bench::Benchmark;
-use nodebench_core::cli::BenchArgs;
 use nodebench_http::server::{ENDPOINTS, Server, ServerConfig};
 
 use super::runner::{install_signal_handlers, run_benchmarks};
@@ -25,14 +24,12 @@ pub fn run(cli: &Cli, cmd: &HttpCommand) -> Result<()> {
 /// `--body-file` cannot be read, and for `http serve`, which is no benchmark.
 pub fn benchmark(cmd: &HttpCommand) -> Result<Box<dyn Benchmark>, BenchError> {
     Ok(match cmd {
+        HttpCommand::Bench(leaf) => leaf.benchmark()?,
         HttpCommand::Serve(_) => {
             return Err(BenchError::System(
                 "http serve is a server, not a benchmark".into(),
             ));
         }
-        HttpCommand::Load(a) => a.benchmark()?,
-        HttpCommand::Sweep(a) => a.benchmark()?,
-        HttpCommand::Download(a) => a.benchmark()?,
     })
 }
 

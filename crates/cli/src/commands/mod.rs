@@ -7,9 +7,6 @@ mod architecture;
 mod burnin;
 mod check;
 mod compare;
-mod cpu;
-mod db;
-mod disk;
 mod dist;
 mod fleet;
 mod fleet_pair;
@@ -18,9 +15,7 @@ mod fleet_session;
 mod gpu;
 mod http;
 mod import;
-mod memory;
 mod net;
-mod power;
 mod report;
 pub mod runner;
 mod runs;
@@ -33,7 +28,13 @@ use anyhow::Result;
 #[cfg(test)]
 use nodebench_core::bench::{BenchError, Benchmark};
 
+use crate::args::bench::Leaf;
 use crate::args::{Cli, Command};
+
+/// Runs the benchmark subcommand `leaf` names.
+fn run_leaf<G>(cli: &Cli, leaf: &Leaf<G>) -> Result<()> {
+    runner::run_benchmarks(cli, vec![leaf.benchmark()?], false)
+}
 
 /// Runs the parsed command.
 pub fn dispatch(cli: Cli) -> Result<()> {
@@ -60,15 +61,15 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Suite(cmd) => suite::run(&cli, cmd),
         Command::Inventory { topology } => runs::inventory(&cli, *topology),
         Command::Check(args) => check::run(&cli, args),
-        Command::Cpu(cmd) => cpu::run(&cli, cmd),
-        Command::Memory(cmd) => memory::run(&cli, cmd),
+        Command::Cpu(leaf) => run_leaf(&cli, leaf),
+        Command::Memory(leaf) => run_leaf(&cli, leaf),
         Command::Gpu(cmd) => gpu::run(&cli, cmd),
-        Command::Disk(cmd) => disk::run(&cli, cmd),
+        Command::Disk(leaf) => run_leaf(&cli, leaf),
         Command::Net(cmd) => net::run(&cli, cmd),
         Command::Http(cmd) => http::run(&cli, cmd),
         Command::Burnin(args) => burnin::run(&cli, args),
-        Command::Db(cmd) => db::run(&cli, cmd),
-        Command::Power(cmd) => power::run(&cli, cmd),
+        Command::Db(leaf) => run_leaf(&cli, leaf),
+        Command::Power(leaf) => run_leaf(&cli, leaf),
         Command::Scan(args) => scan::run(&cli, args),
         Command::Import(args) => import::run(&cli, args),
         Command::Fleet(cmd) => fleet::run(&cli, cmd),
@@ -89,14 +90,14 @@ pub fn dispatch(cli: Cli) -> Result<()> {
 #[cfg(test)]
 fn benchmark(cmd: &Command) -> Result<Box<dyn Benchmark>, BenchError> {
     match cmd {
-        Command::Cpu(c) => cpu::benchmark(c),
-        Command::Memory(c) => memory::benchmark(c),
-        Command::Gpu(c) => gpu::benchmark(c),
-        Command::Disk(c) => disk::benchmark(c),
+        Command::Cpu(c) => c.benchmark(),
+        Command::Memory(c) => c.benchmark(),
+        Command::Gpu(c) => c.benchmark(),
+        Command::Disk(c) => c.benchmark(),
         Command::Net(c) => net::benchmark(c),
         Command::Http(c) => http::benchmark(c),
-        Command::Db(c) => db::benchmark(c),
-        Command::Power(c) => power::benchmark(c),
+        Command::Db(c) => c.benchmark(),
+        Command::Power(c) => c.benchmark(),
         Command::Scan(a) => nodebench_core::cli::BenchArgs::benchmark(a),
         _ => Err(BenchError::System("not a benchmark command".into())),
     }

@@ -7,7 +7,6 @@ use std::net::SocketAddr;
 
 use anyhow::Result;
 use nodebench_core::bench::Benchmark;
-use nodebench_core::cli::BenchArgs;
 use nodebench_net::echo::EchoServer;
 use nodebench_net::iperf3::{self, Protocol, ServerConfig};
 
@@ -29,14 +28,12 @@ pub fn run(cli: &Cli, cmd: &NetCommand) -> Result<()> {
 /// host does not resolve, and for `net serve`, which is no benchmark.
 pub fn benchmark(cmd: &NetCommand) -> Result<Box<dyn Benchmark>, BenchError> {
     Ok(match cmd {
+        NetCommand::Bench(leaf) => leaf.benchmark()?,
         NetCommand::Serve(_) => {
             return Err(BenchError::System(
                 "net serve is a server, not a benchmark".into(),
             ));
         }
-        NetCommand::Tcp(a) => a.benchmark()?,
-        NetCommand::Udp(a) => a.benchmark()?,
-        NetCommand::Pingpong(a) => a.benchmark()?,
     })
 }
 
