@@ -8,7 +8,7 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
@@ -16,7 +16,7 @@ use common::{TempStore, interrupt, one_line_error, stderr, stdout};
 use serde_json::Value;
 
 /// A table row's cells as text, without the table's `| ` border.
-fn cells(line: &str) -> &str {
+pub(crate) fn cells(line: &str) -> &str {
     line.strip_prefix("| ").unwrap_or(line)
 }
 
@@ -24,14 +24,15 @@ fn cells(line: &str) -> &str {
 /// binary) are removed when dropped. It holds the hosts shared with the
 /// other tests, or alone for a test that measures them
 /// ([`hosts_file_alone`]).
-struct TestHosts {
-    file: PathBuf,
+pub(crate) struct TestHosts {
+    pub(crate) file: PathBuf,
     dirs: Vec<String>,
     _hold: Hold,
 }
 
-/// The tests of this file share the hosts; one that slows a host or a
-/// link and judges the figures has them to itself.
+/// The fleet tests share the hosts; the two that slow a host or a link
+/// and judge the figures (`fleet_quota`, `link_matrix`) have them to
+/// themselves.
 static HOSTS_IN_USE: RwLock<()> = RwLock::new(());
 
 /// A hold on [`HOSTS_IN_USE`].
@@ -59,7 +60,7 @@ fn hosts_file(test: &str, names: &[&str], into: &Path) -> Option<TestHosts> {
 
 /// [`hosts_file`] for a test that no other test of this file may share
 /// the hosts with while it runs (it measures them).
-fn hosts_file_alone(test: &str, names: &[&str], into: &Path) -> Option<TestHosts> {
+pub(crate) fn hosts_file_alone(test: &str, names: &[&str], into: &Path) -> Option<TestHosts> {
     let hold = Hold::Alone(HOSTS_IN_USE.write().unwrap_or_else(|e| e.into_inner()));
     hosts_file_held(test, names, into, hold)
 }
@@ -127,7 +128,7 @@ min-size = "16KiB"
 max-size = "64KiB"
 "#;
 
-fn runs_list(store: &TempStore) -> Vec<Value> {
+pub(crate) fn runs_list(store: &TempStore) -> Vec<Value> {
     let o = store.run(&["--json", "runs", "list"]);
     assert!(o.status.success(), "{}", stderr(&o));
     serde_json::from_slice(&o.stdout).unwrap()
@@ -726,322 +727,6 @@ fn a_token_reaches_the_remote_nodebench_on_stdin_never_in_argv() {
     assert!(text.contains("\"tcp\""), "{text}");
     let db = std::fs::read(store.store()).unwrap();
     assert!(!db.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()));
-}
-
-/// `ip netns exec nbf-HOST ARGS...`, which must succeed.
-fn in_host(host: &str, args: &[&str]) -> String {
-    let o = Command::new("ip")
-        .args(["netns", "exec", &format!("nbf-{host}")])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{args:?} in {host}: {}", stderr(&o));
-    stdout(&o)
-}
-
-/// A CPU quota on every process of test host `host`'s namespace (its sshd,
-/// and so every process started over ssh afterwards) for as long as it
-/// lives: a cgroup of its own with the quota, v2's `cpu.max` or v1's
-/// `cpu.cfs_quota_us`; the processes go back where they were, and the
-/// cgroup is removed, when dropped.
-struct CpuQuota {
-    dir: PathBuf,
-    back_to: PathBuf,
-}
-
-impl CpuQuota {
-    /// The cgroup's `cpu.stat` (periods, throttled periods and time) on
-    /// one line: whether the quota bit, for a failure's message.
-    fn stat(&self) -> String {
-        std::fs::read_to_string(self.dir.join("cpu.stat"))
-            .unwrap_or_else(|e| format!("no cpu.stat: {e}"))
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    /// `percent` of one CPU for `host`, or None (said) where this machine
-    /// has no cpu controller to write.
-    fn on(test: &str, host: &str, percent: u32) -> Option<CpuQuota> {
-        let pids: Vec<String> = Command::new("ip")
-            .args(["netns", "pids", &format!("nbf-{host}")])
-            .output()
-            .map(|o| stdout(&o).split_whitespace().map(String::from).collect())
-            .unwrap_or_default();
-        assert!(!pids.is_empty(), "no process in nbf-{host}");
-        let own = std::fs::read_to_string(format!("/proc/{}/cgroup", pids[0])).unwrap();
-        let name = format!("nodebench-test-{host}-{}", std::process::id());
-        let quota = u64::from(percent) * 1000;
-        // cgroup v2, unified at /sys/fs/cgroup with the cpu controller.
-        let v2 = Path::new("/sys/fs/cgroup");
-        let v1 = Path::new("/sys/fs/cgroup/cpu");
-        let (mount, back_to) = if std::fs::read_to_string(v2.join("cgroup.controllers"))
-            .is_ok_and(|c| c.split_whitespace().any(|c| c == "cpu"))
-        {
-            let _ = std::fs::write(v2.join("cgroup.subtree_control"), "+cpu");
-            let path = own.lines().find_map(|l| l.strip_prefix("0::")).unwrap();
-            (v2, v2.join(path.trim_start_matches('/')))
-        } else if v1.join("cpu.cfs_quota_us").exists() {
-            let path = own
-                .lines()
-                .find_map(|l| {
-                    let mut f = l.splitn(3, ':');
-                    let (_, ctl, path) = (f.next()?, f.next()?, f.next()?);
-                    ctl.split(',').any(|c| c == "cpu").then_some(path)
-                })
-                .unwrap();
-            (v1, v1.join(path.trim_start_matches('/')))
-        } else {
-            nodebench_core::test_require::missing(
-                test,
-                nodebench_core::test_require::need::ROOT,
-                "no cgroup cpu controller to write (v2 cpu.max or v1 cpu.cfs_quota_us)",
-                "run the tests as root on a machine with cgroup's cpu controller",
-            );
-            return None;
-        };
-        let dir = mount.join(&name);
-        std::fs::create_dir(&dir).unwrap();
-        let q = CpuQuota { dir, back_to };
-        if mount == v2 {
-            std::fs::write(q.dir.join("cpu.max"), format!("{quota} 100000")).unwrap();
-        } else {
-            std::fs::write(q.dir.join("cpu.cfs_period_us"), "100000").unwrap();
-            std::fs::write(q.dir.join("cpu.cfs_quota_us"), quota.to_string()).unwrap();
-        }
-        for pid in &pids {
-            std::fs::write(q.dir.join("cgroup.procs"), pid).unwrap();
-        }
-        Some(q)
-    }
-}
-
-impl Drop for CpuQuota {
-    fn drop(&mut self) {
-        // Processes exit while they are moved; a few rounds, bounded.
-        for _ in 0..50 {
-            let procs = std::fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();
-            for pid in procs.split_whitespace() {
-                let _ = std::fs::write(self.back_to.join("cgroup.procs"), pid);
-            }
-            if std::fs::remove_dir(&self.dir).is_ok() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        eprintln!("could not remove {}", self.dir.display());
-    }
-}
-
-#[test]
-fn a_host_under_a_cpu_quota_is_the_only_outlier_fleet_report_names() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(hosts) = hosts_file_alone("quota", &["h1", "h2", "h3"], tmp.path()) else {
-        return;
-    };
-    let hosts = hosts.file.display().to_string();
-    let store = TempStore::new();
-    // Copy the binary to every host first, unmeasured.
-    let cpu = [
-        "cpu",
-        "ops",
-        "--threads",
-        "1",
-        "--duration",
-        "300ms",
-        "--repeats",
-        "3",
-        "--warmup",
-        "0",
-        "--kernels",
-        "int.scalar",
-    ];
-    let o = store.run(&["--no-save", "fleet", "check", &hosts]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    // A tenth of a CPU: below what the others get even with many other
-    // tests busy on this machine's CPUs (the median is the slower of them,
-    // so neither can be an outlier while h2 is the slowest).
-    let Some(quota) = CpuQuota::on("quota", "h2", 10) else {
-        return;
-    };
-    let started = Instant::now();
-    let mut args = vec!["fleet", "run", &hosts, "--parallel", "1"];
-    args.extend(cpu);
-    let o = store.run(&args);
-    // Once, in a CI-like run, h2 measured at full speed: say whether the
-    // quota throttled anything.
-    let throttled = quota.stat();
-    drop(quota);
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
-    let runs = runs_list(&store);
-    assert_eq!(runs.len(), 3, "{runs:?}");
-    let fleet = runs[0]["tags"]["fleet"].as_str().unwrap().to_string();
-
-    let o = store.run(&["--json", "fleet", "report", &fleet]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let outliers: Vec<&str> = report["hosts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|h| !h["outliers"].as_array().unwrap().is_empty())
-        .map(|h| h["host"].as_str().unwrap())
-        .collect();
-    assert_eq!(outliers, ["h2"], "h2's cgroup: {throttled}; {report}");
-    // Its rate is a tenth of a CPU's, give or take: far below the median.
-    let worst = &report["hosts"][0];
-    assert_eq!(worst["host"], "h2");
-    let worse = worst["outliers"][0]["worse_percent"].as_f64().unwrap();
-    assert!(worse > 40.0, "{worst}");
-    assert!(
-        stderr(&o).contains("1 outlier(s)") || stderr(&o).contains("flagged"),
-        "{}",
-        stderr(&o)
-    );
-    // The text names it too.
-    let o = store.run(&["fleet", "report", &fleet]);
-    assert_eq!(o.status.code(), Some(1));
-    let row = stdout(&o)
-        .lines()
-        .find(|l| cells(l).starts_with("h2"))
-        .unwrap()
-        .to_string();
-    assert!(row.contains("OUTLIER on"), "{row}");
-    assert!(
-        started.elapsed() < Duration::from_secs(90),
-        "{:?}",
-        started.elapsed()
-    );
-}
-
-/// A token bucket on test host `host`'s eth0 (what it sends) for as long
-/// as it lives.
-struct Bucket(&'static str);
-
-impl Bucket {
-    fn on(host: &'static str, rate: &str, burst: &str) -> Bucket {
-        in_host(
-            host,
-            &[
-                "tc", "qdisc", "add", "dev", "eth0", "root", "tbf", "rate", rate, "burst", burst,
-                "latency", "50ms",
-            ],
-        );
-        Bucket(host)
-    }
-}
-
-impl Drop for Bucket {
-    fn drop(&mut self) {
-        let _ = Command::new("ip")
-            .args(["netns", "exec", &format!("nbf-{}", self.0)])
-            .args(["tc", "qdisc", "del", "dev", "eth0", "root"])
-            .output();
-    }
-}
-
-#[test]
-fn the_host_whose_link_is_slowed_is_the_one_the_matrix_names() {
-    let tmp = tempfile::tempdir().unwrap();
-    let Some(hosts) = hosts_file_alone("matrix", &["h1", "h2", "h3"], tmp.path()) else {
-        return;
-    };
-    let hosts = hosts.file.display().to_string();
-    let store = TempStore::new();
-    let started = Instant::now();
-    // Every host sends at a line rate of 400 Mbit/s (50 MB/s: steady on
-    // these shared CPUs, where the bare veths' rate swings by a third),
-    // but h2 at 50 Mbit/s: the links on which it is the client, both ways
-    // round every pair, are slow.
-    let buckets = [
-        Bucket::on("h1", "400mbit", "256kb"),
-        Bucket::on("h2", "50mbit", "32kb"),
-        Bucket::on("h3", "400mbit", "256kb"),
-    ];
-    let o = store.run(&[
-        "--json",
-        "fleet",
-        "pair",
-        &hosts,
-        "--matrix",
-        "--tests",
-        "tcp",
-        "--pairs",
-        "h1:h2,h2:h1,h1:h3,h3:h1,h2:h3,h3:h2",
-        "-t",
-        "1s",
-        "--port",
-        "15311",
-    ]);
-    drop(buckets);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains(
-            "fleet pair: 2 slow link(s) of 6: h2 is on 2 of the 2 slow link(s) (2 of its 4 link(s))"
-        ),
-        "{err}"
-    );
-    let runs: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(runs.len(), 7);
-    let matrix = &runs[6];
-    assert_eq!(matrix["tags"]["fleet_mode"], "matrix");
-    assert_eq!(matrix["tags"]["fleet"], runs[0]["tags"]["fleet"]);
-    let r = &matrix["results"][0];
-    assert_eq!(r["benchmark"], "fleet.links");
-    assert_eq!(r["parameters"]["plan"], "given");
-    let bw = |s: &str, c: &str| common::metric(r, "bandwidth", &[("server", s), ("client", c)]);
-    // Each link's figure is its client run's receiver throughput.
-    for run in &runs[..6] {
-        let (s, c) = (
-            run["tags"]["server_host"].as_str().unwrap(),
-            run["tags"]["host"].as_str().unwrap(),
-        );
-        let got = common::metric(
-            &run["results"][0],
-            "throughput",
-            &[("direction", "client_to_server"), ("side", "receiver")],
-        );
-        assert_eq!(bw(s, c), got, "{s} -> {c}");
-    }
-    // Under h2's 50 Mbit/s (6.25 MB/s, a little over with its burst), the
-    // others near 400.
-    for (s, c) in [("h1", "h2"), ("h3", "h2")] {
-        assert!(bw(s, c) < 8e6, "{s} -> {c}: {}", bw(s, c));
-    }
-    for (s, c) in [("h2", "h1"), ("h1", "h3"), ("h3", "h1"), ("h2", "h3")] {
-        assert!(bw(s, c) > 30e6, "{s} -> {c}: {}", bw(s, c));
-    }
-    let warnings: Vec<&str> = r["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap())
-        .collect();
-    assert_eq!(warnings.len(), 3, "{warnings:?}");
-    assert!(warnings[0].starts_with("slow link h1 -> h2: bandwidth "));
-    assert!(warnings[1].starts_with("slow link h3 -> h2: bandwidth "));
-
-    // Stored: `runs show` prints it with the slow links.
-    let stored = runs_list(&store);
-    assert_eq!(stored.len(), 7);
-    let id = stored
-        .iter()
-        .find(|r| r["tags"]["fleet_mode"] == "matrix")
-        .unwrap()["id"]
-        .to_string();
-    let o = store.run(&["runs", "show", &id]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stdout(&o).contains("h2 is on 2 of the 2 slow link(s)"),
-        "{}",
-        stdout(&o)
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(90),
-        "{:?}",
-        started.elapsed()
-    );
 }
 
 #[test]
