@@ -18,9 +18,17 @@ use crate::args::{Cli, SchemaModel};
 /// model, of the comparison model or of a fleet's analysis.
 pub fn schema(model: SchemaModel) -> Result<()> {
     let schema = match model {
-        SchemaModel::Run => schemars::schema_for!(Run),
-        SchemaModel::Compare => schemars::schema_for!(Comparison),
-        SchemaModel::Fleet => schemars::schema_for!(nodebench_fleet::analysis::FleetReport),
+        SchemaModel::Run => {
+            // The run model, and beside it what each benchmark id's
+            // results hold: the registry's catalog.
+            let mut s = serde_json::to_value(schemars::schema_for!(Run))?;
+            s["x-benchmarks"] = nodebench_core::registry::catalog::to_json();
+            s
+        }
+        SchemaModel::Compare => serde_json::to_value(schemars::schema_for!(Comparison))?,
+        SchemaModel::Fleet => serde_json::to_value(schemars::schema_for!(
+            nodebench_fleet::analysis::FleetReport
+        ))?,
     };
     outln!("{}", serde_json::to_string_pretty(&schema)?);
     Ok(())

@@ -198,6 +198,42 @@ pub(crate) const fn union<const N: usize>(
     out
 }
 
+/// The registry as `nodebench schema` prints it beside the run model (its
+/// `x-benchmarks`): per benchmark id, the command that runs it, its
+/// headline, its metrics with their units, and its label keys with the
+/// values each takes (null where the set is open).
+pub fn to_json() -> serde_json::Value {
+    use serde_json::{Map, Value, json};
+    let mut out = Map::new();
+    for d in registry::ALL {
+        let metrics: Map<String, Value> = d
+            .metrics
+            .iter()
+            .map(|m| (m.name.to_string(), json!(m.unit.symbol())))
+            .collect();
+        let labels: Map<String, Value> = d
+            .labels
+            .iter()
+            .map(|l| {
+                (
+                    l.key.to_string(),
+                    l.values.map_or(Value::Null, |v| json!(v)),
+                )
+            })
+            .collect();
+        out.insert(
+            d.id.to_string(),
+            json!({
+                "command": d.command.join(" "),
+                "headline": d.headline.describe(),
+                "metrics": metrics,
+                "labels": labels,
+            }),
+        );
+    }
+    Value::Object(out)
+}
+
 #[cfg(test)]
 #[path = "catalog_tests.rs"]
 mod tests;
