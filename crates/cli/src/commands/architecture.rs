@@ -183,37 +183,3 @@ fn every_descriptor_but_the_drivers_has_exactly_one_runnable_and_no_runnable_is_
         );
     }
 }
-
-/// The long flags and positionals of `cmd`, sorted.
-fn argument_ids(cmd: &clap::Command) -> Vec<String> {
-    let mut ids: Vec<String> = cmd
-        .get_arguments()
-        .filter(|a| !a.is_global_set())
-        .map(|a| a.get_id().to_string())
-        .collect();
-    ids.sort();
-    ids
-}
-
-#[test]
-fn each_benchmark_subcommand_takes_exactly_its_runnables_arguments() {
-    let root = Cli::command();
-    for r in crate::runnable::all() {
-        let d = registry::get(r.id).expect("described");
-        let mut sub = root.clone();
-        for word in d.command {
-            sub = sub
-                .find_subcommand(word)
-                .cloned()
-                .expect("the subcommand exists");
-        }
-        let own = (r.args)(clap::Command::new(r.id));
-        assert_eq!(
-            argument_ids(&sub),
-            argument_ids(&own),
-            "{}: `nodebench {}` and its runnable take different arguments",
-            r.id,
-            d.command.join(" ")
-        );
-    }
-}
