@@ -56,14 +56,6 @@ impl CliError {
         }
     }
 
-    /// Stopped by a signal: the line as given, exit 130.
-    pub fn interrupted(line: impl fmt::Display) -> CliError {
-        CliError {
-            code: EXIT_INTERRUPTED,
-            line: line.to_string(),
-        }
-    }
-
     /// Not available on this machine: `error: MESSAGE`, exit 3.
     pub fn unavailable(message: impl fmt::Display) -> CliError {
         CliError {
@@ -75,12 +67,10 @@ impl CliError {
     /// `e` with the exit code of its kind ([`code_of`]): `error: MESSAGE`
     /// (an interruption's line as it is).
     pub fn of(e: &dyn Kind) -> CliError {
-        match e.kind() {
-            ErrorKind::Interrupted => CliError::interrupted(e),
-            kind => CliError {
-                code: code_of(kind),
-                line: format!("error: {e}"),
-            },
+        let kind = e.kind();
+        CliError {
+            code: code_of(kind),
+            line: line_of(kind, e),
         }
     }
 
@@ -143,6 +133,49 @@ pub fn exit_of(e: &anyhow::Error) -> (u8, String) {
     if let Some(c) = e.downcast_ref::<CliError>() {
         return (c.code, redact(&c.line));
     }
-    let code = kind_of(e).map_or(EXIT_FAILED, code_of);
-    (code, redact(&format!("error: {e}")))
+    match kind_of(e) {
+        Some(kind) => (code_of(kind), redact(&line_of(kind, e))),
+        None => (EXIT_FAILED, redact(&format!("error: {e}"))),
+    }
+}
+
+/// The line stderr shows for an error of `kind`: `error: MESSAGE`, or an
+/// interruption's own line (`interrupted: kept ...`) as it is.
+fn line_of(kind: ErrorKind, e: &dyn fmt::Display) -> String {
+    match kind {
+        ErrorKind::Interrupted => e.to_string(),
+        _ => format!("error: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crate_errors_kind_gives_its_code_and_an_interruption_its_own_line() {
+        let stopped = anyhow::Error::from(BenchError::Interrupted(
+            "kept 2 finished result(s) in run 4 (incomplete)".into(),
+        ));
+        assert_eq!(
+            exit_of(&stopped),
+            (
+                EXIT_INTERRUPTED,
+                "interrupted: kept 2 finished result(s) in run 4 (incomplete)".into()
+            )
+        );
+        let refused = anyhow::Error::from(BenchError::Invalid("--count: a whole number".into()));
+        assert_eq!(
+            exit_of(&refused),
+            (EXIT_USAGE, "error: --count: a whole number".into())
+        );
+        let other = anyhow::anyhow!("something else");
+        assert_eq!(
+            exit_of(&other),
+            (EXIT_FAILED, "error: something else".into())
+        );
+        let cli = CliError::of(&BenchError::Interrupted("kept 0 host run(s)".into()));
+        assert_eq!(cli.code, EXIT_INTERRUPTED);
+        assert_eq!(cli.line, "interrupted: kept 0 host run(s)");
+    }
 }

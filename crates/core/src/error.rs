@@ -17,6 +17,10 @@ pub enum BenchError {
     /// The sink (the results store) could not take a result.
     #[error("cannot save result: {0}")]
     Sink(String),
+    /// Stopped by Ctrl-C or SIGTERM before the end: the text says what
+    /// finished and was kept (`kept 3 finished result(s) in run 7`).
+    #[error("interrupted: {0}")]
+    Interrupted(String),
 }
 
 /// The kinds of error the CLI tells apart, one exit code each.
@@ -44,6 +48,7 @@ impl Kind for BenchError {
         match self {
             BenchError::Invalid(_) => ErrorKind::Usage,
             BenchError::System(_) | BenchError::Sink(_) => ErrorKind::Failed,
+            BenchError::Interrupted(_) => ErrorKind::Interrupted,
         }
     }
 }
@@ -53,13 +58,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_config_refused_is_usage_the_machine_or_store_refusing_failed() {
+    fn a_config_refused_is_usage_the_machine_or_store_refusing_failed_a_signal_interrupted() {
         assert_eq!(BenchError::Invalid("x".into()).kind(), ErrorKind::Usage);
         assert_eq!(BenchError::System("x".into()).kind(), ErrorKind::Failed);
         assert_eq!(BenchError::Sink("x".into()).kind(), ErrorKind::Failed);
         assert_eq!(
             BenchError::Sink("disk full".into()).to_string(),
             "cannot save result: disk full"
+        );
+        let stopped = BenchError::Interrupted("kept 2 finished result(s)".into());
+        assert_eq!(stopped.kind(), ErrorKind::Interrupted);
+        assert_eq!(
+            stopped.to_string(),
+            "interrupted: kept 2 finished result(s)"
         );
     }
 }

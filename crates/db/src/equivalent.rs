@@ -157,11 +157,7 @@ pub fn run(c: &As3apConfig, trial: Trial<'_>, ctx: &mut Context<'_>) -> Result<(
             Ok(r) => r,
             Err(e) => {
                 let why = e.to_string();
-                error = Some(match e {
-                    BenchError::Invalid(m) => BenchError::Invalid(m.clone()),
-                    BenchError::Sink(m) => BenchError::Sink(m.clone()),
-                    _ => BenchError::System(why.clone()),
-                });
+                error = Some(e.clone());
                 return (seconds, Verdict::Failed(why));
             }
         };

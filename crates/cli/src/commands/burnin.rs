@@ -430,8 +430,8 @@ fn run_workloads(cli: &Cli, config: BurninConfig, workloads: &[Workload]) -> Res
         eprintln!("note: not watched: {u}");
     }
     if outcome.interrupted {
-        return Err(CliError::interrupted(format!(
-            "interrupted: kept {} checkpoint(s){}",
+        return Err(BenchError::Interrupted(format!(
+            "kept {} checkpoint(s){}",
             outcome.checkpoints,
             run.id
                 .map(|i| format!(" in run {i} (incomplete)"))

@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 use clap::CommandFactory;
 use nodebench_core::Run;
+use nodebench_core::bench::BenchError;
 use nodebench_core::names::fleet as names;
 use nodebench_core::names::http::load as http_names;
 use nodebench_fleet::remote::sha256_file;
@@ -208,8 +209,8 @@ fn run_hosts(cli: &Cli, args: &RunArgs) -> Result<()> {
         }
     }
     if cancel.is_cancelled() {
-        return Err(CliError::interrupted(format!(
-            "interrupted: kept {} host run(s); remote processes stopped",
+        return Err(BenchError::Interrupted(format!(
+            "kept {} host run(s); remote processes stopped",
             saved.len()
         ))
         .into());
@@ -386,11 +387,9 @@ fn http(cli: &Cli, args: &HttpArgs) -> Result<()> {
         }
     }
     if cancel.is_cancelled() {
-        return Err(CliError::interrupted(format!(
-            "interrupted: kept {} generator run(s)",
-            runs.len()
-        ))
-        .into());
+        return Err(
+            BenchError::Interrupted(format!("kept {} generator run(s)", runs.len())).into(),
+        );
     }
     if failed > 0 {
         return Err(CliError::failed(format!(

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
+use nodebench_core::bench::BenchError;
 use nodebench_core::config::Choice;
 use nodebench_core::model::{Run, RunStatus};
 use nodebench_core::names::fleet as names;
@@ -245,8 +246,8 @@ pub fn run(cli: &Cli, args: &PairArgs) -> Result<()> {
         }
     }
     if cancel.is_cancelled() {
-        return Err(CliError::interrupted(format!(
-            "interrupted: kept {} test run(s); servers stopped",
+        return Err(BenchError::Interrupted(format!(
+            "kept {} test run(s); servers stopped",
             runs.len()
         ))
         .into());

@@ -291,6 +291,9 @@ pub fn run_judged(
                 errors.push(format!("{}: {e}", bench.id()));
                 break;
             }
+            // Stopped by the signal: what it recorded is kept, and the run
+            // ends below as interrupted.
+            Err(BenchError::Interrupted(_)) => break,
             Err(e) => {
                 errors.push(format!("{}: {e}", bench.id()));
                 record_failure(&mut recorder, bench.id(), PHASE_RUN, &e)?;
@@ -328,8 +331,8 @@ pub fn run_judged(
         return Err(CliError::silent(crate::error::EXIT_FAILED).into());
     }
     if interrupted {
-        return Err(CliError::interrupted(format!(
-            "interrupted: kept {} finished result(s){}",
+        return Err(BenchError::Interrupted(format!(
+            "kept {} finished result(s){}",
             run.results.len(),
             run.id
                 .map(|i| format!(" in run {i} (incomplete)"))
