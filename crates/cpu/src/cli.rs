@@ -1,5 +1,5 @@
-//! The flags of `cpu ops` and `cpu fft` (HPC Challenge's FFT), and the one
-//! conversion of each into its benchmark's config.
+//! The flags of `cpu ops`, `cpu fft` (HPC Challenge's FFT) and `cpu
+//! switch`, and the one conversion of each into its benchmark's config.
 
 use std::fmt;
 use std::str::FromStr;
@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::config::{Kernel, OpsConfig, Scaling};
 use crate::fft::{FftConfig, FftMode};
+use crate::switch::{CpuSwitch, SwitchConfig};
 use clap::Args;
 use nodebench_core::bench::{BenchError, Benchmark};
 use nodebench_core::cli::{BenchArgs, Runnable};
@@ -14,7 +15,8 @@ use nodebench_core::config::{Choice, UnknownChoice};
 use nodebench_core::names::cpu;
 
 use nodebench_core::cli::parse::{
-    ThreadList, duration_text, or_default, parse_count, parse_duration, parse_threads,
+    CpuList, ThreadList, duration_text, or_default, parse_count, parse_cpus, parse_duration,
+    parse_threads,
 };
 
 /// HPC Challenge's FFT: a 1-D complex double-precision transform
@@ -154,8 +156,45 @@ impl BenchArgs for FftArgs {
     }
 }
 
+/// The context-switch round trip (perf bench sched pipe -T): two threads
+/// pass a token through a pair of pipes; the mean round trip (two wake-ups)
+/// and round trips per second.
+#[derive(Debug, Args)]
+pub struct SwitchArgs {
+    /// Round trips timed (perf's --loop).
+    #[arg(long, value_name = "N", default_value_t = SwitchConfig::default().loops, value_parser = parse_count)]
+    pub loops: u64,
+    /// Pin the threads: one CPU (both on it, every round trip two context
+    /// switches there) or two (0,1: one each). Default: unpinned.
+    #[arg(long, value_name = "LIST", value_parser = parse_cpus)]
+    pub cpus: Option<CpuList>,
+}
+
+impl From<&SwitchArgs> for SwitchConfig {
+    fn from(a: &SwitchArgs) -> SwitchConfig {
+        SwitchConfig {
+            loops: a.loops,
+            cpus: a.cpus.as_ref().map(|c| c.0.clone()).unwrap_or_default(),
+        }
+    }
+}
+
+impl BenchArgs for SwitchArgs {
+    const ID: &'static str = cpu::SWITCH;
+
+    fn benchmark(&self) -> Result<Box<dyn Benchmark>, BenchError> {
+        Ok(Box::new(CpuSwitch {
+            config: self.into(),
+        }))
+    }
+}
+
 /// The benchmarks of this crate, as the CLI and the suites run them.
-pub const RUNNABLE: &[Runnable] = &[Runnable::of::<OpsArgs>(), Runnable::of::<FftArgs>()];
+pub const RUNNABLE: &[Runnable] = &[
+    Runnable::of::<OpsArgs>(),
+    Runnable::of::<FftArgs>(),
+    Runnable::of::<SwitchArgs>(),
+];
 
 #[cfg(test)]
 mod tests {

@@ -131,7 +131,7 @@ fn a_suite_step_of_each_suite_benchmark_builds_that_benchmark() {
         .to_string();
     assert!(
         unknown.contains(
-            "unknown benchmark 'disk.fio' (accepted: cpu.ops, cpu.linpack, memory.stream"
+            "unknown benchmark 'disk.fio' (accepted: cpu.ops, cpu.switch, cpu.linpack, memory.stream"
         ),
         "{unknown}"
     );

@@ -26,6 +26,7 @@ use common::{QUICK_OPS, bin, json, stderr};
 /// The benchmarks each test below runs; together, every one in the catalog.
 const CPU_AND_MEMORY: &[&str] = &[
     cpu::OPS,
+    cpu::SWITCH,
     linpack::LINPACK,
     memory::STREAM,
     memory::BLOCKS,
@@ -231,6 +232,7 @@ fn cpu_and_memory_results_are_in_the_catalog() {
         .collect();
     let runs = [
         run(&ops),
+        run(&["cpu", "switch", "--loops", "2000"]),
         run(&[
             "cpu", "linpack", "--sizes", "200", "--trials", "1", "--blas", "rust",
         ]),

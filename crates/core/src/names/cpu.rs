@@ -88,3 +88,35 @@ pub mod param {
 /// Parameters that define an op-rate workload: results differing in one of
 /// them are not compared (thread count and scaling mode are labels).
 pub const WORKLOAD_PARAMS: &[&str] = &[param::KERNEL];
+
+/// Benchmark id of the context-switch round trip (`perf bench sched
+/// pipe`): two threads pass a token through a pair of pipes.
+pub const SWITCH: &str = "cpu.switch";
+
+/// Names of `cpu.switch`'s results.
+pub mod switch {
+    /// Metric names of a context-switch result.
+    pub mod metric {
+        /// The mean time of one round trip (a write to the partner, the
+        /// partner's wake-up and its write back), in seconds: perf's usecs/op.
+        pub const ROUND_TRIP: &str = "round_trip";
+        /// Round trips per second: perf's ops/sec.
+        pub const RATE: &str = "round_trips_per_s";
+    }
+
+    /// Parameter names of a context-switch result.
+    pub mod param {
+        /// Round trips timed (perf's `--loop`).
+        pub const LOOPS: &str = "loops";
+        /// Where the two threads ran: `unpinned`, one CPU (`3`: every
+        /// round trip two context switches on it) or two (`0,1`).
+        pub const CPUS: &str = "cpus";
+    }
+
+    /// The value of [`param::CPUS`] when the threads were not pinned.
+    pub const UNPINNED: &str = "unpinned";
+
+    /// Parameters that define the workload: the threads' placement; the
+    /// loop count only scales it.
+    pub const WORKLOAD_PARAMS: &[&str] = &[param::CPUS, param::LOOPS];
+}

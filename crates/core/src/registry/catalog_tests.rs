@@ -11,7 +11,7 @@ fn ids_are_unique_and_spec_finds_each() {
         assert!(ids.insert(s.id), "{} twice", s.id);
         assert!(std::ptr::eq(spec(s.id).unwrap(), s), "{}", s.id);
     }
-    assert_eq!(ids.len(), 31);
+    assert_eq!(ids.len(), 32);
     assert!(spec("disk.fio").is_none(), "imported, not runnable");
     assert!(spec("memory").is_none());
 }

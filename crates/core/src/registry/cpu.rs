@@ -39,6 +39,27 @@ pub const OPS: Descriptor = Descriptor {
     chart_title: &[],
 };
 
+/// The context-switch round trip (`perf bench sched pipe -T`): `cpu switch`.
+pub const SWITCH: Descriptor = Descriptor {
+    id: cpu::SWITCH,
+    command: &["cpu", "switch"],
+    suite_step: true,
+    metrics: &[
+        m(cpu::switch::metric::ROUND_TRIP, Unit::Seconds),
+        m(cpu::switch::metric::RATE, Unit::OpsPerSecond),
+    ],
+    labels: &[],
+    headline: fig(cpu::switch::metric::ROUND_TRIP, &[]),
+    watched: Some(fig(cpu::switch::metric::RATE, &[])),
+    scale_params: &[cpu::switch::param::LOOPS],
+    workload_params: cpu::switch::WORKLOAD_PARAMS,
+    // A latency: its threads wait on each other, no throughput to attribute.
+    bottleneck: Bottleneck::None,
+    report: Report::Table,
+    charts: &[],
+    chart_title: &[],
+};
+
 /// LINPACK as HPL runs it: `cpu linpack`.
 pub const LINPACK: Descriptor = Descriptor {
     id: linpack::LINPACK,

@@ -268,6 +268,7 @@ pub enum Bottleneck {
 /// the order `suite` names them in its messages.
 pub static ALL: &[Descriptor] = &[
     cpu::OPS,
+    cpu::SWITCH,
     cpu::LINPACK,
     memory::STREAM,
     memory::BLOCKS,

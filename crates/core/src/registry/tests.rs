@@ -45,8 +45,8 @@ fn every_id_and_command_is_listed_once() {
         assert!(std::ptr::eq(get(d.id).unwrap(), d), "{}", d.id);
         assert!(std::ptr::eq(by_command(d.command).unwrap(), d), "{}", d.id);
     }
-    assert_eq!(ALL.len(), 31);
-    assert_eq!(suite_steps().count(), 24);
+    assert_eq!(ALL.len(), 32);
+    assert_eq!(suite_steps().count(), 25);
     assert!(get("disk.fio").is_none(), "imported, not runnable");
 }
 
