@@ -85,7 +85,7 @@ impl std::error::Error for UnknownChoice {}
 /// The enum derives `Debug, Clone, Copy, PartialEq, Eq` and gets `FromStr`
 /// and `Display` through [`choice_from_str!`](crate::choice_from_str).
 ///
-/// ```
+/// ```text
 /// nodebench_core::choice! {
 ///     /// How a file is synced.
 ///     pub enum Sync {
@@ -97,6 +97,9 @@ impl std::error::Error for UnknownChoice {}
 /// }
 /// assert_eq!("fsync".parse::<Sync>().unwrap(), Sync::Fsync);
 /// ```
+///
+/// (The unit test `choice_declares_the_enum_its_names_and_order` runs this
+/// example: a doctest cost the tests' build 17 s of linking.)
 #[macro_export]
 macro_rules! choice {
     (
@@ -165,6 +168,27 @@ mod tests {
     }
 
     crate::choice_from_str!(Engine);
+
+    crate::choice! {
+        /// How a file is synced.
+        pub enum Sync {
+            /// Nothing.
+            None => "none",
+            /// fsync(2).
+            Fsync => "fsync",
+        }
+    }
+
+    #[test]
+    fn choice_declares_the_enum_its_names_and_order() {
+        assert_eq!("fsync".parse::<Sync>().unwrap(), Sync::Fsync);
+        assert_eq!(Sync::ALL, &[Sync::None, Sync::Fsync]);
+        assert_eq!(Sync::None.to_string(), "none");
+        assert_eq!(
+            "fdatasync".parse::<Sync>().unwrap_err().to_string(),
+            "unknown value 'fdatasync' (accepted: none, fsync)"
+        );
+    }
 
     #[test]
     fn parses_and_lists_accepted_names() {
