@@ -187,6 +187,8 @@ impl Benchmark for CpuSwitch {
     fn run(&self, ctx: &mut Context<'_>) -> Result<(), BenchError> {
         self.validate()?;
         let c = &self.config;
+        // Made before the round trips: its start is theirs.
+        let mut r = BenchResult::new(SWITCH);
         ctx.progress.start("cpu switch", c.loops);
         let took = timed(c, &ctx.cancel, ctx.progress)?;
         ctx.progress.finish();
@@ -194,7 +196,6 @@ impl Benchmark for CpuSwitch {
             return Ok(());
         };
         let seconds = took.as_secs_f64().max(f64::MIN_POSITIVE);
-        let mut r = BenchResult::new(SWITCH);
         r.set_param(switch::param::LOOPS, c.loops);
         r.set_param(switch::param::CPUS, c.placement());
         r.metrics.push(Metric::new(
@@ -274,6 +275,8 @@ mod tests {
         // A round trip is two wake-ups: more than 100 ns, less than 100 ms.
         assert!(rt.value > 1e-7 && rt.value < 0.1, "{}", rt.value);
         assert!((rt.value * rate.value - 1.0).abs() < 1e-9);
+        // The result spans the round trips (2000 of them: more than 0.2 ms).
+        assert!((r.ended_at - r.started_at).num_microseconds().unwrap() >= 200);
     }
 
     #[test]
